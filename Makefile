@@ -1,0 +1,38 @@
+# macau-tables. Two set-up commands on a fresh machine: `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install serve test test-slow lint types bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Until the table server exists, `serve` runs the CLI's main analysis.
+serve: $(STAMP)
+	$(BIN)/macau-tables analyze caribbean-stud
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+types: $(STAMP)
+	$(BIN)/mypy
+
+test: lint types
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m slow
+
+bench: $(STAMP)
+	$(BIN)/python bench/evaluator.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
