@@ -1,0 +1,25 @@
+"""Shared test helpers.
+
+``MACAU_TABLES_REQUIRE_ALL=1`` (set by CI) turns every optional-dependency skip into a failure:
+in CI nothing may be skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+import pytest
+
+REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"
+
+
+def require_module(name: str) -> ModuleType:
+    """Import ``name`` or skip the test (fail under MACAU_TABLES_REQUIRE_ALL=1)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        if REQUIRE_ALL:
+            pytest.fail(f"{name} is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {exc}")
+        pytest.skip(f"{name} is not installed")
