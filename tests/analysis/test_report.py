@@ -1,0 +1,51 @@
+"""The shared report model renders every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+
+from macau_tables.analysis.report import Figure, Report, Table, check_format, render
+from macau_tables.errors import ConfigError
+
+REPORT = Report(
+    title="Sample",
+    configuration=(("decks", "8"),),
+    summary=(("house edge", "1.06 %"),),
+    tables=(Table("Outcomes", ("event", "count", "p"), (("banker", 2**60, Fraction(1, 3)),)),),
+    data={"total": 2**60 + 1, "edge": Fraction(43, 415), "nested": {"x": [1, 2]}},
+    figures=(Figure("plot", b"\x89PNG fake", "a caption"),),
+    notes=("exact",),
+)
+
+
+def test_json_keeps_exact_integers_and_fractions() -> None:
+    data = json.loads(render(REPORT, "json"))
+    assert data["total"] == 2**60 + 1
+    assert data["edge"]["exact"] == "43/415"
+    assert data["nested"] == {"x": [1, 2]}
+
+
+def test_csv_has_table_rows_with_exact_values() -> None:
+    rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
+    assert rows[1] == ["event", "count", "p"]
+    assert rows[2] == ["banker", str(2**60), "1/3"]
+
+
+def test_text_and_html_contain_the_numbers() -> None:
+    text = render(REPORT, "text")
+    assert "1,152,921,504,606,846,976" in text and "house edge" in text
+    page = render(REPORT, "html")
+    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+    assert "a caption" in page and "<td class='n'>" in page
+
+
+def test_unknown_format_is_refused() -> None:
+    with pytest.raises(ConfigError, match="xml"):
+        check_format("xml")
+    with pytest.raises(ConfigError):
+        render(REPORT, "pdf")
