@@ -1,0 +1,547 @@
+"""Caribbean Stud Poker hand evaluation: the ranking of CSP-8, under Macau law or standard poker.
+
+Two rankings are offered:
+
+``"macau"`` (the law; the only ranking a table uses)
+    CSP-4 card order and every CSP-8 tie-break: the suit decides between hands of equal ranks
+    (royal flush, straight flush, flush: the flush suit; straight and high card: the suit of the
+    highest card, which in 5-4-3-2-A is the 5; two pair: the higher suit held in the higher pair;
+    one pair: the higher suit held in the pair). Four of a kind, full house and three of a kind
+    are decided by the rank of the four / the three alone: the other cards never count.
+    Two hands dealt from one deck therefore never tie (CSP-8); hands that share cards may
+    (``AAAA+K`` and ``AAAA+Q`` are equal).
+
+``"standard"``
+    Ordinary poker order for analysis and for comparison with published figures: full
+    kickers, no suits, equal ranks tie. The royal flush is still its own category.
+
+Both rankings play the ace low in 5-4-3-2-A, the lowest straight (CSP-4).
+
+Strength layout
+---------------
+Every hand maps to an ``int`` *strength*; a higher strength is a better hand, equal strengths
+tie::
+
+    strength = category << 22 | rankcode << 2 | suitcode
+
+* ``category``: :class:`HandCategory` (0 high card … 9 royal flush), bits 22..25.
+* ``rankcode``: 20 bits, five 4-bit nibbles ``rank - 2`` (deuce 0 … ace 12), most
+  significant first, holding exactly the ranks the ranking compares, in the order it compares
+  them, zero padded on the right (e.g. Macau one pair: pair rank, then the three kickers high to
+  low; Macau three of a kind: the rank of the three alone; a straight: its highest card, 5 in
+  5-4-3-2-A). :attr:`HandValue.ranks` decodes them.
+* ``suitcode``: 0..3 (♦ ♣ ♥ ♠, CSP-4), the suit the Macau tie-break uses; 0 where the law uses no
+  suit, and always 0 under the standard ranking. :attr:`HandValue.suit` decodes it.
+
+The strength fits in 26 bits, so ``int64`` (or even ``int32``) arrays hold it; the batch
+function :func:`evaluate_many` returns exactly ``evaluate(...).strength`` for every row.
+
+Speed
+-----
+:func:`evaluate` is a table lookup: each :class:`~macau_tables.cards.Card` carries a packed key
+(``Card._ek``) whose sum over five cards holds the hand's card mask, its rank counts and its
+suit counts. Two dicts built at import (non-flush / flush, keyed by the rank counts) give a
+tuple of pre-built :class:`HandValue` objects, indexed by the highest suit present among the
+cards of the tie-break rank. :func:`evaluate_many` runs a numba kernel over tables built from
+the same definitions (see :mod:`macau_tables.caribbean._kernels`).
+
+>>> v = evaluate("As Ks Qs Js 10s")
+>>> v.category, v.suit
+(<HandCategory.ROYAL_FLUSH: 9>, <Suit.SPADES: 3>)
+>>> compare("5h 4c 3d 2s Ad", "5s 4h 3c 2d Ac")     # the suit of the 5 decides
+-1
+>>> compare("Ah Ad Ac As Kd", "Ah Ad Ac As Qd")     # the fifth card never counts
+0
+>>> dealer_qualifies("Ad Kc 7h 4s 2d"), dealer_qualifies("Ad Qc Jh 10s 9d")
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, Final, Literal, overload
+
+from ..cards import EVAL_RANK_SHIFT, EVAL_SUIT_SHIFT, Card, Rank, Suit
+from ..errors import ConfigError, ParseError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "QUALIFYING_STRENGTH",
+    "RANKINGS",
+    "HandCategory",
+    "HandValue",
+    "Ranking",
+    "compare",
+    "dealer_qualifies",
+    "evaluate",
+    "evaluate_many",
+    "qualifies",
+    "strength_category",
+]
+
+Ranking = Literal["macau", "standard"]
+RANKINGS: Final[tuple[Ranking, ...]] = ("macau", "standard")
+"""The rankings :func:`evaluate` knows: ``"macau"`` (the law, CSP-8) and ``"standard"``."""
+
+CATEGORY_SHIFT: Final = 22
+RANK_SHIFT: Final = 2
+_NIBBLES: Final = 5
+
+
+class HandCategory(IntEnum):
+    """The ten hand categories of CSP-8, lowest first (so ``>`` means "beats")."""
+
+    HIGH_CARD = 0
+    ONE_PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+    @property
+    def chinese(self) -> str:
+        """The category's name in the regulation (CSP-8): 五張散牌 … 黃袍麒."""
+        return _CHINESE[self]
+
+    @property
+    def english(self) -> str:
+        """The category's English name: ``"high card"`` … ``"royal flush"``."""
+        return _ENGLISH[self]
+
+
+_CHINESE: Final = (
+    "五張散牌",
+    "一對",
+    "兩對",
+    "三條",
+    "順",
+    "同花",
+    "夫盧",
+    "四條",
+    "同花順",
+    "黃袍麒",
+)
+_ENGLISH: Final = (
+    "high card",
+    "one pair",
+    "two pair",
+    "three of a kind",
+    "straight",
+    "flush",
+    "full house",
+    "four of a kind",
+    "straight flush",
+    "royal flush",
+)
+
+# How many rank nibbles each category compares, per ranking (see the module docstring).
+_RANKS_COMPARED: Final[dict[str, tuple[int, ...]]] = {
+    # CSP-8.3/8.4/8.7: quads, full house and trips compare the rank of the four/three only.
+    "macau": (5, 4, 3, 1, 1, 5, 1, 1, 1, 1),
+    "standard": (5, 4, 3, 3, 1, 5, 2, 2, 1, 1),
+}
+# Categories whose Macau tie-break ends with a suit (CSP-8.1/8.2/8.5/8.6/8.8/8.9/8.10).
+_SUITED_TIEBREAK: Final = frozenset(
+    {
+        HandCategory.ROYAL_FLUSH,
+        HandCategory.STRAIGHT_FLUSH,
+        HandCategory.FLUSH,
+        HandCategory.STRAIGHT,
+        HandCategory.TWO_PAIR,
+        HandCategory.ONE_PAIR,
+        HandCategory.HIGH_CARD,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True, eq=True)
+class HandValue:
+    """The value of a five-card hand under one ranking: immutable, hashable, totally ordered.
+
+    ``a < b`` means hand ``b`` beats hand ``a``; equal values tie. Values of different rankings
+    are never equal, and ordering them (``<``, ``<=``, ``>``, ``>=``) raises :class:`TypeError`.
+    :func:`evaluate` returns shared, pre-built instances.
+    """
+
+    strength: int
+    ranking: Ranking
+
+    def __post_init__(self) -> None:
+        if self.ranking not in _RANKS_COMPARED:
+            raise ConfigError(f"unknown ranking {self.ranking!r}; expected one of {RANKINGS}")
+        if isinstance(self.strength, bool) or not isinstance(self.strength, int):
+            raise ParseError(f"a hand strength is an int, got {self.strength!r}")
+        if not 0 <= self.strength < (int(HandCategory.ROYAL_FLUSH) + 1) << CATEGORY_SHIFT:
+            raise ParseError(f"hand strength out of range: {self.strength!r}")
+
+    @property
+    def category(self) -> HandCategory:
+        """The hand's category (CSP-8)."""
+        return HandCategory(self.strength >> CATEGORY_SHIFT)
+
+    @property
+    def ranks(self) -> tuple[Rank, ...]:
+        """The ranks this ranking compares, in the order it compares them (CSP-8).
+
+        E.g. Macau one pair ``(pair, kicker1, kicker2, kicker3)``; Macau three of a kind just
+        ``(trips,)``; a straight or straight flush its highest card (``Rank.FIVE`` for 5-4-3-2-A).
+        """
+        code = (self.strength >> RANK_SHIFT) & ((1 << 4 * _NIBBLES) - 1)
+        count = _RANKS_COMPARED[self.ranking][self.category]
+        return tuple(Rank(((code >> (4 * (_NIBBLES - 1 - i))) & 15) + 2) for i in range(count))
+
+    @property
+    def suit(self) -> Suit | None:
+        """The suit the Macau tie-break uses (CSP-8), or ``None`` where the law uses none
+        (four of a kind, full house, three of a kind) and always under ``"standard"``."""
+        if self.ranking != "macau" or self.category not in _SUITED_TIEBREAK:
+            return None
+        return Suit(self.strength & 3)
+
+    def __str__(self) -> str:
+        ranks = "-".join(r.label for r in self.ranks)
+        suit = "" if self.suit is None else self.suit.symbol
+        return f"{self.category.english} {ranks}{suit}"
+
+    def _check(self, other: object) -> HandValue | None:
+        if not isinstance(other, HandValue):
+            return None
+        if other.ranking != self.ranking:
+            raise TypeError(
+                f"cannot order a {self.ranking!r} hand value against a {other.ranking!r} one"
+            )
+        return other
+
+    def __lt__(self, other: object) -> bool:
+        o = self._check(other)
+        if o is None:
+            return NotImplemented
+        return self.strength < o.strength
+
+    def __le__(self, other: object) -> bool:
+        o = self._check(other)
+        if o is None:
+            return NotImplemented
+        return self.strength <= o.strength
+
+    def __gt__(self, other: object) -> bool:
+        o = self._check(other)
+        if o is None:
+            return NotImplemented
+        return self.strength > o.strength
+
+    def __ge__(self, other: object) -> bool:
+        o = self._check(other)
+        if o is None:
+            return NotImplemented
+        return self.strength >= o.strength
+
+
+# ---------------------------------------------------------------------------------------------
+# The ranking itself: one definition, from which every table (dicts and numpy arrays) is built.
+
+
+def _rank_value(ranks: tuple[int, ...], flush: bool, ranking: str) -> tuple[int, int | None]:
+    """``(strength without suitcode, tie-break rank or None)`` of five ranks (2..14).
+
+    ``flush`` says whether the five cards share a suit. The tie-break rank is the rank whose
+    cards' highest suit is the Macau suit tie-break (CSP-8); ``None`` where no suit counts.
+    """
+    macau = ranking == "macau"
+    counts = Counter(ranks)
+    # Ranks grouped by multiplicity (largest group first), then rank high to low.
+    groups = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
+    shape = tuple(counts[r] for r in groups)
+    distinct = sorted(counts, reverse=True)
+    high: int | None = None
+    if len(distinct) == 5:
+        if distinct[0] - distinct[4] == 4:
+            high = distinct[0]
+        elif distinct == [14, 5, 4, 3, 2]:
+            high = 5  # CSP-4: in 5-4-3-2-A the ace is low; the 5 is the highest card
+    compared: list[int]
+    suit_rank: int | None
+    if high is not None and flush:
+        # CSP-8.1 / 8.2: ranks (the highest card), then the suit.
+        cat = HandCategory.ROYAL_FLUSH if high == 14 else HandCategory.STRAIGHT_FLUSH
+        compared, suit_rank = [high], high
+    elif shape == (4, 1):
+        # CSP-8.3: the rank of the four; the fifth card never counts.
+        cat = HandCategory.FOUR_OF_A_KIND
+        compared, suit_rank = (groups[:1] if macau else groups), None
+    elif shape == (3, 2):
+        # CSP-8.4: the rank of the three.
+        cat = HandCategory.FULL_HOUSE
+        compared, suit_rank = (groups[:1] if macau else groups), None
+    elif flush:
+        # CSP-8.5: ranks high to low, then the flush's suit.
+        cat = HandCategory.FLUSH
+        compared, suit_rank = distinct, distinct[0]
+    elif high is not None:
+        # CSP-8.6: ranks, then the suit of the highest card (the 5 in 5-4-3-2-A).
+        cat = HandCategory.STRAIGHT
+        compared, suit_rank = [high], high
+    elif shape == (3, 1, 1):
+        # CSP-8.7: the rank of the three; the other two never count.
+        cat = HandCategory.THREE_OF_A_KIND
+        compared, suit_rank = (groups[:1] if macau else groups), None
+    elif shape == (2, 2, 1):
+        # CSP-8.8: higher pair, lower pair, kicker, then the higher suit in the higher pair.
+        cat = HandCategory.TWO_PAIR
+        compared, suit_rank = groups, groups[0]
+    elif shape == (2, 1, 1, 1):
+        # CSP-8.9: pair, kickers high to low, then the higher suit in the pair.
+        cat = HandCategory.ONE_PAIR
+        compared, suit_rank = groups, groups[0]
+    elif shape == (1, 1, 1, 1, 1):
+        # CSP-8.10: ranks high to low, then the suit of the highest card.
+        cat = HandCategory.HIGH_CARD
+        compared, suit_rank = distinct, distinct[0]
+    else:
+        raise ParseError(f"no five-card hand has ranks {ranks!r}")
+    code = 0
+    for i, r in enumerate(compared):
+        code |= (r - 2) << (4 * (_NIBBLES - 1 - i))
+    return cat << CATEGORY_SHIFT | code << RANK_SHIFT, (suit_rank if macau else None)
+
+
+def _rank_multisets() -> list[tuple[int, ...]]:
+    """Every multiset of five ranks (2..14, at most four of a rank), high to low."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(prefix: tuple[int, ...], top: int) -> None:
+        if len(prefix) == 5:
+            if max(Counter(prefix).values()) <= 4:
+                out.append(prefix)
+            return
+        for r in range(top, 1, -1):
+            rec((*prefix, r), r)
+
+    rec((), 14)
+    return out
+
+
+# (value if the tie-break nibble is empty, … if its highest suit is ♦, ♣, ♥, ♠; nibble shift).
+# Typed loosely: indexed with a computed int, mypy could not narrow the element type anyway.
+_Entry = tuple[Any, ...]
+_RANK_COUNT_MASK: Final = (1 << 39) - 1
+_CARD_MASK: Final = (1 << 52) - 1
+# Suit-count fields (bits 96.. of the packed key) of a five-card flush, one per suit.
+_FLUSH_SUIT_COUNTS: Final = frozenset(5 << (3 * s) for s in range(4))
+
+
+def _build_tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
+    values: dict[tuple[str, int], HandValue] = {}
+
+    def value(strength: int, ranking: Ranking) -> HandValue:
+        key = (ranking, strength)
+        v = values.get(key)
+        if v is None:
+            v = values[key] = HandValue(strength, ranking)
+        return v
+
+    tables: dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]] = {}
+    multisets = _rank_multisets()
+    for ranking in RANKINGS:
+        plain: dict[int, _Entry] = {}
+        flush: dict[int, _Entry] = {}
+        for ranks in multisets:
+            key = sum(1 << (3 * (r - 2)) for r in ranks)
+            for is_flush, table in ((False, plain), (True, flush)):
+                if is_flush and len(set(ranks)) < 5:
+                    continue
+                base, suit_rank = _rank_value(ranks, is_flush, ranking)
+                if suit_rank is None:
+                    v = value(base, ranking)
+                    table[key] = (v, v, v, v, v, 0)
+                else:
+                    # Index = bit_length of the suit nibble of ``suit_rank``: the highest suit
+                    # held in that rank, plus one (0 cannot occur: the rank is in the hand).
+                    vs = [value(base + max(k - 1, 0), ranking) for k in range(5)]
+                    table[key] = (vs[0], vs[1], vs[2], vs[3], vs[4], 4 * (suit_rank - 2))
+        tables[ranking] = (plain, flush)
+    return tables
+
+
+_TABLES: Final = _build_tables()
+
+
+# ---------------------------------------------------------------------------------------------
+# Public functions.
+
+
+def _normalise(cards: object) -> list[Card]:
+    """The five distinct cards of ``cards``, or a clear :class:`ParseError`."""
+    if isinstance(cards, str):
+        items: list[object] = list(cards.replace(",", " ").split())
+    elif isinstance(cards, Iterable):
+        items = list(cards)
+    else:
+        raise ParseError(f"a hand is five cards (Card objects or text), got {cards!r}")
+    hand: list[Card] = []
+    for item in items:
+        if isinstance(item, Card):
+            hand.append(item)
+        elif isinstance(item, str):
+            hand.append(Card.parse(item))
+        else:
+            raise ParseError(f"not a card: {item!r} (give Card objects or text like 'As')")
+    if len(hand) != 5:
+        shown = " ".join(str(c) for c in hand)
+        raise ParseError(f"a hand has exactly 5 cards, got {len(hand)}: {shown!r}")
+    seen: set[Card] = set()
+    for card in hand:
+        if card in seen:
+            raise ParseError(f"duplicate card {card} in hand {' '.join(str(c) for c in hand)!r}")
+        seen.add(card)
+    return hand
+
+
+def _check_ranking(ranking: object) -> tuple[dict[int, _Entry], dict[int, _Entry]]:
+    if not isinstance(ranking, str) or ranking not in _TABLES:
+        raise ConfigError(f"unknown ranking {ranking!r}; expected one of {RANKINGS}")
+    return _TABLES[ranking]
+
+
+def _evaluate_checked(cards: object, ranking: object) -> HandValue:
+    plain, flush = _check_ranking(ranking)
+    a, b, c, d, e = _normalise(cards)
+    s = a._ek + b._ek + c._ek + d._ek + e._ek
+    entry = (flush if s >> EVAL_SUIT_SHIFT in _FLUSH_SUIT_COUNTS else plain)[
+        (s >> EVAL_RANK_SHIFT) & _RANK_COUNT_MASK
+    ]
+    value: HandValue = entry[(((s & _CARD_MASK) >> entry[5]) & 15).bit_length()]
+    return value
+
+
+def evaluate(cards: Iterable[Card | str] | str, ranking: Ranking = "macau") -> HandValue:
+    """The :class:`HandValue` of a five-card hand under ``ranking`` (``"macau"`` or
+    ``"standard"``; CSP-4, CSP-8).
+
+    ``cards``: five :class:`~macau_tables.cards.Card` objects (the fast path: a list or tuple),
+    or text such as ``"As Kd 10c 9h 2s"``, or an iterable of card texts.
+
+    Refuses, with a message naming the problem: anything but exactly five cards, a duplicate
+    card, an unreadable card (:class:`~macau_tables.errors.ParseError`), an unknown ranking
+    (:class:`~macau_tables.errors.ConfigError`). Both are ``ValueError`` subclasses.
+    """
+    # Fast path: a list/tuple of five distinct Cards. Anything unusual (text, wrong count,
+    # duplicates, bad ranking) falls through to the careful path, which explains the problem.
+    if cards.__class__ is list or cards.__class__ is tuple:
+        try:
+            hand: Any = cards
+            a, b, c, d, e = hand
+            s = a._ek + b._ek + c._ek + d._ek + e._ek
+            m = s & _CARD_MASK
+            # Distinct cards <=> no carries between card bits <=> exactly five bits set.
+            if m.bit_count() == 5:
+                plain, flush = _TABLES[ranking]
+                entry = (flush if s >> 96 in _FLUSH_SUIT_COUNTS else plain)[
+                    (s >> 56) & _RANK_COUNT_MASK
+                ]
+                value: HandValue = entry[((m >> entry[5]) & 15).bit_length()]
+                return value
+        except Exception:  # the careful path below reports the real problem
+            pass
+    return _evaluate_checked(cards, ranking)
+
+
+def _value_of(hand: object, ranking: Ranking) -> HandValue:
+    if isinstance(hand, HandValue):
+        if hand.ranking != ranking:
+            raise ConfigError(
+                f"hand value was evaluated under {hand.ranking!r}, not {ranking!r} ranking"
+            )
+        return hand
+    return evaluate(hand, ranking)  # type: ignore[arg-type]
+
+
+def compare(
+    a: Iterable[Card | str] | str | HandValue,
+    b: Iterable[Card | str] | str | HandValue,
+    ranking: Ranking = "macau",
+) -> int:
+    """``1`` when hand ``a`` beats hand ``b``, ``-1`` when ``b`` wins, ``0`` when they tie
+    (CSP-8 under ``"macau"``).
+
+    ``a`` and ``b`` are anything :func:`evaluate` accepts, or :class:`HandValue` objects of the
+    same ranking. Under Macau ranking two hands from one deck never tie; hands that share cards
+    can (``AAAA+K`` vs ``AAAA+Q`` is ``0``: the fifth card never counts, CSP-8.3).
+    Refuses what :func:`evaluate` refuses, and a HandValue of another ranking (ConfigError).
+    """
+    _check_ranking(ranking)
+    sa = _value_of(a, ranking).strength
+    sb = _value_of(b, ranking).strength
+    return (sa > sb) - (sa < sb)
+
+
+# CSP-9.1: the lowest qualifying dealer hand is A-K-4-3-2 with the lowest suits; every hand of
+# a higher strength has at least A-K high or a pair (the same rankcode under both rankings).
+QUALIFYING_STRENGTH: Final[int] = _rank_value((14, 13, 4, 3, 2), False, "standard")[0]
+"""Smallest strength with which the dealer qualifies (CSP-9.1), under either ranking:
+``strengths >= QUALIFYING_STRENGTH`` qualifies a whole array from :func:`evaluate_many`."""
+
+
+def qualifies(value: HandValue) -> bool:
+    """Whether an evaluated dealer hand qualifies (CSP-9.1): at least an ace and a king,
+    i.e. A-K high or better; any pair or better qualifies. Refuses a non-HandValue (TypeError)."""
+    if not isinstance(value, HandValue):
+        raise TypeError(f"qualifies() takes a HandValue, got {value!r}")
+    return value.strength >= QUALIFYING_STRENGTH
+
+
+def dealer_qualifies(cards: Iterable[Card | str] | str) -> bool:
+    """Whether the dealer's five cards qualify (CSP-9.1): A-K high or better.
+
+    Refuses what :func:`evaluate` refuses.
+    """
+    return evaluate(cards, "macau").strength >= QUALIFYING_STRENGTH
+
+
+@overload
+def strength_category(strength: int) -> HandCategory: ...
+@overload
+def strength_category(strength: npt.NDArray[Any]) -> npt.NDArray[np.int8]: ...
+def strength_category(strength: int | npt.NDArray[Any]) -> HandCategory | npt.NDArray[np.int8]:
+    """The :class:`HandCategory` of a strength; for an integer array, an ``int8`` array of
+    category codes (compare with ``HandCategory`` members). Refuses negative or too large
+    strengths (ParseError)."""
+    limit = (int(HandCategory.ROYAL_FLUSH) + 1) << CATEGORY_SHIFT
+    if isinstance(strength, int) and not isinstance(strength, bool):
+        if not 0 <= strength < limit:
+            raise ParseError(f"hand strength out of range: {strength!r}")
+        return HandCategory(strength >> CATEGORY_SHIFT)
+    import numpy as np
+
+    arr = np.asarray(strength)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ParseError(f"hand strengths must be integers, got dtype {arr.dtype}")
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= limit):
+        raise ParseError("hand strength out of range in array")
+    return (arr >> CATEGORY_SHIFT).astype(np.int8)
+
+
+def evaluate_many(cards: npt.ArrayLike, ranking: Ranking = "macau") -> npt.NDArray[np.int64]:
+    """Strengths of many hands at once: ``out[i] == evaluate(row i).strength``.
+
+    ``cards`` is an ``(N, 5)`` integer array of card indices ``index = (rank - 2) * 4 + suit``
+    (0 = 2♦, 1 = 2♣, 2 = 2♥, 3 = 2♠, …, 51 = A♠; see :mod:`macau_tables.cards`). Returns an
+    ``int64`` array of length ``N`` (layout in the module docstring). Runs in parallel (numba).
+
+    Refuses (ParseError) a wrong shape, a non-integer dtype, an index outside 0..51 and a card
+    repeated within a row, naming the first bad row; an unknown ranking (ConfigError).
+    """
+    from ._kernels import evaluate_array
+
+    _check_ranking(ranking)
+    return evaluate_array(cards, ranking)
