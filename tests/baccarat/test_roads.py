@@ -187,7 +187,7 @@ def test_big_road_ties_in_the_middle_ROADMAPS() -> None:
         (B, 2, 0, 0),
     ]
     assert road.lengths == (2, 1, 1)
-    assert render_big_road("BTTBPTB") == lines("B/2 P/  B", "B   .   .")
+    assert render_big_road("BTTBPTB") == lines("B/2 P/ B", "B   .  .")
 
 
 def test_big_road_long_banker_streak_turns_the_dragon_tail_ROADMAPS() -> None:
@@ -423,7 +423,7 @@ def test_render_all_sections_ROADMAPS() -> None:
         "B",
         "",
         "Big road (大路)",
-        "B/ P  B",
+        "B/ P B",
         "",
         "Big eye boy (大眼仔)",
         "Ro",

@@ -685,20 +685,24 @@ def _grid(cells: Iterable[tuple[int, int, list[tuple[str, str]]]], markup: bool)
         table[(col, row)] = pieces
     if not table:
         return ""
-    width = max(sum(len(t) for t, _ in pieces) for pieces in table.values())
     ncols = max(c for c, _ in table) + 1
     nrows = max(r for _, r in table) + 1
+    # Each drawn column is as wide as its widest token, so one long tie count does not widen
+    # the whole road.
+    widths = [1] * ncols
+    for (col, _), pieces in table.items():
+        widths[col] = max(widths[col], sum(len(t) for t, _ in pieces))
     lines = []
     for row in range(nrows):
         tokens = []
         for col in range(ncols):
             cell = table.get((col, row))
             if cell is None:
-                tokens.append(EMPTY.ljust(width))
+                tokens.append(EMPTY.ljust(widths[col]))
             else:
                 plain_len = sum(len(t) for t, _ in cell)
                 text = "".join(_styled(t, s, markup) for t, s in cell)
-                tokens.append(text + " " * (width - plain_len))
+                tokens.append(text + " " * (widths[col] - plain_len))
         lines.append(" ".join(tokens).rstrip())
     return "\n".join(lines)
 
