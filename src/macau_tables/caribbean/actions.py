@@ -1,0 +1,156 @@
+"""Commands a Caribbean Stud round accepts (frozen values; see :mod:`.round`).
+
+A command is a request: the round validates it against the law (CSP-6, CSP-7, CSP-11) and either
+refuses it with a :class:`~macau_tables.errors.RuleViolation` (nothing changes) or turns it into
+events (:mod:`.events`). Boxes are numbered 1..7 from the dealer's left (CSP-2); ``player`` is
+an opaque, non-empty player id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..cards import Card
+from ..jackpot import Meter
+
+__all__ = [
+    "CloseBetting",
+    "Command",
+    "DealCard",
+    "DealtToEmptyBox",
+    "DecisionTimeout",
+    "Fold",
+    "PlaceAnte",
+    "PlaceJackpotWager",
+    "Raise",
+    "ReportExposedCard",
+    "ReportMisdeal",
+    "Showdown",
+    "ShufflerFailure",
+    "Void",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceAnte:
+    """CSP-6.1/6.2: ``player`` places an ante of ``amount`` on ``box``."""
+
+    box: int
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceJackpotWager:
+    """CSP-6.3/10.1: ``player`` adds the jackpot wager on ``box``.
+
+    ``amount`` defaults to the table's fixed amount; any other amount given is refused.
+    """
+
+    box: int
+    player: str
+    amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CloseBetting:
+    """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealCard:
+    """One card leaves the shoe/shuffler (virtual shoe, dealer console, replay).
+
+    The round knows who is due (CSP-7). ``to`` (a box, or 0 for the dealer) is optional: a live
+    console may state where the card went, and a card to anyone else is refused.
+    """
+
+    card: Card | str
+    to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """CSP-6.5/6.6: the box's player raises; ``amount`` must be exactly 2 × ante."""
+
+    box: int
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """CSP-6.7: the box's player does not raise."""
+
+    box: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTimeout:
+    """CSP-6.4: the decision timer of ``box`` ran out; the absent player's hand is folded."""
+
+    box: int
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    """CSP-6.8, CSP-9, CSP-10: reveal, settle and resolve the jackpot.
+
+    ``meter`` is the jackpot meter as it stands now (the meter may be linked across tables, so
+    it is an input, read by the table service in the same transaction that posts the result).
+    """
+
+    meter: Meter
+
+
+@dataclass(frozen=True, slots=True)
+class ReportExposedCard:
+    """CSP-11.1/11.2: a dealt card was exposed in error (one: the round stands; two: void)."""
+
+    card: Card | str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportMisdeal:
+    """CSP-11.1: wrong dealing procedure or wrong number of cards: the round is void."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealtToEmptyBox:
+    """CSP-11.3: ``cards`` were dealt to ``box``, which has no bet: a dead hand, round goes on."""
+
+    box: int
+    cards: tuple[Card | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShufflerFailure:
+    """CSP-11.4: the shuffling machine failed: the round is void."""
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    """CSP-11.4: any fault that interrupts the round (crash, power loss, lost shoe): void."""
+
+    reason: str
+
+
+Command = (
+    PlaceAnte
+    | PlaceJackpotWager
+    | CloseBetting
+    | DealCard
+    | Raise
+    | Fold
+    | DecisionTimeout
+    | Showdown
+    | ReportExposedCard
+    | ReportMisdeal
+    | DealtToEmptyBox
+    | ShufflerFailure
+    | Void
+)
+"""Any command a :class:`~macau_tables.caribbean.round.CaribbeanRound` accepts."""

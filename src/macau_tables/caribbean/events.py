@@ -1,0 +1,132 @@
+"""Events of a Caribbean Stud round: immutable facts, the round's only source of truth.
+
+A round's state is a fold over its events (:meth:`CaribbeanRound.replay`), so recovery,
+recall and verification all rebuild the identical state from the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from ..cards import Card
+from .settlement import CarriedWager, Settlement
+
+__all__ = [
+    "AntePlaced",
+    "BettingClosed",
+    "CardDealt",
+    "CardExposed",
+    "DeadHandDealt",
+    "DecisionMade",
+    "Event",
+    "JackpotWagerPlaced",
+    "RoundOpened",
+    "RoundSettled",
+    "RoundVoided",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOpened:
+    """The round opened on ``opening_date`` after the CSP-13 approval check
+    (``approval_references`` relied on), with jackpot wagers carried over from a void round."""
+
+    round_id: str
+    opening_date: date
+    approval_references: tuple[str, ...]
+    carried_jackpot_wagers: tuple[CarriedWager, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AntePlaced:
+    """CSP-6.2: an ante was accepted."""
+
+    box: int
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotWagerPlaced:
+    """CSP-6.3 / CSP-10.1: a jackpot wager was accepted."""
+
+    box: int
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BettingClosed:
+    """Betting closed; ``deal_order`` lists the recipient of every card (box, 0 = dealer),
+    fixed by the table's procedure (CSP-7.1 / CSP-7.2)."""
+
+    deal_order: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt:
+    """A card went to ``to`` (box, 0 = dealer), face up or down (CSP-7, CSP-11.2)."""
+
+    card: Card
+    to: int
+    face_up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CardExposed:
+    """CSP-11.2: one card exposed in error; the round stands. ``position``: box or 0 (dealer)."""
+
+    card: Card
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeadHandDealt:
+    """CSP-11.3: cards dealt to a box without a bet; the hand is dead."""
+
+    box: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade:
+    """CSP-6.4..6.7: ``box`` raised (``raise_amount`` > 0) or folded (``raise_amount`` 0);
+    ``timed_out`` when the decision timer folded it (CSP-6.4)."""
+
+    box: int
+    player: str
+    raise_amount: int
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettled:
+    """CSP-9 / CSP-10: the showdown happened; ``settlement`` is the money result."""
+
+    settlement: Settlement
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided:
+    """CSP-11.1 / CSP-11.4: the round is void (``rule`` says why); wagers returned, jackpot
+    wagers carried over (``settlement``)."""
+
+    rule: str
+    reason: str
+    settlement: Settlement
+
+
+Event = (
+    RoundOpened
+    | AntePlaced
+    | JackpotWagerPlaced
+    | BettingClosed
+    | CardDealt
+    | CardExposed
+    | DeadHandDealt
+    | DecisionMade
+    | RoundSettled
+    | RoundVoided
+)
+"""Any event of a Caribbean Stud round."""

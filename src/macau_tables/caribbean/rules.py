@@ -1,0 +1,253 @@
+"""A Caribbean Stud table's rules object: every setting in one frozen, validated value.
+
+:class:`CaribbeanRules` holds the table settings the law leaves to the house (bet unit, limits,
+jackpot amounts, dealing procedure, the royal-flush odds option, ...) next to the paytable the law
+fixes (CSP-9.5). It is validated on construction: a bad setting raises
+:class:`~macau_tables.errors.ConfigError` naming the field, so no table can run on one.
+
+Interpretation (CSP-13, decided and documented): the royal-flush odds of CSP-9.5 (50:1 … 100:1)
+are the option of CSP-13. The law gives no default, so *every* setting in 50..100 needs an
+approval record for that value; :meth:`CaribbeanRules.options_requiring_approval` lists it and
+:meth:`CaribbeanRules.check_approvals` refuses to open without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields
+from datetime import date
+from enum import StrEnum
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Final
+
+from ..approvals import Approval, ApprovalRequirement, check_approvals
+from ..errors import ConfigError
+from ..jackpot import Combination, Meter
+from .hands import HandCategory
+
+__all__ = [
+    "BOXES",
+    "CAPPED_CATEGORIES",
+    "FIXED_RAISE_ODDS",
+    "ROYAL_FLUSH_ODDS_OPTION",
+    "CaribbeanRules",
+    "DealingProcedure",
+    "JackpotFixedAwards",
+    "jackpot_combination",
+]
+
+BOXES: Final = 7
+"""CSP-2: eight positions including the dealer, i.e. seven player boxes."""
+
+ROYAL_FLUSH_ODDS_OPTION: Final = "royal_flush_odds"
+"""The option key of CSP-13 (the royal-flush odds of CSP-9.5)."""
+
+FIXED_RAISE_ODDS: Final[Mapping[HandCategory, int]] = MappingProxyType(
+    {
+        # CSP-9.5: fixed by law; the royal flush (50..100) is a table setting.
+        HandCategory.HIGH_CARD: 1,
+        HandCategory.ONE_PAIR: 1,
+        HandCategory.TWO_PAIR: 2,
+        HandCategory.THREE_OF_A_KIND: 3,
+        HandCategory.STRAIGHT: 4,
+        HandCategory.FLUSH: 5,
+        HandCategory.FULL_HOUSE: 7,
+        HandCategory.FOUR_OF_A_KIND: 20,
+        HandCategory.STRAIGHT_FLUSH: 50,
+    }
+)
+"""The raise odds fixed by CSP-9.5 (``n`` means n:1), every category except the royal flush."""
+
+CAPPED_CATEGORIES: Final = frozenset(
+    {HandCategory.FOUR_OF_A_KIND, HandCategory.STRAIGHT_FLUSH, HandCategory.ROYAL_FLUSH}
+)
+"""CSP-9.5: the raise's win on these is capped at the table's maximum payout per box."""
+
+_JACKPOT_OF_CATEGORY: Final[Mapping[HandCategory, Combination]] = MappingProxyType(
+    {
+        HandCategory.ROYAL_FLUSH: Combination.ROYAL_FLUSH,
+        HandCategory.STRAIGHT_FLUSH: Combination.STRAIGHT_FLUSH,
+        HandCategory.FOUR_OF_A_KIND: Combination.FOUR_OF_A_KIND,
+        HandCategory.FULL_HOUSE: Combination.FULL_HOUSE,
+        HandCategory.FLUSH: Combination.FLUSH,
+    }
+)
+
+
+def jackpot_combination(category: HandCategory) -> Combination | None:
+    """The jackpot combination a hand of ``category`` wins (CSP-10.2), or ``None``."""
+    return _JACKPOT_OF_CATEGORY.get(category)
+
+
+class DealingProcedure(StrEnum):
+    """CSP-3 / CSP-7: how the cards are prepared and dealt (a table setting)."""
+
+    SHOE = "shoe"
+    """CSP-3(1), CSP-7.1: one card at a time to each box with a bet, dealer last, five rounds."""
+    SHUFFLER = "shuffler"
+    """CSP-3(2), CSP-7.2: five cards at a time to each box with a bet, dealer last."""
+
+
+def _int(value: object, field: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{field} must be an int, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{field} must be at least {minimum}, got {value}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotFixedAwards:
+    """The fixed jackpot awards of CSP-10.2/10.3, in minor units (table settings).
+
+    Royal and straight flush pay at least these (or the meter share, whichever is higher);
+    four of a kind, full house and flush pay exactly these, from the house.
+    """
+
+    royal_flush: int
+    straight_flush: int
+    four_of_a_kind: int
+    full_house: int
+    flush: int
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _int(getattr(self, f.name), f"jackpot fixed award {f.name}", minimum=0)
+
+    def as_mapping(self) -> Mapping[Combination, int]:
+        """``{Combination: amount}`` for :func:`macau_tables.jackpot.resolve_caribbean`."""
+        return MappingProxyType({Combination(f.name): getattr(self, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True, slots=True)
+class CaribbeanRules:
+    """Everything a Caribbean Stud table is configured with. Frozen; validated on construction.
+
+    Amounts are ``int`` minor units. Fields:
+
+    * ``bet_unit``: every wager is a whole multiple of it (CSP-6.2);
+    * ``ante_minimum`` / ``ante_maximum``: the ante limits (multiples of the unit);
+    * ``jackpot_wager``: the fixed jackpot wager amount, a multiple of the unit (CSP-6.3);
+    * ``royal_flush_odds``: 50..100 (CSP-9.5), the option that needs approval (CSP-13);
+    * ``max_payout_per_box``: caps the raise's win for four of a kind, straight flush and royal
+      flush, per box per round (CSP-9.5);
+    * ``jackpot_fixed_awards``: :class:`JackpotFixedAwards` (CSP-10.3);
+    * ``jackpot_contribution``: the share of each jackpot wager credited to the meter, an exact
+      ``Fraction`` in 0..1 (e.g. ``Fraction(7000, 10_000)``); never a float;
+    * ``jackpot_seed``: the meter's restart amount (CSP-10.8);
+    * ``dealing_procedure``: :class:`DealingProcedure` (CSP-3, CSP-7);
+    * ``decision_timeout_seconds``: an absent player's hand is folded after this (CSP-6.4);
+    * ``boxes``: 7 (CSP-2);
+    * ``approvals``: the regulator's :class:`~macau_tables.approvals.Approval` records (CSP-13).
+
+    Raises :class:`ConfigError` naming the field for any invalid or inconsistent setting.
+    """
+
+    bet_unit: int
+    ante_minimum: int
+    ante_maximum: int
+    jackpot_wager: int
+    royal_flush_odds: int
+    max_payout_per_box: int
+    jackpot_fixed_awards: JackpotFixedAwards
+    jackpot_contribution: Fraction
+    jackpot_seed: int
+    dealing_procedure: DealingProcedure = DealingProcedure.SHUFFLER
+    decision_timeout_seconds: int = 30
+    boxes: int = BOXES
+    approvals: tuple[Approval, ...] = ()
+
+    def __post_init__(self) -> None:
+        unit = _int(self.bet_unit, "bet_unit", minimum=1)
+        for name in ("ante_minimum", "ante_maximum", "jackpot_wager"):
+            value = _int(getattr(self, name), name, minimum=1)
+            if value % unit:
+                raise ConfigError(f"{name} {value} is not a whole multiple of bet_unit {unit}")
+        if self.ante_maximum < self.ante_minimum:
+            raise ConfigError(
+                f"ante_maximum {self.ante_maximum} is below ante_minimum {self.ante_minimum}"
+            )
+        odds = _int(self.royal_flush_odds, "royal_flush_odds", minimum=50)
+        if odds > 100:
+            raise ConfigError(f"royal_flush_odds must be 50..100 (CSP-9.5), got {odds}")
+        _int(self.max_payout_per_box, "max_payout_per_box", minimum=1)
+        if not isinstance(self.jackpot_fixed_awards, JackpotFixedAwards):
+            raise ConfigError(
+                "jackpot_fixed_awards must be a JackpotFixedAwards, "
+                f"got {self.jackpot_fixed_awards!r}"
+            )
+        share = self.jackpot_contribution
+        if isinstance(share, bool) or not isinstance(share, int | Fraction):
+            raise ConfigError(
+                f"jackpot_contribution must be a Fraction (not a float), got {share!r}"
+            )
+        if not 0 <= share <= 1:
+            raise ConfigError(f"jackpot_contribution must be between 0 and 1, got {share}")
+        object.__setattr__(self, "jackpot_contribution", Fraction(share))
+        _int(self.jackpot_seed, "jackpot_seed", minimum=0)
+        if not isinstance(self.dealing_procedure, DealingProcedure):
+            try:
+                procedure = DealingProcedure(self.dealing_procedure)
+            except ValueError as exc:
+                raise ConfigError(
+                    "dealing_procedure must be 'shoe' or 'shuffler', "
+                    f"got {self.dealing_procedure!r}"
+                ) from exc
+            object.__setattr__(self, "dealing_procedure", procedure)
+        _int(self.decision_timeout_seconds, "decision_timeout_seconds", minimum=1)
+        if self.boxes != BOXES or isinstance(self.boxes, bool):
+            raise ConfigError(f"boxes must be {BOXES} (CSP-2), got {self.boxes!r}")
+        approvals = tuple(self.approvals)
+        for a in approvals:
+            if not isinstance(a, Approval):
+                raise ConfigError(f"approvals must be Approval records, got {a!r}")
+        object.__setattr__(self, "approvals", approvals)
+
+    # -- paytable --------------------------------------------------------------------------
+
+    def raise_odds(self, category: HandCategory) -> int:
+        """The raise's odds ``n`` (paid n:1) for a winning hand of ``category`` (CSP-9.5)."""
+        if category == HandCategory.ROYAL_FLUSH:
+            return self.royal_flush_odds
+        return FIXED_RAISE_ODDS[HandCategory(category)]
+
+    def raise_win(self, category: HandCategory, raise_amount: int) -> int:
+        """What a winning raise of ``raise_amount`` wins (stake not included), capped at
+        ``max_payout_per_box`` for four of a kind, straight flush and royal flush (CSP-9.5)."""
+        win = self.raise_odds(category) * raise_amount
+        if category in CAPPED_CATEGORIES:
+            win = min(win, self.max_payout_per_box)
+        return win
+
+    # -- jackpot ---------------------------------------------------------------------------
+
+    def new_meter(self) -> Meter:
+        """A meter standing at this table's seed."""
+        return Meter.seeded(self.jackpot_seed)
+
+    # -- approvals (CSP-13) ----------------------------------------------------------------
+
+    def options_requiring_approval(self) -> list[ApprovalRequirement]:
+        """Options in use that need the regulator's prior approval (CSP-13).
+
+        Returns ``[(option key, value, rule id, description)]``: the royal-flush odds, whatever
+        their value (the law gives no default).
+        """
+        return [
+            ApprovalRequirement(
+                ROYAL_FLUSH_ODDS_OPTION,
+                self.royal_flush_odds,
+                "CSP-13",
+                f"royal flush raise odds {self.royal_flush_odds}:1 (CSP-9.5 option)",
+            )
+        ]
+
+    def check_approvals(
+        self, opening_date: date, holidays: Collection[date] = ()
+    ) -> tuple[Approval, ...]:
+        """Refuse (``RuleViolation`` CSP-13) to open on ``opening_date`` without a valid,
+        effective approval for every option in use; returns the approvals relied on."""
+        return check_approvals(
+            self.options_requiring_approval(), self.approvals, opening_date, holidays
+        )
