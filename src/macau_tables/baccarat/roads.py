@@ -16,7 +16,11 @@ Two kinds of position are used:
   A streak that is longer than the grid, or that meets an occupied cell, turns right along its
   row (the "dragon tail", 長龍). Drawing never changes a logical position or a derived mark.
 
-Text rendering (plain ASCII, one token per cell, tokens separated by a space, ``.`` = empty):
+Every function that takes ``results`` accepts round results (see :func:`from_results`) or a
+string of letters (see :func:`parse_entries`), e.g. ``big_road("TBBPT")``.
+
+Text rendering (plain ASCII, one token per cell, cells separated by a space, ``.`` = empty; each
+drawn column is as wide as its widest token):
 
 ============================  ===================================================
 bead plate                    ``B`` / ``P`` / ``T``; ``^`` before = banker pair (red dot
