@@ -12,6 +12,7 @@ from macau_tables.caribbean.hands import (
     QUALIFYING_STRENGTH,
     HandCategory,
     HandValue,
+    Ranking,
     compare,
     dealer_qualifies,
     evaluate,
@@ -44,7 +45,7 @@ def test_category_names_CSP_8() -> None:
     assert HandCategory.HIGH_CARD.english == "high card"
     assert HandCategory.FULL_HOUSE.english == "full house"
     assert HandCategory.ROYAL_FLUSH.english == "royal flush"
-    assert HandCategory.ROYAL_FLUSH == 9 and HandCategory.HIGH_CARD == 0
+    assert [int(c) for c in HandCategory] == list(range(10))
 
 
 @pytest.mark.parametrize("ranking", ["macau", "standard"])
@@ -85,8 +86,9 @@ def test_category_order_CSP_8() -> None:
         "5d 4d 3d 2d Ad",
         "As Ks Qs Js 10s",
     ]
-    for ranking in ("macau", "standard"):
-        values = [evaluate(h, ranking) for h in ladder]  # type: ignore[arg-type]
+    rankings: tuple[Ranking, ...] = ("macau", "standard")
+    for ranking in rankings:
+        values = [evaluate(h, ranking) for h in ladder]
         assert values == sorted(values)
         assert [v.category for v in values] == list(HandCategory)
         assert len(set(values)) == len(values)
