@@ -1,0 +1,353 @@
+"""numba kernels behind the exact Caribbean Stud analysis and its simulation.
+
+Nothing here knows the rules of the game beyond the arithmetic it is handed: hand strengths,
+categories and the dealer's qualification come from :mod:`macau_tables.caribbean.hands` (through
+:mod:`macau_tables.analysis.caribbean_exact`), and the paytable comes as an array of units.
+
+Card subsets are named by their combinatorial-number-system (colex) rank: a sorted subset
+``c_1 < c_2 < ... < c_k`` of the 52 card indices has rank ``sum C(c_i, i)``; subsets of size ``k``
+are stored after all smaller ones (``SUBSET_OFFSETS``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+N_CARDS = 52
+N_HANDS = 2_598_960
+#: Dealer hands containing a given up card and disjoint from the player's five cards: C(46, 4).
+DEALS_PER_UP_CARD = 163_185
+#: Number of card subsets of size 0..4 (the rows of a count table).
+N_SUBSETS = 1 + 52 + 1_326 + 22_100 + 270_725
+#: Number of outcome slots accumulated by the sweep (see ``sweep``).
+N_SLOTS = 16
+SLOT_FOLD = 10
+SLOT_NOT_QUALIFIED = 11
+SLOT_PUSH = 12
+SLOT_DEALER_WINS = 13
+# Slots 0..9: the player wins with a hand of category 0..9 (dealer qualified).
+
+
+def binomials() -> np.ndarray:
+    """``C(n, k)`` for n in 0..52, k in 0..5, as int64 (exact)."""
+    table = np.zeros((53, 6), dtype=np.int64)
+    for n in range(53):
+        table[n, 0] = 1
+        for k in range(1, 6):
+            table[n, k] = 0 if n == 0 else table[n - 1, k - 1] + table[n - 1, k]
+    return table
+
+
+def subset_offsets() -> np.ndarray:
+    """Row offset of the first subset of each size 0..5 in a count table."""
+    b = binomials()
+    offsets = np.zeros(6, dtype=np.int64)
+    for k in range(1, 6):
+        offsets[k] = offsets[k - 1] + b[52, k - 1]
+    return offsets
+
+
+@njit(cache=True)
+def all_hands() -> np.ndarray:
+    """All C(52, 5) hands as sorted card indices, row ``i`` = the hand with colex rank ``i``."""
+    out = np.empty((N_HANDS, 5), dtype=np.int8)
+    i = 0
+    for e in range(4, 52):
+        for d in range(3, e):
+            for c in range(2, d):
+                for b in range(1, c):
+                    for a in range(b):
+                        out[i, 0] = a
+                        out[i, 1] = b
+                        out[i, 2] = c
+                        out[i, 3] = d
+                        out[i, 4] = e
+                        i += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _subset_rows(h: np.ndarray, binom: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> None:
+    # rows[mask] = table row of the subset of the sorted hand h selected by the bits of mask.
+    for mask in range(31):
+        r = 0
+        k = 0
+        for i in range(5):
+            if (mask >> i) & 1:
+                k += 1
+                r += binom[h[i], k]
+        rows[mask] = offsets[k] + r
+
+
+@njit(cache=True, inline="always")
+def _add_hand(table: np.ndarray, h: np.ndarray, rows: np.ndarray) -> None:
+    # Every subset T of h (|T| <= 4) counts the hand once for each card c of h outside T.
+    for mask in range(31):
+        row = rows[mask]
+        for i in range(5):
+            if not (mask >> i) & 1:
+                table[row, h[i]] += 1
+
+
+@njit(cache=True, inline="always")
+def _query(table: np.ndarray, rows: np.ndarray, odd: np.ndarray, acc: np.ndarray) -> None:
+    # Inclusion-exclusion: acc[u] = number of counted hands that contain u and avoid h entirely
+    # (valid for u outside h).
+    acc[:] = 0
+    for mask in range(31):
+        src = table[rows[mask]]
+        if odd[mask]:
+            for c in range(N_CARDS):
+                acc[c] -= src[c]
+        else:
+            for c in range(N_CARDS):
+                acc[c] += src[c]
+
+
+@njit(cache=True)
+def _build_table(
+    hands: np.ndarray, members: np.ndarray, binom: np.ndarray, offsets: np.ndarray
+) -> np.ndarray:
+    table = np.zeros((N_SUBSETS, N_CARDS), dtype=np.int32)
+    rows = np.empty(32, dtype=np.int64)
+    for j in range(members.shape[0]):
+        h = hands[members[j]]
+        _subset_rows(h, binom, offsets, rows)
+        _add_hand(table, h, rows)
+    return table
+
+
+@njit(cache=True, inline="always")
+def _settle(
+    hand: int,
+    h: np.ndarray,
+    category: int,
+    qualifies_player: bool,
+    acc_n: np.ndarray,
+    acc_lt: np.ndarray,
+    acc_le: np.ndarray,
+    raise_win: np.ndarray,
+    decisions: np.ndarray,
+    slots: np.ndarray,
+    extra: np.ndarray,
+    probe_slot: np.ndarray,
+    probe_out: np.ndarray,
+) -> None:
+    # Decide raise or fold for every up card u outside h and add the exact deal counts.
+    in_hand = np.zeros(N_CARDS, dtype=np.bool_)
+    for i in range(5):
+        in_hand[h[i]] = True
+    win_units = 1 + raise_win[category]
+    mask = np.uint64(0)
+    for u in range(N_CARDS):
+        if in_hand[u]:
+            continue
+        n = np.int64(acc_n[u])
+        q = DEALS_PER_UP_CARD - n
+        if qualifies_player:
+            w = np.int64(acc_lt[u]) - n
+            t = np.int64(acc_le[u]) - np.int64(acc_lt[u])
+        else:
+            # A non-qualifying player hand is below every qualifying dealer hand.
+            w = np.int64(0)
+            t = np.int64(0)
+        lose = q - w - t
+        p = probe_slot[hand]
+        if p >= 0:
+            probe_out[p, 0, u] = n
+            probe_out[p, 1, u] = w
+            probe_out[p, 2, u] = t
+            probe_out[p, 3, u] = lose
+        ev_raise = n + w * win_units - 3 * lose
+        if ev_raise > -DEALS_PER_UP_CARD:
+            mask |= np.uint64(1) << np.uint64(u)
+            slots[SLOT_NOT_QUALIFIED] += n
+            slots[category] += w
+            slots[SLOT_PUSH] += t
+            slots[SLOT_DEALER_WINS] += lose
+            extra[1] += q  # dealer qualifies, given a raise
+            extra[2 + category] += 1  # raised (hand, up card) pairs per category
+        else:
+            slots[SLOT_FOLD] += DEALS_PER_UP_CARD
+            if ev_raise == -DEALS_PER_UP_CARD:
+                extra[0] += 1  # indifferent decisions (folded)
+        extra[12] += q  # dealer qualifies, all deals
+    decisions[hand] = mask
+
+
+@njit(cache=True)
+def _run_chunk(
+    chunk: int,
+    n_chunks: int,
+    hands: np.ndarray,
+    nonqualifying: np.ndarray,
+    order: np.ndarray,
+    group_end: np.ndarray,
+    chunk_bounds: np.ndarray,
+    category: np.ndarray,
+    raise_win: np.ndarray,
+    ties_push: bool,
+    binom: np.ndarray,
+    offsets: np.ndarray,
+    odd: np.ndarray,
+    table_n: np.ndarray,
+    decisions: np.ndarray,
+    my_slots: np.ndarray,
+    my_extra: np.ndarray,
+    probe_slot: np.ndarray,
+    probe_out: np.ndarray,
+) -> None:
+    n_nq = nonqualifying.shape[0]
+    rows = np.empty(32, dtype=np.int64)
+    acc_n = np.zeros(N_CARDS, dtype=np.int32)
+    acc_lt = np.zeros(N_CARDS, dtype=np.int32)
+    acc_le = np.zeros(N_CARDS, dtype=np.int32)
+    # Player hands with which a dealer would not qualify: only N(H, u) matters.
+    lo = n_nq * chunk // n_chunks
+    hi = n_nq * (chunk + 1) // n_chunks
+    for j in range(lo, hi):
+        hand = nonqualifying[j]
+        h = hands[hand]
+        _subset_rows(h, binom, offsets, rows)
+        _query(table_n, rows, odd, acc_n)
+        _settle(
+            hand,
+            h,
+            category[hand],
+            False,
+            acc_n,
+            acc_n,
+            acc_n,
+            raise_win,
+            decisions,
+            my_slots,
+            my_extra,
+            probe_slot,
+            probe_out,
+        )
+    # Qualifying player hands in strength order: table_p counts every dealer hand below.
+    start = chunk_bounds[chunk]
+    stop = chunk_bounds[chunk + 1]
+    table_p = table_n.copy()
+    for j in range(start):
+        h = hands[order[j]]
+        _subset_rows(h, binom, offsets, rows)
+        _add_hand(table_p, h, rows)
+    group_lt = np.zeros((1, N_CARDS), dtype=np.int32)
+    j = start
+    while j < stop:
+        end = group_end[j]
+        size = end - j
+        if group_lt.shape[0] < size:
+            group_lt = np.zeros((size, N_CARDS), dtype=np.int32)
+        # Strictly below: query every member before the group is added.
+        for g in range(size):
+            h = hands[order[j + g]]
+            _subset_rows(h, binom, offsets, rows)
+            _query(table_p, rows, odd, acc_lt)
+            group_lt[g, :] = acc_lt
+        for g in range(size):
+            h = hands[order[j + g]]
+            _subset_rows(h, binom, offsets, rows)
+            _add_hand(table_p, h, rows)
+        for g in range(size):
+            hand = order[j + g]
+            h = hands[hand]
+            _subset_rows(h, binom, offsets, rows)
+            _query(table_n, rows, odd, acc_n)
+            acc_lt[:] = group_lt[g]
+            if ties_push:
+                # Below or equal, once the group is in: the difference is the pushes.
+                _query(table_p, rows, odd, acc_le)
+            else:
+                acc_le[:] = acc_lt
+            _settle(
+                hand,
+                h,
+                category[hand],
+                True,
+                acc_n,
+                acc_lt,
+                acc_le,
+                raise_win,
+                decisions,
+                my_slots,
+                my_extra,
+                probe_slot,
+                probe_out,
+            )
+        j = end
+
+
+@njit(cache=True, parallel=True)
+def sweep(
+    hands: np.ndarray,
+    nonqualifying: np.ndarray,
+    order: np.ndarray,
+    group_end: np.ndarray,
+    chunk_bounds: np.ndarray,
+    category: np.ndarray,
+    raise_win: np.ndarray,
+    ties_push: bool,
+    probe_slot: np.ndarray,
+    probe_out: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact raise/fold decisions and deal counts for every (player hand, up card) pair.
+
+    ``nonqualifying``: indices of the hands with which the dealer does not qualify. ``order``:
+    the qualifying hands sorted by strength ascending; ``group_end[j]`` is one past the last
+    position of ``order`` with the same strength as position ``j``. ``chunk_bounds``: positions
+    in ``order`` (at group boundaries) splitting the work between threads. ``raise_win[c]``:
+    units the raise wins (per ante) when the player wins with category ``c``. ``probe_slot[hand]``
+    (-1 = none) selects hands whose counts ``(N, W, T, L)`` per up card go to ``probe_out``
+    (for the brute-force tests).
+
+    Returns ``(decisions, slots, extra)``: ``decisions[hand]`` has bit ``u`` set when raising
+    against up card ``u`` is optimal; ``slots`` (per chunk) the deal counts per outcome; ``extra``
+    (per chunk) indifferent decisions, dealer-qualifies counts and raised pairs per category.
+    """
+    binom = np.zeros((53, 6), dtype=np.int64)
+    for n in range(53):
+        binom[n, 0] = 1
+        for k in range(1, 6):
+            binom[n, k] = 0 if n == 0 else binom[n - 1, k - 1] + binom[n - 1, k]
+    offsets = np.zeros(6, dtype=np.int64)
+    for k in range(1, 6):
+        offsets[k] = offsets[k - 1] + binom[52, k - 1]
+    odd = np.zeros(32, dtype=np.bool_)
+    for mask in range(32):
+        bits = 0
+        for i in range(5):
+            bits += (mask >> i) & 1
+        odd[mask] = bits % 2 == 1
+
+    n_chunks = chunk_bounds.shape[0] - 1
+    decisions = np.zeros(hands.shape[0], dtype=np.uint64)
+    slots = np.zeros((n_chunks, N_SLOTS), dtype=np.int64)
+    extra = np.zeros((n_chunks, 16), dtype=np.int64)
+    table_n = _build_table(hands, nonqualifying, binom, offsets)
+
+    for chunk in prange(n_chunks):
+        _run_chunk(
+            chunk,
+            n_chunks,
+            hands,
+            nonqualifying,
+            order,
+            group_end,
+            chunk_bounds,
+            category,
+            raise_win,
+            ties_push,
+            binom,
+            offsets,
+            odd,
+            table_n,
+            decisions,
+            slots[chunk],
+            extra[chunk],
+            probe_slot,
+            probe_out,
+        )
+    return decisions, slots, extra

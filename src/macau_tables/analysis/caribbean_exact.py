@@ -1,0 +1,460 @@
+"""Exact Caribbean Stud Poker mathematics: every deal, the optimal raise, exact integer counts.
+
+The analysis covers all 2,598,960 player hands, each against all 1,533,939 dealer hands from the
+other 47 cards, with each of the dealer's five cards as the face-up card (CSP-7):
+19,933,230,517,200 deals. For each of the 122,151,120 (player hand, up card) pairs the player
+raises or folds, whichever has the higher expected value given exactly what CSP-6.5 lets the
+player see (own five cards and the dealer's up card). Rules: CSP-9 (the dealer qualifies with A-K
+or better; not qualifying: ante 1:1, raise returned; qualifying: the higher hand wins, the ante
+1:1, the raise by the paytable of CSP-9.5), CSP-6.6 (raise = 2 × ante), CSP-6.7 (fold loses the
+ante).
+
+Method (see ``docs/_methods_caribbean.md``): hands are processed in increasing strength. For every
+card subset ``T`` with ``|T| <= 4`` a table keeps, per card ``c``, how many dealer hands seen so
+far contain ``T ∪ {c}``; inclusion-exclusion over the 31 subsets of the player's hand then gives,
+for all 47 up cards at once, how many dealer hands containing the up card and disjoint from the
+player's hand are below it. The same on a static table of non-qualifying hands gives the
+non-qualifying count. Everything is exact integer arithmetic; probabilities are ``Fraction``.
+
+Hand strengths, categories and qualification come from :mod:`macau_tables.caribbean.hands`
+(``evaluate_many``, ``strength_category``, ``QUALIFYING_STRENGTH``); no second evaluator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..cards import Card
+from ..caribbean.hands import (
+    QUALIFYING_STRENGTH,
+    RANKINGS,
+    HandCategory,
+    Ranking,
+    evaluate_many,
+    strength_category,
+)
+from ..caribbean.rules import CAPPED_CATEGORIES, FIXED_RAISE_ODDS
+from ..errors import ConfigError
+
+__all__ = [
+    "DEALS_PER_UP_CARD",
+    "TOTAL_DEALS",
+    "TOTAL_DECISIONS",
+    "CaribbeanAnalysis",
+    "CaribbeanConfig",
+    "JackpotAnalysis",
+    "JackpotConfig",
+    "OutcomeLine",
+    "analyze",
+    "analyze_jackpot",
+    "hand_index",
+]
+
+N_HANDS: Final = 2_598_960
+DEALS_PER_UP_CARD: Final = 163_185
+"""Dealer hands holding a given up card, from the 46 other unseen cards: C(46, 4)."""
+TOTAL_DECISIONS: Final = N_HANDS * 47
+"""(player hand, dealer up card) pairs: 122,151,120 raise/fold decisions."""
+TOTAL_DEALS: Final = TOTAL_DECISIONS * DEALS_PER_UP_CARD
+"""All deals counting which dealer card is face up: 19,933,230,517,200."""
+
+_CATEGORY_NAMES: Final = {
+    HandCategory.HIGH_CARD: "A-K high",
+    HandCategory.ONE_PAIR: "one pair",
+    HandCategory.TWO_PAIR: "two pair",
+    HandCategory.THREE_OF_A_KIND: "three of a kind",
+    HandCategory.STRAIGHT: "straight",
+    HandCategory.FLUSH: "flush",
+    HandCategory.FULL_HOUSE: "full house",
+    HandCategory.FOUR_OF_A_KIND: "four of a kind",
+    HandCategory.STRAIGHT_FLUSH: "straight flush",
+    HandCategory.ROYAL_FLUSH: "royal flush",
+}
+
+
+def category_name(category: HandCategory) -> str:
+    """A short English name of a hand category (the high-card category as it can win: A-K)."""
+    return _CATEGORY_NAMES[HandCategory(category)]
+
+
+@dataclass(frozen=True, slots=True)
+class CaribbeanConfig:
+    """The rules options the analysis depends on.
+
+    * ``royal_odds``: the royal flush's raise odds, 50..100 (CSP-9.5, the CSP-13 option);
+    * ``ranking``: ``"macau"`` (the law, CSP-8) or ``"standard"`` (equal ranks push);
+    * ``max_payout_units``: optional cap on the raise's win for four of a kind, straight flush
+      and royal flush, in ante units (CSP-9.5 caps it in money per box; ``None`` = no cap).
+
+    Refuses (``ConfigError`` naming the option) odds outside 50..100, an unknown ranking and a
+    cap below 1.
+    """
+
+    royal_odds: int = 100
+    ranking: Ranking = "macau"
+    max_payout_units: int | None = None
+
+    def __post_init__(self) -> None:
+        odds = self.royal_odds
+        if isinstance(odds, bool) or not isinstance(odds, int) or not 50 <= odds <= 100:
+            raise ConfigError(f"--royal-odds must be an integer 50..100 (CSP-9.5), got {odds!r}")
+        if self.ranking not in RANKINGS:
+            raise ConfigError(
+                f"--ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}"
+            )
+        cap = self.max_payout_units
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise ConfigError(f"--max-payout-units must be a positive integer, got {cap!r}")
+
+    def raise_win_units(self, category: HandCategory) -> int:
+        """What a winning raise wins, in ante units (raise = 2 antes, CSP-6.6; odds CSP-9.5)."""
+        category = HandCategory(category)
+        odds = (
+            self.royal_odds if category == HandCategory.ROYAL_FLUSH else FIXED_RAISE_ODDS[category]
+        )
+        win = 2 * odds
+        if self.max_payout_units is not None and category in CAPPED_CATEGORIES:
+            win = min(win, self.max_payout_units)
+        return win
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeLine:
+    """One line of the return table: an event, the units it wins per ante, its exact count."""
+
+    event: str
+    units: int
+    combinations: int
+
+    @property
+    def probability(self) -> Fraction:
+        """Exact probability of the event over all deals."""
+        return Fraction(self.combinations, TOTAL_DEALS)
+
+    @property
+    def expected_return(self) -> Fraction:
+        """Exact contribution of the event to the expected win per ante."""
+        return self.units * self.probability
+
+
+@dataclass(frozen=True)
+class CaribbeanAnalysis:
+    """The exact result: return table, strategy and the counts behind every headline figure.
+
+    ``decisions[i]`` (uint64) has bit ``u`` set when raising with the hand of colex index
+    ``i`` (:func:`hand_index`) against up card ``u`` is optimal. ``raised_by_category[c]``
+    counts raised (hand, up card) pairs whose hand has category ``c``; ``pairs_by_category[c]``
+    all pairs.
+    ``probe_counts[k, j, u]``: for the ``k``-th probed hand and up card ``u``, the dealer hands in
+    which the dealer does not qualify (``j`` = 0), qualifies and loses (1), ties (2), wins (3).
+    """
+
+    config: CaribbeanConfig
+    outcomes: tuple[OutcomeLine, ...]
+    raised_pairs: int
+    dealer_qualifies_deals: int
+    dealer_qualifies_raised_deals: int
+    indifferent_pairs: int
+    raised_by_category: tuple[int, ...]
+    pairs_by_category: tuple[int, ...]
+    decisions: npt.NDArray[np.uint64] = field(repr=False)
+    hands: npt.NDArray[np.int8] = field(repr=False)
+    strengths: npt.NDArray[np.int64] = field(repr=False)
+    probe_counts: npt.NDArray[np.int64] = field(repr=False)
+
+    @property
+    def total_combinations(self) -> int:
+        """All deals counted (always :data:`TOTAL_DEALS`)."""
+        return sum(o.combinations for o in self.outcomes)
+
+    @property
+    def expected_win(self) -> Fraction:
+        """Exact expected win per ante (negative: the player loses)."""
+        return Fraction(sum(o.units * o.combinations for o in self.outcomes), TOTAL_DEALS)
+
+    @property
+    def house_edge(self) -> Fraction:
+        """Exact house edge per ante: minus the expected win."""
+        return -self.expected_win
+
+    @property
+    def raise_probability(self) -> Fraction:
+        """Probability that the optimal player raises."""
+        return Fraction(self.raised_pairs, TOTAL_DECISIONS)
+
+    @property
+    def average_wager(self) -> Fraction:
+        """Expected total amount wagered per ante: 1 + 2 × P(raise) (CSP-6.6)."""
+        return 1 + 2 * self.raise_probability
+
+    @property
+    def element_of_risk(self) -> Fraction:
+        """House edge per total amount wagered (ante plus raise)."""
+        return self.house_edge / self.average_wager
+
+    @property
+    def dealer_qualifies_probability(self) -> Fraction:
+        """Probability that the dealer qualifies (CSP-9.1), over all deals."""
+        return Fraction(self.dealer_qualifies_deals, TOTAL_DEALS)
+
+    @property
+    def dealer_qualifies_given_raise(self) -> Fraction:
+        """Probability that the dealer qualifies, given the player raised."""
+        raised_deals = self.raised_pairs * DEALS_PER_UP_CARD
+        return Fraction(self.dealer_qualifies_raised_deals, raised_deals)
+
+    @property
+    def variance(self) -> Fraction:
+        """Exact variance of the win per ante."""
+        second = Fraction(sum(o.units**2 * o.combinations for o in self.outcomes), TOTAL_DEALS)
+        return second - self.expected_win**2
+
+    @property
+    def standard_deviation(self) -> float:
+        """Standard deviation of the win per ante."""
+        return math.sqrt(self.variance)
+
+    def should_raise(self, cards: list[Card], up_card: Card) -> bool:
+        """The optimal decision for a hand and the dealer's up card (CSP-6.5).
+
+        Refuses (``ConfigError``) anything but five distinct cards and an up card not among them.
+        """
+        indices = sorted({c.index for c in cards})
+        if len(indices) != 5 or len(cards) != 5:
+            raise ConfigError("a Caribbean Stud hand is five distinct cards")
+        if up_card.index in indices:
+            raise ConfigError(f"the up card {up_card} is in the player's hand")
+        return bool(int(self.decisions[hand_index(indices)]) >> up_card.index & 1)
+
+
+def hand_index(sorted_indices: list[int] | tuple[int, ...]) -> int:
+    """Colex index (0..2,598,959) of five sorted distinct card indices: ``sum C(c_i, i)``."""
+    return sum(math.comb(c, i + 1) for i, c in enumerate(sorted_indices))
+
+
+def hand_indices(hands: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """Colex indices of an ``(N, 5)`` array of sorted card indices."""
+    binom = np.array([[math.comb(n, k) for k in range(6)] for n in range(53)], dtype=np.int64)
+    h = np.asarray(hands, dtype=np.int64)
+    out = np.zeros(h.shape[0], dtype=np.int64)
+    for i in range(5):
+        out += binom[h[:, i], i + 1]
+    return out
+
+
+Step = Callable[[str], None]
+
+
+def _no_step(_: str) -> None:
+    return None
+
+
+def analyze(
+    config: CaribbeanConfig,
+    step: Step = _no_step,
+    threads: int = 2,
+    probes: Sequence[int] = (),
+) -> CaribbeanAnalysis:
+    """Run the exact analysis (a few seconds once the numba kernels are compiled and cached).
+
+    ``step(name)`` is called after each stage (for a progress bar). ``threads``: work chunks
+    run in parallel (1 or more). ``probes``: colex hand indices whose per-up-card counts are
+    kept in :attr:`CaribbeanAnalysis.probe_counts` (for checks). Returns a
+    :class:`CaribbeanAnalysis` whose counts are exact. Refuses a config of the wrong type and
+    probe indices outside 0..2,598,959 (``ConfigError``).
+    """
+    from . import _caribbean_kernels as kernels
+
+    if not isinstance(config, CaribbeanConfig):
+        raise ConfigError(f"analyze() takes a CaribbeanConfig, got {config!r}")
+    probes = [int(p) for p in probes]
+    if any(not 0 <= p < N_HANDS for p in probes) or len(set(probes)) != len(probes):
+        raise ConfigError("probe hand indices must be distinct and within 0..2,598,959")
+    hands = kernels.all_hands()
+    step("hands")
+    strengths = evaluate_many(hands, config.ranking)
+    # CSP-9.1 qualification is a property of the dealer's cards alone: judged on the Macau
+    # strengths whatever ranking decides the showdown.
+    macau = strengths if config.ranking == "macau" else evaluate_many(hands, "macau")
+    qualifies = macau >= QUALIFYING_STRENGTH
+    category = strength_category(strengths)
+    step("strengths")
+    if int(strengths[qualifies].min()) <= int(strengths[~qualifies].max()):
+        # The sweep relies on every qualifying hand ranking above every non-qualifying one.
+        raise AssertionError("qualifying hands do not all rank above non-qualifying hands")
+
+    nonqualifying = np.flatnonzero(~qualifies).astype(np.int64)
+    qualifying = np.flatnonzero(qualifies)
+    order = qualifying[np.argsort(strengths[qualifying], kind="stable")].astype(np.int64)
+    ordered = strengths[order]
+    change = np.flatnonzero(np.diff(ordered) != 0) + 1
+    starts = np.concatenate(([0], change))
+    ends = np.concatenate((change, [order.shape[0]]))
+    group_end = np.repeat(ends, ends - starts).astype(np.int64)
+    n_chunks = max(1, int(threads))
+    bounds = [0]
+    for k in range(1, n_chunks):
+        # Later chunks start with the earlier hands already counted, which costs little, but
+        # their queries are the expensive part: split the queries evenly, at group boundaries.
+        position = order.shape[0] * k // n_chunks
+        bounds.append(int(group_end[position]))
+    bounds.append(order.shape[0])
+    probe_slot = np.full(N_HANDS, -1, dtype=np.int64)
+    probe_out = np.zeros((len(probes), 4, 52), dtype=np.int64)
+    for k, hand in enumerate(probes):
+        probe_slot[hand] = k
+    raise_win = np.array(
+        [config.raise_win_units(HandCategory(c)) for c in range(10)], dtype=np.int64
+    )
+    decisions, slots, extra = kernels.sweep(
+        hands,
+        nonqualifying,
+        order,
+        group_end,
+        np.array(bounds, dtype=np.int64),
+        category,
+        raise_win,
+        config.ranking == "standard",
+        probe_slot,
+        probe_out,
+    )
+    step("sweep")
+    totals = [int(x) for x in slots.sum(axis=0)]
+    more = [int(x) for x in extra.sum(axis=0)]
+    outcomes: list[OutcomeLine] = []
+    for c in reversed(range(10)):
+        cat = HandCategory(c)
+        outcomes.append(
+            OutcomeLine(f"player wins with {category_name(cat)}", 1 + int(raise_win[c]), totals[c])
+        )
+    outcomes.append(
+        OutcomeLine("dealer does not qualify (raised)", 1, totals[kernels.SLOT_NOT_QUALIFIED])
+    )
+    outcomes.append(OutcomeLine("push (equal hands)", 0, totals[kernels.SLOT_PUSH]))
+    outcomes.append(OutcomeLine("dealer wins", -3, totals[kernels.SLOT_DEALER_WINS]))
+    outcomes.append(OutcomeLine("fold", -1, totals[kernels.SLOT_FOLD]))
+    pairs_by_category = tuple(int(x) * 47 for x in np.bincount(category, minlength=10))
+    analysis = CaribbeanAnalysis(
+        config=config,
+        outcomes=tuple(outcomes),
+        raised_pairs=sum(more[2:12]),
+        dealer_qualifies_deals=more[12],
+        dealer_qualifies_raised_deals=more[1],
+        indifferent_pairs=more[0],
+        raised_by_category=tuple(more[2:12]),
+        pairs_by_category=pairs_by_category,
+        decisions=decisions,
+        hands=hands,
+        strengths=strengths,
+        probe_counts=probe_out,
+    )
+    if analysis.total_combinations != TOTAL_DEALS:
+        raise AssertionError(f"counted {analysis.total_combinations} deals, not {TOTAL_DEALS}")
+    return analysis
+
+
+# -- jackpot (CSP-10) ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotConfig:
+    """The jackpot settings (CSP-10), amounts in minor units.
+
+    ``contribution`` is the exact share of each jackpot wager credited to the meter (0..1).
+    Refuses (``ConfigError`` naming the option) negative amounts, a wager below 1 and a share
+    outside 0..1.
+    """
+
+    wager: int = 100
+    meter: int = 0
+    award_royal: int = 0
+    award_straight_flush: int = 0
+    award_four: int = 0
+    award_full_house: int = 0
+    award_flush: int = 0
+    contribution: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        for name in (
+            "meter",
+            "award_royal",
+            "award_straight_flush",
+            "award_four",
+            "award_full_house",
+            "award_flush",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                option = "--" + name.replace("_", "-")
+                raise ConfigError(f"{option} must be a non-negative integer, got {value!r}")
+        w = self.wager
+        if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+            raise ConfigError(f"--jackpot-wager must be a positive integer, got {w!r}")
+        share = self.contribution
+        if isinstance(share, bool) or not isinstance(share, int | Fraction) or not 0 <= share <= 1:
+            raise ConfigError(f"--contribution must be a fraction in 0..1, got {share!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotAnalysis:
+    """Exact jackpot probabilities (per box round with a jackpot wager, optimal play) and awards.
+
+    ``probabilities[c]``: probability that the box holds a hand of category ``c`` and raises
+    (a folded box wins no jackpot, CSP-6.7/CSP-10.2).
+    """
+
+    config: JackpotConfig
+    probabilities: tuple[Fraction, ...]
+
+    def expected_award(self, meter: int) -> Fraction:
+        """Expected award per jackpot wager at ``meter`` (CSP-10.2; shares rounded down)."""
+        c = self.config
+        p = self.probabilities
+        royal = max(c.award_royal, meter)
+        straight_flush = max(c.award_straight_flush, meter // 10)
+        return (
+            p[HandCategory.ROYAL_FLUSH] * royal
+            + p[HandCategory.STRAIGHT_FLUSH] * straight_flush
+            + p[HandCategory.FOUR_OF_A_KIND] * c.award_four
+            + p[HandCategory.FULL_HOUSE] * c.award_full_house
+            + p[HandCategory.FLUSH] * c.award_flush
+        )
+
+    def return_rate(self, meter: int) -> Fraction:
+        """Expected award per unit of jackpot wager at ``meter`` (1 = break even)."""
+        return self.expected_award(meter) / self.config.wager
+
+    def break_even_meter(self) -> int:
+        """The smallest meter (minor units) at which the jackpot wager's return reaches 100 %."""
+        lo, hi = 0, 1
+        while self.expected_award(hi) < self.config.wager:
+            hi *= 2
+        if self.expected_award(lo) >= self.config.wager:
+            return 0
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.expected_award(mid) >= self.config.wager:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def meter_drain(self, meter: int) -> Fraction:
+        """Expected amount paid out of the meter per jackpot wager at ``meter`` (CSP-10.8)."""
+        p = self.probabilities
+        return p[HandCategory.ROYAL_FLUSH] * meter + p[HandCategory.STRAIGHT_FLUSH] * (meter // 10)
+
+
+def analyze_jackpot(analysis: CaribbeanAnalysis, jackpot: JackpotConfig) -> JackpotAnalysis:
+    """Jackpot probabilities under the analysis's optimal strategy (exact ``Fraction``)."""
+    probabilities = tuple(
+        Fraction(analysis.raised_by_category[c], TOTAL_DECISIONS) for c in range(10)
+    )
+    return JackpotAnalysis(jackpot, probabilities)

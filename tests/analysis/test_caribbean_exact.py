@@ -1,0 +1,238 @@
+"""Exact Caribbean Stud analysis (CSP-6.5, CSP-6.6, CSP-6.7, CSP-9, CSP-10).
+
+The fast sweep is checked three ways: against the published standard-ranking figure (an exact
+integer), against brute-force enumeration of the dealer's hands for sampled player hands, and for
+internal consistency (every deal counted once, Macau ranking never ties).
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from macau_tables.analysis.caribbean_exact import (
+    DEALS_PER_UP_CARD,
+    TOTAL_DEALS,
+    TOTAL_DECISIONS,
+    CaribbeanAnalysis,
+    CaribbeanConfig,
+    JackpotConfig,
+    analyze,
+    analyze_jackpot,
+    hand_index,
+)
+from macau_tables.cards import Card, parse_cards
+from macau_tables.caribbean.hands import (
+    QUALIFYING_STRENGTH,
+    HandCategory,
+    compare,
+    dealer_qualifies,
+    evaluate,
+    evaluate_many,
+)
+from macau_tables.errors import ConfigError
+
+PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
+
+# Player hands probed by the brute-force checks: borderline A-K hands, pairs, a made hand,
+# a hand tying often under the standard ranking, and a seeded random sample.
+_NAMED = [
+    "As Kd Jc 8h 3s",
+    "Ad Kc Qh 4s 2d",
+    "Ah Kh 9c 6d 5s",
+    "2d 2c 7h 9s Jd",
+    "Ac Kc Qc Jc 9c",
+    "Ad Kd Qh Js 9c",
+    "5h 4c 3d 2s Ad",
+]
+_rng = random.Random(20041122)
+_RANDOM = [sorted(_rng.sample(range(52), 5)) for _ in range(2)]
+PROBE_HANDS = [sorted(c.index for c in parse_cards(text)) for text in _NAMED] + _RANDOM
+PROBES = [hand_index(h) for h in PROBE_HANDS]
+
+_TEMPLATE = np.array(list(combinations(range(46), 4)), dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def standard() -> CaribbeanAnalysis:
+    return analyze(CaribbeanConfig(royal_odds=100, ranking="standard"), probes=PROBES)
+
+
+@pytest.fixture(scope="module")
+def macau() -> CaribbeanAnalysis:
+    return analyze(CaribbeanConfig(royal_odds=100, ranking="macau"), probes=PROBES)
+
+
+def _brute_counts(hand: list[int], up: int, ranking: str) -> tuple[int, int, int, int]:
+    """(not qualified, player wins, tie, dealer wins) over every dealer hand holding ``up``."""
+    others = np.array([c for c in range(52) if c not in hand and c != up], dtype=np.int64)
+    dealer = np.empty((DEALS_PER_UP_CARD, 5), dtype=np.int64)
+    dealer[:, :4] = others[_TEMPLATE]
+    dealer[:, 4] = up
+    macau = evaluate_many(dealer, "macau")
+    strengths = macau if ranking == "macau" else evaluate_many(dealer, ranking)  # type: ignore[arg-type]
+    qualified = macau >= QUALIFYING_STRENGTH
+    player = evaluate_many(np.array([hand], dtype=np.int64), ranking)[0]  # type: ignore[arg-type]
+    q = strengths[qualified]
+    return (
+        int((~qualified).sum()),
+        int((q < player).sum()),
+        int((q == player).sum()),
+        int((q > player).sum()),
+    )
+
+
+def _optimal_raise(counts: tuple[int, int, int, int], win_units: int) -> bool:
+    n, w, _t, lose = counts
+    # CSP-9.2..9.5 per ante: not qualified +1, win 1 + raise odds x 2, tie 0, loss -3 (ante and
+    # the raise of CSP-6.6); folding loses the ante (CSP-6.7).
+    return n + w * win_units - 3 * lose > -DEALS_PER_UP_CARD
+
+
+def test_standard_ranking_matches_published_house_edge_exactly_CSP_9(
+    standard: CaribbeanAnalysis,
+) -> None:
+    """CSP-9 with royal 100:1, standard ranking: the published 5.22430577 % as an exact integer."""
+    assert standard.total_combinations == TOTAL_DEALS == 19_933_230_517_200
+    loss = -sum(o.units * o.combinations for o in standard.outcomes)
+    assert loss == PUBLISHED_STANDARD_LOSS
+    assert standard.house_edge == Fraction(PUBLISHED_STANDARD_LOSS, TOTAL_DEALS)
+    assert f"{float(standard.house_edge):.10f}" == "0.0522430577"
+
+
+def test_standard_ranking_headline_figures_CSP_9_1(standard: CaribbeanAnalysis) -> None:
+    """Dealer qualification (CSP-9.1) and the optimal raise rate, exact."""
+    # P(dealer qualifies) does not depend on the strategy: 1 - 0.4368131868... over all deals.
+    assert standard.dealer_qualifies_probability == Fraction(
+        standard.dealer_qualifies_deals, TOTAL_DEALS
+    )
+    assert f"{float(standard.dealer_qualifies_probability):.10f}" == "0.5631868132"
+    assert f"{float(standard.raise_probability):.6f}" == "0.522255"
+    assert f"{float(standard.element_of_risk):.8f}" == "0.02555286"
+    pushes = {o.event: o.combinations for o in standard.outcomes}["push (equal hands)"]
+    assert pushes > 0
+
+
+def test_macau_ranking_figures_recorded_CSP_8(macau: CaribbeanAnalysis) -> None:
+    """Macau ranking (CSP-8 suit tie-breaks): no pushes, and the recorded exact figures."""
+    by_event = {o.event: o for o in macau.outcomes}
+    assert by_event["push (equal hands)"].combinations == 0
+    assert macau.total_combinations == TOTAL_DEALS
+    loss = -sum(o.units * o.combinations for o in macau.outcomes)
+    assert macau.house_edge == Fraction(3_337_606_931, 63_888_559_350)
+    assert loss == 1_041_333_362_472
+    assert macau.raised_pairs == 63_793_782
+    assert macau.indifferent_pairs == 3
+
+
+def test_every_pair_decided_once_and_strategy_consistent_CSP_6_5(
+    macau: CaribbeanAnalysis,
+) -> None:
+    """122,151,120 decisions; raised pairs equal the set bits of the strategy table."""
+    bits = np.unpackbits(macau.decisions.view(np.uint8)).sum()
+    assert int(bits) == macau.raised_pairs
+    assert sum(macau.pairs_by_category) == TOTAL_DECISIONS
+    fold = {o.event: o.combinations for o in macau.outcomes}["fold"]
+    assert fold == (TOTAL_DECISIONS - macau.raised_pairs) * DEALS_PER_UP_CARD
+    # Pair or better is always raised; high card below A-K never is.
+    for c in range(1, 10):
+        assert macau.raised_by_category[c] == macau.pairs_by_category[c]
+
+
+@pytest.mark.parametrize("ranking", ["macau", "standard"])
+def test_sweep_counts_equal_brute_force_CSP_9(
+    ranking: str, macau: CaribbeanAnalysis, standard: CaribbeanAnalysis
+) -> None:
+    """W/L/N/ties and the decision for sampled hands and all 47 up cards, by enumeration."""
+    analysis = macau if ranking == "macau" else standard
+    config = analysis.config
+    for k, hand in enumerate(PROBE_HANDS):
+        category = HandCategory(int(evaluate_many(np.array([hand]), config.ranking)[0]) >> 22)
+        win_units = 1 + config.raise_win_units(category)
+        for up in range(52):
+            if up in hand:
+                continue
+            counts = _brute_counts(hand, up, ranking)
+            got = tuple(int(x) for x in analysis.probe_counts[k, :, up])
+            assert got == counts, (hand, up)
+            decided = analysis.should_raise([Card.from_index(c) for c in hand], Card.from_index(up))
+            assert decided == _optimal_raise(counts, win_units), (hand, up)
+
+
+def test_royal_odds_change_only_the_royal_line_CSP_9_5() -> None:
+    """Royal 50:1 pays 101 units per ante on a win; the rest of the table is unchanged."""
+    a = analyze(CaribbeanConfig(royal_odds=50))
+    royal = {o.event: o for o in a.outcomes}["player wins with royal flush"]
+    assert royal.units == 101
+    assert a.house_edge > Fraction(3_337_606_931, 63_888_559_350)
+
+
+@pytest.mark.parametrize("odds", [49, 101, 0, True])
+def test_bad_royal_odds_refused_CSP_9_5(odds: int) -> None:
+    with pytest.raises(ConfigError, match="royal-odds"):
+        CaribbeanConfig(royal_odds=odds)
+
+
+def test_bad_ranking_and_cap_refused() -> None:
+    with pytest.raises(ConfigError, match="ranking"):
+        CaribbeanConfig(ranking="poker")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="max-payout"):
+        CaribbeanConfig(max_payout_units=0)
+
+
+def test_max_payout_cap_applies_to_capped_categories_only_CSP_9_5() -> None:
+    config = CaribbeanConfig(max_payout_units=30)
+    assert config.raise_win_units(HandCategory.ROYAL_FLUSH) == 30
+    assert config.raise_win_units(HandCategory.STRAIGHT_FLUSH) == 30
+    assert config.raise_win_units(HandCategory.FOUR_OF_A_KIND) == 30
+    assert config.raise_win_units(HandCategory.FULL_HOUSE) == 14
+
+
+def test_jackpot_break_even_meter_CSP_10_2(macau: CaribbeanAnalysis) -> None:
+    """The break-even meter is the first meter at which the expected award reaches the wager."""
+    cfg = JackpotConfig(
+        wager=100,
+        award_royal=0,
+        award_straight_flush=0,
+        award_four=50_000,
+        award_full_house=10_000,
+        award_flush=5_000,
+    )
+    jackpot = analyze_jackpot(macau, cfg)
+    meter = jackpot.break_even_meter()
+    assert jackpot.expected_award(meter) >= 100 > jackpot.expected_award(meter - 1)
+    # A folded box wins nothing (CSP-6.7): flush probability equals the raised flush pairs.
+    assert jackpot.probabilities[HandCategory.FLUSH] == Fraction(5_108, 2_598_960)
+    assert jackpot.expected_award(10**9) > jackpot.expected_award(10**8)
+
+
+@pytest.mark.parametrize(
+    "field", ["meter", "award_royal", "award_straight_flush", "award_four", "award_full_house"]
+)
+def test_negative_jackpot_amounts_refused_CSP_10_3(field: str) -> None:
+    with pytest.raises(ConfigError, match=field.replace("_", "-")):
+        JackpotConfig(**{field: -1})  # type: ignore[arg-type]
+
+
+def test_brute_force_with_rule_functions_CSP_9() -> None:
+    """Two (hand, up card) pairs enumerated with ``evaluate``/``compare``/``dealer_qualifies``."""
+    analysis = analyze(CaribbeanConfig(ranking="macau"), probes=[PROBES[0]])
+    hand = [Card.from_index(c) for c in PROBE_HANDS[0]]
+    for up_index in (0, 50):
+        up = Card.from_index(up_index)
+        rest = [c for c in (Card.from_index(i) for i in range(52)) if c not in hand and c != up]
+        counts = [0, 0, 0, 0]
+        player = evaluate(hand)
+        for four in combinations(rest, 4):
+            dealer = [*four, up]
+            if not dealer_qualifies(dealer):
+                counts[0] += 1
+                continue
+            result = compare(player, evaluate(dealer))
+            counts[1 if result > 0 else 2 if result == 0 else 3] += 1
+        got = [int(x) for x in analysis.probe_counts[0, :, up_index]]
+        assert got == counts
