@@ -1,0 +1,676 @@
+"""Exact baccarat mathematics: every wager of the 2004 regulation and its amendments.
+
+What is counted
+---------------
+The shoe holds ``52 * decks`` distinct cards (two 7♠ of different decks are different cards).
+Every figure is a count of **ordered 6-card sequences** dealt from the full shoe, the convention
+of the published tables: a round that uses 4 or 5 cards is weighted by the number of ways to
+complete it to 6 cards, so ``total_combinations = (52N)(52N-1)…(52N-5)``. Probabilities and
+house edges are exact :class:`fractions.Fraction` values of those counts.
+
+How (fast and exact)
+--------------------
+* Banker / player / tie, the no-commission banker and Lucky 6 depend only on the BAC-5 card
+  *values*. A numba kernel lists every value sequence that is a complete round once (339,400 of
+  them) and groups them by the *multiset* of values they use: a round's weight in a shoe with
+  ``u_v`` cards of value ``v`` (``U`` in all) is ``Π_v u_v (u_v-1)…`` (one falling factorial per
+  value) times the completion ``(U-k)…(U-5)``, the same for every ordering of one multiset. So
+  one table ``coef[multiset, outcome]`` (composition-free, built once) turns any shoe into exact
+  outcome counts with a single integer matrix product: a full shoe, a shoe with one card
+  removed (effects of removal), or a shoe in the middle of play.
+* Pairs and the jackpot combinations depend on ranks and suits of the first four (five) cards
+  and have closed forms in the rank/suit counts (see :func:`jackpot_counts`).
+
+Independent checks in ``tests/analysis/test_baccarat_exact.py``: a plain-Python enumeration of
+value sequences for 1, 2, 6 and 8 decks, a card-by-card enumeration of the jackpot combinations
+over small shoes, and the published 8- and 6-deck figures.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..baccarat.tableau import banker_draws, player_draws
+from ..errors import ConfigError
+from ..jackpot import Combination, award_shared, fixed_award
+
+__all__ = [
+    "JACKPOT_COMBINATIONS",
+    "MAX_DECKS",
+    "MIN_DECKS",
+    "WAGERS",
+    "BaccaratAnalysis",
+    "JackpotAwards",
+    "JackpotLine",
+    "JackpotReturn",
+    "MainCounts",
+    "WagerStats",
+    "analyze",
+    "check_decks",
+    "class_counts",
+    "composition_after",
+    "effects_of_removal",
+    "falling",
+    "full_shoe",
+    "jackpot_counts",
+    "jackpot_return",
+    "main_counts",
+    "pair_count",
+    "wager_stats",
+]
+
+MIN_DECKS: Final = 1
+MAX_DECKS: Final = 12
+"""The analysis accepts 1 … 12 decks (the law's tables use 6 … 12, BAC-1; fewer decks are
+useful for checks and comparison)."""
+
+WAGERS: Final = (
+    "banker",
+    "banker_no_commission",
+    "player",
+    "tie",
+    "player_pair",
+    "banker_pair",
+    "lucky_six",
+)
+"""The fixed-odds wagers, in report order (keys of the JSON ``house_edge`` object)."""
+
+JACKPOT_COMBINATIONS: Final = (
+    Combination.ROYAL_FLUSH,
+    Combination.HEAVENLY_STRAIGHT,
+    Combination.FOUR_OF_A_KIND,
+    Combination.DOUBLE_PAIR,
+    Combination.THREE_OF_A_KIND,
+    Combination.SINGLE_PAIR,
+)
+"""BAC-13.4 combinations, highest first (only the highest pays)."""
+
+_ROYAL_RANKS: Final = (10, 11, 12, 13, 14)
+_N_CLASSES: Final = 150
+
+
+def check_decks(decks: object) -> int:
+    """Return ``decks`` if it is a whole number 1 … 12; raise :class:`ConfigError` otherwise."""
+    if isinstance(decks, bool) or not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
+        raise ConfigError(
+            f"decks must be a whole number from {MIN_DECKS} to {MAX_DECKS}, got {decks!r}"
+        )
+    return decks
+
+
+def falling(n: int, k: int) -> int:
+    """``n (n-1) … (n-k+1)``: the number of ordered ways to draw ``k`` of ``n`` distinct cards
+    (0 when ``k > n``; refuses a negative ``k``)."""
+    if k < 0:
+        raise ValueError(f"falling factorial needs k >= 0, got {k}")
+    if k > n:
+        return 0
+    return math.perm(n, k)
+
+
+def full_shoe(decks: int) -> tuple[int, ...]:
+    """The composition of a full shoe: 52 counts, one per card index (``decks`` each)."""
+    check_decks(decks)
+    return (decks,) * 52
+
+
+def composition_after(composition: Sequence[int], removed: Sequence[int]) -> tuple[int, ...]:
+    """``composition`` (52 counts by card index) less the cards ``removed`` (card indices).
+    Refuses (``ValueError``) to remove a card the shoe does not hold."""
+    out = list(composition)
+    for index in removed:
+        if out[index] <= 0:
+            raise ValueError(f"the shoe holds no more card index {index}")
+        out[index] -= 1
+    return tuple(out)
+
+
+def _check_composition(composition: Sequence[int]) -> tuple[int, ...]:
+    comp = tuple(int(c) for c in composition)
+    if len(comp) != 52 or min(comp) < 0:
+        raise ValueError("a composition is 52 non-negative counts, one per card index")
+    if sum(comp) < 6:
+        raise ValueError("a shoe needs at least 6 cards for a full round")
+    return comp
+
+
+def _values(comp: Sequence[int]) -> list[int]:
+    """Counts of BAC-5 values 0..9 (10/J/Q/K count 0, A counts 1)."""
+    out = [0] * 10
+    for index, n in enumerate(comp):
+        rank = index // 4 + 2
+        out[1 if rank == 14 else (0 if rank >= 10 else rank)] += n
+    return out
+
+
+def _ranks(comp: Sequence[int]) -> list[int]:
+    return [sum(comp[4 * r : 4 * r + 4]) for r in range(13)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Banker / player / tie, no commission, Lucky 6: the multiset table
+
+
+@functools.cache
+def _multiset_table() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``(mult, k, coef)``: for each multiset of values that is a complete round, its value
+    multiplicities (M×10), its size k (4..6) and the number of its orderings in each outcome
+    class (M×150)."""
+    from . import _baccarat_kernels as kern
+
+    size = 10**4 + 10**5 + 10**6
+    keys = np.empty(size, np.int64)
+    classes = np.empty(size, np.int64)
+    m = kern.enumerate_value_rounds(keys, classes)
+    uniq, inverse = np.unique(keys[:m], return_inverse=True)
+    coef = np.zeros((uniq.size, _N_CLASSES), np.int64)
+    np.add.at(coef, (inverse.ravel(), classes[:m]), 1)
+    mult = np.zeros((uniq.size, 10), np.int64)
+    rest = uniq.copy()
+    for v in range(10):
+        mult[:, v] = rest % 7
+        rest //= 7
+    return mult, mult.sum(axis=1), coef
+
+
+def class_counts(value_counts: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Exact counts (over ordered 6-card sequences) of the 150 outcome classes of
+    :mod:`._baccarat_kernels` for a shoe with ``value_counts[v]`` cards of value ``v``.
+
+    Refuses (``ValueError``) fewer than 6 cards or more than 12 decks' worth (int64 range).
+    """
+    u = np.array([int(x) for x in value_counts], np.int64)
+    if u.shape != (10,) or (u < 0).any():
+        raise ValueError("value_counts must be 10 non-negative counts")
+    total_cards = int(u.sum())
+    if not 6 <= total_cards <= 52 * MAX_DECKS:
+        raise ValueError(f"a shoe of {total_cards} cards is outside 6 … {52 * MAX_DECKS}")
+    mult, k, coef = _multiset_table()
+    ff = np.ones((10, 7), np.int64)
+    for j in range(1, 7):
+        ff[:, j] = ff[:, j - 1] * np.maximum(u - (j - 1), 0)
+    weight = ff[np.arange(10), mult].prod(axis=1)
+    completion = np.array([falling(total_cards - kk, 6 - kk) for kk in (4, 5, 6)], np.int64)
+    weight = weight * completion[k - 4]
+    counts: npt.NDArray[np.int64] = weight @ coef
+    # Every 6-card sequence is one round's completion: the counts must add up exactly (this
+    # also proves no int64 overflow happened).
+    if int(counts.sum()) != falling(total_cards, 6):
+        raise AssertionError("outcome counts do not add up to the number of 6-card sequences")
+    return counts
+
+
+@dataclass(frozen=True, slots=True)
+class MainCounts:
+    """Exact outcome counts of the banker/player/tie game (ordered 6-card sequences)."""
+
+    total: int
+    classes: tuple[int, ...]  # 150 outcome classes, see _baccarat_kernels
+
+    def _sum(self, kinds: Sequence[int], winners: Sequence[int], totals: Sequence[int]) -> int:
+        return sum(
+            self.classes[(kind * 3 + w) * 10 + t] for kind in kinds for w in winners for t in totals
+        )
+
+    @property
+    def banker(self) -> int:
+        """Banker wins (BAC-11)."""
+        return self._sum(range(5), (1,), range(10))
+
+    @property
+    def player(self) -> int:
+        """Player wins (BAC-11)."""
+        return self._sum(range(5), (0,), range(10))
+
+    @property
+    def tie(self) -> int:
+        """Ties (BAC-12)."""
+        return self._sum(range(5), (2,), range(10))
+
+    def banker_wins_on(self, total: int) -> int:
+        """Banker wins with final total ``total``."""
+        return self._sum(range(5), (1,), (total,))
+
+    @property
+    def banker_six_two_cards(self) -> int:
+        """Banker wins with a two-card 6 (Lucky 6 pays 12:1)."""
+        return self._sum((0, 1, 2), (1,), (6,))
+
+    @property
+    def banker_six_three_cards(self) -> int:
+        """Banker wins with a three-card 6 (Lucky 6 pays 20:1)."""
+        return self._sum((3, 4), (1,), (6,))
+
+    @property
+    def banker_six(self) -> int:
+        """Banker wins with 6 (the no-commission banker pays 1:2, BAC-18)."""
+        return self.banker_wins_on(6)
+
+    def cards_dealt(self, n: int) -> int:
+        """Rounds that use ``n`` cards (4, 5 or 6)."""
+        kinds = {4: (0, 1), 5: (2, 3), 6: (4,)}[n]
+        return self._sum(kinds, range(3), range(10))
+
+    @property
+    def natural(self) -> int:
+        """Rounds decided by a natural (either side's first two cards total 8 or 9, BAC-9.2)."""
+        return self._sum((0,), range(3), range(10))
+
+
+def main_counts(composition: Sequence[int]) -> MainCounts:
+    """Exact banker/player/tie outcome counts for a shoe (52 counts by card index)."""
+    comp = _check_composition(composition)
+    counts = class_counts(_values(comp))
+    return MainCounts(falling(sum(comp), 6), tuple(int(c) for c in counts))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairs and the jackpot (BAC-13, BAC-13.4): closed forms in rank and suit counts
+
+
+def pair_count(composition: Sequence[int]) -> int:
+    """Ordered 6-card sequences in which the player's first two cards (P1, P2) have one rank
+    (BAC-13). By symmetry the banker pair (B1, B2) has the same count."""
+    comp = _check_composition(composition)
+    total = sum(comp)
+    return sum(falling(c, 2) for c in _ranks(comp)) * falling(total - 2, 4)
+
+
+@functools.cache
+def _five_card_orders() -> int:
+    """How many of the 120 orders of A K Q J 10 (as P1 B1 P2 B2 fifth) deal a fifth card.
+
+    The first four of them are worth 0 or 1 (BAC-5), so no natural is possible and the player
+    always draws (BAC-9.1): all 120. Computed from the rule functions rather than assumed."""
+    values = {10: 0, 11: 0, 12: 0, 13: 0, 14: 1}
+    dealt = 0
+    for order in itertools.permutations(_ROYAL_RANKS):
+        p = (values[order[0]] + values[order[2]]) % 10
+        b = (values[order[1]] + values[order[3]]) % 10
+        if p >= 8 or b >= 8:
+            continue
+        if player_draws(p) or banker_draws(b, None):
+            dealt += 1
+    return dealt
+
+
+def jackpot_counts(composition: Sequence[int]) -> dict[Combination, int]:
+    """Exact counts (ordered 6-card sequences) of the highest BAC-13.4 combination of a round,
+    for every combination, plus ``None``-free totals: the values add up to the number of rounds
+    with *some* combination (the rest pay nothing).
+
+    Closed forms over the first four cards P1 B1 P2 B2 (``c_r`` cards of rank ``r``, ``n_rs``
+    of rank ``r`` and suit ``s``, ``U`` cards, ``F`` falling factorial):
+
+    * four of a kind (four different suits): ``Σ_r 4! Π_s n_rs``;
+    * double pair: player pair rank ``a`` ≠ banker pair rank ``b``: ``S² − Σ_r F(c_r,2)²`` with
+      ``S = Σ_r F(c_r,2)``;
+    * three of a kind: exactly three of one rank (``Σ 4 F(c_r,3)(U − c_r)``), or four of one
+      rank not in four different suits;
+    * single pair: a side pair and none of the above;
+
+    each times ``F(U−4, 2)``; royal flush and heavenly straight over the first five cards
+    (every order of A K Q J 10 deals a fifth card), times ``U − 5``.
+    """
+    comp = _check_composition(composition)
+    total = sum(comp)
+    ranks = _ranks(comp)
+
+    def n(rank: int, suit: int) -> int:
+        return comp[(rank - 2) * 4 + suit]
+
+    f2 = [falling(c, 2) for c in ranks]
+    s2 = sum(f2)
+    four_same = sum(falling(c, 4) for c in ranks)
+    four_distinct = sum(24 * math.prod(n(r, s) for s in range(4)) for r in range(2, 15))
+    three_exact = sum(4 * falling(c, 3) * (total - c) for c in ranks)
+    double = s2 * s2 - sum(x * x for x in f2)
+    player_pair4 = s2 * falling(total - 2, 2)
+    single = 2 * player_pair4 - 2 * double - 2 * four_same - three_exact
+    three = three_exact + four_same - four_distinct
+    rest4 = falling(total - 4, 2)
+
+    orders = _five_card_orders()
+    royal = 0
+    heavenly = 0
+    for s in range(4):
+        faces = math.prod(n(r, s) for r in (10, 11, 12, 13))
+        royal += faces * n(14, s)
+        heavenly += faces * sum(n(14, t) for t in range(4) if t != s)
+    rest5 = total - 5
+    return {
+        Combination.ROYAL_FLUSH: royal * orders * rest5,
+        Combination.HEAVENLY_STRAIGHT: heavenly * orders * rest5,
+        Combination.FOUR_OF_A_KIND: four_distinct * rest4,
+        Combination.DOUBLE_PAIR: double * rest4,
+        Combination.THREE_OF_A_KIND: three * rest4,
+        Combination.SINGLE_PAIR: single * rest4,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Wagers
+
+
+@dataclass(frozen=True, slots=True)
+class WagerStats:
+    """One wager's exact mathematics per unit wagered and per round dealt.
+
+    ``outcomes`` lists ``(description, count, net payoff per unit)``; ``expectation`` is the
+    player's expected net result (negative: the house wins), ``house_edge = -expectation``.
+    """
+
+    key: str
+    name: str
+    pays: str
+    outcomes: tuple[tuple[str, int, Fraction], ...]
+    total: int
+
+    @property
+    def expectation(self) -> Fraction:
+        return Fraction(sum(c * x for _, c, x in self.outcomes), self.total)
+
+    @property
+    def house_edge(self) -> Fraction:
+        return -self.expectation
+
+    @property
+    def variance(self) -> Fraction:
+        second = Fraction(sum(c * x * x for _, c, x in self.outcomes), self.total)
+        return second - self.expectation**2
+
+    @property
+    def standard_deviation(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def win_probability(self) -> Fraction:
+        return Fraction(sum(c for _, c, x in self.outcomes if x > 0), self.total)
+
+
+def _lose_rest(
+    total: int, *events: tuple[str, int, Fraction]
+) -> tuple[tuple[str, int, Fraction], ...]:
+    rest = total - sum(c for _, c, _x in events)
+    return (*events, ("loses", rest, Fraction(-1)))
+
+
+def wager_stats(main: MainCounts, pairs: int) -> dict[str, WagerStats]:
+    """The fixed-odds wagers of BAC-13/BAC-17/BAC-18 (and Lucky 6, 56/2018) from exact counts.
+
+    Ties push banker and player wagers (BAC-12: they neither win nor lose)."""
+    t = main.total
+    b6 = main.banker_six
+    zero = Fraction(0)
+    return {
+        "banker": WagerStats(
+            "banker",
+            "Banker (5 % commission)",
+            "1:1 less 5 % (BAC-17, BAC-18.1)",
+            (
+                ("banker wins", main.banker, Fraction(19, 20)),
+                ("tie (push)", main.tie, zero),
+                ("player wins", main.player, Fraction(-1)),
+            ),
+            t,
+        ),
+        "banker_no_commission": WagerStats(
+            "banker_no_commission",
+            "Banker, no commission",
+            "1:1, a win on 6 pays 1:2 (BAC-18.2)",
+            (
+                ("banker wins, not on 6", main.banker - b6, Fraction(1)),
+                ("banker wins on 6", b6, Fraction(1, 2)),
+                ("tie (push)", main.tie, zero),
+                ("player wins", main.player, Fraction(-1)),
+            ),
+            t,
+        ),
+        "player": WagerStats(
+            "player",
+            "Player",
+            "1:1 (BAC-17)",
+            (
+                ("player wins", main.player, Fraction(1)),
+                ("tie (push)", main.tie, zero),
+                ("banker wins", main.banker, Fraction(-1)),
+            ),
+            t,
+        ),
+        "tie": WagerStats(
+            "tie", "Tie", "8:1 (BAC-17)", _lose_rest(t, ("tie", main.tie, Fraction(8))), t
+        ),
+        "player_pair": WagerStats(
+            "player_pair",
+            "Player pair",
+            "11:1 (BAC-17)",
+            _lose_rest(t, ("P1 and P2 one rank", pairs, Fraction(11))),
+            t,
+        ),
+        "banker_pair": WagerStats(
+            "banker_pair",
+            "Banker pair",
+            "11:1 (BAC-17)",
+            _lose_rest(t, ("B1 and B2 one rank", pairs, Fraction(11))),
+            t,
+        ),
+        "lucky_six": WagerStats(
+            "lucky_six",
+            "Lucky 6",
+            "12:1 two cards, 20:1 three cards (56/2018)",
+            _lose_rest(
+                t,
+                ("banker wins on a two-card 6", main.banker_six_two_cards, Fraction(12)),
+                ("banker wins on a three-card 6", main.banker_six_three_cards, Fraction(20)),
+            ),
+            t,
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The progressive jackpot's return (BAC-13.4, BAC-17)
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotAwards:
+    """The jackpot table settings an analysis needs, in minor units.
+
+    ``wager`` is the fixed jackpot wager (collected every round); ``meter`` the meter's current
+    amount; the fixed awards are regulator-approved table settings (BAC-17.7); ``bettors`` the
+    number of jackpot wagers in the round (royal flush and heavenly straight are shared equally
+    by the round's winners, BAC-17.4/17.5; everybody with a jackpot wager wins together since
+    the combination is made by the round's cards). Refuses negative amounts, a wager below 1,
+    fewer than 1 bettor (:class:`ConfigError`).
+    """
+
+    wager: int
+    meter: int
+    heavenly_straight: int
+    four_of_a_kind: int
+    double_pair: int
+    three_of_a_kind: int
+    single_pair: int
+    bettors: int = 1
+
+    def __post_init__(self) -> None:
+        for name in (
+            "meter",
+            "heavenly_straight",
+            "four_of_a_kind",
+            "double_pair",
+            "three_of_a_kind",
+            "single_pair",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(
+                    f"jackpot {name.replace('_', ' ')} must be a non-negative whole number of "
+                    f"minor units, got {value!r}"
+                )
+        for name in ("wager", "bettors"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"jackpot {name} must be a whole number >= 1, got {value!r}")
+
+    def award(self, combination: Combination, meter: int | None = None) -> int:
+        """What one winning jackpot wager receives for ``combination`` (minor units), with the
+        meter at ``meter`` (default: :attr:`meter`). Rounded down (CSP-10.8 via BAC-17)."""
+        m = self.meter if meter is None else meter
+        if combination is Combination.ROYAL_FLUSH:  # the whole meter, shared (BAC-17.4)
+            return award_shared(m, 1, 0, self.bettors)[0].amount
+        if combination is Combination.HEAVENLY_STRAIGHT:  # max(fixed, 10 % meter), shared
+            return award_shared(m, Fraction(1, 10), self.heavenly_straight, self.bettors)[0].amount
+        fixed = {
+            Combination.FOUR_OF_A_KIND: self.four_of_a_kind,
+            Combination.DOUBLE_PAIR: self.double_pair,
+            Combination.THREE_OF_A_KIND: self.three_of_a_kind,
+            Combination.SINGLE_PAIR: self.single_pair,
+        }[combination]
+        return fixed_award(fixed).amount  # each winner (BAC-17.6)
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotLine:
+    """One combination's probability, award and share of the return."""
+
+    combination: Combination
+    count: int
+    probability: Fraction
+    award: int
+    return_share: Fraction  # probability × award / wager
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotReturn:
+    """The jackpot wager's return to the player: ``Σ p × award / wager`` (the wager is collected
+    every round; awards are paid as amounts). ``house_edge = 1 − return``."""
+
+    lines: tuple[JackpotLine, ...]
+    awards: JackpotAwards
+
+    @property
+    def total_return(self) -> Fraction:
+        return sum((line.return_share for line in self.lines), Fraction(0))
+
+    @property
+    def house_edge(self) -> Fraction:
+        return 1 - self.total_return
+
+    @property
+    def hit_probability(self) -> Fraction:
+        return sum((line.probability for line in self.lines), Fraction(0))
+
+    @property
+    def standard_deviation(self) -> float:
+        """SD of the net result per unit wagered."""
+        w = self.awards.wager
+        second = sum(
+            (line.probability * Fraction(line.award - w, w) ** 2 for line in self.lines),
+            Fraction(0),
+        ) + (1 - self.hit_probability)
+        mean = self.total_return - 1
+        return math.sqrt(second - mean * mean)
+
+
+def jackpot_return(
+    counts: Mapping[Combination, int], total: int, awards: JackpotAwards
+) -> JackpotReturn:
+    """The jackpot wager's exact return for the combination ``counts`` (of ``total`` rounds)."""
+    lines = []
+    for combo in JACKPOT_COMBINATIONS:
+        p = Fraction(counts[combo], total)
+        award = awards.award(combo)
+        lines.append(JackpotLine(combo, counts[combo], p, award, p * Fraction(award, awards.wager)))
+    return JackpotReturn(tuple(lines), awards)
+
+
+# ---------------------------------------------------------------------------------------------
+# Effects of removal and the whole analysis
+
+
+def _fixed_odds_expectations(comp: Sequence[int]) -> dict[str, Fraction]:
+    stats = wager_stats(main_counts(comp), pair_count(comp))
+    return {k: s.expectation for k, s in stats.items()}
+
+
+def _jackpot_expectation(comp: Sequence[int], awards: JackpotAwards) -> Fraction:
+    total = falling(sum(comp), 6)
+    return jackpot_return(jackpot_counts(comp), total, awards).total_return - 1
+
+
+def effects_of_removal(
+    decks: int, awards: JackpotAwards | None = None
+) -> dict[int, dict[str, Fraction]]:
+    """For each rank 2 … 14: the change of each wager's expectation (per unit wagered, the
+    player's view) when ONE card of that rank is removed from the full shoe. The jackpot (which
+    depends on suits) averages the four suits. Exact; summed over all 52·N cards of the shoe the
+    EORs of a wager add up to 0.
+
+    The fixed-odds wagers depend only on values and ranks, so one removal per rank suffices."""
+    full = full_shoe(decks)
+    base = _fixed_odds_expectations(full)
+    base_jackpot = _jackpot_expectation(full, awards) if awards is not None else Fraction(0)
+    out: dict[int, dict[str, Fraction]] = {}
+    for rank in range(2, 15):
+        ev = _fixed_odds_expectations(composition_after(full, [(rank - 2) * 4]))
+        row = {key: ev[key] - base[key] for key in base}
+        if awards is not None:
+            jackpot = sum(
+                (
+                    _jackpot_expectation(composition_after(full, [(rank - 2) * 4 + s]), awards)
+                    for s in range(4)
+                ),
+                Fraction(0),
+            )
+            row["jackpot"] = jackpot / 4 - base_jackpot
+        out[rank] = row
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class BaccaratAnalysis:
+    """The exact analysis of one shoe size: every wager, the jackpot and the effects of removal."""
+
+    decks: int
+    main: MainCounts
+    pairs: int
+    wagers: dict[str, WagerStats]
+    jackpot_counts: dict[Combination, int]
+    jackpot: JackpotReturn
+    eor: dict[int, dict[str, Fraction]]
+
+    @property
+    def total(self) -> int:
+        return self.main.total
+
+    def probability(self, count: int) -> Fraction:
+        return Fraction(count, self.main.total)
+
+
+def analyze(decks: int, awards: JackpotAwards) -> BaccaratAnalysis:
+    """The complete exact analysis of a full shoe of ``decks`` decks (1 … 12) with the jackpot
+    settings ``awards``. Refuses a bad deck count (:class:`ConfigError`)."""
+    check_decks(decks)
+    full = full_shoe(decks)
+    main = main_counts(full)
+    pairs = pair_count(full)
+    jackpot = jackpot_counts(full)
+    return BaccaratAnalysis(
+        decks,
+        main,
+        pairs,
+        wager_stats(main, pairs),
+        jackpot,
+        jackpot_return(jackpot, main.total, awards),
+        effects_of_removal(decks, awards),
+    )
