@@ -1,0 +1,176 @@
+"""Cards exposed in error, misdeals, faults and carried-over jackpot wagers (CSP-11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from macau_tables.cards import parse_cards
+from macau_tables.caribbean.actions import (
+    DealCard,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+    ReportExposedCard,
+    ReportMisdeal,
+    Showdown,
+    ShufflerFailure,
+    Void,
+)
+from macau_tables.caribbean.events import CardExposed, RoundVoided
+from macau_tables.caribbean.round import DEALER, CaribbeanRound, Phase
+from macau_tables.caribbean.rules import DealingProcedure
+from macau_tables.caribbean.settlement import CarriedWager, Outcome, Settlement, WagerKind
+from macau_tables.errors import RuleViolation
+from macau_tables.jackpot import Meter
+
+from .test_round import refused
+from .test_round_support import (
+    OPENING,
+    SEED,
+    UNIT,
+    bet,
+    deal,
+    make_rules,
+    new_round,
+    player,
+)
+
+HANDS = {1: "As Ks Qs Js Ts", 3: "9h 9d 7s 7c 5d", DEALER: "Ac Kh 4d 3c 2h"}
+
+
+def shoe_round() -> CaribbeanRound:
+    r = new_round(make_rules(dealing_procedure=DealingProcedure.SHOE))
+    return bet(r, {1: UNIT, 3: 2 * UNIT, 5: UNIT}, jackpots=(1, 3))
+
+
+def assert_void_returns_everything(r: CaribbeanRound, rule: str) -> Settlement:
+    assert r.phase is Phase.VOID and r.void_rule == rule
+    s = r.settlement
+    assert s is not None and s.voided and s.jackpot is None
+    for w in s.wagers:
+        if w.kind is WagerKind.JACKPOT:
+            assert w.outcome is Outcome.CARRIED_OVER and w.paid == 0
+        else:
+            assert w.outcome is Outcome.RETURNED and w.paid == w.stake
+    assert s.players_net == s.house_net == s.meter_net == 0
+    assert set(r.carried_jackpot_wagers()) == {
+        CarriedWager(b.box, b.player, b.jackpot) for b in r.boxes if b.jackpot
+    }
+    assert CaribbeanRound.replay(r.rules, r.events) == r
+    return s
+
+
+def test_one_box_card_exposed_round_stands_CSP_11_2() -> None:
+    r = shoe_round()
+    r, _ = r.apply(DealCard("As"))
+    r, events = r.apply(ReportExposedCard("As"))
+    assert events == (CardExposed(parse_cards("As")[0], 1),)
+    assert r.phase is Phase.DEALING
+    # another player's view never shows it (CSP-12)
+    assert r.view_for_player(3).cards == ()
+
+
+def test_dealer_card_exposed_stays_up_rest_face_down_CSP_11_2() -> None:
+    r = shoe_round()
+    for card in parse_cards("2c 3c 4c 5c"):  # one round: boxes 1, 3, 5, dealer
+        r, _ = r.apply(DealCard(card))
+    r, _ = r.apply(ReportExposedCard("5c"))
+    assert r.dealer_face_up == (True,)
+    r = deal_rest(r)
+    # the dealer's fifth card is dealt face down after a dealer card was exposed
+    assert r.dealer_face_up == (True, False, False, False, False)
+    view = r.view_for_player(1)
+    assert view.dealer_cards == (parse_cards("5c")[0], None, None, None, None)
+
+
+def deal_rest(r: CaribbeanRound) -> CaribbeanRound:
+    fresh = (c for c in parse_cards("6s 7s 8s 9s Ts Js Qs Ks As 6h 7h 8h 9h Th Jh Qh Kh Ah"))
+    while r.phase is Phase.DEALING:
+        r, _ = r.apply(DealCard(next(fresh)))
+    return r
+
+
+def test_dealer_up_card_cannot_be_exposed_in_error_CSP_11_2() -> None:
+    r = deal(shoe_round(), {1: HANDS[1], 3: HANDS[3], 5: "2s 3s 4s 5s 6d", DEALER: HANDS[DEALER]})
+    refused(r, ReportExposedCard("2h"), "CSP-11.2")  # the dealer's up card
+    refused(r, ReportExposedCard("Ad"), "CSP-11.2")  # not dealt
+    refused(r, ReportExposedCard("Zz"), "CSP-1")
+    refused(new_round(), ReportExposedCard("As"), "CSP-11.2")
+
+
+def test_two_exposed_cards_void_the_round_CSP_11_1() -> None:
+    r = shoe_round()
+    for card in parse_cards("2c 3c 4c 5c 6c"):
+        r, _ = r.apply(DealCard(card))
+    r, _ = r.apply(ReportExposedCard("3c"))
+    refused(r, ReportExposedCard("3c"), "CSP-11.2")  # the same card twice is one exposure
+    r, events = r.apply(ReportExposedCard("6c"))
+    assert isinstance(events[-1], RoundVoided)
+    assert_void_returns_everything(r, "CSP-11.1")
+    refused(r, DealCard("7c"), "CSP-11.1")
+
+
+def test_misdeal_voids_CSP_11_1() -> None:
+    refused(new_round(), ReportMisdeal("too many cards"), "CSP-11.1")  # betting: no deal yet
+    r = shoe_round()
+    r, _ = r.apply(DealCard("2c"))
+    refused(r, ReportMisdeal(""), "CSP-11.1")
+    r, _ = r.apply(ReportMisdeal("dealer dealt two cards to box 1"))
+    s = assert_void_returns_everything(r, "CSP-11.1")
+    assert len(s.carried_over) == 2
+
+
+def test_shuffler_failure_and_faults_void_CSP_11_4() -> None:
+    r, _ = shoe_round().apply(ShufflerFailure())
+    assert_void_returns_everything(r, "CSP-11.4")
+    # any fault, even during betting
+    r, _ = new_round().apply(PlaceAnte(2, "a", UNIT))
+    r, _ = r.apply(Void("power loss"))
+    assert_void_returns_everything(r, "CSP-11.4")
+    refused(new_round(), Void(" "), "CSP-11.4")
+
+
+def test_void_after_raise_returns_the_raise_CSP_11_4() -> None:
+    r = deal(shoe_round(), {1: HANDS[1], 3: HANDS[3], 5: "2s 3s 4s 5s 6d", DEALER: HANDS[DEALER]})
+    r, _ = r.apply(Raise(3, player(3), 4 * UNIT))
+    r, _ = r.apply(Void("table server crashed"))
+    s = assert_void_returns_everything(r, "CSP-11.4")
+    raise_ = s.wager(3, WagerKind.RAISE)
+    assert raise_ is not None and raise_.paid == 4 * UNIT
+
+
+def test_carried_jackpot_wager_counts_as_placed_next_round_CSP_11_1() -> None:
+    r, _ = shoe_round().apply(ShufflerFailure())
+    carried = r.carried_jackpot_wagers()
+    nxt = CaribbeanRound.new(r.rules, "r2", OPENING, carried_jackpot_wagers=carried)
+    assert nxt.box(1).jackpot == UNIT and nxt.box(1).jackpot_carried  # type: ignore[union-attr]
+    # the box is reserved for its player, who still places an ante (CSP-10.1)
+    refused(nxt, PlaceAnte(1, "stranger", UNIT), "CSP-6.1")
+    refused(nxt, PlaceAnte(2, player(1), UNIT), "CSP-6.1")
+    refused(nxt, PlaceJackpotWager(1, player(1)), "CSP-6.3")
+    nxt, _ = nxt.apply(PlaceAnte(1, player(1), UNIT))
+    refused(nxt, PlaceJackpotWager(1, player(1)), "CSP-10.1")  # already placed
+    # box 3's player does not come back: the wager is carried again
+    nxt = bet(nxt, {})
+    nxt = deal(nxt, {1: HANDS[1], DEALER: HANDS[DEALER]})
+    nxt, _ = nxt.apply(Raise(1, player(1), 2 * UNIT))
+    nxt, _ = nxt.apply(Showdown(Meter(2_000_000, SEED)))
+    s = nxt.settlement
+    assert s is not None and s.players_net + s.house_net + s.meter_net == 0
+    assert s.wager(1, WagerKind.JACKPOT).outcome is Outcome.WON  # type: ignore[union-attr]
+    assert s.wager(3, WagerKind.JACKPOT).outcome is Outcome.CARRIED_OVER  # type: ignore[union-attr]
+    assert nxt.carried_jackpot_wagers() == (CarriedWager(3, player(3), UNIT),)
+
+
+@pytest.mark.parametrize(
+    "carried",
+    [
+        (CarriedWager(0, "a", UNIT),),
+        (CarriedWager(1, "a", 0),),
+        (CarriedWager(1, "a", UNIT), CarriedWager(1, "b", UNIT)),
+        (CarriedWager(1, "a", UNIT), CarriedWager(2, "a", UNIT)),
+    ],
+)
+def test_bad_carried_wagers_refused_CSP_11_1(carried: tuple[CarriedWager, ...]) -> None:
+    with pytest.raises(RuleViolation):
+        CaribbeanRound.new(make_rules(), "r", OPENING, carried_jackpot_wagers=carried)

@@ -1,0 +1,207 @@
+"""Hypothesis properties of random Caribbean Stud rounds: money is conserved, replay rebuilds the
+live round, a void round returns every wager and carries every jackpot wager over, and a player's
+view never holds another box's cards or the dealer's hidden cards (CSP-6.5, CSP-9, CSP-10,
+CSP-11, CSP-12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from macau_tables.cards import DECK, Card, Rank, Suit
+from macau_tables.caribbean.actions import (
+    CloseBetting,
+    Command,
+    DealCard,
+    DecisionTimeout,
+    Fold,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+    ReportExposedCard,
+    ReportMisdeal,
+    Showdown,
+    ShufflerFailure,
+    Void,
+)
+from macau_tables.caribbean.round import CaribbeanRound, Phase, deal_order
+from macau_tables.caribbean.rules import DealingProcedure
+from macau_tables.caribbean.settlement import Outcome, WagerKind
+from macau_tables.jackpot import Meter
+
+from .test_round_support import SEED, UNIT, make_rules, new_round, player
+
+RULES = {p: make_rules(dealing_procedure=p, max_payout_per_box=20_000) for p in DealingProcedure}
+
+
+def rigged_hand(kind: str, suit: Suit, rank: int) -> list[Card]:
+    """A jackpot hand so that random rounds exercise the jackpot (CSP-10)."""
+    if kind == "royal":
+        return [Card(r, suit) for r in (14, 13, 12, 11, 10)]
+    if kind == "straight_flush":
+        top = max(6, min(rank, 13))
+        return [Card(r, suit) for r in range(top, top - 5, -1)]
+    if kind == "four":
+        kicker = Rank.TWO if rank != 2 else Rank.THREE
+        return [Card(rank, s) for s in Suit] + [Card(kicker, suit)]
+    if kind == "full_house":
+        pair = 14 if rank != 14 else 13
+        return [Card(rank, s) for s in list(Suit)[:3]] + [Card(pair, s) for s in list(Suit)[:2]]
+    # flush
+    return [Card(r, suit) for r in (14, 11, 8, 5, 2)]
+
+
+@dataclass(frozen=True)
+class Script:
+    procedure: DealingProcedure
+    antes: dict[int, int]
+    jackpots: tuple[int, ...]
+    cards: tuple[Card, ...]
+    decisions: dict[int, str]
+    meter: int
+    fault: tuple[int, str] | None
+
+
+@st.composite
+def scripts(draw: st.DrawFn) -> Script:
+    procedure = draw(st.sampled_from(list(DealingProcedure)))
+    boxes = sorted(draw(st.sets(st.integers(1, 7), min_size=1, max_size=7)))
+    antes = {b: draw(st.integers(1, 100)) * UNIT for b in boxes}
+    jackpots = tuple(b for b in boxes if draw(st.booleans()))
+    order = deal_order(procedure, boxes)
+    hands: dict[int, list[Card]] = {}
+    used: set[Card] = set()
+    for b in boxes:
+        kind = draw(
+            st.sampled_from(
+                ["none", "none", "royal", "straight_flush", "four", "full_house", "flush"]
+            )
+        )
+        if kind == "none":
+            continue
+        hand = rigged_hand(kind, draw(st.sampled_from(list(Suit))), draw(st.integers(2, 14)))
+        if used.isdisjoint(hand):
+            hands[b] = hand
+            used.update(hand)
+    rest = [c for c in draw(st.permutations(DECK)) if c not in used]
+    cards = [hands[pos].pop(0) if hands.get(pos) else rest.pop() for pos in order]
+    decisions = {b: draw(st.sampled_from(["raise", "raise", "fold", "timeout"])) for b in boxes}
+    meter = draw(st.integers(0, 50_000_000))
+    fault = None
+    if draw(st.integers(0, 3)) == 0:
+        fault = (
+            draw(st.integers(0, 10 + len(cards) + len(boxes))),
+            draw(st.sampled_from(["void", "shuffler", "misdeal", "expose2"])),
+        )
+    return Script(procedure, antes, jackpots, tuple(cards), decisions, meter, fault)
+
+
+def commands(s: Script, rules_meter: Meter) -> list[Command]:
+    cmds: list[Command] = [PlaceAnte(b, player(b), a) for b, a in s.antes.items()]
+    cmds += [PlaceJackpotWager(b, player(b)) for b in s.jackpots]
+    cmds.append(CloseBetting())
+    cmds += [DealCard(c) for c in s.cards]
+    for b, d in s.decisions.items():
+        if d == "raise":
+            cmds.append(Raise(b, player(b), 2 * s.antes[b]))
+        elif d == "fold":
+            cmds.append(Fold(b, player(b)))
+        else:
+            cmds.append(DecisionTimeout(b))
+    cmds.append(Showdown(rules_meter))
+    return cmds
+
+
+def fault_commands(r: CaribbeanRound, kind: str) -> list[Command]:
+    if kind == "void":
+        return [Void("power loss")]
+    if kind == "shuffler":
+        return [ShufflerFailure()]
+    if kind == "misdeal":
+        return [ReportMisdeal("wrong number of cards")]
+    dealt = [c for b in r.in_play for c in b.cards]
+    return [ReportExposedCard(c) for c in dealt[:2]]
+
+
+def check_views(r: CaribbeanRound) -> None:
+    """CSP-6.5 / CSP-12: own cards, dealer's face-up cards; nothing else before showdown."""
+    for box in range(1, 8):
+        view = r.view_for_player(box)
+        own = r.box(box)
+        assert view.cards == (own.cards if own else ())
+        others = {c for b in r.boxes if b.box != box for c in b.cards}
+        assert others.isdisjoint(view.cards)
+        for card, shown, up in zip(
+            r.dealer_cards, view.dealer_cards, r.dealer_face_up, strict=True
+        ):
+            if r.phase is Phase.SETTLED or up:
+                assert shown == card
+            else:
+                assert shown is None
+        visible = set(view.cards) | {c for c in view.dealer_cards if c is not None}
+        if r.phase is not Phase.SETTLED:
+            hidden = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if not up}
+            assert hidden.isdisjoint(visible)
+            assert others.isdisjoint(visible)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scripts())
+def test_random_rounds_conserve_money_replay_and_redact(s: Script) -> None:
+    rules = RULES[s.procedure]
+    meter = Meter(s.meter, SEED)
+    r = new_round(rules)
+    cmds = commands(s, meter)
+    for i, cmd in enumerate(cmds):
+        if s.fault is not None and i == s.fault[0]:
+            for fc in fault_commands(r, s.fault[1]):
+                if r.can_apply(fc):
+                    r, _ = r.apply(fc)
+        if r.is_over:
+            break
+        r, _ = r.apply(cmd)
+        check_views(r)
+    assert r.is_over
+    settlement = r.settlement
+    event(f"phase {r.phase}")
+    assert settlement is not None
+    # money: players + house + meter = 0 (CSP-9, CSP-10)
+    assert settlement.players_net + settlement.house_net + settlement.meter_net == 0
+    # every placed wager is accounted for with its real stake (a fault may come before some)
+    placed = {b.box: b for b in r.boxes}
+    for b, ante in s.antes.items():
+        w = settlement.wager(b, WagerKind.ANTE)
+        if b in placed:
+            assert w is not None and w.stake == ante
+        else:
+            assert w is None
+    jackpot_boxes = {b for b, state in placed.items() if state.jackpot}
+    assert jackpot_boxes <= set(s.jackpots)
+    if r.phase is Phase.SETTLED:
+        assert jackpot_boxes == set(s.jackpots)
+    assert {w.box for w in settlement.wagers if w.kind is WagerKind.JACKPOT} == jackpot_boxes
+    # replay equals the live round
+    assert CaribbeanRound.replay(rules, r.events) == r
+    check_views(r)
+    if r.phase is Phase.VOID:
+        # CSP-11.1 / CSP-11.4: every ante/raise returned, every jackpot wager carried over
+        for w in settlement.wagers:
+            if w.kind is WagerKind.JACKPOT:
+                assert w.outcome is Outcome.CARRIED_OVER
+            else:
+                assert w.outcome is Outcome.RETURNED and w.paid == w.stake
+        assert {c.box for c in r.carried_jackpot_wagers()} == jackpot_boxes
+        assert settlement.players_net == 0 and settlement.meter_net == 0
+    else:
+        assert settlement.jackpot is not None
+        event(f"jackpot awards: {len(settlement.jackpot.awards)}")
+        after = settlement.jackpot.meter_after.amount
+        assert after == meter.amount + settlement.meter_net
+        for w in settlement.wagers:
+            assert w.outcome is not Outcome.CARRIED_OVER
+            if w.kind is WagerKind.JACKPOT and w.outcome is Outcome.WON:
+                assert s.decisions[w.box] == "raise"  # CSP-6.7: never on a folded box
+            if s.decisions[w.box] != "raise" and w.kind is not WagerKind.JACKPOT:
+                assert w.outcome is Outcome.LOST
