@@ -1,5 +1,22 @@
 """Caribbean Stud Poker (聯獎撲克), Dispatch 61/2004 (SPEC CSP-1 … CSP-13)."""
 
+from .actions import (
+    CloseBetting,
+    Command,
+    DealCard,
+    DealtToEmptyBox,
+    DecisionTimeout,
+    Fold,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+    ReportExposedCard,
+    ReportMisdeal,
+    Showdown,
+    ShufflerFailure,
+    Void,
+)
+from .events import Event
 from .hands import (
     QUALIFYING_STRENGTH,
     RANKINGS,
@@ -13,13 +30,44 @@ from .hands import (
     qualifies,
     strength_category,
 )
+from .round import DEALER, CaribbeanRound, Expected, Phase, PlayerView
+from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
+from .settlement import CarriedWager, Outcome, Settlement, WagerKind, WagerResult
 
 __all__ = [
+    "DEALER",
     "QUALIFYING_STRENGTH",
     "RANKINGS",
+    "CaribbeanRound",
+    "CaribbeanRules",
+    "CarriedWager",
+    "CloseBetting",
+    "Command",
+    "DealCard",
+    "DealingProcedure",
+    "DealtToEmptyBox",
+    "DecisionTimeout",
+    "Event",
+    "Expected",
+    "Fold",
     "HandCategory",
     "HandValue",
+    "JackpotFixedAwards",
+    "Outcome",
+    "Phase",
+    "PlaceAnte",
+    "PlaceJackpotWager",
+    "PlayerView",
+    "Raise",
     "Ranking",
+    "ReportExposedCard",
+    "ReportMisdeal",
+    "Settlement",
+    "Showdown",
+    "ShufflerFailure",
+    "Void",
+    "WagerKind",
+    "WagerResult",
     "compare",
     "dealer_qualifies",
     "evaluate",
