@@ -1,0 +1,37 @@
+"""The seeded Caribbean Stud demo (``macau-tables demo caribbean``): a demonstration only."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from macau_tables.caribbean.commands import play_demo_round
+from macau_tables.caribbean.round import CaribbeanRound, Phase
+from macau_tables.cli import app
+from macau_tables.errors import ConfigError
+from macau_tables.rng import SeededRandom, require_production
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_demo_round_is_settled_balanced_and_reproducible(seed: int) -> None:
+    r = play_demo_round(seed, players=7)
+    assert r.phase is Phase.SETTLED and r.settlement is not None
+    s = r.settlement
+    assert s.players_net + s.house_net + s.meter_net == 0
+    assert play_demo_round(seed, players=7) == r
+    assert CaribbeanRound.replay(r.rules, r.events) == r
+
+
+def test_demo_source_cannot_run_a_live_table() -> None:
+    with pytest.raises(ConfigError):
+        require_production(SeededRandom(1))
+
+
+def test_demo_cli_prints_events_and_settlement() -> None:
+    result = CliRunner().invoke(app, ["demo", "caribbean", "--seed", "3", "--players", "2"])
+    assert result.exit_code == 0, result.output
+    assert "SeededRandom" in result.output
+    assert "(face up)" in result.output
+    assert "sum 0.00" in result.output
+    with pytest.raises(ValueError):
+        play_demo_round(1, players=8)
