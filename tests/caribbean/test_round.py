@@ -298,6 +298,7 @@ def test_dealt_to_empty_box_dead_hand_round_goes_on_CSP_11_3() -> None:
 
 
 def test_expected_next() -> None:
+    """CSP-6, CSP-7: what a round expects next (betting, dealing, decisions)."""
     r = new_round()
     exp = r.expected_next()
     assert exp.phase is Phase.BETTING and CloseBetting not in exp.commands
@@ -328,6 +329,7 @@ def test_player_view_shows_only_own_cards_and_up_card_CSP_6_5_CSP_12() -> None:
 
 
 def test_replay_rebuilds_identical_round() -> None:
+    """CSP-7 ("replaying the same card sequence must give the same hands"): replay == live."""
     r = decided_round()
     r, _ = r.apply(Raise(1, player(1), 2 * UNIT))
     r, _ = r.apply(DecisionTimeout(4))
@@ -338,6 +340,7 @@ def test_replay_rebuilds_identical_round() -> None:
 
 
 def test_cards_for_helper_matches_order() -> None:
+    """CSP-7.1: the shoe order used by the test helper (box 1, box 4, dealer)."""
     r = dealing_round(DealingProcedure.SHOE, (1, 4))
     seq = cards_for(r, HANDS3)
     assert seq[:3] == parse_cards("As 9h Ac")

@@ -14,6 +14,7 @@ from macau_tables.rng import SeededRandom, require_production
 
 @pytest.mark.parametrize("seed", range(8))
 def test_demo_round_is_settled_balanced_and_reproducible(seed: int) -> None:
+    """CSP-9, CSP-10: a seeded demo round settles with players + house + meter = 0, reproducibly."""
     r = play_demo_round(seed, players=7)
     assert r.phase is Phase.SETTLED and r.settlement is not None
     s = r.settlement
@@ -23,11 +24,13 @@ def test_demo_round_is_settled_balanced_and_reproducible(seed: int) -> None:
 
 
 def test_demo_source_cannot_run_a_live_table() -> None:
+    """Common rules "Randomness": the demo's SeededRandom is refused for a live table."""
     with pytest.raises(ConfigError):
         require_production(SeededRandom(1))
 
 
 def test_demo_cli_prints_events_and_settlement() -> None:
+    """CSP-7: the demo prints the deal (dealer's fifth card face up) and a balanced settlement."""
     result = CliRunner().invoke(app, ["demo", "caribbean", "--seed", "3", "--players", "2"])
     assert result.exit_code == 0, result.output
     assert "SeededRandom" in result.output

@@ -150,6 +150,8 @@ def check_views(r: CaribbeanRound) -> None:
 @settings(max_examples=300, deadline=None)
 @given(scripts())
 def test_random_rounds_conserve_money_replay_and_redact(s: Script) -> None:
+    """CSP-6.5, CSP-9, CSP-10, CSP-11.1, CSP-11.4, CSP-12 on random rounds: players + house +
+    meter = 0, replay == live, a void returns/carries every wager, views are redacted."""
     rules = RULES[s.procedure]
     meter = Meter(s.meter, SEED)
     r = new_round(rules)

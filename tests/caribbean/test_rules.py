@@ -52,6 +52,8 @@ def test_valid_rules_and_defaults_CSP_2() -> None:
     ],
 )
 def test_invalid_setting_names_the_field(field: str, value: object) -> None:
+    """CSP-2, CSP-3, CSP-6.2, CSP-6.3, CSP-6.4, CSP-9.5, CSP-10: a bad table setting is
+    refused naming its field."""
     with pytest.raises(ConfigError) as exc:
         make_rules(**{field: value})
     assert field.split("_")[0] in str(exc.value)
@@ -123,6 +125,7 @@ def test_unapproved_option_refused_CSP_13() -> None:
 
 
 def test_rules_are_frozen() -> None:
+    """Design: a rules object cannot change after validation (CSP-9.5 paytable, CSP-13 option)."""
     rules = make_rules()
     with pytest.raises(AttributeError):
         rules.bet_unit = 5  # type: ignore[misc]

@@ -29,6 +29,7 @@ def approval(value: object = 80, applied: date = MON, effective: date | None = N
 
 
 def test_working_days() -> None:
+    """CSP-13 / BAC-19: working days are Monday..Friday minus public holidays."""
     assert MON.weekday() == 0
     assert add_working_days(MON, 0) == MON
     assert add_working_days(MON, 3) == date(2026, 12, 3)  # Thursday
@@ -51,6 +52,7 @@ def test_working_days() -> None:
     st.sets(st.dates(date(2000, 1, 1), date(2101, 12, 31)), max_size=20),
 )
 def test_working_days_inverse(start: date, n: int, holidays: set[date]) -> None:
+    """CSP-13 / BAC-19: add_working_days and working_days_between agree with a brute-force count."""
     end = add_working_days(start, n, holidays)
     assert working_days_between(start, end, holidays) == n
     # brute force count
@@ -111,12 +113,14 @@ def test_rule_id_comes_from_requirement_BAC_19() -> None:
 
 
 def test_one_valid_among_many_is_enough() -> None:
+    """CSP-13: any one valid, effective approval of the value in use suffices."""
     bad = approval(applied=date(2026, 12, 4), effective=date(2026, 12, 8))
     good = approval(applied=date(2026, 12, 1), effective=date(2026, 12, 10))
     assert check_approvals([REQ], [bad, good], opening_date=date(2026, 12, 10)) == (good,)
 
 
 def test_approval_record_validation() -> None:
+    """CSP-13: an approval record has an option, a reference and consistent dates."""
     with pytest.raises(ConfigError):
         Approval("x", 1, "", MON, MON)
     with pytest.raises(ConfigError):

@@ -57,6 +57,7 @@ def test_contribution_rounds_down_rest_to_house_CSP_10() -> None:
 
 
 def test_contribution_refuses_float_and_out_of_range_share() -> None:
+    """CSP-10 (contributions): the share is an exact rational in 0..1, never a float."""
     with pytest.raises(ConfigError):
         split_contribution(100, 0.5)  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
@@ -74,6 +75,7 @@ def test_contribution_conserves_money_CSP_10(wager: int, bp: int) -> None:
 
 
 def test_primitives() -> None:
+    """CSP-10.2 / BAC-17 primitives: floor of a meter share, equal sharing, max(fixed, share)."""
     assert meter_portion(1_234_567, Fraction(1, 10)) == 123_456
     assert share_equally(1001, 3) == (333, 2)
     assert award_each(1_000_000, Fraction(1, 10), 50_000) == AwardSplit(100_000, 0)
@@ -107,11 +109,13 @@ def test_award_shared_whole_meter_baccarat_royal_BAC_17() -> None:
 
 
 def test_build_result_refuses_overdraw() -> None:
+    """CSP-10.8: nothing is paid out of the meter beyond what it holds."""
     with pytest.raises(ConfigError):
         build_result(Meter(10, 0), [Award(1, C.ROYAL_FLUSH, 11, 11, 0)], whole_meter_paid=True)
 
 
 def test_award_refuses_inconsistent_amount() -> None:
+    """CSP-10.8: an award is exactly its meter part plus its house part."""
     with pytest.raises(ConfigError):
         Award(1, C.FLUSH, 10, 0, 9)
 
@@ -204,12 +208,14 @@ def test_fixed_awards_do_not_lower_meter_and_pay_in_box_order_CSP_10_4() -> None
 
 
 def test_no_winners_leaves_meter() -> None:
+    """CSP-10.8: no award, no meter change."""
     meter = Meter(5, 1)
     r = resolve_caribbean(meter, [], FIXED)
     assert r.awards == () and r.meter_after == meter and not r.reset
 
 
 def test_resolve_refuses_bad_input() -> None:
+    """CSP-10.2: only the CSP jackpot combinations pay, one award per box, fixed awards set."""
     with pytest.raises(ConfigError):
         resolve_caribbean(Meter(1, 1), [(1, C.FLUSH), (1, C.FLUSH)], FIXED)
     with pytest.raises(ConfigError):
