@@ -1,0 +1,441 @@
+"""A baccarat table's rules object: every setting in one frozen, validated value.
+
+:class:`ShoeSettings` holds the shoe procedure (BAC-1 … BAC-3, BAC-7.2, BAC-8);
+:class:`BaccaratRules` holds it with the wagers, limits, paytable options, tie options,
+card holding and jackpot settings. Both are validated on construction: a bad setting raises
+:class:`~macau_tables.errors.ConfigError` naming the field.
+
+Which settings are "options" needing the regulator's approval (BAC-19, amendments; decided and
+documented — see :meth:`BaccaratRules.options_requiring_approval`):
+
+* BAC-2.1 burn rule: the law's first rule (burn as many cards as there are decks) is the
+  baseline; burning by the first card's value, and the fixed burn of 83/2011, are options.
+* BAC-2.2 demonstration rounds (``demo_rounds`` > 0).
+* BAC-2.3 / BAC-7.2 the automatic shuffling-and-dealing machine.
+* BAC-3.1 "one more round" after the cut card (the baseline: the cut card's round is the last).
+* BAC-12 tie choices other than the baseline "left" (a new round decides the wager):
+  withdraw, reduce, switch side.
+* BAC-13.1(4) the additional wagers: banker pair / player pair *and* the progressive jackpot
+  (the Chinese Article 13(1)(4) lists both; BAC-19 names that item).
+* 56/2018 Lucky 6; 73/2005 the no-commission option.
+* BAC-17.7 every fixed jackpot award (heavenly straight, four of a kind, double pair, three of
+  a kind, single pair), each for its value.
+
+Per-round burns (BAC-8) and card holding (BAC-16) are house decisions the law does not put
+under BAC-19; the cut card's position (≥ 12 behind) and the number of decks are requirements,
+not options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Final, TypeVar
+
+from ..approvals import Approval, ApprovalRequirement, check_approvals
+from ..errors import ConfigError
+from ..jackpot import Combination, Meter
+
+__all__ = [
+    "ALL_WAGERS",
+    "BACCARAT_JACKPOT_COMBINATIONS",
+    "COMMISSION_DIVISOR",
+    "MAIN_WAGERS",
+    "MAX_DECKS",
+    "MIN_CUT_CARD_BEHIND",
+    "MIN_DECKS",
+    "MIN_SEATS",
+    "BaccaratRules",
+    "BurnRule",
+    "CommissionMode",
+    "LastRoundRule",
+    "ShoeSettings",
+    "TieOption",
+    "WagerKind",
+    "WagerLimit",
+    "default_limits",
+]
+
+E = TypeVar("E", bound=StrEnum)
+
+MIN_DECKS: Final = 6
+MAX_DECKS: Final = 12
+"""BAC-1: six to twelve decks of 52 cards."""
+
+MIN_CUT_CARD_BEHIND: Final = 12
+"""BAC-2.1: the cut card goes in with at least (about) 12 cards behind it; never fewer here."""
+
+MIN_SEATS: Final = 7
+"""BAC-1: a table with seven or more seats."""
+
+MAX_DEMO_ROUNDS: Final = 3
+"""BAC-2.2: at most three demonstration rounds at the start of a shoe."""
+
+COMMISSION_DIVISOR: Final = 20
+"""BAC-18: the commission is 5 % = 1/20 of the banker wager's win."""
+
+BACCARAT_JACKPOT_COMBINATIONS: Final[tuple[Combination, ...]] = (
+    Combination.ROYAL_FLUSH,
+    Combination.HEAVENLY_STRAIGHT,
+    Combination.FOUR_OF_A_KIND,
+    Combination.DOUBLE_PAIR,
+    Combination.THREE_OF_A_KIND,
+    Combination.SINGLE_PAIR,
+)
+"""BAC-13.4, highest first: only the highest combination of a round pays."""
+
+_FIXED_AWARD_COMBINATIONS: Final = BACCARAT_JACKPOT_COMBINATIONS[1:]
+
+
+class WagerKind(StrEnum):
+    """The wagers of BAC-13 (and Lucky 6 of 56/2018). The value is a stable ledger key."""
+
+    PLAYER = "player"
+    BANKER = "banker"
+    TIE = "tie"
+    BANKER_PAIR = "banker_pair"
+    PLAYER_PAIR = "player_pair"
+    LUCKY_6 = "lucky_6"
+    JACKPOT = "jackpot"
+
+
+MAIN_WAGERS: Final = frozenset({WagerKind.PLAYER, WagerKind.BANKER, WagerKind.TIE})
+"""BAC-13: the wagers every table offers."""
+ALL_WAGERS: Final = frozenset(WagerKind)
+
+
+class BurnRule(StrEnum):
+    """BAC-2.1 (and 83/2011): how many cards are burned at the start of a shoe."""
+
+    DECKS = "decks"  # as many cards as there are decks
+    FIRST_CARD = "first_card"  # the first card's value (A=1 … 10/J/Q/K=10), plus the first card
+    FIXED = "fixed"  # a fixed number 1..8 set by the house (83/2011)
+
+
+class LastRoundRule(StrEnum):
+    """BAC-3.1: when the cut card comes out, that round is the last, or one more is dealt."""
+
+    THIS_ROUND = "this_round"
+    ONE_MORE = "one_more"
+
+
+class CommissionMode(StrEnum):
+    """BAC-18: 5 % commission on banker wins, or (73/2005) none with a banker 6 paying 50 %."""
+
+    STANDARD = "standard"
+    NO_COMMISSION = "no_commission"
+
+
+class TieOption(StrEnum):
+    """BAC-12: what a banker/player wager may do before the round after a tie."""
+
+    WITHDRAW = "withdraw"  # (1) taken back
+    LEAVE = "leave"  # (2) left as it is: the next round decides it
+    REDUCE = "reduce"  # (3) changed: reduced
+    SWITCH = "switch"  # (3) changed: moved from player to banker or back
+
+
+def _int(value: object, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeSettings:
+    """The shoe procedure of a table (BAC-1 … BAC-3, BAC-7.2, BAC-8).
+
+    * ``decks``: 6..12 (BAC-1), default 8;
+    * ``cut_card_behind``: cards behind the cut card, at least 12 (BAC-2.1);
+    * ``burn_rule`` / ``fixed_burn``: BAC-2.1; ``fixed_burn`` is 1..8 with ``BurnRule.FIXED``
+      (83/2011) and must be 0 otherwise;
+    * ``last_round``: BAC-3.1;
+    * ``demo_rounds``: how many demonstration rounds the house may deal at the start of a
+      shoe, 0..3 (BAC-2.2);
+    * ``per_round_burn``: the house may burn cards at the start of any round (BAC-8);
+    * ``machine``: the automatic shuffling-and-dealing machine (BAC-2.3, BAC-7.2): no cut, no
+      burn, every round dealt from the full set.
+
+    Raises :class:`ConfigError` naming the field otherwise.
+    """
+
+    decks: int = 8
+    cut_card_behind: int = 14
+    burn_rule: BurnRule = BurnRule.DECKS
+    fixed_burn: int = 0
+    last_round: LastRoundRule = LastRoundRule.THIS_ROUND
+    demo_rounds: int = 0
+    per_round_burn: bool = False
+    machine: bool = False
+
+    def __post_init__(self) -> None:
+        decks = _int(self.decks, "decks", minimum=MIN_DECKS)
+        if decks > MAX_DECKS:
+            raise ConfigError(f"decks must be {MIN_DECKS}..{MAX_DECKS} (BAC-1), got {decks}")
+        behind = _int(self.cut_card_behind, "cut_card_behind", minimum=MIN_CUT_CARD_BEHIND)
+        if behind > decks * 52 - 60:
+            raise ConfigError(f"cut_card_behind {behind} leaves too few cards to play a shoe")
+        object.__setattr__(self, "burn_rule", _enum(BurnRule, self.burn_rule, "burn_rule"))
+        object.__setattr__(self, "last_round", _enum(LastRoundRule, self.last_round, "last_round"))
+        fixed = _int(self.fixed_burn, "fixed_burn", minimum=0)
+        if self.burn_rule is BurnRule.FIXED and not 1 <= fixed <= 8:
+            raise ConfigError(f"a fixed burn is 1..8 cards (83/2011), got {fixed}")
+        if self.burn_rule is not BurnRule.FIXED and fixed:
+            raise ConfigError("fixed_burn is only used with burn_rule=FIXED")
+        demo = _int(self.demo_rounds, "demo_rounds", minimum=0)
+        if demo > MAX_DEMO_ROUNDS:
+            raise ConfigError(f"at most {MAX_DEMO_ROUNDS} demonstration rounds (BAC-2.2)")
+        for name in ("per_round_burn", "machine"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be a bool")
+
+    @property
+    def cards(self) -> int:
+        """How many cards the shoe holds: ``decks × 52``."""
+        return self.decks * 52
+
+
+def _enum(cls: type[E], value: object, name: str) -> E:
+    if isinstance(value, cls):
+        return value
+    allowed = ", ".join(m.value for m in cls)
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} must be one of {allowed}, got {value!r}")
+    try:
+        return cls(value)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be one of {allowed}, got {value!r}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class WagerLimit:
+    """The table limits (限紅) of one wager kind: ``minimum`` … ``maximum`` per betting area."""
+
+    minimum: int
+    maximum: int
+
+    def __post_init__(self) -> None:
+        _int(self.minimum, "limit minimum", minimum=1)
+        _int(self.maximum, "limit maximum", minimum=1)
+        if self.maximum < self.minimum:
+            raise ConfigError(f"limit maximum {self.maximum} is below minimum {self.minimum}")
+
+
+def default_limits(
+    unit: int = 100, kinds: Collection[WagerKind] | None = None
+) -> Mapping[WagerKind, WagerLimit]:
+    """Example limits for ``kinds`` (default: the main wagers player, banker, tie only): main
+    wagers 1..1000 units, tie and side wagers 1..100 units, the jackpot wager 1 unit."""
+    wanted = MAIN_WAGERS if kinds is None else frozenset(kinds)
+    limits = {
+        WagerKind.PLAYER: WagerLimit(unit, 1000 * unit),
+        WagerKind.BANKER: WagerLimit(unit, 1000 * unit),
+        WagerKind.TIE: WagerLimit(unit, 100 * unit),
+        WagerKind.BANKER_PAIR: WagerLimit(unit, 100 * unit),
+        WagerKind.PLAYER_PAIR: WagerLimit(unit, 100 * unit),
+        WagerKind.LUCKY_6: WagerLimit(unit, 100 * unit),
+        WagerKind.JACKPOT: WagerLimit(unit, unit),
+    }
+    return MappingProxyType({k: v for k, v in limits.items() if k in wanted})
+
+
+@dataclass(frozen=True, slots=True)
+class BaccaratRules:
+    """Everything a baccarat table is configured with. Frozen; validated on construction.
+
+    Amounts are ``int`` minor units. Fields:
+
+    * ``shoe``: :class:`ShoeSettings`;
+    * ``bet_unit``: every wager is a whole multiple of it (BAC-18). With the 5 % commission it
+      must be a multiple of 20, with the no-commission option a multiple of 2, so that the
+      commission (1/20) and the 50 % payout are exact — no rounding anywhere;
+    * ``limits``: per wager kind, the minimum and maximum per betting area; a kind that is
+      missing is not offered (player, banker and tie are always required, BAC-13);
+    * ``max_difference``: BAC-14, the most by which the total banker and total player wagers
+      may differ (``None``: no limit beyond the per-area ones);
+    * ``commission``: :class:`CommissionMode` (BAC-18);
+    * ``tie_options``: the BAC-12 choices the table allows (non-empty);
+    * ``seats`` (≥ 7, BAC-1) and ``standing_areas`` (BAC-15);
+    * ``card_holding`` and ``holding_timeout_seconds`` (BAC-16);
+    * ``jackpot_wager``: the fixed jackpot wager amount; ``jackpot_contribution`` (exact
+      ``Fraction``), ``jackpot_seed``, ``jackpot_fixed_awards`` (BAC-17: heavenly straight,
+      four of a kind, double pair, three of a kind, single pair);
+    * ``approvals``: the regulator's :class:`~macau_tables.approvals.Approval` records.
+    """
+
+    shoe: ShoeSettings = field(default_factory=ShoeSettings)
+    bet_unit: int = 100
+    limits: Mapping[WagerKind, WagerLimit] = field(default_factory=default_limits)
+    max_difference: int | None = None
+    commission: CommissionMode = CommissionMode.STANDARD
+    tie_options: frozenset[TieOption] = frozenset({TieOption.LEAVE})
+    seats: int = MIN_SEATS
+    standing_areas: int = 4
+    card_holding: bool = False
+    holding_timeout_seconds: int = 30
+    jackpot_wager: int = 100
+    jackpot_contribution: Fraction = Fraction(1, 2)
+    jackpot_seed: int = 1_000_000
+    jackpot_fixed_awards: Mapping[Combination, int] = field(
+        default_factory=lambda: MappingProxyType(
+            {
+                Combination.HEAVENLY_STRAIGHT: 500_000,
+                Combination.FOUR_OF_A_KIND: 200_000,
+                Combination.DOUBLE_PAIR: 20_000,
+                Combination.THREE_OF_A_KIND: 10_000,
+                Combination.SINGLE_PAIR: 500,
+            }
+        )
+    )
+    approvals: tuple[Approval, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.shoe, ShoeSettings):
+            raise ConfigError(f"shoe must be ShoeSettings, got {self.shoe!r}")
+        unit = _int(self.bet_unit, "bet_unit", minimum=1)
+        mode = _enum(CommissionMode, self.commission, "commission")
+        object.__setattr__(self, "commission", mode)
+        # BAC-18: "bet amounts are whole multiples of the bet unit, so every payout is exact".
+        need = COMMISSION_DIVISOR if mode is CommissionMode.STANDARD else 2
+        if unit % need:
+            raise ConfigError(
+                f"bet_unit {unit} must be a multiple of {need} so that the "
+                f"{'5 % commission' if need == 20 else '50 % banker-six payout'} is exact (BAC-18)"
+            )
+        limits: dict[WagerKind, WagerLimit] = {}
+        for kind, limit in dict(self.limits).items():
+            k = _enum(WagerKind, kind, "limits key")
+            if not isinstance(limit, WagerLimit):
+                raise ConfigError(f"limit for {k} must be a WagerLimit, got {limit!r}")
+            for bound in (limit.minimum, limit.maximum):
+                if bound % unit:
+                    raise ConfigError(f"{k} limit {bound} is not a multiple of bet_unit {unit}")
+            limits[k] = limit
+        for k in MAIN_WAGERS:
+            if k not in limits:
+                raise ConfigError(f"the {k} wager is always offered (BAC-13): give its limits")
+        object.__setattr__(self, "limits", MappingProxyType(limits))
+        if self.max_difference is not None:
+            _int(self.max_difference, "max_difference", minimum=0)
+        options = frozenset(_enum(TieOption, o, "tie_options") for o in self.tie_options)
+        if not options:
+            raise ConfigError("tie_options must allow at least one BAC-12 choice")
+        object.__setattr__(self, "tie_options", options)
+        _int(self.seats, "seats", minimum=MIN_SEATS)
+        _int(self.standing_areas, "standing_areas", minimum=0)
+        if not isinstance(self.card_holding, bool):
+            raise ConfigError("card_holding must be a bool")
+        _int(self.holding_timeout_seconds, "holding_timeout_seconds", minimum=1)
+        jw = _int(self.jackpot_wager, "jackpot_wager", minimum=1)
+        if jw % unit:
+            raise ConfigError(f"jackpot_wager {jw} is not a multiple of bet_unit {unit}")
+        if WagerKind.JACKPOT in limits and not (
+            limits[WagerKind.JACKPOT].minimum <= jw <= limits[WagerKind.JACKPOT].maximum
+        ):
+            raise ConfigError(f"jackpot_wager {jw} is outside the jackpot limits")
+        share = self.jackpot_contribution
+        if isinstance(share, bool) or not isinstance(share, int | Fraction):
+            raise ConfigError(
+                f"jackpot_contribution must be a Fraction (not a float), got {share!r}"
+            )
+        if not 0 <= share <= 1:
+            raise ConfigError(f"jackpot_contribution must be between 0 and 1, got {share}")
+        object.__setattr__(self, "jackpot_contribution", Fraction(share))
+        _int(self.jackpot_seed, "jackpot_seed", minimum=0)
+        awards: dict[Combination, int] = {}
+        for combo, amount in dict(self.jackpot_fixed_awards).items():
+            c = Combination(combo)
+            if c not in _FIXED_AWARD_COMBINATIONS:
+                raise ConfigError(f"{c} has no fixed award in baccarat (BAC-17)")
+            awards[c] = _int(amount, f"jackpot fixed award {c}", minimum=0)
+        if WagerKind.JACKPOT in limits:
+            missing = [c.value for c in _FIXED_AWARD_COMBINATIONS if c not in awards]
+            if missing:
+                raise ConfigError(f"jackpot fixed awards missing for {', '.join(missing)}")
+        object.__setattr__(self, "jackpot_fixed_awards", MappingProxyType(awards))
+        approvals = tuple(self.approvals)
+        for a in approvals:
+            if not isinstance(a, Approval):
+                raise ConfigError(f"approvals must be Approval records, got {a!r}")
+        object.__setattr__(self, "approvals", approvals)
+
+    # -- wagers ----------------------------------------------------------------------------
+
+    def offers(self, kind: WagerKind) -> bool:
+        """True when the table offers the wager ``kind`` (it has limits for it)."""
+        return kind in self.limits
+
+    def new_meter(self) -> Meter:
+        """A jackpot meter standing at this table's seed."""
+        return Meter.seeded(self.jackpot_seed)
+
+    # -- approvals (BAC-19) ----------------------------------------------------------------
+
+    def options_requiring_approval(self) -> list[ApprovalRequirement]:
+        """Options in use that need the regulator's prior approval (BAC-19, the amendments and
+        BAC-17.7); see the module docstring for what counts as an option.
+
+        Returns ``[(option key, value, rule id, description)]`` in a stable order.
+        """
+        s = self.shoe
+        out: list[ApprovalRequirement] = []
+
+        def need(option: str, value: object, rule: str, description: str) -> None:
+            out.append(ApprovalRequirement(option, value, rule, description))
+
+        if s.burn_rule is BurnRule.FIRST_CARD:
+            need("bac.burn_rule", "first_card", "BAC-19", "burn by the first card (BAC-2.1)")
+        elif s.burn_rule is BurnRule.FIXED:
+            need(
+                "bac.burn_rule",
+                f"fixed:{s.fixed_burn}",
+                "BAC-19",
+                f"fixed burn of {s.fixed_burn} cards (BAC-2.1, 83/2011)",
+            )
+        if s.demo_rounds:
+            need("bac.demo_rounds", s.demo_rounds, "BAC-19", "demonstration rounds (BAC-2.2)")
+        if s.machine:
+            need("bac.machine", True, "BAC-19", "automatic shuffling-and-dealing machine (BAC-2.3)")
+        if s.last_round is LastRoundRule.ONE_MORE:
+            need(
+                "bac.last_round",
+                "one_more",
+                "BAC-19",
+                "one more round after the cut card (BAC-3.1)",
+            )
+        if self.tie_options != frozenset({TieOption.LEAVE}):
+            value = ",".join(sorted(o.value for o in self.tie_options))
+            need("bac.tie_options", value, "BAC-19", f"tie choices {value} (BAC-12)")
+        for kind in (WagerKind.BANKER_PAIR, WagerKind.PLAYER_PAIR):
+            if self.offers(kind):
+                need(f"bac.{kind.value}", True, "BAC-19", f"{kind.value} wager (BAC-13.1(4))")
+        if self.offers(WagerKind.JACKPOT):
+            need("bac.jackpot", True, "BAC-19", "progressive jackpot (BAC-13.4)")
+            for combo in _FIXED_AWARD_COMBINATIONS:
+                amount = self.jackpot_fixed_awards[combo]
+                need(
+                    f"bac.fixed_award.{combo.value}",
+                    amount,
+                    "BAC-17",
+                    f"fixed jackpot award for {combo.value}: {amount} (BAC-17.7)",
+                )
+        if self.offers(WagerKind.LUCKY_6):
+            need("bac.lucky_6", True, "BAC-19", "Lucky 6 wager (56/2018)")
+        if self.commission is CommissionMode.NO_COMMISSION:
+            need("bac.no_commission", True, "BAC-19", "no commission, banker 6 pays 50% (73/2005)")
+        return out
+
+    def check_approvals(
+        self, opening_date: date, holidays: Collection[date] = ()
+    ) -> tuple[Approval, ...]:
+        """Refuse (``RuleViolation`` BAC-19 / BAC-17) to open on ``opening_date`` without a
+        valid, effective approval for every option in use; returns the approvals relied on."""
+        return check_approvals(
+            self.options_requiring_approval(), self.approvals, opening_date, holidays
+        )
