@@ -156,6 +156,7 @@ def test_strength_category_vectorised() -> None:
         HandCategory.FOUR_OF_A_KIND,
         HandCategory.STRAIGHT,
     ]
+    assert strength_category(s[0]) is HandCategory.ROYAL_FLUSH  # a numpy scalar
     with pytest.raises(ParseError):
         strength_category(np.array([-1]))
     with pytest.raises(ParseError):

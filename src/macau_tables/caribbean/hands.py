@@ -347,7 +347,11 @@ def _build_tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
         key = (ranking, strength)
         v = values.get(key)
         if v is None:
-            v = values[key] = HandValue(strength, ranking)
+            # Trusted construction (no __post_init__ checks): ~30,000 values at import.
+            v = object.__new__(HandValue)
+            object.__setattr__(v, "strength", strength)
+            object.__setattr__(v, "ranking", ranking)
+            values[key] = v
         return v
 
     tables: dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]] = {}
@@ -511,11 +515,15 @@ def dealer_qualifies(cards: Iterable[Card | str] | str) -> bool:
 @overload
 def strength_category(strength: int) -> HandCategory: ...
 @overload
+def strength_category(strength: np.integer[Any]) -> HandCategory: ...
+@overload
 def strength_category(strength: npt.NDArray[Any]) -> npt.NDArray[np.int8]: ...
-def strength_category(strength: int | npt.NDArray[Any]) -> HandCategory | npt.NDArray[np.int8]:
-    """The :class:`HandCategory` of a strength; for an integer array, an ``int8`` array of
-    category codes (compare with ``HandCategory`` members). Refuses negative or too large
-    strengths (ParseError)."""
+def strength_category(
+    strength: int | np.integer[Any] | npt.NDArray[Any],
+) -> HandCategory | npt.NDArray[np.int8]:
+    """The :class:`HandCategory` of a strength (an ``int`` or numpy integer scalar); for an
+    integer array, an ``int8`` array of category codes (compare with ``HandCategory`` members).
+    Refuses non-integers and negative or too large strengths (ParseError)."""
     limit = (int(HandCategory.ROYAL_FLUSH) + 1) << CATEGORY_SHIFT
     if isinstance(strength, int) and not isinstance(strength, bool):
         if not 0 <= strength < limit:
@@ -528,6 +536,8 @@ def strength_category(strength: int | npt.NDArray[Any]) -> HandCategory | npt.ND
         raise ParseError(f"hand strengths must be integers, got dtype {arr.dtype}")
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= limit):
         raise ParseError("hand strength out of range in array")
+    if arr.ndim == 0:
+        return HandCategory(int(arr) >> CATEGORY_SHIFT)
     return (arr >> CATEGORY_SHIFT).astype(np.int8)
 
 
