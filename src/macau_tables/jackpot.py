@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import Literal
 
 from .errors import ConfigError
 
@@ -298,6 +299,8 @@ def resolve_caribbean(
     meter: Meter,
     winners: Sequence[tuple[int, Combination]],
     fixed_awards: Mapping[Combination, int],
+    *,
+    royal_sharing: Literal["each", "pool"] = "each",
 ) -> JackpotResult:
     """Resolve one Caribbean Stud round's jackpot (SPEC CSP-10).
 
@@ -318,7 +321,11 @@ def resolve_caribbean(
       straight flushes, each gets ``max(fixed, floor(M1 / R))``; ``floor(M1 / R)`` comes out of the
       meter, the house pays any difference, the remainder ``M1 mod R`` stays in the meter. The
       meter was paid out in full, so it restarts: ``after = remainder + seed``, the seed funded by
-      the house.
+      the house. This is SPEC CSP-10.5's reading ("each gets the fixed award" when higher;
+      ``royal_sharing="each"``, the default). The Chinese text (平分累進大獎或定額彩金，取其較高者)
+      can also be read as "share equally the meter or the fixed award, whichever is higher":
+      ``royal_sharing="pool"`` gives each ``floor(max(fixed, M1) / R)`` (meter part
+      ``floor(M1 / R)``, the house the rest). Both readings agree for a single royal flush.
     * Four of a kind, full house, flush: the fixed award, paid by the house; the meter is
       unchanged (CSP-10.8).
 
@@ -347,7 +354,13 @@ def resolve_caribbean(
     royals = [box for box, combo in ordered if combo is Combination.ROYAL_FLUSH]
     if royals:
         m1 = m0 - sum(a.from_meter for a in awards)
-        for box in royals:
-            split = award_each(m1, Fraction(1, len(royals)), fixed_awards[Combination.ROYAL_FLUSH])
+        fixed = fixed_awards[Combination.ROYAL_FLUSH]
+        if royal_sharing == "each":
+            splits = tuple(award_each(m1, Fraction(1, len(royals)), fixed) for _ in royals)
+        elif royal_sharing == "pool":
+            splits = award_shared(m1, 1, fixed, len(royals))
+        else:
+            raise ConfigError(f"royal_sharing must be 'each' or 'pool', got {royal_sharing!r}")
+        for box, split in zip(royals, splits, strict=True):
             awards.append(Award.of(box, Combination.ROYAL_FLUSH, split))
     return build_result(meter, awards, whole_meter_paid=bool(royals))

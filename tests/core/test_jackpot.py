@@ -163,6 +163,26 @@ def test_two_royals_each_get_fixed_when_share_is_lower_CSP_10_5() -> None:
     assert r.meter_after.amount == 1_000_000
 
 
+def test_two_royals_pool_reading_of_the_chinese_text_CSP_10_5() -> None:
+    """CSP-10.5, alternative reading (平分累進大獎或定額彩金): share max(meter, fixed) equally."""
+    meter = Meter(6_000_001, 1_000_000)
+    r = resolve_caribbean(
+        meter, [(1, C.ROYAL_FLUSH), (7, C.ROYAL_FLUSH)], FIXED, royal_sharing="pool"
+    )
+    for a in r.awards:
+        assert a.amount == 3_000_000  # max(6_000_001, 5_000_000) / 2, rounded down
+        assert a.from_meter == 3_000_000 and a.from_house == 0
+    assert r.meter_after.amount == 1 + 1_000_000
+    r = resolve_caribbean(
+        Meter(4_000_000, 0), [(1, C.ROYAL_FLUSH), (2, C.ROYAL_FLUSH)], FIXED, royal_sharing="pool"
+    )
+    assert [(a.amount, a.from_meter, a.from_house) for a in r.awards] == [
+        (2_500_000, 2_000_000, 500_000)
+    ] * 2
+    with pytest.raises(ConfigError):
+        resolve_caribbean(meter, [(1, C.ROYAL_FLUSH)], FIXED, royal_sharing="x")  # type: ignore[arg-type]
+
+
 def test_straight_flushes_each_ten_percent_of_starting_meter_CSP_10_6() -> None:
     meter = Meter(10_000_009, 1_000_000)
     r = resolve_caribbean(meter, [(2, C.STRAIGHT_FLUSH), (6, C.STRAIGHT_FLUSH)], FIXED)
