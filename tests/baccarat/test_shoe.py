@@ -1,0 +1,291 @@
+"""The shoe procedure (BAC-1, BAC-2, BAC-3, BAC-7.2, BAC-8)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from macau_tables.baccarat import shoe as S
+from macau_tables.baccarat.rules import BurnRule, LastRoundRule, ShoeSettings
+from macau_tables.baccarat.tableau import deal_round
+from macau_tables.cards import Card, new_shoe, parse_cards
+from macau_tables.errors import RuleViolation
+from macau_tables.rng import SeededRandom, verify_commitment
+
+SETTINGS = ShoeSettings()
+
+
+def virtual(settings: ShoeSettings = SETTINGS, seed: int = 1, cut: int = 100):
+    order = S.shuffle_shoe(settings, SeededRandom(seed))
+    state, events = S.open_shoe("shoe-1", settings, commitment=order.commitment)
+    if settings.machine:
+        return state, events, order
+    state, ev = S.apply(state, S.Cut(S.Cutter.PLAYER, "alice", cut))
+    events += ev
+    return state, events, order.after_cut(cut)
+
+
+def burn_start(state: S.ShoeState, order: S.VirtualOrder) -> tuple[S.ShoeState, list[object]]:
+    s = state.settings
+    if s.burn_rule is BurnRule.DECKS:
+        n = s.decks
+    elif s.burn_rule is BurnRule.FIXED:
+        n = s.fixed_burn
+    else:
+        n = 1 + S.burn_value(order.card_at(0))
+    state, ev = S.apply(state, S.Burn(tuple(order.card_at(i) for i in range(n))))
+    return state, list(ev)
+
+
+def play_round(
+    state: S.ShoeState, order: S.CardSource, round_id: str, demo: bool = False
+) -> tuple[S.ShoeState, list[object]]:
+    state, ev1 = S.apply(state, S.StartRound(round_id, demo))
+    start = state.out
+    result = deal_round(order.card_at(start + i) for i in range(6))
+    state, ev2 = S.apply(state, S.EndRound(result.cards_in_order))
+    return state, [*ev1, *ev2]
+
+
+def test_shuffle_is_committed_and_verifiable_BAC_2_1() -> None:
+    order = S.shuffle_shoe(SETTINGS, SeededRandom(7))
+    assert sorted(order.order) == sorted(new_shoe(8))
+    assert verify_commitment(order.commitment, order.order, order.reveal.salt)
+    _state, events = S.open_shoe("x", SETTINGS, commitment=order.commitment)
+    assert events[0].commitment == order.commitment.digest
+    with pytest.raises(RuleViolation) as exc:
+        S.open_shoe("x", SETTINGS)  # virtual shoe without a commitment
+    assert exc.value.rule == "BAC-2.1"
+
+
+def test_cut_records_who_and_where_BAC_2_1() -> None:
+    state, events, order = virtual(cut=123)
+    cut = events[-1]
+    assert isinstance(cut, S.ShoeCut)
+    assert (cut.cutter, cut.cutter_id, cut.position, cut.cut_card_behind) == (
+        S.Cutter.PLAYER,
+        "alice",
+        123,
+        14,
+    )
+    assert state.cut_card_at == 416 - 14
+    assert order.card_at(0) == order.order[123]
+    fresh, _ = S.open_shoe("y", SETTINGS, commitment=order.commitment)
+    for bad in (
+        S.Cut(S.Cutter.DEALER, "", 5),
+        S.Cut(S.Cutter.DEALER, "d1", 0),
+        S.Cut(S.Cutter.DEALER, "d1", 416),
+        S.Cut(S.Cutter.DEALER, "d1", 5, cut_card_behind=11),
+    ):
+        with pytest.raises(RuleViolation) as exc:
+            S.apply(fresh, bad)
+        assert exc.value.rule == "BAC-2.1"
+    with pytest.raises(RuleViolation):
+        S.apply(fresh, S.StartRound("r1"))  # no round before the cut and burn
+
+
+def test_burn_as_many_as_decks_BAC_2_1() -> None:
+    state, _, order = virtual()
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.Burn(tuple(order.card_at(i) for i in range(7))))
+    assert exc.value.rule == "BAC-2.1"
+    state, ev = burn_start(state, order)
+    assert state.out == 8 and state.phase is S.ShoePhase.READY
+    assert isinstance(ev[0], S.CardsBurned) and ev[0].start_of_shoe
+
+
+def test_burn_by_first_card_value_BAC_2_1() -> None:
+    assert [S.burn_value(c) for c in parse_cards("As 2s 9s Ts Js Qs Ks")] == [
+        1,
+        2,
+        9,
+        10,
+        10,
+        10,
+        10,
+    ]
+    settings_ = ShoeSettings(burn_rule=BurnRule.FIRST_CARD)
+    state, _, _ = virtual(settings_)
+    seven = parse_cards("7s 2c 2c 2c 2c 2c 2c 2c")
+    state2, _ = S.apply(state, S.Burn(tuple(seven)))  # the 7 and seven more
+    assert state2.out == 8
+    with pytest.raises(RuleViolation):
+        S.apply(state, S.Burn(tuple(seven[:7])))
+    with pytest.raises(RuleViolation, match="first card"):
+        S.apply(state, S.Burn((None,) * 8))
+
+
+def test_fixed_burn_83_2011() -> None:
+    settings_ = ShoeSettings(burn_rule=BurnRule.FIXED, fixed_burn=3)
+    state, _, order = virtual(settings_)
+    state, _ = burn_start(state, order)
+    assert state.out == 3
+
+
+def test_demo_rounds_at_start_only_BAC_2_2() -> None:
+    settings_ = ShoeSettings(demo_rounds=2)
+    state, _, order = virtual(settings_)
+    state, _ = burn_start(state, order)
+    state, ev = play_round(state, order, "d1", demo=True)
+    assert ev[0] == S.RoundStarted("d1", 1, True)
+    state, _ = play_round(state, order, "d2", demo=True)
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.StartRound("d3", demo=True))  # a third is more than allowed
+    assert exc.value.rule == "BAC-2.2"
+    state, _ = play_round(state, order, "r1")
+    assert (state.rounds, state.demo_rounds) == (3, 2)
+    one = ShoeSettings(demo_rounds=3)
+    s1, _, o1 = virtual(one)
+    s1, _ = burn_start(s1, o1)
+    s1, _ = play_round(s1, o1, "r1")
+    with pytest.raises(RuleViolation, match="start of a shoe"):
+        S.apply(s1, S.StartRound("d", demo=True))
+
+
+def _play_to_end(settings_: ShoeSettings) -> tuple[S.ShoeState, list[object]]:
+    state, events, order = virtual(settings_)
+    state, ev = burn_start(state, order)
+    events += ev
+    k = 0
+    while state.phase is not S.ShoePhase.FINISHED:
+        k += 1
+        state, ev = play_round(state, order, f"r{k}")
+        events += ev
+    return state, events
+
+
+def test_cut_card_round_is_last_BAC_3_1() -> None:
+    state, events = _play_to_end(SETTINGS)
+    came_out = [e for e in events if isinstance(e, S.CutCardCameOut)]
+    assert len(came_out) == 1
+    assert came_out[0].in_round == came_out[0].last_round == state.rounds
+    ends = [e for e in events if isinstance(e, S.RoundEnded)]
+    before_last = 8 + sum(len(e.cards) for e in ends[:-1])
+    assert before_last <= state.cut_card_at < before_last + len(ends[-1].cards)
+    assert S.replay(events) == state
+
+
+def test_one_more_round_after_cut_card_BAC_3_1() -> None:
+    state, events = _play_to_end(ShoeSettings(last_round=LastRoundRule.ONE_MORE))
+    came_out = next(e for e in events if isinstance(e, S.CutCardCameOut))
+    assert came_out.last_round == came_out.in_round + 1 == state.rounds
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.StartRound("again"))
+    assert exc.value.rule == "BAC-3.1"
+
+
+def test_live_cut_card_out_command_BAC_3_1() -> None:
+    state, _ = S.open_shoe("live", SETTINGS, live=True)
+    state, _ = S.apply(state, S.Cut(S.Cutter.DEALER, "dealer-7", 200))
+    state, _ = S.apply(state, S.Burn((None,) * 8))  # face-down burn, not identified
+    assert state.out == 8 and sum(state.seen) == 0
+    state, _ = S.apply(state, S.StartRound("r1"))
+    state, ev = S.apply(state, S.CutCardOut())
+    assert ev == [S.CutCardCameOut(1, 1)]
+    state, ev = S.apply(state, S.EndRound(tuple(parse_cards("9s 5h Kd 2c"))))
+    assert state.phase is S.ShoePhase.FINISHED
+    # between rounds: the next round is the cut card's round
+    s2, _ = S.open_shoe("live2", SETTINGS, live=True)
+    s2, _ = S.apply(s2, S.Cut(S.Cutter.DEALER, "dealer-7", 200))
+    s2, _ = S.apply(s2, S.Burn((None,) * 8))
+    s2, ev = S.apply(s2, S.CutCardOut())
+    assert ev == [S.CutCardCameOut(1, 1)]
+    virtual_state, _, _ = virtual()
+    with pytest.raises(RuleViolation):
+        S.apply(virtual_state, S.CutCardOut())
+
+
+def test_change_shoe_after_any_round_BAC_3_2() -> None:
+    state, _, order = virtual()
+    state, _ = burn_start(state, order)
+    state, _ = S.apply(state, S.StartRound("r1"))
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.ChangeShoe("new decks"))
+    assert exc.value.rule == "BAC-3.2"
+    state, _ = S.apply(state, S.EndRound(tuple(parse_cards("9s 5h Kd 2c"))))
+    with pytest.raises(RuleViolation):
+        S.apply(state, S.ChangeShoe(""))
+    state, _ev = S.apply(state, S.ChangeShoe("damaged cards", damaged=True))
+    assert state.phase is S.ShoePhase.FINISHED and state.finished == S.ShoeFinished(
+        "damaged cards", True
+    )
+
+
+def test_per_round_burn_only_when_allowed_BAC_8() -> None:
+    state, _, order = virtual()
+    state, _ = burn_start(state, order)
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.Burn((order.card_at(8),)))
+    assert exc.value.rule == "BAC-8"
+    allowing = ShoeSettings(per_round_burn=True)
+    state, _, order = virtual(allowing)
+    state, _ = burn_start(state, order)
+    state, ev = S.apply(state, S.Burn((order.card_at(8), None)))
+    assert state.out == 10 and not ev[0].start_of_shoe
+    state, _ = S.apply(state, S.StartRound("r1"))
+    with pytest.raises(RuleViolation):
+        S.apply(state, S.Burn((None,)))  # not during a round
+
+
+def test_machine_mode_full_set_every_round_BAC_2_3_BAC_7_2() -> None:
+    machine = ShoeSettings(machine=True)
+    state, _, order = virtual(machine)
+    assert state.phase is S.ShoePhase.READY  # no cut, no burn
+    with pytest.raises(RuleViolation):
+        S.apply(state, S.Cut(S.Cutter.DEALER, "d", 10))
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.StartRound("r1"))  # each round needs its own committed shuffle
+    assert exc.value.rule == "BAC-7.2"
+    for k in range(3):
+        order = S.shuffle_shoe(machine, SeededRandom(k))
+        state, ev = S.apply(state, S.StartRound(f"r{k}", commitment=order.commitment))
+        assert ev[0].commitment == order.commitment.digest
+        cards = deal_round(order.card_at(i) for i in range(6)).cards_in_order
+        state, _ = S.apply(state, S.EndRound(cards))
+        assert state.out == 0 and state.available() == (8,) * 52  # cards back in the machine
+
+
+def test_refuses_more_copies_than_the_decks_hold_BAC_1() -> None:
+    state, _ = S.open_shoe("live", ShoeSettings(decks=6), live=True)
+    state, _ = S.apply(state, S.Cut(S.Cutter.DEALER, "d", 10))
+    ace = Card.parse("As")
+    state, _ = S.apply(state, S.Burn((ace,) * 6))
+    assert state.available()[ace.index] == 0
+    state, _ = S.apply(state, S.StartRound("r1"))
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.EndRound((ace, *parse_cards("2c 3c 4c 5c"))))
+    assert exc.value.rule == "BAC-1"
+    assert state.phase is S.ShoePhase.IN_ROUND  # nothing changed
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.integers(6, 12),
+    st.sampled_from(list(LastRoundRule)),
+    st.integers(1, 300),
+)
+def test_never_more_copies_than_decks_and_replay_BAC_1(
+    seed: int, decks: int, last: LastRoundRule, cut: int
+) -> None:
+    settings_ = ShoeSettings(decks=decks, last_round=last, per_round_burn=True)
+    state, events, order = virtual(settings_, seed=seed, cut=cut)
+    state, ev = burn_start(state, order)
+    events += ev
+    k = 0
+    while state.phase is not S.ShoePhase.FINISHED:
+        k += 1
+        if k % 7 == 0:
+            state, ev = S.apply(state, S.Burn((order.card_at(state.out),)))
+            events += ev
+        state, ev = play_round(state, order, f"r{k}")
+        events += ev
+        assert max(state.seen) <= decks
+        assert all(0 <= a <= decks for a in state.available())
+    assert state.out <= state.size
+    assert S.replay(events) == state
+    assert state.remaining >= 0
+    assert replace(state) == state
