@@ -351,3 +351,173 @@ def sweep(
             probe_out,
         )
     return decisions, slots, extra
+
+
+# -- simulation -----------------------------------------------------------------------------
+# xoshiro256** streams seeded by splitmix64: reproducible for a seed, whatever the thread count.
+SIM_SLOTS = 26  # 0..15 as the sweep's slots; 16 + c: raised boxes holding category c
+RECORD_COLUMNS = 12  # player's 5 cards, dealer's 5 cards (the 5th is the up card), raised, units
+
+
+@njit(cache=True, inline="always")
+def _rotl(x: np.uint64, k: int) -> np.uint64:
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(cache=True, inline="always")
+def _next(state: np.ndarray) -> np.uint64:
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    return result
+
+
+@njit(cache=True, inline="always")
+def _below(state: np.ndarray, n: int) -> int:
+    # Unbiased integer in [0, n) (Lemire's multiply-and-reject on 32-bit draws).
+    bound = np.uint64(n)
+    x = _next(state) >> np.uint64(32)
+    m = x * bound
+    low = m & np.uint64(0xFFFFFFFF)
+    if low < bound:
+        threshold = (np.uint64(0x100000000) - bound) % bound
+        while low < threshold:
+            x = _next(state) >> np.uint64(32)
+            m = x * bound
+            low = m & np.uint64(0xFFFFFFFF)
+    return int(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def seed_streams(seed: int, n_streams: int) -> np.ndarray:
+    """``n_streams`` xoshiro256** states from ``seed`` via splitmix64 (never all zero)."""
+    states = np.empty((n_streams, 4), dtype=np.uint64)
+    x = np.uint64(seed)
+    for s in range(n_streams):
+        for i in range(4):
+            x += np.uint64(0x9E3779B97F4A7C15)
+            z = x
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            states[s, i] = z ^ (z >> np.uint64(31))
+    return states
+
+
+@njit(cache=True, inline="always")
+def _colex5(cards: np.ndarray, binom: np.ndarray) -> int:
+    # Sort five cards (insertion sort) and return their colex index.
+    a = cards.copy()
+    for i in range(1, 5):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+    r = 0
+    for i in range(5):
+        r += binom[a[i], i + 1]
+    return r
+
+
+@njit(cache=True)
+def _simulate_stream(
+    state: np.ndarray,
+    rounds: int,
+    table: np.ndarray,
+    raise_win: np.ndarray,
+    binom: np.ndarray,
+    counts: np.ndarray,
+    record: np.ndarray,
+) -> None:
+    deck = np.arange(52, dtype=np.int64)
+    player = np.empty(5, dtype=np.int64)
+    dealer = np.empty(5, dtype=np.int64)
+    n_record = record.shape[0]
+    for k in range(rounds):
+        # Partial Fisher-Yates: the first ten positions of a uniformly shuffled deck (the deck
+        # is not reset: shuffling any order gives a uniform order). The player's five, then the
+        # dealer's five; the dealer's fifth card is face up (CSP-7).
+        for i in range(10):
+            j = i + _below(state, 52 - i)
+            tmp = deck[i]
+            deck[i] = deck[j]
+            deck[j] = tmp
+        for i in range(5):
+            player[i] = deck[i]
+            dealer[i] = deck[5 + i]
+        up = dealer[4]
+        p = _colex5(player, binom)
+        d = _colex5(dealer, binom)
+        # table[h] = (raise bits per up card, strength << 5 | qualifies << 4 | category): one
+        # cache line per hand.
+        raised = (np.uint64(table[p, 0]) >> np.uint64(up)) & np.uint64(1)
+        pinfo = table[p, 1]
+        c = pinfo & 15
+        if raised == 0:
+            slot = SLOT_FOLD
+            units = -1
+        else:
+            counts[16 + c] += 1
+            dinfo = table[d, 1]
+            if (dinfo >> 4) & 1 == 0:
+                slot = SLOT_NOT_QUALIFIED
+                units = 1
+            elif (pinfo >> 5) > (dinfo >> 5):
+                slot = c
+                units = 1 + raise_win[c]
+            elif (pinfo >> 5) == (dinfo >> 5):
+                slot = SLOT_PUSH
+                units = 0
+            else:
+                slot = SLOT_DEALER_WINS
+                units = -3
+        counts[slot] += 1
+        if k < n_record:
+            for i in range(5):
+                record[k, i] = player[i]
+                record[k, 5 + i] = dealer[i]
+            record[k, 10] = raised
+            record[k, 11] = units
+
+
+@njit(cache=True, parallel=True)
+def simulate_batch(
+    states: np.ndarray,
+    rounds_per_stream: np.ndarray,
+    table: np.ndarray,
+    raise_win: np.ndarray,
+    record: np.ndarray,
+) -> np.ndarray:
+    """Play ``rounds_per_stream[s]`` rounds on each stream ``s`` (states advance in place).
+
+    ``table[h]`` = (raise bits by up card as int64, ``strength << 5 | qualifies << 4 |
+    category``) for the hand of colex index ``h``. Returns per-stream counts (``SIM_SLOTS``
+    columns). ``record`` (rows, ``RECORD_COLUMNS``) receives the first rounds of stream 0 for
+    the equivalence test against the rule functions.
+    """
+    binom = np.zeros((53, 6), dtype=np.int64)
+    for n in range(53):
+        binom[n, 0] = 1
+        for k in range(1, 6):
+            binom[n, k] = 0 if n == 0 else binom[n - 1, k - 1] + binom[n - 1, k]
+    n_streams = states.shape[0]
+    counts = np.zeros((n_streams, SIM_SLOTS), dtype=np.int64)
+    for s in prange(n_streams):
+        n_rec = record.shape[0] if s == 0 else 0
+        rec = record[:n_rec]
+        _simulate_stream(states[s], rounds_per_stream[s], table, raise_win, binom, counts[s], rec)
+    return counts

@@ -1,0 +1,147 @@
+"""``macau-tables analyze caribbean-stud`` and ``simulate caribbean-stud`` (CSP-9.5, CSP-10).
+
+Bad options exit with code 2 before any work (the analysis is replaced by a trap here); a
+Ctrl-C exits 130 without results; every format renders; the JSON keys outside checks read exist.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import macau_tables.analysis.caribbean_commands as commands
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, CaribbeanConfig, analyze
+from macau_tables.cli import app
+
+JSON_KEYS = (
+    "house_edge",
+    "element_of_risk",
+    "raise_probability",
+    "dealer_qualifies_probability",
+    "total_combinations",
+    "outcomes",
+)
+
+
+@pytest.fixture(scope="module")
+def exact() -> CaribbeanAnalysis:
+    return analyze(CaribbeanConfig())
+
+
+@pytest.fixture
+def cached(monkeypatch: pytest.MonkeyPatch, exact: CaribbeanAnalysis) -> None:
+    monkeypatch.setattr(commands, "run_analysis", lambda cfg, threads=2: exact)
+
+
+@pytest.fixture
+def trap(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: Any, **__: Any) -> None:
+        raise AssertionError("work started despite a bad option")
+
+    monkeypatch.setattr(commands, "run_analysis", refuse)
+
+
+def _run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--royal-odds", "49"], "--royal-odds"),
+        (["--royal-odds", "101"], "--royal-odds"),
+        (["--award-royal", "-1"], "--award-royal"),
+        (["--award-flush", "-5"], "--award-flush"),
+        (["--meter", "-1"], "--meter"),
+        (["--jackpot-wager", "0"], "--jackpot-wager"),
+        (["--contribution", "1.5"], "--contribution"),
+        (["--contribution", "abc"], "--contribution"),
+        (["--format", "pdf"], "--format"),
+        (["--ranking", "poker"], "--ranking"),
+        (["--max-payout-units", "0"], "--max-payout-units"),
+    ],
+)
+def test_bad_options_exit_2_before_work_CSP_9_5(trap: None, args: list[str], named: str) -> None:
+    """Bad input (CSP-9.5 odds 50..100, CSP-10 amounts) is refused with a message naming it."""
+    result = _run("analyze", "caribbean-stud", *args)
+    assert result.exit_code == 2, result.output
+    assert named in result.output
+
+
+@pytest.mark.parametrize(
+    "args", [["--rounds", "0"], ["--seed", "-1"], ["--format", "xml"], ["--royal-odds", "49"]]
+)
+def test_bad_simulation_options_exit_2(trap: None, args: list[str]) -> None:
+    result = _run("simulate", "caribbean-stud", *args)
+    assert result.exit_code == 2, result.output
+
+
+def test_interrupt_gives_no_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_: Any, **__: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "run_analysis", interrupted)
+    result = _run("analyze", "caribbean-stud")
+    assert result.exit_code == 130
+    assert "interrupted: no results" in result.output
+    assert "House edge" not in result.output
+
+
+def test_json_keys_and_values_CSP_9(cached: None, exact: CaribbeanAnalysis) -> None:
+    result = _run("analyze", "caribbean-stud", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in JSON_KEYS:
+        assert key in data
+    assert data["total_combinations"] == 19_933_230_517_200
+    assert data["house_edge"] == pytest.approx(0.0522410736, abs=1e-10)
+    assert sum(o["combinations"] for o in data["outcomes"]) == data["total_combinations"]
+    for outcome in data["outcomes"]:
+        assert set(outcome) >= {"event", "units", "combinations", "probability"}
+    assert data["jackpot"]["break_even_meter"] > 0
+
+
+def test_full_json_run_standard_ranking_CSP_9() -> None:
+    """The real command end to end: the published standard figure."""
+    result = _run("analyze", "caribbean-stud", "--ranking", "standard", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    loss = -sum(o["units"] * o["combinations"] for o in data["outcomes"])
+    assert loss == 1_041_372_912_372
+    assert data["house_edge_exact"] == "142031221/2718662100"
+
+
+def test_text_csv_html_render(cached: None, tmp_path: Any) -> None:
+    text = _run("analyze", "caribbean-stud", "--meter", "500000", "--award-flush", "5000")
+    assert text.exit_code == 0, text.output
+    assert "House edge per ante" in text.stdout and "A K Q J 9" in text.stdout
+    csv = _run("analyze", "caribbean-stud", "--format", "csv")
+    assert csv.exit_code == 0 and "# Return table" in csv.stdout
+    out = tmp_path / "par.html"
+    html = _run("analyze", "caribbean-stud", "--format", "html", "-o", str(out))
+    assert html.exit_code == 0, html.output
+    page = out.read_text()
+    assert page.count("data:image/png;base64,") == 2
+
+
+def test_simulate_smoke_json(cached: None) -> None:
+    args = ["simulate", "caribbean-stud", "--rounds", "300000", "--seed", "5", "--format", "json"]
+    result = _run(*args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["rounds"] == 300_000
+    assert sum(o["count"] for o in data["outcomes"]) == 300_000
+    assert data["mean_ci95"][0] < data["mean"] < data["mean_ci95"][1]
+    again = json.loads(_run(*args).stdout)
+    assert again["outcomes"] == data["outcomes"]  # same seed, same result
+
+
+def test_contribution_parsing() -> None:
+    from fractions import Fraction
+
+    assert commands.parse_share("0.7") == Fraction(7, 10)
+    assert commands.parse_share("70%") == Fraction(7, 10)
+    assert commands.parse_share("7/10") == Fraction(7, 10)
