@@ -106,6 +106,7 @@ def test_dealer_not_qualifying_ante_wins_raise_returned_CSP_9_2(dealer: str) -> 
         assert (ante.outcome, ante.paid) == (Outcome.WON, 2 * UNIT)  # type: ignore[union-attr]
         assert (raise_.outcome, raise_.paid) == (Outcome.RETURNED, 2 * UNIT)  # type: ignore[union-attr]
     assert s.players_net == 2 * UNIT and s.house_net == -2 * UNIT
+    assert s.net_by_player() == {"p1": UNIT, "p2": UNIT}
     assert {b.outcome for b in s.boxes} == {BoxOutcome.DEALER_NOT_QUALIFIED}
 
 

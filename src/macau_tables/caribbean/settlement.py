@@ -160,6 +160,13 @@ class Settlement:
         funded = 0 if self.jackpot is None else self.jackpot.house_paid + self.jackpot.seed_funding
         return table + jackpot_share - funded
 
+    def net_by_player(self) -> dict[str, int]:
+        """Each player's gain (negative: loss) in this round, for posting to their accounts."""
+        totals: dict[str, int] = {}
+        for w in self.wagers:
+            totals[w.player] = totals.get(w.player, 0) + w.net
+        return totals
+
     def for_box(self, box: int) -> tuple[WagerResult, ...]:
         """The wager results of ``box``."""
         return tuple(w for w in self.wagers if w.box == box)
