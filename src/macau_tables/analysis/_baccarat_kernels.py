@@ -369,7 +369,7 @@ def _tally(row: Any, code: int) -> None:  # pragma: no cover - compiled
 def simulate(
     seed: int,
     first_batch: int,
-    rounds_per_batch: int,
+    quota: Any,
     decks: int,
     burn_mode: int,
     burn_count: int,
@@ -379,12 +379,13 @@ def simulate(
     tallies: Any,
 ) -> None:  # pragma: no cover - compiled
     """Fill ``tallies[b]`` (``N_TALLY`` counters) for batches ``first_batch + b``: each batch
-    deals ``rounds_per_batch`` rounds from its own stream of shoes (full procedure: shuffle,
-    burn, cut card, last-round rule, reshuffle), or, with ``machine``, every round from the full
-    freshly shuffled set (BAC-2.3, BAC-7.2)."""
+    deals ``quota[b]`` rounds from its own stream of shoes (full procedure: shuffle, burn, cut
+    card, last-round rule, reshuffle), or, with ``machine``, every round from the full freshly
+    shuffled set (BAC-2.3, BAC-7.2)."""
     size = 52 * decks
     for b in numba.prange(tallies.shape[0]):
         row = tallies[b]
+        rounds_per_batch = quota[b]
         shoe = np.empty(size, np.int64)
         for i in range(size):
             shoe[i] = i % 52
@@ -420,7 +421,7 @@ def simulate(
 def counting_study(
     seed: int,
     first_batch: int,
-    shoes_per_batch: int,
+    quota: Any,
     decks: int,
     burn_mode: int,
     burn_count: int,
@@ -435,7 +436,7 @@ def counting_study(
     thresholds: Any,
     out: Any,
 ) -> None:  # pragma: no cover - compiled
-    """For every round of ``shoes_per_batch`` shoes per batch, compute from the cards the
+    """For every round of ``quota[b]`` shoes of batch ``b``, compute from the cards the
     counter has NOT seen (the shoe's rest plus face-down burned cards) the exact expectation of
     a pair wager and of Lucky 6, and the true count of the Lucky 6 tag count. ``out[b]``:
 
@@ -456,10 +457,20 @@ def counting_study(
         state = stream_state(seed, first_batch + b)
         starts = np.empty(size // 4 + 1, np.int64)
         codes = np.empty(size // 4 + 1, np.int64)
+        # the multiset table as (value, multiplicity) lists: at most six entries each
+        l6_n = np.zeros(nm, np.int64)
+        l6_v = np.zeros((nm, 6), np.int64)
+        l6_c = np.zeros((nm, 6), np.int64)
+        for q in range(nm):
+            for v in range(10):
+                if l6_m[q, v] > 0:
+                    l6_v[q, l6_n[q]] = v
+                    l6_c[q, l6_n[q]] = l6_m[q, v]
+                    l6_n[q] += 1
         unseen_rank = np.empty(15, np.int64)
         unseen_value = np.empty(10, np.int64)
         ff = np.empty((10, 7), np.float64)
-        for _ in range(shoes_per_batch):
+        for _ in range(quota[b]):
             state = _shuffle(shoe, state)
             row[7] += 1
             start = _burn(shoe, decks, burn_mode, burn_count)
@@ -489,21 +500,21 @@ def counting_study(
                     for j in range(1, 7):
                         f *= unseen_value[v] - (j - 1)
                         ff[v, j] = f if f > 0.0 else 0.0
+                # sums per round size k (the table is sorted by k), divided once per size
+                acc_two = np.zeros(7)
+                acc_three = np.zeros(7)
+                for q in range(nm):
+                    w = 1.0
+                    for t in range(l6_n[q]):
+                        w *= ff[l6_v[q, t], l6_c[q, t]]
+                    k = l6_k[q]
+                    acc_two[k] += l6_two[q] * w
+                    acc_three[k] += l6_three[q] * w
                 d4 = u * (u - 1.0) * (u - 2.0) * (u - 3.0)
                 d5 = d4 * (u - 4.0)
                 d6 = d5 * (u - 5.0)
-                two = 0.0
-                three = 0.0
-                for q in range(nm):
-                    w = 1.0
-                    for v in range(10):
-                        mv = l6_m[q, v]
-                        if mv:
-                            w *= ff[v, mv]
-                    k = l6_k[q]
-                    den = d4 if k == 4 else (d5 if k == 5 else d6)
-                    two += l6_two[q] * w / den
-                    three += l6_three[q] * w / den
+                two = acc_two[4] / d4 + acc_two[5] / d5 + acc_two[6] / d6
+                three = acc_three[4] / d4 + acc_three[5] / d5 + acc_three[6] / d6
                 ev_l6 = 13.0 * two + 21.0 * three - 1.0
                 tc = (running - seen * tag_mean) * 52.0 / u
                 row[0] += 1

@@ -216,7 +216,11 @@ class MainCounts:
     total: int
     classes: tuple[int, ...]  # 150 outcome classes, see _baccarat_kernels
 
-    def _sum(self, kinds: Sequence[int], winners: Sequence[int], totals: Sequence[int]) -> int:
+    def count_where(
+        self, kinds: Sequence[int], winners: Sequence[int], totals: Sequence[int]
+    ) -> int:
+        """Rounds of the given kinds (0 natural, 1 both stand, 2 only the player draws, 3 only
+        the banker draws, 4 both draw), winners (0 player, 1 banker, 2 tie) and banker totals."""
         return sum(
             self.classes[(kind * 3 + w) * 10 + t] for kind in kinds for w in winners for t in totals
         )
@@ -224,31 +228,31 @@ class MainCounts:
     @property
     def banker(self) -> int:
         """Banker wins (BAC-11)."""
-        return self._sum(range(5), (1,), range(10))
+        return self.count_where(range(5), (1,), range(10))
 
     @property
     def player(self) -> int:
         """Player wins (BAC-11)."""
-        return self._sum(range(5), (0,), range(10))
+        return self.count_where(range(5), (0,), range(10))
 
     @property
     def tie(self) -> int:
         """Ties (BAC-12)."""
-        return self._sum(range(5), (2,), range(10))
+        return self.count_where(range(5), (2,), range(10))
 
     def banker_wins_on(self, total: int) -> int:
         """Banker wins with final total ``total``."""
-        return self._sum(range(5), (1,), (total,))
+        return self.count_where(range(5), (1,), (total,))
 
     @property
     def banker_six_two_cards(self) -> int:
         """Banker wins with a two-card 6 (Lucky 6 pays 12:1)."""
-        return self._sum((0, 1, 2), (1,), (6,))
+        return self.count_where((0, 1, 2), (1,), (6,))
 
     @property
     def banker_six_three_cards(self) -> int:
         """Banker wins with a three-card 6 (Lucky 6 pays 20:1)."""
-        return self._sum((3, 4), (1,), (6,))
+        return self.count_where((3, 4), (1,), (6,))
 
     @property
     def banker_six(self) -> int:
@@ -258,12 +262,12 @@ class MainCounts:
     def cards_dealt(self, n: int) -> int:
         """Rounds that use ``n`` cards (4, 5 or 6)."""
         kinds = {4: (0, 1), 5: (2, 3), 6: (4,)}[n]
-        return self._sum(kinds, range(3), range(10))
+        return self.count_where(kinds, range(3), range(10))
 
     @property
     def natural(self) -> int:
         """Rounds decided by a natural (either side's first two cards total 8 or 9, BAC-9.2)."""
-        return self._sum((0,), range(3), range(10))
+        return self.count_where((0,), range(3), range(10))
 
 
 def main_counts(composition: Sequence[int]) -> MainCounts:

@@ -1,0 +1,544 @@
+"""Baccarat simulation with the full shoe procedure, and the card-counting study for operators.
+
+:func:`simulate` deals rounds exactly as a table does (SPEC BAC-2, BAC-3, BAC-7, BAC-9):
+shuffle the ``52·N`` cards, burn (BAC-2.1: the first card and as many more as its value, or as
+many cards as decks, or a fixed number, 83/2011), place the cut card with at least 12 cards
+behind it, deal until the cut card comes out, finish that round (and optionally one more,
+BAC-3.1), reshuffle. With ``machine=True`` every round is dealt from the full, freshly shuffled
+set (automatic shuffling-and-dealing machine, BAC-2.3 / BAC-7.2). The numba kernel runs
+independent *batches* of shoes in parallel; each batch has its own random stream derived from
+``(seed, batch)``, so a result depends only on the seed and the number of rounds.
+
+Confidence intervals: rounds of one shoe are not independent (they share the shoe), so the
+95 % intervals use *batch means*: each batch is a run of whole shoes, batches are independent,
+and the ratio estimator ``Σ y_b / Σ x_b`` gets its variance from the spread of the batches
+(delta method). ``y_b`` is the batch's total net result of a wager (or its number of events),
+``x_b`` its number of rounds.
+
+:func:`counting_study` is the game-protection estimate: at every round of simulated shoes it
+computes, from the cards a counter has *not* seen, the exact expectation of the pair wagers and
+of Lucky 6, and what a counter gains by betting only when a count says so (see
+``docs/methods.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ConfigError
+from ..jackpot import Combination
+from .baccarat_exact import (
+    JACKPOT_COMBINATIONS,
+    check_decks,
+    full_shoe,
+    jackpot_counts,
+    main_counts,
+    pair_count,
+    wager_stats,
+)
+
+__all__ = [
+    "MIN_CUT_CARD",
+    "BurnRule",
+    "CountRow",
+    "CountingResult",
+    "Estimate",
+    "LastRound",
+    "ShoeProcedure",
+    "SimulationResult",
+    "counting_study",
+    "lucky_six_tags",
+    "simulate",
+]
+
+MIN_CUT_CARD: Final = 12
+"""BAC-2.1: the cut card goes in with at least (about) 12 cards behind it."""
+Z95: Final = 1.959963984540054
+
+
+class BurnRule(StrEnum):
+    """How many cards are burned at the start of a shoe (BAC-2.1, 83/2011)."""
+
+    FIRST_CARD = "card"  # the first card is shown and burned with as many more as its value
+    DECKS = "decks"  # as many cards as there are decks
+    FIXED = "fixed"  # a fixed number 1..8 set by the house (83/2011)
+
+
+class LastRound(StrEnum):
+    """What happens when the cut card comes out (BAC-3.1)."""
+
+    THIS_ROUND = "last"  # the round in which it comes out is the last
+    ONE_MORE = "one-more"  # one more round is dealt
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeProcedure:
+    """A table's shoe settings. ``cut_card`` is the number of cards behind the cut card.
+
+    Refuses (:class:`ConfigError`, naming the setting) decks outside 1 … 12, a cut card with
+    fewer than 12 cards behind it or too deep to deal a round, a fixed burn outside 1 … 8.
+    """
+
+    decks: int = 8
+    burn: BurnRule = BurnRule.FIRST_CARD
+    burn_count: int = 0
+    cut_card: int = 14
+    last_round: LastRound = LastRound.THIS_ROUND
+    machine: bool = False
+
+    def __post_init__(self) -> None:
+        check_decks(self.decks)
+        if not isinstance(self.burn, BurnRule):
+            raise ConfigError(f"burn rule must be one of {[b.value for b in BurnRule]}")
+        if not isinstance(self.last_round, LastRound):
+            raise ConfigError(f"last-round rule must be one of {[r.value for r in LastRound]}")
+        if self.burn is BurnRule.FIXED and (
+            isinstance(self.burn_count, bool) or not 1 <= self.burn_count <= 8
+        ):
+            raise ConfigError(
+                f"burn count must be 1 … 8 with the fixed burn rule, got {self.burn_count!r}"
+            )
+        deepest = 52 * self.decks - 11 - 12  # worst burn (1 + 10), then at least two rounds
+        if isinstance(self.cut_card, bool) or not MIN_CUT_CARD <= self.cut_card <= deepest:
+            raise ConfigError(
+                f"cut card must have {MIN_CUT_CARD} … {deepest} cards behind it "
+                f"(BAC-2.1), got {self.cut_card!r}"
+            )
+
+    @property
+    def burn_mode(self) -> int:
+        return {BurnRule.FIRST_CARD: 1, BurnRule.DECKS: 2, BurnRule.FIXED: 3}[self.burn]
+
+    @property
+    def extra_rounds(self) -> int:
+        return 1 if self.last_round is LastRound.ONE_MORE else 0
+
+    def describe(self) -> tuple[tuple[str, str], ...]:
+        """(label, value) pairs for a report's configuration block."""
+        if self.machine:
+            return (
+                ("decks", str(self.decks)),
+                (
+                    "dealing",
+                    "automatic shuffling-and-dealing machine: every round from the "
+                    "full set (BAC-2.3, BAC-7.2)",
+                ),
+            )
+        burn = {
+            BurnRule.FIRST_CARD: "first card shown and burned with as many more as its value "
+            "(10/J/Q/K = 10)",
+            BurnRule.DECKS: f"{self.decks} cards (one per deck)",
+            BurnRule.FIXED: f"{self.burn_count} cards (fixed, 83/2011)",
+        }[self.burn]
+        last = {
+            LastRound.THIS_ROUND: "the round in which the cut card comes out is the last",
+            LastRound.ONE_MORE: "one more round after the cut card comes out",
+        }[self.last_round]
+        return (
+            ("decks", str(self.decks)),
+            ("burn (BAC-2.1)", burn),
+            ("cut card (BAC-2.1)", f"{self.cut_card} cards behind it"),
+            ("last round (BAC-3.1)", last),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A simulated mean per round with its 95 % confidence interval, beside the exact value."""
+
+    key: str
+    label: str
+    mean: float
+    low: float
+    high: float
+    exact: Fraction
+
+    @property
+    def covers_exact(self) -> bool:
+        return self.low <= self.exact <= self.high
+
+
+def _ratio_ci(y: npt.NDArray[np.float64], x: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Ratio estimate Σy/Σx and its 95 % half-width from independent batches (delta method)."""
+    total = float(x.sum())
+    r = float(y.sum()) / total
+    b = x.size
+    if b < 2:
+        return r, math.inf
+    resid = (y - r * x) / (total / b)
+    half = Z95 * math.sqrt(float((resid**2).sum()) / (b * (b - 1)))
+    return r, half
+
+
+def _wilson(hits: float, n: float) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion."""
+    p = hits / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return centre - half, centre + half
+
+
+def _class_parts() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    cls = np.arange(150)
+    return cls // 30, (cls // 10) % 3, cls % 10
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationResult:
+    """What :func:`simulate` measured (``tallies``: one row per batch, see the kernel module)."""
+
+    procedure: ShoeProcedure
+    seed: int
+    rounds: int
+    shoes: int
+    tallies: npt.NDArray[np.int64] = field(repr=False)
+    estimates: tuple[Estimate, ...]
+    kernel_seconds: float = 0.0  # time spent dealing (for the speed line of a report)
+
+    def estimate(self, key: str) -> Estimate:
+        for e in self.estimates:
+            if e.key == key:
+                return e
+        raise KeyError(key)
+
+
+def _estimates(tallies: npt.NDArray[np.int64], decks: int) -> tuple[Estimate, ...]:
+    from . import _baccarat_kernels as kern
+
+    kind, winner, bt = _class_parts()
+    classes = tallies[:, :150].astype(np.float64)
+    x = classes.sum(axis=1)
+    full = full_shoe(decks)
+    main = main_counts(full)
+    pairs = pair_count(full)
+    stats = wager_stats(main, pairs)
+    jack = jackpot_counts(full)
+    total = main.total
+    pp = tallies[:, kern.T_PLAYER_PAIR].astype(np.float64)
+    bp = tallies[:, kern.T_BANKER_PAIR].astype(np.float64)
+
+    def over(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        summed: npt.NDArray[np.float64] = classes[:, mask].sum(axis=1)
+        return summed
+
+    banker = over(winner == 1)
+    player = over(winner == 0)
+    tie = over(winner == 2)
+    six2 = over((winner == 1) & (bt == 6) & (kind <= 2))
+    six3 = over((winner == 1) & (bt == 6) & (kind >= 3))
+    payoffs: dict[str, npt.NDArray[np.float64]] = {
+        "banker": 0.95 * banker - player,
+        "banker_no_commission": banker - 0.5 * (six2 + six3) - player,
+        "player": player - banker,
+        "tie": 9 * tie - x,
+        "player_pair": 12 * pp - x,
+        "banker_pair": 12 * bp - x,
+        "lucky_six": 13 * six2 + 21 * six3 - x,
+    }
+    out = []
+    for key, y in payoffs.items():
+        mean, half = _ratio_ci(y, x)
+        out.append(
+            Estimate(key, stats[key].name, mean, mean - half, mean + half, stats[key].expectation)
+        )
+    events: list[tuple[str, str, npt.NDArray[np.float64], int]] = [
+        ("p_banker", "banker wins", banker, main.banker),
+        ("p_player", "player wins", player, main.player),
+        ("p_tie", "tie", tie, main.tie),
+        ("p_banker_six_two", "banker wins on a two-card 6", six2, main.banker_six_two_cards),
+        (
+            "p_banker_six_three",
+            "banker wins on a three-card 6",
+            six3,
+            main.banker_six_three_cards,
+        ),
+        ("p_natural", "natural", over(kind == 0), main.natural),
+        ("p_cards_4", "cards dealt: 4", over(kind <= 1), main.cards_dealt(4)),
+        ("p_cards_5", "cards dealt: 5", over((kind == 2) | (kind == 3)), main.cards_dealt(5)),
+        ("p_cards_6", "cards dealt: 6", over(kind == 4), main.cards_dealt(6)),
+        ("p_player_pair", "player pair", pp, pairs),
+        ("p_banker_pair", "banker pair", bp, pairs),
+    ]
+    codes = {
+        Combination.SINGLE_PAIR: kern.JP_SINGLE_PAIR,
+        Combination.THREE_OF_A_KIND: kern.JP_THREE_OF_A_KIND,
+        Combination.DOUBLE_PAIR: kern.JP_DOUBLE_PAIR,
+        Combination.FOUR_OF_A_KIND: kern.JP_FOUR_OF_A_KIND,
+        Combination.HEAVENLY_STRAIGHT: kern.JP_HEAVENLY_STRAIGHT,
+        Combination.ROYAL_FLUSH: kern.JP_ROYAL_FLUSH,
+    }
+    for combo in JACKPOT_COMBINATIONS:
+        y = tallies[:, kern.T_JACKPOT + codes[combo]].astype(np.float64)
+        events.append(
+            (f"p_{combo.value}", f"jackpot: {combo.value.replace('_', ' ')}", y, jack[combo])
+        )
+    for key, label, y, count in events:
+        mean, half = _ratio_ci(y, x)
+        # Rare events (a royal flush in a short run) leave too few batches with a hit for batch
+        # means; the Wilson interval (rounds taken as independent) keeps such intervals honest.
+        w_low, w_high = _wilson(float(y.sum()), float(x.sum()))
+        out.append(
+            Estimate(
+                key,
+                label,
+                mean,
+                min(mean - half, w_low),
+                max(mean + half, w_high),
+                Fraction(count, total),
+            )
+        )
+    return tuple(out)
+
+
+def _split(n: int, count: int) -> npt.NDArray[np.int64]:
+    """``n`` split into ``count`` near-equal whole parts."""
+    base, extra = divmod(n, count)
+    quota = np.full(count, base, np.int64)
+    quota[:extra] += 1
+    return quota
+
+
+def _batches(rounds: int) -> npt.NDArray[np.int64]:
+    """Split ``rounds`` into independent batches: enough of them for the batch-means CI
+    (at least 100 when possible), each big enough to amortise a call (≤ 2,000 batches)."""
+    return _split(rounds, max(1, min(rounds, max(100, min(2000, rounds // 50_000)))))
+
+
+def simulate(
+    procedure: ShoeProcedure,
+    rounds: int,
+    seed: int,
+    advance: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Deal ``rounds`` rounds (≥ 1) with ``procedure`` from the seeded stream ``seed``
+    (0 … 2**63 − 1) and return the tallies and estimates. ``advance(n)`` is called after every
+    ``n`` rounds (a progress bar). Refuses bad arguments with :class:`ConfigError`."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ConfigError(f"rounds must be a whole number >= 1, got {rounds!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ConfigError(f"seed must be a whole number 0 … 2**63 - 1, got {seed!r}")
+    from . import _baccarat_kernels as kern
+
+    quota = _batches(rounds)
+    tallies = kern.empty_tallies(quota.size)
+    chunk = 32
+    started = time.perf_counter()
+    for first in range(0, quota.size, chunk):
+        part = quota[first : first + chunk]
+        kern.simulate(
+            seed,
+            first,
+            part,
+            procedure.decks,
+            procedure.burn_mode,
+            procedure.burn_count,
+            procedure.cut_card,
+            procedure.extra_rounds,
+            procedure.machine,
+            tallies[first : first + chunk],
+        )
+        if advance is not None:
+            advance(int(part.sum()))
+    seconds = time.perf_counter() - started
+    return SimulationResult(
+        procedure,
+        seed,
+        int(tallies[:, :150].sum()),
+        int(tallies[:, kern.T_SHOES].sum()),
+        tallies,
+        _estimates(tallies, procedure.decks),
+        seconds,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Card counting (game protection)
+
+
+def lucky_six_tags(eor: Mapping[int, Mapping[str, Fraction]], level: int = 4) -> tuple[int, ...]:
+    """Integer count tags for the ten BAC-5 values, proportional to the Lucky 6 effects of
+    removal ``eor`` (by rank, from :func:`~.baccarat_exact.effects_of_removal`), scaled so the
+    largest is ``±level`` and rounded half away from zero."""
+    by_value = [
+        eor[10]["lucky_six"],
+        eor[14]["lucky_six"],
+        *(eor[v]["lucky_six"] for v in range(2, 10)),
+    ]
+    scale = max(abs(e) for e in by_value)
+    return tuple(
+        int(math.copysign(math.floor(abs(level * e / scale) + Fraction(1, 2)), e)) for e in by_value
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CountRow:
+    """A betting rule and what it earns: share of rounds bet, mean expectation of those bets,
+    expected gain per round dealt (units of one wager) with its 95 % CI half-width."""
+
+    wager: str
+    rule: str
+    bet_share: float
+    mean_when_bet: float
+    gain_per_round: float
+    gain_half_width: float
+
+
+@dataclass(frozen=True, slots=True)
+class CountingResult:
+    """The counting study (see :func:`counting_study`)."""
+
+    procedure: ShoeProcedure
+    seed: int
+    shoes: int
+    rounds: int
+    tags: tuple[int, ...]
+    break_even_true_count: float
+    mean_ev_pair: float
+    mean_ev_lucky_six: float
+    rows: tuple[CountRow, ...]
+
+
+def _lucky_six_table() -> tuple[
+    npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+]:
+    from .baccarat_exact import _multiset_table
+
+    mult, k, coef = _multiset_table()
+    # banker wins (winner 1) with total 6: two cards in kinds 0-2, three in kinds 3-4
+    two = coef[:, [(kind * 3 + 1) * 10 + 6 for kind in (0, 1, 2)]].sum(axis=1)
+    three = coef[:, [(kind * 3 + 1) * 10 + 6 for kind in (3, 4)]].sum(axis=1)
+    keep = np.flatnonzero((two + three) > 0)
+    keep = keep[np.argsort(k[keep], kind="stable")]  # grouped by size: one division per size
+    return (
+        mult[keep].astype(np.uint8),
+        k[keep].astype(np.int64),
+        two[keep].astype(np.float64),
+        three[keep].astype(np.float64),
+    )
+
+
+def counting_study(
+    procedure: ShoeProcedure,
+    shoes: int,
+    seed: int,
+    eor: Mapping[int, Mapping[str, Fraction]],
+    advance: Callable[[int], None] | None = None,
+) -> CountingResult:
+    """Simulate ``shoes`` shoes with ``procedure`` and, before every round, compute from the
+    cards not yet seen (the rest of the shoe and the face-down burned cards) the exact
+    expectation of the pair wager (``12 Σ u_r(u_r−1) / U(U−1) − 1``) and of Lucky 6 (the
+    multiset table of :mod:`.baccarat_exact`, in floating point), and the Lucky 6 true count of
+    the integer tags :func:`lucky_six_tags` (running count, balanced by the tags' shoe mean, per
+    52 unseen cards). Gains are expectations (not simulated outcomes): the study estimates how
+    often and how much a counter is ahead, with far less noise than paying out simulated bets.
+
+    ``eor`` are the effects of removal of :func:`~.baccarat_exact.effects_of_removal` for the
+    same number of decks. Refuses bad arguments with :class:`ConfigError`.
+    """
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 1:
+        raise ConfigError(f"shoes must be a whole number >= 1, got {shoes!r}")
+    if procedure.machine:
+        raise ConfigError("a counting study needs a shoe (no automatic dealing machine)")
+    from . import _baccarat_kernels as kern
+
+    decks = procedure.decks
+    tags = lucky_six_tags(eor)
+    value_counts = [16 * decks] + [4 * decks] * 9
+    cards = 52 * decks
+    tag_mean = sum(t * n for t, n in zip(tags, value_counts, strict=True)) / cards
+    # Linear model: EV ≈ EV0 + (R / 52) · s · TC with EOR_v ≈ s · (t_v − mean); break-even TC.
+    eor_by_value = [
+        eor[10]["lucky_six"],
+        eor[14]["lucky_six"],
+        *(eor[v]["lucky_six"] for v in range(2, 10)),
+    ]
+    centred = [t - tag_mean for t in tags]
+    s = sum(
+        float(e) * c * n for e, c, n in zip(eor_by_value, centred, value_counts, strict=True)
+    ) / sum(c * c * n for c, n in zip(centred, value_counts, strict=True))
+    main = main_counts(full_shoe(decks))
+    ev0 = float(wager_stats(main, pair_count(full_shoe(decks)))["lucky_six"].expectation)
+    break_even = -ev0 * 52 / (cards * s)
+    thresholds = np.array(
+        [round(break_even) - 4, round(break_even), round(break_even) + 4], np.float64
+    )
+    l6_m, l6_k, l6_two, l6_three = _lucky_six_table()
+    quota = _split(shoes, min(shoes, 200))
+    out = np.zeros((quota.size, 8 + 2 * thresholds.size), np.float64)
+    tag_array = np.array(tags, np.float64)
+    chunk = 8
+    for first in range(0, quota.size, chunk):
+        part = quota[first : first + chunk]
+        kern.counting_study(
+            seed,
+            first,
+            part,
+            decks,
+            procedure.burn_mode,
+            procedure.burn_count,
+            procedure.cut_card,
+            procedure.extra_rounds,
+            l6_m,
+            l6_k,
+            l6_two,
+            l6_three,
+            tag_array,
+            tag_mean,
+            thresholds,
+            out[first : first + chunk],
+        )
+        if advance is not None:
+            advance(int(part.sum()))
+    x = out[:, 0]
+    rounds = int(x.sum())
+
+    def row(
+        wager: str, rule: str, bets: npt.NDArray[np.float64], ev: npt.NDArray[np.float64]
+    ) -> CountRow:
+        gain, half = _ratio_ci(ev, x)
+        n_bets = float(bets.sum())
+        return CountRow(
+            wager,
+            rule,
+            n_bets / rounds,
+            float(ev.sum()) / n_bets if n_bets else math.nan,
+            gain,
+            half,
+        )
+
+    result_rows = [
+        row(
+            "player or banker pair", "perfect rank tracking: bet when EV > 0", out[:, 2], out[:, 3]
+        ),
+        row("Lucky 6", "perfect value tracking: bet when EV > 0", out[:, 5], out[:, 6]),
+    ]
+    for j, t in enumerate(thresholds):
+        result_rows.append(
+            row(
+                "Lucky 6",
+                f"tag count: bet when true count ≥ {t:+.0f}",
+                out[:, 8 + 2 * j],
+                out[:, 9 + 2 * j],
+            )
+        )
+    return CountingResult(
+        procedure,
+        seed,
+        int(out[:, 7].sum()),
+        rounds,
+        tags,
+        break_even,
+        float(out[:, 1].sum()) / rounds,
+        float(out[:, 4].sum()) / rounds,
+        tuple(result_rows),
+    )
