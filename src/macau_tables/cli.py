@@ -20,8 +20,12 @@ analyze_app = typer.Typer(help="Exact game mathematics and PAR sheets.", no_args
 simulate_app = typer.Typer(
     help="Monte Carlo simulation beside the exact values.", no_args_is_help=True
 )
+demo_app = typer.Typer(
+    help="Seeded demonstration rounds (never a live table).", no_args_is_help=True
+)
 app.add_typer(analyze_app, name="analyze")
 app.add_typer(simulate_app, name="simulate")
+app.add_typer(demo_app, name="demo")
 
 # Modules that add commands to the apps above (imported lazily by main()).
 COMMAND_MODULES: tuple[str, ...] = (

@@ -160,20 +160,7 @@ def _settlement_lines(s: Settlement) -> list[str]:
     return lines
 
 
-def _demo_app() -> typer.Typer:
-    # The ``demo`` group is shared with other games' demos: reuse it if already registered.
-    existing = getattr(cli, "demo_app", None)
-    if isinstance(existing, typer.Typer):
-        return existing
-    demo = typer.Typer(
-        help="Seeded demonstration rounds (never a live table).", no_args_is_help=True
-    )
-    cli.app.add_typer(demo, name="demo")
-    cli.demo_app = demo  # type: ignore[attr-defined]
-    return demo
-
-
-demo_app = _demo_app()
+demo_app = cli.demo_app
 
 
 @demo_app.command("caribbean")
