@@ -96,6 +96,11 @@ def test_limits_validated_BAC_13_BAC_14() -> None:
         BaccaratRules(seats=6)
 
 
+def test_machine_deals_face_up_so_no_card_holding_BAC_7_2_BAC_16() -> None:
+    with pytest.raises(ConfigError, match="automatic machine"):
+        BaccaratRules(shoe=ShoeSettings(machine=True), card_holding=True)
+
+
 def test_float_contribution_refused() -> None:
     with pytest.raises(ConfigError, match="float"):
         BaccaratRules(jackpot_contribution=0.5)  # type: ignore[arg-type]

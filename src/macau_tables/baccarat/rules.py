@@ -331,6 +331,9 @@ class BaccaratRules:
         _int(self.standing_areas, "standing_areas", minimum=0)
         if not isinstance(self.card_holding, bool):
             raise ConfigError("card_holding must be a bool")
+        if self.card_holding and self.shoe.machine:
+            # BAC-7.2: the machine deals every card face up, so nobody can hold them.
+            raise ConfigError("card_holding is impossible with the automatic machine (BAC-7.2)")
         _int(self.holding_timeout_seconds, "holding_timeout_seconds", minimum=1)
         jw = _int(self.jackpot_wager, "jackpot_wager", minimum=1)
         if jw % unit:

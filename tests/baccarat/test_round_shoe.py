@@ -1,0 +1,111 @@
+"""Shoe and rounds together: a whole virtual shoe, a live shoe with a refused card, and the
+automatic machine (BAC-1, BAC-2, BAC-3, BAC-7.2, BAC-10, BAC-12)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from macau_tables.approvals import Approval
+from macau_tables.baccarat import shoe as S
+from macau_tables.baccarat.bets import seat, standing
+from macau_tables.baccarat.round import (
+    BaccaratRound,
+    CardRefused,
+    Correct,
+    CorrectionAction,
+    DealCard,
+    PlaceWager,
+    Settle,
+    deal_from,
+)
+from macau_tables.baccarat.rules import BaccaratRules, ShoeSettings, WagerKind
+from macau_tables.cards import parse_cards
+from macau_tables.rng import SeededRandom, verify_commitment
+
+DAY = date(2026, 12, 2)
+SEATED = {1: "alice"}
+
+
+def approved(rules: BaccaratRules) -> BaccaratRules:
+    records = tuple(
+        Approval(q.option, q.value, f"R{i}", date(2026, 11, 2), date(2026, 11, 5))
+        for i, q in enumerate(rules.options_requiring_approval())
+    )
+    return replace(rules, approvals=records)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 300), st.integers(6, 12))
+def test_whole_virtual_shoe_BAC_1_BAC_2_BAC_3(seed: int, cut: int, decks: int) -> None:
+    rules = approved(BaccaratRules(shoe=ShoeSettings(decks=decks, demo_rounds=1)))
+    order = S.shuffle_shoe(rules.shoe, SeededRandom(seed))
+    shoe, shoe_events = S.open_shoe("s", rules.shoe, commitment=order.commitment)
+    shoe, ev = S.apply(shoe, S.Cut(S.Cutter.PLAYER, "alice", cut))
+    shoe_events += ev
+    order = order.after_cut(cut)
+    shoe, ev = S.apply(shoe, S.Burn(tuple(order.card_at(i) for i in range(decks))))
+    shoe_events += ev
+    carried: tuple = ()
+    k = 0
+    while shoe.phase is not S.ShoePhase.FINISHED:
+        k += 1
+        demo = k == 1
+        shoe, ev = S.apply(shoe, S.StartRound(f"r{k}", demo))
+        shoe_events += ev
+        r, _ = BaccaratRound.from_shoe(
+            shoe, rules, f"r{k}", DAY, seated=SEATED, carried=carried, demo=demo
+        )
+        if not demo:
+            r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+            r, _ = r.apply(PlaceWager("bob", standing(1), WagerKind.PLAYER, 500))
+        r, _, _ = deal_from(r, order, shoe.out)
+        r, _ = r.apply(Settle())
+        assert r.settlement is not None and r.settlement.balance == 0
+        carried = r.carried_out()
+        shoe, ev = S.apply(shoe, S.EndRound(r.accepted_cards(), r.discarded))
+        shoe_events += ev
+        assert max(shoe.seen) <= decks
+    assert shoe.demo_rounds == 1
+    assert S.replay(shoe_events) == shoe
+    # the shoe dealt is the shoe committed: the dealt cards are the committed order, cut
+    reveal = order.reveal
+    assert verify_commitment(order.commitment, reveal.order, reveal.salt)
+    dealt = [c for e in shoe_events if isinstance(e, S.RoundEnded) for c in e.cards]
+    assert dealt == [order.card_at(decks + i) for i in range(len(dealt))]
+
+
+def test_live_shoe_refused_card_withdrawn_counts_out_of_shoe_BAC_10() -> None:
+    rules = BaccaratRules(shoe=ShoeSettings(decks=6))
+    shoe, _ = S.open_shoe("live", rules.shoe, live=True)
+    shoe, _ = S.apply(shoe, S.Cut(S.Cutter.DEALER, "dealer-1", 150))
+    shoe, _ = S.apply(shoe, S.Burn((None,) * 6))
+    shoe, _ = S.apply(shoe, S.StartRound("r1"))
+    r, _ = BaccaratRound.from_shoe(shoe, rules, "r1", DAY)
+    assert r.live
+    for card in parse_cards("9s 5h Kd 2c"):
+        r, _ = r.apply(DealCard(card))
+    r, ev = r.apply(DealCard("7c"))  # no third card on a natural
+    assert isinstance(ev[0], CardRefused)
+    r, _ = r.apply(Correct("sup-9", "drawn on a natural", CorrectionAction.WITHDRAW))
+    r, _ = r.apply(Settle())
+    shoe, _ = S.apply(shoe, S.EndRound(r.accepted_cards(), r.discarded))
+    assert shoe.out == 6 + 5 and shoe.available()[parse_cards("7c")[0].index] == 5
+
+
+def test_machine_rounds_each_from_the_full_set_BAC_7_2() -> None:
+    rules = approved(BaccaratRules(shoe=ShoeSettings(machine=True)))
+    shoe, _ = S.open_shoe(
+        "m", rules.shoe, commitment=S.shuffle_shoe(rules.shoe, SeededRandom(0)).commitment
+    )
+    for k in range(5):
+        order = S.shuffle_shoe(rules.shoe, SeededRandom(k + 1))
+        shoe, _ = S.apply(shoe, S.StartRound(f"r{k}", commitment=order.commitment))
+        r, _ = BaccaratRound.from_shoe(shoe, rules, f"r{k}", DAY)
+        assert r.available == (8,) * 52 and r.cards_left == 416
+        r, _, _ = deal_from(r, order, 0)
+        r, _ = r.apply(Settle())
+        shoe, _ = S.apply(shoe, S.EndRound(r.accepted_cards()))
