@@ -72,8 +72,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
+    "CATEGORY_SHIFT",
     "QUALIFYING_STRENGTH",
     "RANKINGS",
+    "RANK_SHIFT",
     "HandCategory",
     "HandValue",
     "Ranking",
@@ -90,7 +92,9 @@ RANKINGS: Final[tuple[Ranking, ...]] = ("macau", "standard")
 """The rankings :func:`evaluate` knows: ``"macau"`` (the law, CSP-8) and ``"standard"``."""
 
 CATEGORY_SHIFT: Final = 22
+"""``strength >> CATEGORY_SHIFT`` is the :class:`HandCategory` code (see "Strength layout")."""
 RANK_SHIFT: Final = 2
+"""``(strength >> RANK_SHIFT) & 0xFFFFF`` is the rankcode (see "Strength layout")."""
 _NIBBLES: Final = 5
 
 
