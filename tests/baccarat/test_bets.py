@@ -93,7 +93,7 @@ def test_pairs_pay_11_BAC_13_BAC_17() -> None:
         assert settle_wager(RULES, wager(kind, 100), PLAYER_WINS).outcome is Outcome.LOSE
 
 
-def test_jackpot_wager_contribution_and_award() -> None:
+def test_jackpot_wager_contribution_and_award_BAC_17() -> None:
     w = wager(WagerKind.JACKPOT, 100)
     s = settle_wager(RULES, w, PLAYER_WINS)
     assert (s.paid, s.meter, s.house) == (0, 50, 50)
@@ -118,7 +118,7 @@ def test_every_settlement_balances_BAC_18(
         assert s.commission * 20 == amount  # exact 5 %, no rounding
 
 
-def test_returned_wager() -> None:
+def test_returned_wager_BAC_10() -> None:
     s = returned(wager(WagerKind.TIE, 300))
     assert (s.outcome, s.paid, s.player_net) == (Outcome.RETURNED, 300, 0)
 

@@ -116,7 +116,7 @@ def test_fixed_awards_each_BAC_17_6() -> None:
         assert res.meter_after.amount == 500 and res.meter_paid == 0
 
 
-def test_nothing_to_pay_and_refusals() -> None:
+def test_nothing_to_pay_and_refusals_BAC_17() -> None:
     assert resolve_baccarat(Meter(9, 0), None, [1], FIXED).awards == ()
     assert resolve_baccarat(Meter(9, 0), Combination.ROYAL_FLUSH, [], FIXED).meter_after.amount == 9
     with pytest.raises(ConfigError):

@@ -206,6 +206,14 @@ def test_round_counts_copies_it_deals_BAC_1() -> None:
     refused(r, DealCard("9s"), "BAC-1")
 
 
+def test_void_with_a_refused_card_counts_it_out_of_the_shoe_BAC_10() -> None:
+    r = deal(open_round(live=True), "9s 5h Kd 2c")
+    r, _ = r.apply(DealCard("3c"))
+    r, _ = r.apply(Void("sup", "dealer error"))
+    assert r.pending is None and r.discarded == (Card.parse("3c"),)
+    assert BaccaratRound.replay(r.events) == r
+
+
 def test_supervisor_withdraws_last_card_BAC_10() -> None:
     r = deal(open_round(live=True), "2s 3h Ac")
     r, _ev = r.apply(Correct("sup", "typed the wrong card", CorrectionAction.WITHDRAW))

@@ -101,7 +101,7 @@ def test_machine_deals_face_up_so_no_card_holding_BAC_7_2_BAC_16() -> None:
         BaccaratRules(shoe=ShoeSettings(machine=True), card_holding=True)
 
 
-def test_float_contribution_refused() -> None:
+def test_float_contribution_refused_BAC_17() -> None:
     with pytest.raises(ConfigError, match="float"):
         BaccaratRules(jackpot_contribution=0.5)  # type: ignore[arg-type]
     assert BaccaratRules(jackpot_contribution=Fraction(3, 10)).jackpot_contribution == Fraction(

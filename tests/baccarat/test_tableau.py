@@ -209,3 +209,20 @@ def test_refuses_too_few_cards_BAC_7_1() -> None:
 @given(st.lists(st.sampled_from(DECK), min_size=6, max_size=8))
 def test_sequence_and_iterator_agree_BAC_7(cards: list[Card]) -> None:
     assert deal_round(cards) == deal_round(iter(cards)) == deal_round(tuple(cards))
+
+
+@given(st.lists(st.sampled_from(DECK), min_size=6, max_size=6))
+def test_two_hands_higher_total_wins_BAC_6_BAC_11(cards: list[Card]) -> None:
+    r = deal_round(cards)
+    assert len(r.player_cards) + len(r.banker_cards) == r.cards_used
+    assert r.player_total == hand_total(r.player_cards)
+    assert r.banker_total == hand_total(r.banker_cards)
+    expected = (
+        Side.PLAYER
+        if r.player_total > r.banker_total
+        else Side.BANKER
+        if r.banker_total > r.player_total
+        else Side.TIE
+    )
+    assert r.winner is expected
+    assert r.natural == (is_natural(r.player_cards[:2]) or is_natural(r.banker_cards[:2]))

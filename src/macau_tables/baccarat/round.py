@@ -999,7 +999,18 @@ def _evolve(r: BaccaratRound, e: Event) -> BaccaratRound:
     if isinstance(e, RoundSettled):
         return replace(r, phase=RoundPhase.SETTLED, result=e.result, settlement=e.settlement)
     if isinstance(e, RoundVoided):
-        return replace(r, phase=RoundPhase.VOID, void=e, settlement=e.settlement)
+        discarded = r.discarded
+        if r.pending is not None and r.pending.possible:
+            # the refused card left the shoe too (it is reported to the shoe as discarded)
+            discarded = (*discarded, r.pending.card)
+        return replace(
+            r,
+            phase=RoundPhase.VOID,
+            void=e,
+            settlement=e.settlement,
+            pending=None,
+            discarded=discarded,
+        )
     if isinstance(e, RoundOpened):
         return BaccaratRound._opened(e)
     raise TypeError(f"not a baccarat round event: {e!r}")
