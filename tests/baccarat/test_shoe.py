@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from macau_tables.approvals import Approval
 from macau_tables.baccarat import shoe as S
-from macau_tables.baccarat.rules import BurnRule, LastRoundRule, ShoeSettings
+from macau_tables.baccarat.rules import BaccaratRules, BurnRule, LastRoundRule, ShoeSettings
 from macau_tables.baccarat.tableau import deal_round
 from macau_tables.cards import Card, new_shoe, parse_cards
 from macau_tables.errors import RuleViolation
@@ -289,3 +291,16 @@ def test_never_more_copies_than_decks_and_replay_BAC_1(
     assert S.replay(events) == state
     assert state.remaining >= 0
     assert replace(state) == state
+
+
+def test_shoe_options_need_approval_at_opening_BAC_19() -> None:
+    rules = BaccaratRules(shoe=ShoeSettings(burn_rule=BurnRule.FIRST_CARD))
+    order = S.shuffle_shoe(rules.shoe, SeededRandom(3))
+    with pytest.raises(RuleViolation) as exc:
+        S.open_table_shoe(rules, "s", date(2026, 12, 2), commitment=order.commitment)
+    assert exc.value.rule == "BAC-19"
+    ok = Approval("bac.burn_rule", "first_card", "DICJ-1", date(2026, 11, 2), date(2026, 11, 5))
+    rules = replace(rules, approvals=(ok,))
+    state, events = S.open_table_shoe(rules, "s", date(2026, 12, 2), commitment=order.commitment)
+    assert events[0].approval_references == ("DICJ-1",)
+    assert state.phase is S.ShoePhase.AWAITING_CUT

@@ -13,7 +13,8 @@ same commands.
 
 Procedure (commands in order):
 
-1. :func:`open_shoe` — a new shoe; virtual mode publishes the shuffle's commitment.
+1. :func:`open_table_shoe` (approvals checked, BAC-19) or :func:`open_shoe` — a new shoe;
+   virtual mode publishes the shuffle's commitment.
 2. :class:`Cut` — a player or the dealer cuts (who and where are recorded) and the cut card is
    placed with ``cut_card_behind`` (≥ the table's setting, ≥ 12) cards behind it (BAC-2.1).
 3. :class:`Burn` — the start-of-shoe burn by the table's rule (BAC-2.1; 83/2011).
@@ -44,8 +45,9 @@ Decisions (documented):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from enum import StrEnum
 from functools import reduce
 from typing import Protocol
@@ -53,7 +55,7 @@ from typing import Protocol
 from ..cards import Card, new_shoe
 from ..errors import RuleViolation
 from ..rng import RandomSource, ShoeCommitment, ShoeReveal, commit_shoe, shuffle
-from .rules import BurnRule, LastRoundRule, ShoeSettings
+from .rules import BaccaratRules, BurnRule, LastRoundRule, ShoeSettings
 
 __all__ = [
     "Burn",
@@ -79,6 +81,7 @@ __all__ = [
     "burn_value",
     "can_apply",
     "open_shoe",
+    "open_table_shoe",
     "replay",
     "shuffle_shoe",
 ]
@@ -237,6 +240,7 @@ class ShoeOpened:
     settings: ShoeSettings
     live: bool
     commitment: str | None
+    approval_references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,18 +368,44 @@ def open_shoe(
     *,
     commitment: ShoeCommitment | None = None,
     live: bool = False,
+    approval_references: tuple[str, ...] = (),
 ) -> tuple[ShoeState, list[ShoeEvent]]:
     """Open a new shoe. Virtual mode (``live=False``) requires the shuffle's ``commitment``
     (published before the first card); live mode has none (physical cards).
 
     Returns the state and its first event. Refuses (``RuleViolation`` BAC-2.1) a virtual shoe
-    without a commitment. (Approvals are checked by the caller with
-    :meth:`~.rules.BaccaratRules.check_approvals` before opening.)
+    without a commitment. :func:`open_table_shoe` also checks the table's approvals.
     """
     if not live and commitment is None:
         raise RuleViolation("BAC-2.1", "a virtual shoe must be shuffled and committed first")
-    event = ShoeOpened(shoe_id, settings, live, commitment.digest if commitment else None)
+    digest = commitment.digest if commitment else None
+    event = ShoeOpened(shoe_id, settings, live, digest, approval_references)
     return _opened(event), [event]
+
+
+def open_table_shoe(
+    rules: BaccaratRules,
+    shoe_id: str,
+    opening_date: date,
+    *,
+    commitment: ShoeCommitment | None = None,
+    live: bool = False,
+    holidays: Collection[date] = (),
+) -> tuple[ShoeState, list[ShoeEvent]]:
+    """:func:`open_shoe` with ``rules.shoe`` after checking the table's approvals on
+    ``opening_date`` (BAC-19: the shoe options of BAC-2, BAC-3 and BAC-7 among them).
+
+    Refuses (``RuleViolation`` BAC-19 / BAC-17) an option without a valid, effective approval,
+    and (BAC-2.1) a virtual shoe without a commitment.
+    """
+    used = rules.check_approvals(opening_date, holidays)
+    return open_shoe(
+        shoe_id,
+        rules.shoe,
+        commitment=commitment,
+        live=live,
+        approval_references=tuple(a.reference for a in used),
+    )
 
 
 def _opened(e: ShoeOpened) -> ShoeState:
