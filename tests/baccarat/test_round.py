@@ -129,6 +129,7 @@ def test_bad_wagers_refused_nothing_changed_BAC_13_BAC_14_BAC_15_BAC_18() -> Non
     refused(r, PlaceWager("bob", seat(2), WagerKind.BANKER, 5100), "BAC-14")  # difference
     refused(r, PlaceWager("dave", seat(3), WagerKind.PLAYER, 100), "BAC-15")  # standing
     refused(r, PlaceWager("dave", standing(1), WagerKind.JACKPOT, 200), "BAC-13")
+    refused(r, PlaceWager("alice", seat(1), "dragon", 100), "BAC-13")  # type: ignore[arg-type]
     no_side = open_round(BaccaratRules())
     refused(no_side, PlaceWager("alice", seat(1), WagerKind.LUCKY_6, 100), "BAC-13")
     before = r

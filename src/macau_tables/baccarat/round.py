@@ -698,7 +698,10 @@ def _betting_open(r: BaccaratRound, what: str) -> None:
 
 def _place(r: BaccaratRound, c: PlaceWager) -> tuple[Event, ...]:
     _betting_open(r, "wager")
-    kind = WagerKind(c.kind)
+    try:
+        kind = WagerKind(c.kind)
+    except ValueError:
+        raise RuleViolation("BAC-13", f"no such wager: {c.kind!r}") from None
     if not isinstance(c.area, Area):
         raise RuleViolation("BAC-15", f"not a betting area: {c.area!r}")
     check_area(r.rules, c.area, c.player, r.seats)
@@ -718,7 +721,10 @@ def _change_carried(r: BaccaratRound, c: ChangeCarried) -> tuple[Event, ...]:
         raise RuleViolation("BAC-12", f"no carried wager {c.wager_id} in this round")
     if wager.player != c.player:
         raise RuleViolation("BAC-12", f"carried wager {c.wager_id} is not {c.player}'s")
-    option = TieOption(c.option)
+    try:
+        option = TieOption(c.option)
+    except ValueError:
+        raise RuleViolation("BAC-12", f"no such choice after a tie: {c.option!r}") from None
     allowed = r.rules.tie_options
     if option not in allowed:
         raise RuleViolation("BAC-12", f"this table does not allow '{option.value}' after a tie")
