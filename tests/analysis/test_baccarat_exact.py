@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from macau_tables.analysis.baccarat_exact import (
     JackpotAwards,
     analyze,
+    break_even_meter,
     check_decks,
     composition_after,
     effects_of_removal,
@@ -374,3 +376,17 @@ def test_analyze_reports_everything_for_eight_decks() -> None:
     assert set(a.wagers) >= {"banker", "player", "tie", "lucky_six", "banker_no_commission"}
     assert 0 < a.jackpot.total_return < 1
     assert set(a.eor) == set(range(2, 15))
+
+
+def test_break_even_meter_is_the_first_meter_returning_100_percent_BAC_17() -> None:
+    counts = jackpot_counts(full_shoe(8))
+    total = falling(416, 6)
+    even = break_even_meter(counts, total, AWARDS)
+    assert even is not None and even > 0
+
+    def ret(meter: int) -> Fraction:
+        return jackpot_return(counts, total, replace(AWARDS, meter=meter)).total_return
+
+    assert ret(even) >= 1 > ret(even - 1)
+    rich = replace(AWARDS, single_pair=100_000)  # returns more than the wager at any meter
+    assert break_even_meter(counts, total, rich) == 0

@@ -7,6 +7,7 @@ a message naming it), show a Rich progress bar on stderr for the simulations, an
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from .baccarat_exact import (
     BaccaratAnalysis,
     JackpotAwards,
     analyze,
+    break_even_meter,
     check_decks,
     jackpot_return,
 )
@@ -188,22 +190,17 @@ def _counting_table(c: CountingResult) -> Table:
 
 def _meter_curve(a: BaccaratAnalysis) -> tuple[list[int], list[float], int | None]:
     awards = a.jackpot.awards
-    top = max(awards.meter * 3, 1000 * awards.wager)
+    even = break_even_meter(a.jackpot_counts, a.total, awards)
+    top = max(awards.meter * 3, (even or 0) * 3 // 2, 1000 * awards.wager)
     points = [top * i // 200 for i in range(201)]
-    returns = []
-    for m in points:
-        changed = JackpotAwards(
-            awards.wager,
-            m,
-            awards.heavenly_straight,
-            awards.four_of_a_kind,
-            awards.double_pair,
-            awards.three_of_a_kind,
-            awards.single_pair,
-            awards.bettors,
+    returns = [
+        float(
+            jackpot_return(
+                a.jackpot_counts, a.total, dataclasses.replace(awards, meter=m)
+            ).total_return
         )
-        returns.append(float(jackpot_return(a.jackpot_counts, a.total, changed).total_return))
-    even = next((m for m, r in zip(points, returns, strict=True) if r >= 1), None)
+        for m in points
+    ]
     return points, returns, even
 
 
@@ -229,7 +226,7 @@ def _figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     ax1.set_ylabel("probability")
     ax1.set_title("Winner by cards dealt")
-    ax1.legend()
+    ax1.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.08), frameon=False)
     totals = list(range(10))
     ax2.bar(
         [str(t) for t in totals],
@@ -253,7 +250,7 @@ def _figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
     ax.set_ylabel("return per jackpot wager (%)")
     title = "Jackpot return against the meter"
     if even is not None:
-        title += f" (break-even meter ≈ {_money(even)})"
+        title += f" (break even at a meter of {_money(even)})"
     ax.set_title(title)
     meter = Figure(
         "Jackpot return against the meter",
@@ -311,7 +308,9 @@ def analysis_report(
                 f"{_pct(w[key].house_edge)} = {_exact(w[key].house_edge)}",
             )
         )
+    even = break_even_meter(a.jackpot_counts, a.total, aw)
     summary.append(("Jackpot return", _pct(a.jackpot.total_return)))
+    summary.append(("Jackpot break-even meter", "none" if even is None else _money(even)))
     if seconds is not None:
         summary.append(("Computed in", f"{seconds:.3f} s"))
     tables = [
@@ -409,6 +408,7 @@ def analysis_report(
             },
             "return": float(a.jackpot.total_return),
             "return_exact": _exact(a.jackpot.total_return),
+            "break_even_meter": even,
             "house_edge": float(a.jackpot.house_edge),
             "standard_deviation": a.jackpot.standard_deviation,
         },

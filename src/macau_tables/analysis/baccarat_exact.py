@@ -28,6 +28,7 @@ over small shoes, and the published 8- and 6-deck figures.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -55,6 +56,7 @@ __all__ = [
     "MainCounts",
     "WagerStats",
     "analyze",
+    "break_even_meter",
     "check_decks",
     "class_counts",
     "composition_after",
@@ -584,6 +586,34 @@ class JackpotReturn:
         ) + (1 - self.hit_probability)
         mean = self.total_return - 1
         return math.sqrt(second - mean * mean)
+
+
+def break_even_meter(
+    counts: Mapping[Combination, int], total: int, awards: JackpotAwards
+) -> int | None:
+    """The smallest meter (minor units) at which the jackpot wager returns at least 100 %
+    with the other settings of ``awards``, or ``None`` if no meter does (no royal flush is
+    possible). Exact: the return never falls as the meter grows, so a bisection finds it."""
+
+    def pays(meter: int) -> bool:
+        changed = dataclasses.replace(awards, meter=meter)
+        return jackpot_return(counts, total, changed).total_return >= 1
+
+    if pays(0):
+        return 0
+    if counts[Combination.ROYAL_FLUSH] == 0:
+        return None
+    high = max(awards.meter, 1)
+    while not pays(high):
+        high *= 2
+    low = 0  # pays(low) is False, pays(high) is True
+    while high - low > 1:
+        mid = (low + high) // 2
+        if pays(mid):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def jackpot_return(
