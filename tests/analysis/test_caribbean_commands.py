@@ -145,3 +145,19 @@ def test_contribution_parsing() -> None:
     assert commands.parse_share("0.7") == Fraction(7, 10)
     assert commands.parse_share("70%") == Fraction(7, 10)
     assert commands.parse_share("7/10") == Fraction(7, 10)
+
+
+def test_ak_strategy_table_matches_decisions_CSP_6_5(exact: CaribbeanAnalysis) -> None:
+    """The readable A-K table agrees with the decision table it summarises."""
+    from macau_tables.cards import parse_cards
+
+    table = commands.ak_strategy_table(exact)
+    rows = {row[0]: row[1:] for row in table.rows}
+    assert rows["A K Q J 9"] == ("R",) * 13
+    # A K 5 4 2: raise when the up card pairs one of the player's small cards, else fold.
+    assert rows["A K 5 4 2"][:4] == ("R", ".", "R", "R")
+    for up in parse_cards("2c 9c Qd Ks As"):
+        assert exact.should_raise(parse_cards("Ad Kc Qh Js 9d"), up)
+    assert exact.should_raise(parse_cards("Ad Kc 5h 4s 2d"), parse_cards("2c")[0])
+    for up in parse_cards("3c 9d Qh Ks As"):
+        assert not exact.should_raise(parse_cards("Ad Kc 5h 4s 2d"), up)

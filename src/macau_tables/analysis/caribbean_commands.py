@@ -105,15 +105,20 @@ def ak_strategy_table(analysis: CaribbeanAnalysis) -> Table:
             else:
                 cells.append(f"{100 * done / total:.0f}%")
         rows.append(tuple(cells))
+    others = (
+        f"The other {never} A-K-x-y-z rank patterns fold against every up card."
+        if never
+        else "Every A-K-x-y-z rank pattern is raised against at least one up card."
+    )
     return Table(
         "Optimal strategy at the A-K borderline (high-card hands holding an ace and a king)",
         ("hand", *(f"up {c}" for c in _RANK_LETTERS)),
         tuple(rows),
         note=(
             "R = raise with every suit combination, . = fold, n% = share of the suit combinations "
-            f"raised (the suits matter under Macau ranking). The other {never} A-K-x-y-z rank "
-            "patterns fold against every up card. Every pair or better is raised; every high-card "
-            "hand without both an ace and a king is folded (see the table by category)."
+            f"raised (the suits matter under Macau ranking). {others} Every pair or better is "
+            "raised; every high-card hand without both an ace and a king is folded (see the "
+            "table by category)."
         ),
     )
 
@@ -482,10 +487,9 @@ def analyze_caribbean_stud(
         fmt, royal_odds, ranking, max_payout_units, jackpot_wager, meter, awards, contribution
     )
     with _interruptible():
-        started = time.perf_counter()
         analysis = run_analysis(cfg, threads)
-        seconds = time.perf_counter() - started
-        report = build_report(analysis, analyze_jackpot(analysis, jc), fmt, seconds)
+        # No computation time in the report: the same options always give the same sheet.
+        report = build_report(analysis, analyze_jackpot(analysis, jc), fmt)
         text = render(report, fmt)
     _emit(text, output)
 
