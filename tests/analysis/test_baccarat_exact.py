@@ -171,6 +171,7 @@ def test_house_edges_eight_decks_are_exact_fractions_BAC_17_BAC_18() -> None:
 
 
 def test_lucky_six_pays_by_banker_cards_56_2018() -> None:
+    """Lucky 6 (56/2018): 12:1 on a two-card banker 6, 20:1 on a three-card banker 6."""
     m = main_counts(full_shoe(8))
     w = wager_stats(m, pair_count(full_shoe(8)))["lucky_six"]
     expected = Fraction(13 * m.banker_six_two_cards + 21 * m.banker_six_three_cards, m.total) - 1
@@ -331,7 +332,7 @@ def _fields(a: JackpotAwards) -> dict[str, int]:
     ("field", "value"),
     [("meter", -1), ("single_pair", -5), ("wager", 0), ("bettors", 0), ("meter", 1.5)],
 )
-def test_bad_jackpot_settings_are_refused(field: str, value: object) -> None:
+def test_bad_jackpot_settings_are_refused_BAC_17(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field.replace("_", " ")):
         JackpotAwards(**{**_fields(AWARDS), field: value})  # type: ignore[arg-type]
 
@@ -347,7 +348,8 @@ def test_bad_deck_counts_are_refused_BAC_1(decks: object) -> None:
 
 
 def test_effects_of_removal_sum_to_zero_over_the_shoe() -> None:
-    """Removing a random card does not change the expectation: Σ over all cards of EOR = 0."""
+    """BAC-17/BAC-18 wagers and the BAC-13.4 jackpot: removing a random card does not change
+    the expectation, so Σ over all cards of EOR = 0."""
     eor = effects_of_removal(8, AWARDS)
     for key in eor[2]:
         assert sum(4 * eor[r][key] for r in range(2, 15)) == 0, key
@@ -364,6 +366,7 @@ def test_pair_eor_is_exactly_zero_and_lucky_six_likes_sevens_BAC_13() -> None:
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=1, max_size=40))
 def test_counts_add_up_for_any_depleted_shoe(removed: list[int]) -> None:
+    """BAC-9/BAC-11: every 6-card sequence of any depleted shoe is exactly one round."""
     comp = composition_after(full_shoe(1), sorted(set(removed)))
     m = main_counts(comp)
     assert m.banker + m.player + m.tie == m.total == falling(sum(comp), 6)
@@ -371,6 +374,7 @@ def test_counts_add_up_for_any_depleted_shoe(removed: list[int]) -> None:
 
 
 def test_analyze_reports_everything_for_eight_decks() -> None:
+    """BAC-13, BAC-17, BAC-18 and 56/2018: every wager is analysed."""
     a = analyze(8, AWARDS)
     assert a.total == falling(416, 6)
     assert set(a.wagers) >= {"banker", "player", "tie", "lucky_six", "banker_no_commission"}

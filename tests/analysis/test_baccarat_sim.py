@@ -192,6 +192,8 @@ def test_machine_dealing_agrees_with_exact_BAC_7_2() -> None:
 
 
 def test_simulation_is_reproducible_and_seed_dependent() -> None:
+    """Seeded streams (SPEC "Randomness": seeded generators for analysis only): same seed, same
+    shoes."""
     a = simulate(ShoeProcedure(), 300_000, seed=1)
     b = simulate(ShoeProcedure(), 300_000, seed=1)
     c = simulate(ShoeProcedure(), 300_000, seed=2)
@@ -215,6 +217,7 @@ def test_bad_procedures_are_refused_BAC_2_1(kwargs: dict[str, object], message: 
 
 
 def test_bad_simulation_arguments_are_refused() -> None:
+    """Bad arguments are refused before any shoe is dealt (BAC-2 simulation settings)."""
     with pytest.raises(ConfigError, match="rounds"):
         simulate(ShoeProcedure(), 0, seed=1)
     with pytest.raises(ConfigError, match="seed"):
@@ -226,7 +229,8 @@ def test_bad_simulation_arguments_are_refused() -> None:
 
 
 def test_lucky_six_table_gives_exact_probabilities_of_a_depleted_shoe() -> None:
-    """The multiset rows the counting kernel evaluates reproduce the exact Lucky 6 counts."""
+    """Lucky 6 (56/2018): the multiset rows the counting kernel evaluates reproduce the exact
+    Lucky 6 counts."""
     source = SeededRandom(3)
     removed = [c.index for c in shuffle(new_shoe(8), source)[:150]]
     comp = composition_after(full_shoe(8), removed)
@@ -250,12 +254,14 @@ def test_lucky_six_table_gives_exact_probabilities_of_a_depleted_shoe() -> None:
 
 
 def test_lucky_six_tags_follow_the_effects_of_removal() -> None:
+    """Lucky 6 (56/2018) count tags follow the BAC-5 values' effects of removal."""
     tags = lucky_six_tags(effects_of_removal(8))
     assert tags[6] < 0 < tags[7]  # index = BAC-5 value: a 6 hurts, a 7 helps Lucky 6
     assert max(abs(t) for t in tags) == 4
 
 
 def test_counting_study_is_consistent_and_near_the_exact_expectations() -> None:
+    """BAC-13 pairs and Lucky 6 at every shoe position (BAC-2.1 burn, BAC-3.1 cut card)."""
     eor = effects_of_removal(8)
     result = counting_study(ShoeProcedure(), 60, seed=4, eor=eor)
     assert result.shoes == 60
