@@ -164,6 +164,43 @@ def test_shoe_procedure_burn_cut_card_and_last_round_BAC_2_1_BAC_3_1(
         assert ends[-1] <= size
 
 
+def test_simulation_kernel_tallies_exactly_the_traced_shoes_BAC_2_BAC_3() -> None:
+    """The parallel kernel deals the very shoes trace_shoe shows (and the trace was checked
+    against deal_round above): its tallies equal the traced rounds' tallies."""
+    p = ShoeProcedure()
+    size = 416
+    expected = np.zeros(kern.N_TALLY, np.int64)
+    shoe = np.empty(size, np.int64)
+    starts = np.empty(size // 4 + 1, np.int64)
+    codes = np.empty(size // 4 + 1, np.int64)
+    n = kern.trace_shoe(
+        42, 0, 8, p.burn_mode, p.burn_count, p.cut_card, p.extra_rounds, shoe, starts, codes
+    )
+    for code in codes[:n]:
+        code = int(code)
+        expected[code & 255] += 1
+        expected[kern.T_PLAYER_PAIR] += (code >> 8) & 1
+        expected[kern.T_BANKER_PAIR] += (code >> 9) & 1
+        expected[kern.T_JACKPOT + ((code >> 10) & 7)] += 1
+        expected[kern.T_BOTH_PAIRS] += (code >> 8) & (code >> 9) & 1
+    expected[kern.T_SHOES] = 1
+    rounds = n
+    tallies = kern.empty_tallies(1)
+    kern.simulate(
+        42, 0, np.array([rounds], np.int64), 8, p.burn_mode, p.burn_count, p.cut_card,
+        p.extra_rounds, False, tallies,
+    )  # fmt: skip
+    assert np.array_equal(tallies[0], expected)
+    # one more round than the shoe holds: a second shoe is shuffled for it
+    tallies = kern.empty_tallies(1)
+    kern.simulate(
+        42, 0, np.array([rounds + 1], np.int64), 8, p.burn_mode, p.burn_count, p.cut_card,
+        p.extra_rounds, False, tallies,
+    )  # fmt: skip
+    assert tallies[0, kern.T_SHOES] == 2
+    assert tallies[0, :150].sum() == rounds + 1
+
+
 def check_estimates(result: SimulationResult) -> None:
     """Every estimate near its exact value: within 1.7 half-widths (so that two dozen
     simultaneous checks do not fail by chance), or inside its interval for rare events (the
