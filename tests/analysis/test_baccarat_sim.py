@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from macau_tables.analysis import _baccarat_kernels as kern
 from macau_tables.analysis.baccarat_exact import (
@@ -31,7 +33,7 @@ from macau_tables.analysis.baccarat_sim import (
 )
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import deal_round
-from macau_tables.cards import Card, new_shoe
+from macau_tables.cards import Card, new_shoe, parse_cards
 from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
 from macau_tables.rng import SeededRandom, shuffle
@@ -111,7 +113,6 @@ def test_kernel_finds_every_jackpot_combination_BAC_13_4() -> None:
         "9s 5h 8d 5c 2c 3c": Combination.SINGLE_PAIR,
         "Js Qh Qd Jc 2c 3c": None,  # J-Q is not a pair (BAC-13)
     }
-    from macau_tables.cards import parse_cards
 
     for text, combo in cases.items():
         cards = parse_cards(text)
@@ -119,6 +120,19 @@ def test_kernel_finds_every_jackpot_combination_BAC_13_4() -> None:
         kern.replay(np.array([c.index for c in cards], np.int64), np.zeros(1, np.int64), out)
         assert (int(out[0]) >> 10) & 7 == JACKPOT_CODE[combo], text
         assert_code_matches_rules(cards, int(out[0]))
+
+
+_TRICKY = parse_cards("Ts Js Qs Ks As Ad Ah 7s 7h 7d 7c 9s 9h 4c 6d 3s")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TRICKY), min_size=6, max_size=6))
+def test_kernel_equals_rules_on_crafted_rounds_BAC_9_BAC_13_4(cards: list[Card]) -> None:
+    """Rounds from a small alphabet (royal cards, a stray ace, four sevens, repeated cards as a
+    multi-deck shoe allows): the kernel equals deal_round and the BAC-13.4 classifier."""
+    out = np.empty(1, np.int64)
+    kern.replay(np.array([c.index for c in cards], np.int64), np.zeros(1, np.int64), out)
+    assert_code_matches_rules(cards, int(out[0]))
 
 
 @pytest.mark.parametrize(
