@@ -356,13 +356,14 @@ def trace_shoe(
 
 @_jit(cache=True, inline="always")
 def _tally(row: Any, code: int) -> None:  # pragma: no cover - compiled
+    """Count one packed round into a tally row (see the ``T_*`` offsets)."""
     row[code & 255] += 1
     pp = (code >> 8) & 1
     bp = (code >> 9) & 1
-    row[N_CLASSES] += pp
-    row[N_CLASSES + 1] += bp
-    row[N_CLASSES + 2 + ((code >> 10) & 7)] += 1
-    row[N_CLASSES + 2 + N_JACKPOT + 1] += pp & bp
+    row[T_PLAYER_PAIR] += pp
+    row[T_BANKER_PAIR] += bp
+    row[T_JACKPOT + ((code >> 10) & 7)] += 1
+    row[T_BOTH_PAIRS] += pp & bp
 
 
 @_jit(cache=True, parallel=True, nogil=True)
