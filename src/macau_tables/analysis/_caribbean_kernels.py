@@ -20,6 +20,9 @@ N_HANDS = 2_598_960
 DEALS_PER_UP_CARD = 163_185
 #: Number of card subsets of size 0..4 (the rows of a count table).
 N_SUBSETS = 1 + 52 + 1_326 + 22_100 + 270_725
+#: Rows of subsets of size 0..2 (int32 counters); the rows of sizes 3 and 4 count hands holding
+#: four or five given cards (at most 48 and 1), so they are int8: a quarter of the memory.
+N_SMALL = 1 + 52 + 1_326
 #: Number of outcome slots accumulated by the sweep (see ``sweep``).
 N_SLOTS = 16
 SLOT_FOLD = 10
@@ -81,41 +84,65 @@ def _subset_rows(h: np.ndarray, binom: np.ndarray, offsets: np.ndarray, rows: np
 
 
 @njit(cache=True, inline="always")
-def _add_hand(table: np.ndarray, h: np.ndarray, rows: np.ndarray) -> None:
+def _load(hands: np.ndarray, hand: int, h: np.ndarray) -> None:
+    # Copy one hand into a local buffer (no array view: no reference counting in hot loops).
+    for i in range(5):
+        h[i] = hands[hand, i]
+
+
+@njit(cache=True, inline="always")
+def _add_hand(small: np.ndarray, big: np.ndarray, h: np.ndarray, rows: np.ndarray) -> None:
     # Every subset T of h (|T| <= 4) counts the hand once for each card c of h outside T.
     for mask in range(31):
         row = rows[mask]
         for i in range(5):
             if not (mask >> i) & 1:
-                table[row, h[i]] += 1
+                if row < N_SMALL:
+                    small[row, h[i]] += 1
+                else:
+                    big[row - N_SMALL, h[i]] += 1
 
 
 @njit(cache=True, inline="always")
-def _query(table: np.ndarray, rows: np.ndarray, odd: np.ndarray, acc: np.ndarray) -> None:
+def _query(
+    small: np.ndarray, big: np.ndarray, rows: np.ndarray, odd: np.ndarray, acc: np.ndarray
+) -> None:
     # Inclusion-exclusion: acc[u] = number of counted hands that contain u and avoid h entirely
     # (valid for u outside h).
-    acc[:] = 0
+    for c in range(N_CARDS):
+        acc[c] = 0
     for mask in range(31):
-        src = table[rows[mask]]
-        if odd[mask]:
-            for c in range(N_CARDS):
-                acc[c] -= src[c]
+        row = rows[mask]
+        if row < N_SMALL:
+            if odd[mask]:
+                for c in range(N_CARDS):
+                    acc[c] -= small[row, c]
+            else:
+                for c in range(N_CARDS):
+                    acc[c] += small[row, c]
         else:
-            for c in range(N_CARDS):
-                acc[c] += src[c]
+            r = row - N_SMALL
+            if odd[mask]:
+                for c in range(N_CARDS):
+                    acc[c] -= np.int32(big[r, c])
+            else:
+                for c in range(N_CARDS):
+                    acc[c] += np.int32(big[r, c])
 
 
 @njit(cache=True)
-def _build_table(
+def _build_tables(
     hands: np.ndarray, members: np.ndarray, binom: np.ndarray, offsets: np.ndarray
-) -> np.ndarray:
-    table = np.zeros((N_SUBSETS, N_CARDS), dtype=np.int32)
+) -> tuple[np.ndarray, np.ndarray]:
+    small = np.zeros((N_SMALL, N_CARDS), dtype=np.int32)
+    big = np.zeros((N_SUBSETS - N_SMALL, N_CARDS), dtype=np.int8)
     rows = np.empty(32, dtype=np.int64)
+    h = np.empty(5, dtype=np.int64)
     for j in range(members.shape[0]):
-        h = hands[members[j]]
+        _load(hands, members[j], h)
         _subset_rows(h, binom, offsets, rows)
-        _add_hand(table, h, rows)
-    return table
+        _add_hand(small, big, h, rows)
+    return small, big
 
 
 @njit(cache=True, inline="always")
@@ -135,13 +162,13 @@ def _settle(
     probe_out: np.ndarray,
 ) -> None:
     # Decide raise or fold for every up card u outside h and add the exact deal counts.
-    in_hand = np.zeros(N_CARDS, dtype=np.bool_)
+    in_hand = np.uint64(0)
     for i in range(5):
-        in_hand[h[i]] = True
+        in_hand |= np.uint64(1) << np.uint64(h[i])
     win_units = 1 + raise_win[category]
     mask = np.uint64(0)
     for u in range(N_CARDS):
-        if in_hand[u]:
+        if (in_hand >> np.uint64(u)) & np.uint64(1):
             continue
         n = np.int64(acc_n[u])
         q = DEALS_PER_UP_CARD - n
@@ -191,7 +218,8 @@ def _run_chunk(
     binom: np.ndarray,
     offsets: np.ndarray,
     odd: np.ndarray,
-    table_n: np.ndarray,
+    small_n: np.ndarray,
+    big_n: np.ndarray,
     decisions: np.ndarray,
     my_slots: np.ndarray,
     my_extra: np.ndarray,
@@ -200,6 +228,7 @@ def _run_chunk(
 ) -> None:
     n_nq = nonqualifying.shape[0]
     rows = np.empty(32, dtype=np.int64)
+    h = np.empty(5, dtype=np.int64)
     acc_n = np.zeros(N_CARDS, dtype=np.int32)
     acc_lt = np.zeros(N_CARDS, dtype=np.int32)
     acc_le = np.zeros(N_CARDS, dtype=np.int32)
@@ -208,9 +237,9 @@ def _run_chunk(
     hi = n_nq * (chunk + 1) // n_chunks
     for j in range(lo, hi):
         hand = nonqualifying[j]
-        h = hands[hand]
+        _load(hands, hand, h)
         _subset_rows(h, binom, offsets, rows)
-        _query(table_n, rows, odd, acc_n)
+        _query(small_n, big_n, rows, odd, acc_n)
         _settle(
             hand,
             h,
@@ -226,14 +255,16 @@ def _run_chunk(
             probe_slot,
             probe_out,
         )
-    # Qualifying player hands in strength order: table_p counts every dealer hand below.
+    # Qualifying player hands in strength order: the P tables count every dealer hand below
+    # (all non-qualifying hands, then the qualifying ones passed so far).
     start = chunk_bounds[chunk]
     stop = chunk_bounds[chunk + 1]
-    table_p = table_n.copy()
+    small_p = small_n.copy()
+    big_p = big_n.copy()
     for j in range(start):
-        h = hands[order[j]]
+        _load(hands, order[j], h)
         _subset_rows(h, binom, offsets, rows)
-        _add_hand(table_p, h, rows)
+        _add_hand(small_p, big_p, h, rows)
     group_lt = np.zeros((1, N_CARDS), dtype=np.int32)
     j = start
     while j < stop:
@@ -243,25 +274,28 @@ def _run_chunk(
             group_lt = np.zeros((size, N_CARDS), dtype=np.int32)
         # Strictly below: query every member before the group is added.
         for g in range(size):
-            h = hands[order[j + g]]
+            _load(hands, order[j + g], h)
             _subset_rows(h, binom, offsets, rows)
-            _query(table_p, rows, odd, acc_lt)
-            group_lt[g, :] = acc_lt
+            _query(small_p, big_p, rows, odd, acc_lt)
+            for c in range(N_CARDS):
+                group_lt[g, c] = acc_lt[c]
         for g in range(size):
-            h = hands[order[j + g]]
+            _load(hands, order[j + g], h)
             _subset_rows(h, binom, offsets, rows)
-            _add_hand(table_p, h, rows)
+            _add_hand(small_p, big_p, h, rows)
         for g in range(size):
             hand = order[j + g]
-            h = hands[hand]
+            _load(hands, hand, h)
             _subset_rows(h, binom, offsets, rows)
-            _query(table_n, rows, odd, acc_n)
-            acc_lt[:] = group_lt[g]
+            _query(small_n, big_n, rows, odd, acc_n)
+            for c in range(N_CARDS):
+                acc_lt[c] = group_lt[g, c]
             if ties_push:
                 # Below or equal, once the group is in: the difference is the pushes.
-                _query(table_p, rows, odd, acc_le)
+                _query(small_p, big_p, rows, odd, acc_le)
             else:
-                acc_le[:] = acc_lt
+                for c in range(N_CARDS):
+                    acc_le[c] = acc_lt[c]
             _settle(
                 hand,
                 h,
@@ -326,7 +360,7 @@ def sweep(
     decisions = np.zeros(hands.shape[0], dtype=np.uint64)
     slots = np.zeros((n_chunks, N_SLOTS), dtype=np.int64)
     extra = np.zeros((n_chunks, 16), dtype=np.int64)
-    table_n = _build_table(hands, nonqualifying, binom, offsets)
+    small_n, big_n = _build_tables(hands, nonqualifying, binom, offsets)
 
     for chunk in prange(n_chunks):
         _run_chunk(
@@ -343,7 +377,8 @@ def sweep(
             binom,
             offsets,
             odd,
-            table_n,
+            small_n,
+            big_n,
             decisions,
             slots[chunk],
             extra[chunk],

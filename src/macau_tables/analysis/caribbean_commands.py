@@ -73,20 +73,27 @@ def ak_strategy_table(analysis: CaribbeanAnalysis) -> Table:
     sub = np.sort(ranks[selected], axis=1)[:, ::-1]  # A K x y z
     key = sub[:, 2] * 256 + sub[:, 3] * 16 + sub[:, 4]
     patterns, inverse = np.unique(key, return_inverse=True)
-    shifts = np.arange(52, dtype=np.uint64)
-    bits = ((analysis.decisions[selected][:, None] >> shifts[None, :]) & np.uint64(1)).astype(
-        np.int64
-    )
-    valid = np.ones((selected.shape[0], 52), dtype=np.int64)
-    rows_idx = np.arange(selected.shape[0])
+    # Per up-card rank: how many of the (up to four) up cards of that rank are raised against,
+    # and how many are possible (not in the hand); then summed per rank pattern.
+    decisions = analysis.decisions[selected]
+    in_hand = np.zeros(selected.shape[0], dtype=np.uint64)
     for i in range(5):
-        valid[rows_idx, hands[selected, i].astype(np.int64)] = 0
-    raised = (bits * valid).reshape(-1, 13, 4).sum(axis=2)
-    possible = valid.reshape(-1, 13, 4).sum(axis=2)
-    raised_sum = np.zeros((patterns.shape[0], 13), dtype=np.int64)
-    possible_sum = np.zeros((patterns.shape[0], 13), dtype=np.int64)
-    np.add.at(raised_sum, inverse, raised)
-    np.add.at(possible_sum, inverse, possible)
+        in_hand |= np.uint64(1) << hands[selected, i].astype(np.uint64)
+    raised = np.zeros((selected.shape[0], 13), dtype=np.int64)
+    possible = np.zeros((selected.shape[0], 13), dtype=np.int64)
+    for u in range(52):
+        bit = np.uint64(1) << np.uint64(u)
+        raised[:, u // 4] += ((decisions & bit) != 0).astype(np.int64)
+        possible[:, u // 4] += ((in_hand & bit) == 0).astype(np.int64)
+    n_patterns = patterns.shape[0]
+    raised_sum = np.stack(
+        [np.bincount(inverse, weights=raised[:, r], minlength=n_patterns) for r in range(13)],
+        axis=1,
+    ).astype(np.int64)
+    possible_sum = np.stack(
+        [np.bincount(inverse, weights=possible[:, r], minlength=n_patterns) for r in range(13)],
+        axis=1,
+    ).astype(np.int64)
     rows: list[tuple[object, ...]] = []
     never = 0
     for p in reversed(range(patterns.shape[0])):
