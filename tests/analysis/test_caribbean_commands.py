@@ -90,6 +90,32 @@ def test_interrupt_gives_no_results(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "House edge" not in result.output
 
 
+def test_simulation_interrupt_gives_no_results(
+    cached: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import macau_tables.analysis.caribbean_sim as sim
+
+    def interrupted(*_: Any, **__: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sim, "simulate", interrupted)
+    result = _run("simulate", "caribbean-stud", "--rounds", "1000")
+    assert result.exit_code == 130
+    assert "interrupted: no results" in result.output
+    assert "Mean win" not in result.output
+
+
+def test_capped_paytable_CSP_9_5() -> None:
+    """--max-payout-units caps the raise's win of four of a kind, straight flush, royal."""
+    result = _run("analyze", "caribbean-stud", "--max-payout-units", "60", "--format", "json")
+    assert result.exit_code == 0, result.output
+    units = {o["event"]: o["units"] for o in json.loads(result.stdout)["outcomes"]}
+    assert units["player wins with royal flush"] == 61
+    assert units["player wins with straight flush"] == 61
+    assert units["player wins with four of a kind"] == 41  # 20:1 x 2 = 40 < 60
+    assert units["player wins with full house"] == 15
+
+
 def test_json_keys_and_values_CSP_9(cached: None, exact: CaribbeanAnalysis) -> None:
     result = _run("analyze", "caribbean-stud", "--format", "json")
     assert result.exit_code == 0, result.output

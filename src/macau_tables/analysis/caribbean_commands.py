@@ -19,6 +19,7 @@ import numpy as np
 import typer
 
 from ..caribbean.hands import HandCategory
+from ..caribbean.rules import FIXED_RAISE_ODDS
 from ..cli import analyze_app, simulate_app
 from ..errors import ConfigError
 from .caribbean_exact import (
@@ -180,11 +181,16 @@ def build_report(
         else "not applied (CSP-9.5 caps the raise's win in money per box; see --max-payout-units)"
     )
     paytable = ", ".join(
-        f"{category_name(HandCategory(c))} {cfg.raise_win_units(HandCategory(c)) // 2}:1"
-        if cfg.max_payout_units is None
-        else f"{category_name(HandCategory(c))} {cfg.raise_win_units(HandCategory(c))}/2:1"
+        f"{category_name(HandCategory(c))} "
+        + (
+            f"{cfg.royal_odds}:1"
+            if c == HandCategory.ROYAL_FLUSH
+            else f"{FIXED_RAISE_ODDS[HandCategory(c)]}:1"
+        )
         for c in range(10)
     )
+    if cfg.max_payout_units is not None:
+        paytable += f" (the raise's win capped at {cfg.max_payout_units} antes where CSP-9.5 caps)"
     configuration = (
         ("Game", "Caribbean Stud Poker (Dispatch 61/2004), one box against the dealer"),
         (

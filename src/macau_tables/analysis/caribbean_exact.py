@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,7 @@ __all__ = [
     "OutcomeLine",
     "analyze",
     "analyze_jackpot",
+    "category_name",
     "hand_index",
 ]
 
@@ -144,7 +145,7 @@ class OutcomeLine:
         return self.units * self.probability
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaribbeanAnalysis:
     """The exact result: return table, strategy and the counts behind every headline figure.
 
@@ -237,16 +238,6 @@ class CaribbeanAnalysis:
 def hand_index(sorted_indices: list[int] | tuple[int, ...]) -> int:
     """Colex index (0..2,598,959) of five sorted distinct card indices: ``sum C(c_i, i)``."""
     return sum(math.comb(c, i + 1) for i, c in enumerate(sorted_indices))
-
-
-def hand_indices(hands: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
-    """Colex indices of an ``(N, 5)`` array of sorted card indices."""
-    binom = np.array([[math.comb(n, k) for k in range(6)] for n in range(53)], dtype=np.int64)
-    h = np.asarray(hands, dtype=np.int64)
-    out = np.zeros(h.shape[0], dtype=np.int64)
-    for i in range(5):
-        out += binom[h[:, i], i + 1]
-    return out
 
 
 Step = Callable[[str], None]

@@ -58,7 +58,7 @@ class SimulatedLine:
         return Z95 * math.sqrt(p * (1 - p) / self.rounds)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SimulationResult:
     """Counts of a simulation run, with the exact analysis it is compared against.
 
