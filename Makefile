@@ -19,8 +19,8 @@ serve: $(STAMP)
 	$(BIN)/macau-tables analyze caribbean-stud
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench docs/examples
+	$(BIN)/ruff format --check src tests bench docs/examples
 
 types: $(STAMP)
 	$(BIN)/mypy
@@ -31,8 +31,13 @@ test: lint types
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m slow
 
+# Each script prints its ratio against a reference run beside it; results: docs/benchmarks.md.
 bench: $(STAMP)
 	$(BIN)/python bench/evaluator.py
+	$(BIN)/python bench/caribbean_exact.py
+	$(BIN)/python bench/caribbean_sim.py
+	$(BIN)/python bench/baccarat_exact.py
+	$(BIN)/python bench/baccarat_sim.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -324,7 +324,7 @@ def build_report(
         "Exact enumeration, no sampling: all 2,598,960 player hands, each against all 1,533,939 "
         "dealer hands from the other 47 cards, each dealer card in turn face up. Method: "
         "strength-ordered sweep with inclusion-exclusion over card subsets "
-        "(docs/_methods_caribbean.md).",
+        "(docs/methods.md).",
         "Where raising and folding are worth exactly the same, the player folds "
         f"({analysis.indifferent_pairs} such decisions); this changes no return.",
         "Element of risk = house edge / (1 + 2 x P(raise)): the raise is twice the ante (CSP-6.6).",

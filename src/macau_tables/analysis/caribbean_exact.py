@@ -9,7 +9,7 @@ or better; not qualifying: ante 1:1, raise returned; qualifying: the higher hand
 1:1, the raise by the paytable of CSP-9.5), CSP-6.6 (raise = 2 × ante), CSP-6.7 (fold loses the
 ante).
 
-Method (see ``docs/_methods_caribbean.md``): hands are processed in increasing strength. For every
+Method (see ``docs/methods.md``): hands are processed in increasing strength. For every
 card subset ``T`` with ``|T| <= 4`` a table keeps, per card ``c``, how many dealer hands seen so
 far contain ``T ∪ {c}``; inclusion-exclusion over the 31 subsets of the player's hand then gives,
 for all 47 up cards at once, how many dealer hands containing the up card and disjoint from the
