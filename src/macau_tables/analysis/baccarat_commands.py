@@ -8,16 +8,13 @@ a message naming it), show a Rich progress bar on stderr for the simulations, an
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
 import typer
 
-from ..cli import analyze_app, simulate_app
+from ..cli import analyze_app, emit, fail, interruptible, simulate_app
 from ..errors import ConfigError
 from ..jackpot import Combination
 from .baccarat_exact import (
@@ -506,65 +503,44 @@ def simulation_report(result: SimulationResult, seconds: float | None = None) ->
 # -- command line ------------------------------------------------------------------------------
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-@contextmanager
-def _interruptible() -> Iterator[None]:
-    try:
-        yield
-    except KeyboardInterrupt:
-        typer.echo("interrupted: no results", err=True)
-        raise typer.Exit(130) from None
-
-
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-
-
 def _procedure(
     decks: int, burn: str, burn_count: int, cut_card: int, last_round: str, machine: bool
 ) -> ShoeProcedure:
     try:
         check_decks(decks)
     except ConfigError as exc:
-        raise _fail(f"--decks: {exc}") from None
+        raise fail(f"--decks: {exc}") from None
     try:
         rule = BurnRule(burn)
     except ValueError:
-        raise _fail(
+        raise fail(
             f"--burn: unknown burn rule {burn!r}; choose {', '.join(b.value for b in BurnRule)}"
         ) from None
     try:
         last = LastRound(last_round)
     except ValueError:
-        raise _fail(
+        raise fail(
             f"--last-round: unknown rule {last_round!r}; choose "
             f"{', '.join(r.value for r in LastRound)}"
         ) from None
     if rule is BurnRule.FIXED and not 1 <= burn_count <= 8:
-        raise _fail(f"--burn-count: the fixed burn is 1 … 8 cards (83/2011), got {burn_count}")
+        raise fail(f"--burn-count: the fixed burn is 1 … 8 cards (83/2011), got {burn_count}")
     try:
         return ShoeProcedure(decks, rule, burn_count, cut_card, last, machine)
     except ConfigError as exc:
-        raise _fail(f"--cut-card: {exc}") from None
+        raise fail(f"--cut-card: {exc}") from None
 
 
 def _check_format(fmt: str) -> None:
     try:
         check_format(fmt)
     except ConfigError as exc:
-        raise _fail(f"--format: {exc}") from None
+        raise fail(f"--format: {exc}") from None
 
 
 def _check_seed(seed: int) -> None:
     if not 0 <= seed < 2**63:
-        raise _fail(f"--seed must be a whole number 0 … 2**63 - 1, got {seed}")
+        raise fail(f"--seed must be a whole number 0 … 2**63 - 1, got {seed}")
 
 
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write to this file.")
@@ -616,7 +592,7 @@ def analyze_baccarat(
     for name, value, minimum in amounts:
         if value < minimum:
             what = "a count" if name == "jackpot-bettors" else "an amount in minor units"
-            raise _fail(f"--{name} must be {what} ≥ {minimum}, got {value}")
+            raise fail(f"--{name} must be {what} ≥ {minimum}, got {value}")
     awards = JackpotAwards(
         wager=jackpot_wager,
         meter=meter,
@@ -628,9 +604,9 @@ def analyze_baccarat(
         bettors=jackpot_bettors,
     )
     if count_shoes < 0:
-        raise _fail(f"--count-shoes must be 0 or more, got {count_shoes}")
+        raise fail(f"--count-shoes must be 0 or more, got {count_shoes}")
     _check_seed(seed)
-    with _interruptible():
+    with interruptible():
         started = time.perf_counter()
         analysis = analyze(decks, awards)
         seconds = time.perf_counter() - started
@@ -639,7 +615,7 @@ def analyze_baccarat(
             with progress("Baccarat: card-counting study (shoes)", total=count_shoes) as bar:
                 counting = counting_study(procedure, count_shoes, seed, analysis.eor, bar.advance)
         text = render(analysis_report(analysis, counting, fmt, seconds), fmt)
-    _emit(text, output)
+    emit(text, output)
 
 
 @simulate_app.command("baccarat")
@@ -663,10 +639,10 @@ def simulate_baccarat(
     _check_format(fmt)
     procedure = _procedure(decks, burn, burn_count, cut_card, last_round, machine)
     if rounds < 1:
-        raise _fail(f"--rounds must be a whole number ≥ 1, got {rounds}")
+        raise fail(f"--rounds must be a whole number ≥ 1, got {rounds}")
     _check_seed(seed)
-    with _interruptible():
+    with interruptible():
         with progress("Baccarat: simulation (rounds)", total=rounds) as bar:
             result = simulate(procedure, rounds, seed, bar.advance)
         text = render(simulation_report(result, result.kernel_seconds), fmt)
-    _emit(text, output)
+    emit(text, output)

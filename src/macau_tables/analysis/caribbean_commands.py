@@ -7,10 +7,7 @@ a message naming it), show a Rich progress bar on stderr, and on Ctrl-C print
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,7 +17,7 @@ import typer
 
 from ..caribbean.hands import HandCategory
 from ..caribbean.rules import FIXED_RAISE_ODDS
-from ..cli import analyze_app, simulate_app
+from ..cli import analyze_app, emit, fail, interruptible, simulate_app
 from ..errors import ConfigError
 from .caribbean_exact import (
     TOTAL_DEALS,
@@ -257,7 +254,8 @@ def build_report(
             for m in _meter_points(jackpot)
         ),
         note=(
-            f"Each jackpot wager credits {float(jc.contribution * jc.wager):g} minor units to the "
+            f"Each jackpot wager credits {int(jc.contribution * jc.wager)} minor units (rounded "
+            "down, as macau_tables.jackpot.split_contribution) to the "
             "meter; royal flush pays max(fixed, 100 % of meter), straight flush max(fixed, 10 % "
             "of meter, rounded down) (CSP-10.2)."
         ),
@@ -398,27 +396,6 @@ def _figures(analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis) -> tuple[Fig
 # -- command line ------------------------------------------------------------------------------
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-@contextmanager
-def _interruptible() -> Iterator[None]:
-    try:
-        yield
-    except KeyboardInterrupt:
-        typer.echo("interrupted: no results", err=True)
-        raise typer.Exit(130) from None
-
-
-def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-
-
 def _configs(
     royal_odds: int,
     ranking: str,
@@ -464,13 +441,13 @@ def _validate(
     try:
         check_format(fmt)
     except ConfigError as exc:
-        raise _fail(f"--format: {exc}") from None
+        raise fail(f"--format: {exc}") from None
     try:
         return _configs(
             royal_odds, ranking, max_payout_units, jackpot_wager, meter, awards, contribution
         )
     except ConfigError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 @analyze_app.command("caribbean-stud")
@@ -499,12 +476,12 @@ def analyze_caribbean_stud(
     cfg, jc = _validate(
         fmt, royal_odds, ranking, max_payout_units, jackpot_wager, meter, awards, contribution
     )
-    with _interruptible():
+    with interruptible():
         analysis = run_analysis(cfg, threads)
         # No computation time in the report: the same options always give the same sheet.
         report = build_report(analysis, analyze_jackpot(analysis, jc), fmt)
         text = render(report, fmt)
-    _emit(text, output)
+    emit(text, output)
 
 
 @simulate_app.command("caribbean-stud")
@@ -524,17 +501,17 @@ def simulate_caribbean_stud(
 
     cfg, _ = _validate(fmt, royal_odds, ranking, max_payout_units, 100, 0, (0, 0, 0, 0, 0), "0")
     if rounds < 1:
-        raise _fail(f"--rounds must be a positive integer, got {rounds}")
+        raise fail(f"--rounds must be a positive integer, got {rounds}")
     if not 0 <= seed < 2**64:
-        raise _fail(f"--seed must be an integer 0..2**64-1, got {seed}")
-    with _interruptible():
+        raise fail(f"--seed must be an integer 0..2**64-1, got {seed}")
+    with interruptible():
         analysis = run_analysis(cfg)
         started = time.perf_counter()
         with progress("Caribbean Stud: simulation", total=rounds) as bar:
             result = simulate(analysis, rounds, seed, advance=bar.advance)
         seconds = time.perf_counter() - started
         text = render(simulation_report(result, seconds), fmt)
-    _emit(text, output)
+    emit(text, output)
 
 
 def simulation_report(result: Any, seconds: float | None = None) -> Report:
