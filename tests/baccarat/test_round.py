@@ -188,6 +188,19 @@ def test_live_third_card_when_none_due_withdrawn_BAC_9_BAC_10() -> None:
     assert r.phase is RoundPhase.COMPLETE and len(r.cards) == 4
 
 
+def test_no_settlement_while_a_refused_card_awaits_the_supervisor_BAC_10() -> None:
+    r = open_round(live=True)
+    r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    r = deal(r, "9s 5h Kd 2c")  # complete: player natural
+    assert r.phase is RoundPhase.COMPLETE
+    r, ev = r.apply(DealCard("3c"))  # a card drawn after the round is complete
+    assert isinstance(ev[0], CardRefused) and r.pending == ev[0]
+    refused(r, Settle(), "BAC-10")  # the refused card must not be forgotten
+    r, _ = r.apply(Correct("sup", "drawn after the round", CorrectionAction.WITHDRAW))
+    r, _ = r.apply(Settle())
+    assert r.discarded == (Card.parse("3c"),) and r.settlement is not None
+
+
 def test_live_impossible_card_flagged_BAC_1_BAC_10() -> None:
     avail = [8] * 52
     avail[Card.parse("As").index] = 0  # every A♠ is already out of this shoe

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ from macau_tables.baccarat.round import (
 )
 from macau_tables.baccarat.rules import BaccaratRules, ShoeSettings, WagerKind
 from macau_tables.cards import parse_cards
+from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom, verify_commitment
 
 DAY = date(2026, 12, 2)
@@ -109,3 +111,36 @@ def test_machine_rounds_each_from_the_full_set_BAC_7_2() -> None:
         r, _, _ = deal_from(r, order, 0)
         r, _ = r.apply(Settle())
         shoe, _ = S.apply(shoe, S.EndRound(r.accepted_cards()))
+
+
+def test_round_from_shoe_is_the_shoe_s_round_and_a_demo_takes_no_wagers_BAC_2_2_BAC_7() -> None:
+    rules = approved(BaccaratRules(shoe=ShoeSettings(demo_rounds=1)))
+    shoe, _ = S.open_shoe("live", rules.shoe, live=True)
+    shoe, _ = S.apply(shoe, S.Cut(S.Cutter.DEALER, "dealer-1", 150))
+    shoe, _ = S.apply(shoe, S.Burn((None,) * 8))
+    with pytest.raises(RuleViolation) as exc:  # no round started in the shoe
+        BaccaratRound.from_shoe(shoe, rules, "d1", DAY)
+    assert exc.value.rule == "BAC-7"
+    shoe, _ = S.apply(shoe, S.StartRound("d1", demo=True))
+    with pytest.raises(RuleViolation) as exc:  # another round's id
+        BaccaratRound.from_shoe(shoe, rules, "r9", DAY)
+    assert exc.value.rule == "BAC-7"
+    with pytest.raises(RuleViolation) as exc:  # the shoe recorded a demonstration round
+        BaccaratRound.from_shoe(shoe, rules, "d1", DAY, seated=SEATED, demo=False)
+    assert exc.value.rule == "BAC-2.2"
+    r, _ = BaccaratRound.from_shoe(shoe, rules, "d1", DAY, seated=SEATED)
+    assert r.demo
+    with pytest.raises(RuleViolation) as exc:
+        r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    assert exc.value.rule == "BAC-2.2"
+    for card in parse_cards("9s 5h Kd 2c"):
+        r, _ = r.apply(DealCard(card))
+    r, _ = r.apply(Settle())
+    shoe, _ = S.apply(shoe, S.EndRound(r.accepted_cards()))
+    shoe, _ = S.apply(shoe, S.StartRound("r1"))
+    with pytest.raises(RuleViolation) as exc:
+        BaccaratRound.from_shoe(shoe, rules, "r1", DAY, demo=True)
+    assert exc.value.rule == "BAC-2.2"
+    r, _ = BaccaratRound.from_shoe(shoe, rules, "r1", DAY, seated=SEATED)
+    assert not r.demo
+    r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))

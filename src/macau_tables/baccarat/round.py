@@ -56,7 +56,7 @@ from .bets import (
 )
 from .jackpot_combos import jackpot_combination, resolve_baccarat
 from .rules import BaccaratRules, TieOption, WagerKind
-from .shoe import CardSource, ShoeState
+from .shoe import CardSource, ShoePhase, ShoeState
 from .sides import Side
 from .tableau import BANKER_DRAW_TABLE, RoundResult, card_value, deal_round
 
@@ -557,13 +557,32 @@ class BaccaratRound:
         *,
         seated: Mapping[int, str] | None = None,
         carried: Sequence[Wager] = (),
-        demo: bool = False,
+        demo: bool | None = None,
         holidays: Iterable[date] = (),
     ) -> tuple[BaccaratRound, tuple[Event, ...]]:
-        """:meth:`new` with ``available``, ``cards_left`` and ``live`` taken from ``shoe``.
-        Refuses (``RuleViolation`` BAC-1) rules whose deck count differs from the shoe's."""
+        """:meth:`new` for the round ``shoe`` is dealing (after its :class:`~.shoe.StartRound`
+        ``round_id``), with ``available``, ``cards_left`` and ``live`` taken from ``shoe`` and
+        ``demo`` too when not given: a round the shoe recorded as a demonstration round takes
+        no wagers (BAC-2.2).
+
+        Refuses (``RuleViolation``): rules whose shoe settings differ from the shoe's (BAC-1);
+        a shoe not dealing round ``round_id`` (BAC-7); a ``demo`` flag that contradicts the
+        shoe's record of the round (BAC-2.2).
+        """
         if shoe.settings != rules.shoe:
             raise RuleViolation("BAC-1", "the round's rules and the shoe's settings differ")
+        if shoe.phase is not ShoePhase.IN_ROUND or shoe.current_round != round_id:
+            raise RuleViolation(
+                "BAC-7", f"the shoe is not dealing round {round_id!r}: start it in the shoe first"
+            )
+        # Demonstration rounds come only at the start of a shoe, so the current round is one
+        # exactly when every round started so far was.
+        shoe_demo = shoe.rounds <= shoe.demo_rounds
+        if demo is None:
+            demo = shoe_demo
+        elif bool(demo) != shoe_demo:
+            what = "a demonstration round" if shoe_demo else "not a demonstration round"
+            raise RuleViolation("BAC-2.2", f"the shoe recorded round {round_id!r} as {what}")
         return cls.new(
             rules,
             round_id,
@@ -891,6 +910,12 @@ def _void(r: BaccaratRound, c: Void) -> tuple[Event, ...]:
 def _settle(r: BaccaratRound, c: Settle) -> tuple[Event, ...]:
     if r.phase is not RoundPhase.COMPLETE:
         raise RuleViolation("BAC-11", f"the round is not complete ({r.phase.value})")
+    if r.pending is not None:
+        # A card drawn after the last due one was refused: it is out of the shoe and must be
+        # withdrawn (counted as discarded) or the round voided before anything is paid.
+        raise RuleViolation(
+            "BAC-10", "a refused card awaits the supervisor: correct it or void the round"
+        )
     result = deal_round(r.accepted_cards())
     jackpot_wagers = [w for w in r.wagers if w.kind is WagerKind.JACKPOT]
     lines: list[WagerSettlement] = list(r.returned)
