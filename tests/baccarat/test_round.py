@@ -235,6 +235,14 @@ def test_supervisor_withdraws_last_card_BAC_10() -> None:
     assert r.expected_next() is CardSlot.PLAYER_2
 
 
+def test_virtual_round_has_nothing_to_correct_BAC_10() -> None:
+    r = deal(open_round(), "9s 5h Kd 2c")  # dealt from the committed shoe
+    refused(r, Correct("sup", "take the natural back", CorrectionAction.WITHDRAW), "BAC-10")
+    refused(r, Correct("sup", "move it", CorrectionAction.REASSIGN), "BAC-10")
+    r, _ = r.apply(Void("sup", "fault"))  # voiding stays possible
+    assert r.phase is RoundPhase.VOID
+
+
 def test_card_exposed_in_error_stays_valid_BAC_4() -> None:
     r = open_round()
     r, _ = r.apply(DealCard("9s", exposed=True))

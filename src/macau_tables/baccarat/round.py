@@ -22,7 +22,9 @@ physical cards entered at the console) a wrong card is *refused and flagged* (BA
 round records a :class:`CardRefused` event for the supervisor, the cards and wagers are
 unchanged, and no other card is taken until the supervisor resolves it with :class:`Correct`
 (reassign it to the slot that is due, or withdraw it) or voids the round. In virtual mode the
-cards come from the committed shoe, so a wrong card is a bug and is refused with an exception.
+cards come from the committed shoe, so a wrong card is a bug and is refused with an exception,
+and there is nothing for a supervisor to correct (:class:`Correct` is refused; :class:`Void`
+stays available).
 
 Ties (BAC-12): a banker/player wager on a tied round is carried (:meth:`carried_out`). The next
 round is opened with those wagers (``carried=``); before its betting closes each may be
@@ -195,7 +197,8 @@ class RevealTimeout:
 
 @dataclass(frozen=True, slots=True)
 class Correct:
-    """BAC-10: supervisor ``supervisor`` corrects a dealing error, saying ``reason``."""
+    """BAC-10 (live mode): supervisor ``supervisor`` corrects a dealing error, saying
+    ``reason``."""
 
     supervisor: str
     reason: str
@@ -877,6 +880,14 @@ def _correct(r: BaccaratRound, c: Correct) -> tuple[Event, ...]:
     _supervisor(c.supervisor, c.reason, "a correction")
     if r.is_over:
         raise RuleViolation("BAC-10", "the round is over")
+    if not r.live:
+        # Virtual mode deals the committed shoe and refuses a wrong card outright, so there is
+        # no dealing error to correct; taking a dealt card back would change a committed deal.
+        raise RuleViolation(
+            "BAC-10",
+            "a virtual round deals the committed shoe: nothing to correct (void it if it "
+            "cannot go on)",
+        )
     action = CorrectionAction(c.action)
     p = r.pending
     if p is not None:
