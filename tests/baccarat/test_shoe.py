@@ -81,6 +81,10 @@ def test_cut_records_who_and_where_BAC_2_1() -> None:
         S.Cut(S.Cutter.DEALER, "d1", 0),
         S.Cut(S.Cutter.DEALER, "d1", 416),
         S.Cut(S.Cutter.DEALER, "d1", 5, cut_card_behind=11),
+        S.Cut(S.Cutter.DEALER, "d1", 5, cut_card_behind=357),  # leaves fewer than 60 to play
+        S.Cut("croupier", "d1", 5),  # type: ignore[arg-type]
+        S.Cut(S.Cutter.DEALER, "d1", "5"),  # type: ignore[arg-type]
+        S.Cut(S.Cutter.DEALER, "d1", 5, cut_card_behind=12.5),  # type: ignore[arg-type]
     ):
         with pytest.raises(RuleViolation) as exc:
             S.apply(fresh, bad)

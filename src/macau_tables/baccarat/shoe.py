@@ -495,16 +495,27 @@ def _decide(state: ShoeState, cmd: ShoeCommand) -> list[ShoeEvent]:
             raise RuleViolation("BAC-2.1", f"no cut now: {why}")
         if not isinstance(cmd.cutter_id, str) or not cmd.cutter_id:
             raise RuleViolation("BAC-2.1", "record who cut the shoe")
+        if isinstance(cmd.position, bool) or not isinstance(cmd.position, int):
+            raise RuleViolation("BAC-2.1", f"cut position: a number, got {cmd.position!r}")
         if not 1 <= cmd.position < state.size:
             raise RuleViolation("BAC-2.1", f"cut position must be 1..{state.size - 1}")
         behind = s.cut_card_behind if cmd.cut_card_behind is None else cmd.cut_card_behind
+        if isinstance(behind, bool) or not isinstance(behind, int):
+            raise RuleViolation("BAC-2.1", f"cards behind the cut card: a number, got {behind!r}")
         if not s.cut_card_behind <= behind <= state.size - 60:
             raise RuleViolation(
                 "BAC-2.1",
-                f"the cut card needs at least {s.cut_card_behind} cards behind it "
-                f"(and room to play), got {behind}",
+                f"the cut card goes in with {s.cut_card_behind}..{state.size - 60} cards behind "
+                f"it (at least the table's {s.cut_card_behind}; at most leaving 60 to play), "
+                f"got {behind}",
             )
-        return [ShoeCut(Cutter(cmd.cutter), cmd.cutter_id, cmd.position, behind)]
+        try:
+            cutter = Cutter(cmd.cutter)
+        except ValueError:
+            raise RuleViolation(
+                "BAC-2.1", f"a player or the dealer cuts, not {cmd.cutter!r}"
+            ) from None
+        return [ShoeCut(cutter, cmd.cutter_id, cmd.position, behind)]
     if isinstance(cmd, Burn):
         cards = tuple(cmd.cards)
         if state.phase is ShoePhase.AWAITING_BURN:
