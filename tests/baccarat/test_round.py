@@ -37,7 +37,7 @@ from macau_tables.baccarat.rules import (
 )
 from macau_tables.baccarat.sides import Side
 from macau_tables.cards import Card, parse_cards
-from macau_tables.errors import RuleViolation
+from macau_tables.errors import ParseError, RuleViolation
 from macau_tables.jackpot import Combination, Meter
 
 DAY = date(2026, 12, 2)
@@ -241,6 +241,20 @@ def test_virtual_round_has_nothing_to_correct_BAC_10() -> None:
     refused(r, Correct("sup", "move it", CorrectionAction.REASSIGN), "BAC-10")
     r, _ = r.apply(Void("sup", "fault"))  # voiding stays possible
     assert r.phase is RoundPhase.VOID
+
+
+def test_unreadable_commands_are_parse_errors_nothing_changed_BAC_7_BAC_10_BAC_16() -> None:
+    r = deal(open_round(live=True, rules=replace(RULES, card_holding=True)), "2s 3h")
+    for bad in (
+        DealCard("Zz"),
+        DealCard("Ac", "Q9"),  # type: ignore[arg-type]
+        Correct("sup", "why", "undo"),  # type: ignore[arg-type]
+        Reveal("dragon", RevealPart.FIRST_TWO, DEALER),  # type: ignore[arg-type]
+        RevealTimeout(Side.PLAYER, "all"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ParseError):
+            r.apply(bad)
+    assert BaccaratRound.replay(r.events) == r and len(r.cards) == 2 and r.pending is None
 
 
 def test_card_exposed_in_error_stays_valid_BAC_4() -> None:

@@ -38,8 +38,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from enum import StrEnum
+from enum import Enum, StrEnum
 from functools import reduce
+from typing import TypeVar
 
 from ..cards import Card
 from ..errors import ParseError, RuleViolation
@@ -407,6 +408,18 @@ def _card(value: object) -> Card:
     if isinstance(value, str):
         return Card.parse(value)
     raise ParseError(f"not a card: {value!r}")
+
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def _choice(cls: type[_E], value: object, what: str) -> _E:
+    """``value`` as a member of ``cls``; refuses anything else with :class:`ParseError`."""
+    try:
+        return cls(value)
+    except ValueError:
+        allowed = ", ".join(str(m.value) for m in cls)
+        raise ParseError(f"not a {what}: {value!r} (one of {allowed})") from None
 
 
 def _due_slot(cards: tuple[tuple[CardSlot, Card], ...]) -> CardSlot | None:
@@ -800,7 +813,7 @@ def _refuse(
 
 def _deal(r: BaccaratRound, c: DealCard) -> tuple[Event, ...]:
     card = _card(c.card)
-    slot = CardSlot(c.slot) if c.slot is not None else None
+    slot = _choice(CardSlot, c.slot, "card slot") if c.slot is not None else None
     exposed = bool(c.exposed)
     if r.is_over:
         raise RuleViolation("BAC-9", "the round is over: no card is due")
@@ -846,7 +859,7 @@ def _deal(r: BaccaratRound, c: DealCard) -> tuple[Event, ...]:
 def _reveal(r: BaccaratRound, c: Reveal) -> tuple[Event, ...]:
     if not r.rules.card_holding:
         raise RuleViolation("BAC-16.1", "this table does not let players hold the cards")
-    step = RevealStep(Side(c.side), RevealPart(c.part))
+    step = RevealStep(_choice(Side, c.side, "side"), _choice(RevealPart, c.part, "reveal part"))
     due = r.pending_reveal()
     if due is None or step != due:
         what = "nothing" if due is None else f"the {due.side.value}'s {due.part.value}"
@@ -863,7 +876,7 @@ def _reveal(r: BaccaratRound, c: Reveal) -> tuple[Event, ...]:
 
 
 def _reveal_timeout(r: BaccaratRound, c: RevealTimeout) -> tuple[Event, ...]:
-    step = RevealStep(Side(c.side), RevealPart(c.part))
+    step = RevealStep(_choice(Side, c.side, "side"), _choice(RevealPart, c.part, "reveal part"))
     if r.pending_reveal() != step or r.holder(step.side) is None or step in r.timed_out:
         raise RuleViolation("BAC-16.2", f"no holder's time is running for {step}")
     return (RevealTimedOut(step),)
@@ -888,7 +901,7 @@ def _correct(r: BaccaratRound, c: Correct) -> tuple[Event, ...]:
             "a virtual round deals the committed shoe: nothing to correct (void it if it "
             "cannot go on)",
         )
-    action = CorrectionAction(c.action)
+    action = _choice(CorrectionAction, c.action, "correction")
     p = r.pending
     if p is not None:
         if action is CorrectionAction.WITHDRAW:
