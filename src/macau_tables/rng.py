@@ -95,8 +95,17 @@ class SeededRandom:
         return f"SeededRandom({self.seed!r})"
 
 
-def require_production(source: RandomSource) -> RandomSource:
-    """Return ``source`` if a live table may use it; raise :class:`ConfigError` otherwise."""
+class _HasProduction(Protocol):
+    @property
+    def production(self) -> bool: ...
+
+
+P = TypeVar("P", bound=_HasProduction)
+
+
+def require_production(source: P) -> P:
+    """Return ``source`` (a random source or a :class:`VirtualShoe`) if a live table may use it;
+    raise :class:`ConfigError` otherwise."""
     if not getattr(source, "production", False):
         raise ConfigError(
             f"{source!r} is a seeded (reproducible) generator; a live table must use the "
@@ -153,12 +162,26 @@ def commit_shoe(order: Sequence[Card], source: RandomSource) -> tuple[ShoeCommit
 def verify_commitment(
     commitment: ShoeCommitment | str, order: Sequence[Card], salt: str | bytes
 ) -> bool:
-    """True when ``order`` and ``salt`` are exactly what ``commitment`` committed to."""
+    """True when ``order`` and ``salt`` are exactly what ``commitment`` committed to.
+
+    A malformed commitment or salt (not hex, wrong length) does not verify: ``False``, never an
+    exception, so a checker can feed it whatever was published.
+    """
     digest = commitment.digest if isinstance(commitment, ShoeCommitment) else commitment
-    salt_bytes = bytes.fromhex(salt) if isinstance(salt, str) else salt
+    if not isinstance(digest, str) or not digest.isascii():
+        return False
+    if isinstance(salt, str):
+        try:
+            salt_bytes = bytes.fromhex(salt)
+        except ValueError:
+            return False
+    elif isinstance(salt, bytes | bytearray):
+        salt_bytes = bytes(salt)
+    else:
+        return False
     if len(salt_bytes) != SALT_BYTES:
         return False
-    return hmac.compare_digest(digest, commitment_digest(order, salt_bytes))
+    return hmac.compare_digest(digest.lower(), commitment_digest(order, salt_bytes))
 
 
 class ShoeExhausted(MacauTablesError):
@@ -167,17 +190,46 @@ class ShoeExhausted(MacauTablesError):
     code = "shoe_exhausted"
 
 
+class ShoeNotFinished(MacauTablesError):
+    """The order and salt of a shoe were asked for while cards could still be dealt from it."""
+
+    code = "shoe_not_finished"
+
+
 class VirtualShoe:
     """A shuffled, committed sequence of cards dealt one at a time (the electronic table's shoe).
 
     The order is fixed and committed at construction; :meth:`draw` deals the next card.
-    :attr:`commitment` may be published at once; :meth:`reveal` is for the end of the shoe.
+    :attr:`commitment` may be published at once; :meth:`reveal` only once the shoe is finished
+    (its last card drawn, or :meth:`close` called): before that the order is hidden information.
+    :attr:`production` tells whether the shuffle came from a source a live table may use
+    (``require_production(shoe)`` refuses a seeded shoe).
     """
 
     def __init__(self, cards: Sequence[Card], source: RandomSource) -> None:
         self._order = tuple(shuffle(cards, source))
         self.commitment, self._reveal = commit_shoe(self._order, source)
         self._next = 0
+        self._closed = False
+        self._production = bool(getattr(source, "production", False))
+
+    @property
+    def production(self) -> bool:
+        """True only when the shuffle and salt came from a production (CSPRNG) source."""
+        return self._production
+
+    def __repr__(self) -> str:
+        source = "CSPRNG" if self._production else "seeded source, never a live table"
+        return f"VirtualShoe({len(self._order)} cards, {source})"
+
+    @property
+    def finished(self) -> bool:
+        """No more cards will be dealt: the last card is out or the shoe was closed."""
+        return self._closed or self._next >= len(self._order)
+
+    def close(self) -> None:
+        """End the shoe (e.g. after a Caribbean Stud round): no more draws; reveal allowed."""
+        self._closed = True
 
     @property
     def dealt(self) -> int:
@@ -191,6 +243,8 @@ class VirtualShoe:
 
     def draw(self) -> Card:
         """The next card. Raises :class:`ShoeExhausted` when none is left."""
+        if self._closed:
+            raise ShoeExhausted("the shoe is closed")
         if self._next >= len(self._order):
             raise ShoeExhausted("the shoe is empty")
         card = self._order[self._next]
@@ -198,5 +252,13 @@ class VirtualShoe:
         return card
 
     def reveal(self) -> ShoeReveal:
-        """Order and salt, to publish when the shoe is finished."""
+        """Order and salt, to publish when the shoe is finished.
+
+        Raises :class:`ShoeNotFinished` while cards can still be dealt (the undealt order is
+        hidden information).
+        """
+        if not self.finished:
+            raise ShoeNotFinished(
+                f"the shoe still holds {self.remaining} cards: close it before revealing its order"
+            )
         return self._reveal

@@ -14,6 +14,7 @@ from macau_tables.errors import ConfigError
 from macau_tables.rng import (
     SeededRandom,
     ShoeExhausted,
+    ShoeNotFinished,
     SystemRandom,
     VirtualShoe,
     commit_shoe,
@@ -69,6 +70,39 @@ def test_commitment_verifies_and_detects_any_change() -> None:
 def test_commitment_digest_is_deterministic(salt: bytes, order: list) -> None:  # type: ignore[type-arg]
     assert commitment_digest(order, salt) == commitment_digest(list(order), salt)
     assert verify_commitment(commitment_digest(order, salt), order, salt)
+
+
+def test_malformed_commitment_or_salt_does_not_verify() -> None:
+    """A checker may feed verify_commitment whatever was published: False, never a crash."""
+    commitment, reveal = commit_shoe(DECK, SystemRandom())
+    assert verify_commitment(commitment.digest.upper(), DECK, reveal.salt.upper())
+    assert not verify_commitment(commitment, DECK, "zz" * 32)  # not hex
+    assert not verify_commitment(commitment, DECK, 32)  # type: ignore[arg-type]
+    assert not verify_commitment("é" * 64, DECK, reveal.salt)
+    assert not verify_commitment(None, DECK, reveal.salt)  # type: ignore[arg-type]
+    assert verify_commitment(commitment, DECK, bytes.fromhex(reveal.salt))
+
+
+def test_virtual_shoe_hides_its_order_until_finished() -> None:
+    """Hidden information: the undealt order is not revealed while cards can still be dealt;
+    after close() nothing more is dealt and the reveal verifies."""
+    shoe = VirtualShoe(DECK, SystemRandom())
+    first = [shoe.draw() for _ in range(25)]
+    with pytest.raises(ShoeNotFinished, match="27 cards"):
+        shoe.reveal()
+    shoe.close()
+    assert shoe.finished
+    with pytest.raises(ShoeExhausted, match="closed"):
+        shoe.draw()
+    reveal = shoe.reveal()
+    assert reveal.order[:25] == tuple(first)
+    assert verify_commitment(shoe.commitment, reveal.order, reveal.salt)
+
+
+def test_live_table_refuses_a_shoe_shuffled_by_the_seeded_generator() -> None:
+    assert require_production(VirtualShoe(DECK, SystemRandom())).production
+    with pytest.raises(ConfigError, match="seeded"):
+        require_production(VirtualShoe(DECK, SeededRandom(1)))
 
 
 def test_virtual_shoe_deals_its_committed_order_then_stops() -> None:
