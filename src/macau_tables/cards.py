@@ -151,7 +151,8 @@ class Card:
         quoting the token otherwise."""
         if not isinstance(text, str):
             raise ParseError(f"a card must be given as text, got {text!r}")
-        token = text.strip()
+        # "A♠️": the emoji form of a suit symbol ends with the variation selector U+FE0F.
+        token = text.strip().replace("\ufe0f", "")
         if len(token) < 2:
             raise ParseError(f"not a card: {text!r}")
         rank = _RANK_TEXT.get(token[:-1].upper())
@@ -228,7 +229,12 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     :class:`ParseError` quoting it. Duplicates are allowed here (a multi-deck shoe has them);
     the game rules refuse them where the law does.
     """
-    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    if isinstance(text, str):
+        tokens: list[str] = text.replace(",", " ").split()
+    elif isinstance(text, Iterable):
+        tokens = list(text)
+    else:
+        raise ParseError(f"cards must be given as text or an iterable of card texts, got {text!r}")
     return [Card.parse(t) for t in tokens]
 
 

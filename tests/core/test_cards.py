@@ -104,3 +104,11 @@ def test_multi_deck_shoe_has_each_card_once_per_deck_BAC_1() -> None:
     assert find_duplicate(DECK) is None
     with pytest.raises(ValueError):
         new_shoe(0)
+
+
+def test_emoji_suit_symbols_and_non_text_input_CSP_4() -> None:
+    """The emoji form of a suit (♠ followed by U+FE0F) reads like the plain symbol; input that
+    is neither text nor an iterable of texts is a ParseError, not a TypeError."""
+    assert parse_cards("A\u2660\ufe0f 10\u2665\ufe0f") == parse_cards("As 10h")
+    with pytest.raises(ParseError, match="None"):
+        parse_cards(None)  # type: ignore[arg-type]
