@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from macau_tables.caribbean.commands import play_demo_round
+from macau_tables.caribbean.commands import _money, describe, play_demo_round
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.cli import app
 from macau_tables.errors import ConfigError
@@ -38,3 +38,19 @@ def test_demo_cli_prints_events_and_settlement() -> None:
     assert "sum 0.00" in result.output
     with pytest.raises(ValueError):
         play_demo_round(1, players=8)
+
+
+def test_demo_meter_line_starts_before_contributions_CSP_10() -> None:
+    """The meter line starts from the meter as it stood before the round (the Showdown input),
+    not from the value that already holds this round's contributions."""
+    for seed in range(1, 40):
+        r = play_demo_round(seed, players=7)
+        s = r.settlement
+        assert s is not None and s.jackpot is not None
+        if s.meter_contribution:
+            break
+    else:  # pragma: no cover - a seed with a jackpot wager is found quickly
+        raise AssertionError("no demo round with a jackpot wager")
+    line = next(x for x in describe(r) if x.startswith("jackpot meter"))
+    assert line.startswith("jackpot meter 123,456.00 + contributions ")
+    assert line.split(" -> ")[1].startswith(_money(s.jackpot.meter_after.amount))

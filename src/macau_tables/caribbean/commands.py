@@ -130,12 +130,12 @@ def _event_line(event: Event) -> str:
 
 def _settlement_lines(s: Settlement) -> list[str]:
     who = "qualifies" if s.dealer_qualifies else "does not qualify"
-    category = s.dealer_category.name if s.dealer_category is not None else "?"
+    category = s.dealer_category.english if s.dealer_category is not None else "?"
     lines = [f"dealer {format_cards(s.dealer_cards)} ({category}): {who}"]
     for box in s.boxes:
         lines.append(
             f"box {box.box} {box.player}: {format_cards(box.cards)} "
-            f"({box.category.name if box.category is not None else '?'}) {box.outcome}"
+            f"({box.category.english if box.category is not None else '?'}) {box.outcome}"
         )
         for w in s.for_box(box.box):
             lines.append(
@@ -144,9 +144,13 @@ def _settlement_lines(s: Settlement) -> list[str]:
             )
     if s.jackpot is not None:
         j = s.jackpot
+        # meter_before already holds this round's contributions: show the meter as it stood
+        # before the round, then what went in, what was paid out, and where it ends.
+        start = j.meter_before.amount - s.meter_contribution
         lines.append(
-            f"jackpot meter {_money(j.meter_before.amount)} -> {_money(j.meter_after.amount)}"
-            f" (contributions {_money(s.meter_contribution)}, reset {j.reset})"
+            f"jackpot meter {_money(start)} + contributions {_money(s.meter_contribution)}"
+            f" - paid from meter {_money(j.meter_paid)} + seed funding {_money(j.seed_funding)}"
+            f" -> {_money(j.meter_after.amount)} (reset {j.reset})"
         )
         for a in j.awards:
             lines.append(
