@@ -6,8 +6,9 @@ Usage::
 
 All evaluators see the same random five-card hands in the same run. Each library gets its own
 card representation prepared before timing (eval7 ``Card`` objects, phevaluator integer card
-ids, treys integer cards split into the 2-card "hand" and 3-card "board" its API takes), and
-is timed with one call per hand in a plain loop. Ours: :func:`evaluate` with one call per hand
+ids for its five-card entry point ``evaluate_5cards``, treys integer cards split into the
+2-card "hand" and 3-card "board" its API takes), and is timed with one call per hand in a
+plain loop. Ours: :func:`evaluate` with one call per hand
 on :class:`~macau_tables.cards.Card` lists, and :func:`evaluate_many` on an ``(N, 5)`` uint8
 array (after a warm-up call, so numba compilation is not timed). Every timing is the best of
 ``--repeat`` runs (``10 * --repeat`` for ``evaluate_many``, whose run is ~100x shorter).
@@ -71,7 +72,7 @@ def loop_eval7(hands: list[Any]) -> Callable[[], None]:
 
 
 def loop_phevaluator(hands: list[tuple[int, ...]]) -> Callable[[], None]:
-    from phevaluator import evaluate_cards as ev
+    from phevaluator import evaluate_5cards as ev
 
     def run() -> None:
         for h in hands:
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
     runs: dict[str, Callable[[], object]] = {
         "eval7.evaluate": loop_eval7(hands_eval7),
-        "phevaluator.evaluate_cards": loop_phevaluator(hands_ph),
+        "phevaluator.evaluate_5cards": loop_phevaluator(hands_ph),
         "treys.Evaluator.evaluate": loop_treys(hands_treys),
         "macau_tables evaluate": loop_ours(hands_ours),
         "macau_tables evaluate_many": lambda: evaluate_many(arr),
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, run in runs.items()
     }
 
-    libraries = ("eval7.evaluate", "phevaluator.evaluate_cards", "treys.Evaluator.evaluate")
+    libraries = ("eval7.evaluate", "phevaluator.evaluate_5cards", "treys.Evaluator.evaluate")
     fastest = max(libraries, key=rate.__getitem__)
     many_ratio = rate["macau_tables evaluate_many"] / rate[fastest]
     eval_ratio = rate["macau_tables evaluate"] / rate["treys.Evaluator.evaluate"]
