@@ -14,8 +14,8 @@ from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.rules import BaccaratRules, BurnRule, LastRoundRule, ShoeSettings
 from macau_tables.baccarat.tableau import deal_round
 from macau_tables.cards import Card, new_shoe, parse_cards
-from macau_tables.errors import RuleViolation
-from macau_tables.rng import SeededRandom, verify_commitment
+from macau_tables.errors import ConfigError, RuleViolation
+from macau_tables.rng import SeededRandom, SystemRandom, require_production, verify_commitment
 
 SETTINGS = ShoeSettings()
 
@@ -61,6 +61,19 @@ def test_shuffle_is_committed_and_verifiable_BAC_2_1() -> None:
     with pytest.raises(RuleViolation) as exc:
         S.open_shoe("x", SETTINGS)  # virtual shoe without a commitment
     assert exc.value.rule == "BAC-2.1"
+
+
+def test_virtual_order_hides_its_cards_and_knows_its_source_BAC_2_1() -> None:
+    seeded = S.shuffle_shoe(SETTINGS, SeededRandom(7))
+    text = repr(seeded.after_cut(10))
+    assert seeded.reveal.salt not in text
+    assert "Card" not in text and "order" not in text  # no card of the order
+    assert not seeded.production
+    with pytest.raises(ConfigError):
+        require_production(seeded)  # a live table never deals a seeded shoe
+    real = S.shuffle_shoe(SETTINGS, SystemRandom())
+    assert real.production and require_production(real) is real
+    assert real.after_cut(5).production
 
 
 def test_cut_records_who_and_where_BAC_2_1() -> None:

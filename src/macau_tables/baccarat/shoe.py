@@ -46,7 +46,7 @@ Decisions (documented):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 from functools import reduce
@@ -141,13 +141,17 @@ class SequenceSource:
 class VirtualOrder:
     """A shuffled, committed shoe (virtual mode). ``cut`` rotates it (see module docstring).
 
-    ``commitment`` is published at once; ``reveal`` only when the shoe is finished.
+    ``commitment`` is published at once; ``reveal`` only when the shoe is finished. The order
+    and the salt are hidden information: they are left out of ``repr`` (logs, error messages).
+    ``production`` tells whether the shuffle came from the CSPRNG, so a live table can refuse a
+    seeded shoe with :func:`~macau_tables.rng.require_production`.
     """
 
-    order: tuple[Card, ...]
+    order: tuple[Card, ...] = field(repr=False)
     commitment: ShoeCommitment
-    reveal: ShoeReveal
+    reveal: ShoeReveal = field(repr=False)
     cut: int = 0
+    production: bool = False
 
     def card_at(self, position: int) -> Card:
         """The card dealt at ``position`` after the cut."""
@@ -167,7 +171,8 @@ def shuffle_shoe(settings: ShoeSettings, source: RandomSource) -> VirtualOrder:
     """
     order = tuple(shuffle(new_shoe(settings.decks), source))
     commitment, reveal = commit_shoe(order, source)
-    return VirtualOrder(order, commitment, reveal)
+    production = bool(getattr(source, "production", False))
+    return VirtualOrder(order, commitment, reveal, production=production)
 
 
 # -- commands ---------------------------------------------------------------------------------
