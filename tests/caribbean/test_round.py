@@ -344,3 +344,27 @@ def test_cards_for_helper_matches_order() -> None:
     r = dealing_round(DealingProcedure.SHOE, (1, 4))
     seq = cards_for(r, HANDS3)
     assert seq[:3] == parse_cards("As 9h Ac")
+
+
+def test_shoe_commitment_is_logged_before_the_first_card_CSP_3() -> None:
+    """Common rules "Randomness": a virtual shoe's commitment is recorded when betting closes,
+    before any card; it survives replay and verifies against the revealed shoe. A malformed
+    commitment is refused (CSP-3) and the round is unchanged."""
+    from macau_tables.cards import DECK
+    from macau_tables.rng import SystemRandom, VirtualShoe, verify_commitment
+
+    r, _ = new_round().apply(PlaceAnte(2, player(2), UNIT))
+    for bad in ("xyz", "A" * 64, 5, "0" * 63):
+        refused(r, CloseBetting(bad), "CSP-3")  # type: ignore[arg-type]
+    shoe = VirtualShoe(DECK, SystemRandom())
+    r, events = r.apply(CloseBetting(shoe.commitment.digest))
+    assert r.shoe_commitment == shoe.commitment.digest and r.dealt == 0
+    assert events[0].shoe_commitment == shoe.commitment.digest  # type: ignore[union-attr]
+    while r.phase is Phase.DEALING:
+        r, _ = r.apply(DealCard(shoe.draw()))
+    assert CaribbeanRound.replay(r.rules, r.events).shoe_commitment == shoe.commitment.digest
+    shoe.close()
+    reveal = shoe.reveal()
+    assert verify_commitment(r.shoe_commitment or "", reveal.order, reveal.salt)
+    dealt = [e.card for e in r.events if isinstance(e, CardDealt)]
+    assert tuple(dealt) == reveal.order[: len(dealt)]

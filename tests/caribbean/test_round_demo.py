@@ -36,6 +36,9 @@ def test_demo_cli_prints_events_and_settlement() -> None:
     assert "SeededRandom" in result.output
     assert "(face up)" in result.output
     assert "sum 0.00" in result.output
+    # the shoe's commitment is logged before the first card and verifies after the round
+    assert result.output.index("shoe commitment (SHA-256) ") < result.output.index("deal ")
+    assert "matches the commitment published before the first card: True" in result.output
     with pytest.raises(ValueError):
         play_demo_round(1, players=8)
 

@@ -54,7 +54,14 @@ class PlaceJackpotWager:
 
 @dataclass(frozen=True, slots=True)
 class CloseBetting:
-    """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante."""
+    """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante.
+
+    ``shoe_commitment``: with a virtual shoe, its SHA-256 commitment (64 hex digits,
+    :attr:`macau_tables.rng.VirtualShoe.commitment`), recorded in the round's log before the
+    first card (Common rules "Randomness"); ``None`` for a physical shoe or shuffler.
+    """
+
+    shoe_commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

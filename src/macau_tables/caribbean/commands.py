@@ -16,10 +16,18 @@ from .. import cli
 from ..approvals import Approval
 from ..cards import format_cards, new_deck
 from ..jackpot import Meter
-from ..rng import SeededRandom, VirtualShoe, shuffle
+from ..rng import SeededRandom, VirtualShoe, shuffle, verify_commitment
 from .actions import CloseBetting, Command, DealCard, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from .actions import Showdown as ShowdownCommand
-from .events import AntePlaced, CardDealt, DecisionMade, Event, JackpotWagerPlaced, RoundSettled
+from .events import (
+    AntePlaced,
+    BettingClosed,
+    CardDealt,
+    DecisionMade,
+    Event,
+    JackpotWagerPlaced,
+    RoundSettled,
+)
 from .hands import HandCategory, evaluate
 from .round import DEALER, CaribbeanRound, Phase
 from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
@@ -60,6 +68,11 @@ def play_demo_round(seed: int, players: int = 3) -> CaribbeanRound:
     Players raise with a pair or better, or A-K high; otherwise they fold (a simple rule, not
     strategy advice). Returns the settled round. Refuses ``players`` outside 1..7 (ValueError).
     """
+    return _play(seed, players)[0]
+
+
+def _play(seed: int, players: int) -> tuple[CaribbeanRound, VirtualShoe]:
+    """The demo round and its virtual shoe (closed after the round, so it can be revealed)."""
     if not 1 <= players <= 7:
         raise ValueError(f"players must be 1..7, got {players}")
     source = SeededRandom(seed)
@@ -73,7 +86,8 @@ def play_demo_round(seed: int, players: int = 3) -> CaribbeanRound:
         commands.append(PlaceAnte(box, f"player{box}", ante))
         if source.randbelow(2):
             commands.append(PlaceJackpotWager(box, f"player{box}"))
-    commands.append(CloseBetting())
+    # The shoe's commitment goes into the log before the first card (Common rules "Randomness").
+    commands.append(CloseBetting(shoe.commitment.digest))
     r = r.apply_all(commands)
     while r.phase is Phase.DEALING:
         r, _ = r.apply(DealCard(shoe.draw()))
@@ -86,7 +100,8 @@ def play_demo_round(seed: int, players: int = 3) -> CaribbeanRound:
         else:
             r, _ = r.apply(Fold(state.box, state.player))
     r, _ = r.apply(ShowdownCommand(Meter(12_345_600, rules.jackpot_seed)))
-    return r
+    shoe.close()  # one shoe per round: its order may be revealed now
+    return r, shoe
 
 
 def _money(amount: int) -> str:
@@ -125,6 +140,9 @@ def _event_line(event: Event) -> str:
         return f"box {event.box} folds{' (timed out)' if event.timed_out else ''}"
     if isinstance(event, RoundSettled):
         return "showdown"
+    if isinstance(event, BettingClosed):
+        commitment = event.shoe_commitment or "none (physical shoe)"
+        return f"betting closed; shoe commitment (SHA-256) {commitment}"
     return f"{type(event).__name__}: {event}"
 
 
@@ -173,5 +191,11 @@ def demo_caribbean(
     players: int = typer.Option(3, min=1, max=7, help="Number of occupied boxes."),
 ) -> None:
     """Play one seeded Caribbean Stud round with the virtual shoe; print events and settlement."""
-    for line in describe(play_demo_round(seed, players)):
+    r, shoe = _play(seed, players)
+    for line in describe(r):
         typer.echo(line)
+    reveal = shoe.reveal()
+    ok = verify_commitment(r.shoe_commitment or "", reveal.order, reveal.salt)
+    typer.echo(f"shoe revealed: salt {reveal.salt}")
+    typer.echo(f"  order {format_cards(reveal.order)}")
+    typer.echo(f"  matches the commitment published before the first card: {ok}")

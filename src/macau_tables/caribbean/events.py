@@ -59,9 +59,11 @@ class JackpotWagerPlaced:
 @dataclass(frozen=True, slots=True)
 class BettingClosed:
     """Betting closed; ``deal_order`` lists the recipient of every card (box, 0 = dealer),
-    fixed by the table's procedure (CSP-7.1 / CSP-7.2)."""
+    fixed by the table's procedure (CSP-7.1 / CSP-7.2); ``shoe_commitment`` the virtual shoe's
+    published commitment (hex), if any."""
 
     deal_order: tuple[int, ...]
+    shoe_commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

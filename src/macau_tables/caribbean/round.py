@@ -231,6 +231,7 @@ class CaribbeanRound:
     settlement: Settlement | None = None
     void_rule: str | None = None
     void_reason: str | None = None
+    shoe_commitment: str | None = None
     events: tuple[Event, ...] = ()
 
     # -- construction ----------------------------------------------------------------------
@@ -524,7 +525,17 @@ def _close_betting(r: CaribbeanRound, c: CloseBetting) -> tuple[Event, ...]:
     boxes = [b.box for b in r.in_play]
     if not boxes:
         raise RuleViolation("CSP-6.2", "no box has an ante: nothing to deal")
-    return (BettingClosed(deal_order(r.rules.dealing_procedure, boxes)),)
+    commitment = c.shoe_commitment
+    if commitment is not None and (
+        not isinstance(commitment, str)
+        or len(commitment) != 64
+        or not all(ch in "0123456789abcdef" for ch in commitment)
+    ):
+        raise RuleViolation(
+            "CSP-3",
+            f"a shoe commitment is a SHA-256 digest in 64 lowercase hex digits: {commitment!r}",
+        )
+    return (BettingClosed(deal_order(r.rules.dealing_procedure, boxes), commitment),)
 
 
 def _deal_card(r: CaribbeanRound, c: DealCard) -> tuple[Event, ...]:
@@ -706,7 +717,13 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
         current = r.box(e.box) or BoxState(e.box, e.player)
         return replace(r, boxes=_set_box(r, replace(current, jackpot=e.amount)), events=log)
     if isinstance(e, BettingClosed):
-        return replace(r, phase=Phase.DEALING, deal_order=e.deal_order, events=log)
+        return replace(
+            r,
+            phase=Phase.DEALING,
+            deal_order=e.deal_order,
+            shoe_commitment=e.shoe_commitment,
+            events=log,
+        )
     if isinstance(e, CardDealt):
         dealt = r.dealt + 1
         phase = Phase.DECIDING if dealt == len(r.deal_order) else r.phase
