@@ -49,6 +49,8 @@ def trap(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--burn", "sometimes"], "--burn"),
         (["--burn", "fixed", "--burn-count", "9"], "--burn-count"),
         (["--last-round", "two-more"], "--last-round"),
+        (["-o", "/nonexistent-folder/par.txt"], "--output"),
+        (["-o", "."], "--output"),
     ],
 )
 def test_bad_analysis_options_exit_2_before_work_BAC_1_BAC_17(
@@ -68,6 +70,8 @@ def test_bad_analysis_options_exit_2_before_work_BAC_1_BAC_17(
         (["--format", "xml"], "--format"),
         (["--decks", "13"], "--decks"),
         (["--cut-card", "5"], "--cut-card"),
+        (["--rounds", str(10**23)], "--rounds"),
+        (["-o", "/nonexistent-folder/sim.json"], "--output"),
     ],
 )
 def test_bad_simulation_options_exit_2_BAC_2_1(trap: None, args: list[str], named: str) -> None:
@@ -169,3 +173,37 @@ def test_simulate_prints_intervals_beside_exact_values() -> None:
     assert banker["exact"] == pytest.approx(-0.010579, abs=1e-6)
     text = _run("simulate", "baccarat", "--rounds", "50000", "--machine").output
     assert "machine" in text
+
+
+def test_many_jackpot_bettors_share_the_royal_flush_quickly_BAC_17() -> None:
+    """Royal flush and heavenly straight awards are shared by the round's jackpot bettors; the
+    share is computed per winner, not by listing every winner (a huge count must not hang)."""
+    bettors = 10**20
+    args = ["--count-shoes", "0", "--format", "json", "--jackpot-bettors", str(bettors)]
+    result = _run("analyze", "baccarat", *args)
+    assert result.exit_code == 0, result.output
+    combos = json.loads(result.stdout)["jackpot"]["combinations"]
+    assert combos["royal_flush"]["award"] == 1_000_000_000 // bettors == 0
+    assert combos["heavenly_straight"]["award"] == 200_000_000 // bettors == 0
+    assert combos["single_pair"]["award"] == 20_000  # fixed awards: each winner
+
+
+def test_csv_states_the_headline_figures_BAC_17() -> None:
+    """CSV carries the configuration and the summary (house edges, jackpot return), not only
+    the tables."""
+    result = _run("analyze", "baccarat", "--count-shoes", "0", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["# Configuration"]
+    summary = {r[0]: r[1] for r in rows[rows.index(["# Summary"]) + 2 :] if len(r) == 2}
+    assert summary["House edge: Player pair"].endswith("= 43/415")
+    assert "Jackpot break-even meter" in summary
+
+
+def test_analysis_sheet_is_reproducible() -> None:
+    """The same options give the same sheet (no run time in it), so docs/par/ can be
+    regenerated and compared."""
+    args = ["analyze", "baccarat", "--count-shoes", "20", "--decks", "6"]
+    first, second = _run(*args), _run(*args)
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout

@@ -62,6 +62,8 @@ def _run(*args: str) -> Any:
         (["--format", "pdf"], "--format"),
         (["--ranking", "poker"], "--ranking"),
         (["--max-payout-units", "0"], "--max-payout-units"),
+        (["-o", "/nonexistent-folder/par.html"], "--output"),
+        (["-o", "."], "--output"),
     ],
 )
 def test_bad_options_exit_2_before_work_CSP_9_5(trap: None, args: list[str], named: str) -> None:
@@ -72,7 +74,15 @@ def test_bad_options_exit_2_before_work_CSP_9_5(trap: None, args: list[str], nam
 
 
 @pytest.mark.parametrize(
-    "args", [["--rounds", "0"], ["--seed", "-1"], ["--format", "xml"], ["--royal-odds", "49"]]
+    "args",
+    [
+        ["--rounds", "0"],
+        ["--rounds", str(10**23)],
+        ["--seed", "-1"],
+        ["--format", "xml"],
+        ["--royal-odds", "49"],
+        ["-o", "/nonexistent-folder/sim.json"],
+    ],
 )
 def test_bad_simulation_options_exit_2(trap: None, args: list[str]) -> None:
     result = _run("simulate", "caribbean-stud", *args)
@@ -128,6 +138,25 @@ def test_json_keys_and_values_CSP_9(cached: None, exact: CaribbeanAnalysis) -> N
     for outcome in data["outcomes"]:
         assert set(outcome) >= {"event", "units", "combinations", "probability"}
     assert data["jackpot"]["break_even_meter"] > 0
+    # Exact counts beside the probabilities (CSP-9.1 qualification, CSP-10 jackpot).
+    assert data["raised_combinations"] == data["total_combinations"] - next(
+        o["combinations"] for o in data["outcomes"] if o["event"] == "fold"
+    )
+    assert data["dealer_qualifies_raised_combinations"] / data["raised_combinations"] == (
+        pytest.approx(data["dealer_qualifies_given_raise_probability"])
+    )
+    assert data["dealer_qualifies_combinations"] / data["total_combinations"] == pytest.approx(
+        data["dealer_qualifies_probability"]
+    )
+    assert data["jackpot"]["counts"]["royal_flush"] == 4 * 47  # every royal is raised
+    # The readable strategy and the jackpot return against the meter are in the JSON too.
+    assert data["ak_strategy"][0] == {
+        "hand": "A K Q J 9",
+        "up_card": dict.fromkeys("23456789TJQKA", "R"),
+    }
+    curve = data["jackpot"]["return_by_meter"]
+    assert [p["meter"] for p in curve] == sorted(p["meter"] for p in curve)
+    assert any(p["meter"] == data["jackpot"]["break_even_meter"] for p in curve)
 
 
 def test_full_json_run_standard_ranking_CSP_9() -> None:
@@ -146,6 +175,9 @@ def test_text_csv_html_render(cached: None, tmp_path: Any) -> None:
     assert "House edge per ante" in text.stdout and "A K Q J 9" in text.stdout
     csv = _run("analyze", "caribbean-stud", "--format", "csv")
     assert csv.exit_code == 0 and "# Return table" in csv.stdout
+    # The headline figures are in the CSV as well as the tables.
+    for item in ("Element of risk", "Dealer qualifies, given a raise", "Standard deviation"):
+        assert item in csv.stdout
     out = tmp_path / "par.html"
     html = _run("analyze", "caribbean-stud", "--format", "html", "-o", str(out))
     assert html.exit_code == 0, html.output

@@ -104,3 +104,23 @@ def test_up_card_is_uniform_over_the_deck(macau: CaribbeanAnalysis) -> None:
 def test_bad_simulation_input_refused(macau: CaribbeanAnalysis, rounds: int, seed: int) -> None:
     with pytest.raises(ConfigError):
         simulate(macau, rounds, seed)
+
+
+def test_intervals_stay_inside_zero_one_and_cover_unseen_events() -> None:
+    """The 95 % interval of an event's probability is a Wilson score interval: never below 0
+    or above 1, and not empty for an event a short run never saw (a royal flush)."""
+    from fractions import Fraction
+
+    from macau_tables.analysis.caribbean_sim import SimulatedLine
+
+    unseen = SimulatedLine("player wins with royal flush", 201, 0, 300_000, Fraction(1, 10**6))
+    low, high = unseen.ci95
+    assert low == 0.0 < float(unseen.exact) < high < 2e-5
+    rare = SimulatedLine("player wins with royal flush", 201, 1, 1_000_000, Fraction(1, 10**6))
+    assert 0.0 < rare.ci95[0] < 1e-6 < rare.ci95[1]
+    always = SimulatedLine("fold", -1, 50, 50, Fraction(1))
+    assert always.ci95[1] == 1.0 and always.ci95[0] > 0.9
+    # Where the normal approximation is good, the two agree closely.
+    common = SimulatedLine("fold", -1, 478_000, 1_000_000, Fraction(1, 2))
+    normal = (common.frequency - common.half_width, common.frequency + common.half_width)
+    assert common.ci95 == pytest.approx(normal, abs=1e-6)

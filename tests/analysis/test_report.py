@@ -6,10 +6,18 @@ import csv
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
-from macau_tables.analysis.report import Figure, Report, Table, check_format, render
+from macau_tables.analysis.report import (
+    Figure,
+    Report,
+    Table,
+    check_format,
+    check_output,
+    render,
+)
 from macau_tables.errors import ConfigError
 
 REPORT = Report(
@@ -32,8 +40,33 @@ def test_json_keeps_exact_integers_and_fractions() -> None:
 
 def test_csv_has_table_rows_with_exact_values() -> None:
     rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
-    assert rows[1] == ["event", "count", "p"]
-    assert rows[2] == ["banker", str(2**60), "1/3"]
+    start = rows.index(["# Outcomes"])
+    assert rows[start + 1] == ["event", "count", "p"]
+    assert rows[start + 2] == ["banker", str(2**60), "1/3"]
+
+
+def test_csv_starts_with_configuration_and_summary() -> None:
+    """The headline figures of a sheet live in its summary: the CSV must carry them too."""
+    rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
+    assert rows[:3] == [["# Configuration"], ["item", "value"], ["decks", "8"]]
+    assert rows[4:7] == [["# Summary"], ["item", "value"], ["house edge", "1.06 %"]]
+
+
+def test_text_aligns_whole_columns() -> None:
+    """A column of numbers is right-aligned; a column mixing "10" with "J" is left-aligned
+    throughout instead of scattering."""
+    table = Table("t", ("rank", "n"), (("9", 1), ("10", 22), ("J", 333)))
+    text = render(Report("r", (), (), (table,), {}), "text")
+    assert "9       1\n10     22\nJ     333" in text
+
+
+def test_output_path_is_checked_before_work(tmp_path: Path) -> None:
+    assert check_output(None) is None
+    assert check_output(tmp_path / "par.html") == tmp_path / "par.html"
+    with pytest.raises(ConfigError, match=r"--output.*does not exist"):
+        check_output(tmp_path / "missing" / "par.html")
+    with pytest.raises(ConfigError, match=r"--output.*folder"):
+        check_output(tmp_path)
 
 
 def test_text_and_html_contain_the_numbers() -> None:

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from ..baccarat.tableau import banker_draws, player_draws
 from ..errors import ConfigError
-from ..jackpot import Combination, award_shared, fixed_award
+from ..jackpot import Combination, fixed_award, meter_portion, share_equally
 
 __all__ = [
     "JACKPOT_COMBINATIONS",
@@ -532,10 +532,14 @@ class JackpotAwards:
         """What one winning jackpot wager receives for ``combination`` (minor units), with the
         meter at ``meter`` (default: :attr:`meter`). Rounded down (CSP-10.8 via BAC-17)."""
         m = self.meter if meter is None else meter
+        # Each winner's share as macau_tables.jackpot.award_shared computes it,
+        # floor(max(fixed, meter part) / winners), without building one split per winner
+        # (a large --jackpot-bettors would otherwise allocate that many objects).
         if combination is Combination.ROYAL_FLUSH:  # the whole meter, shared (BAC-17.4)
-            return award_shared(m, 1, 0, self.bettors)[0].amount
+            return share_equally(meter_portion(m, 1), self.bettors)[0]
         if combination is Combination.HEAVENLY_STRAIGHT:  # max(fixed, 10 % meter), shared
-            return award_shared(m, Fraction(1, 10), self.heavenly_straight, self.bettors)[0].amount
+            pool = max(self.heavenly_straight, meter_portion(m, Fraction(1, 10)))
+            return share_equally(pool, self.bettors)[0]
         fixed = {
             Combination.FOUR_OF_A_KIND: self.four_of_a_kind,
             Combination.DOUBLE_PAIR: self.double_pair,

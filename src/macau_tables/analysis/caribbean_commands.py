@@ -20,6 +20,7 @@ from ..caribbean.rules import FIXED_RAISE_ODDS
 from ..cli import analyze_app, emit, fail, interruptible, simulate_app
 from ..errors import ConfigError
 from .caribbean_exact import (
+    DEALS_PER_UP_CARD,
     TOTAL_DEALS,
     TOTAL_DECISIONS,
     CaribbeanAnalysis,
@@ -30,7 +31,17 @@ from .caribbean_exact import (
     analyze_jackpot,
     category_name,
 )
-from .report import Figure, Report, Table, check_format, figure_png, progress, render
+from .report import (
+    MAX_ROUNDS,
+    Figure,
+    Report,
+    Table,
+    check_format,
+    check_output,
+    figure_png,
+    progress,
+    render,
+)
 
 __all__ = ["ak_strategy_table", "build_report", "parse_share", "run_analysis", "simulation_report"]
 
@@ -246,6 +257,7 @@ def build_report(
         (*_jackpot_rows(jackpot, jc.meter), ("total", None, None, jackpot.return_rate(jc.meter))),
         note="A folded box wins no jackpot (CSP-6.7); the wager is not returned with an award.",
     )
+    ak_table = ak_strategy_table(analysis)
     meter_table = Table(
         "Jackpot return against the meter",
         ("meter", "expected award", "return", "expected paid from the meter"),
@@ -285,10 +297,17 @@ def build_report(
         "total_decisions": TOTAL_DECISIONS,
         "indifferent_decisions": analysis.indifferent_pairs,
         "dealer_qualifies_probability": float(analysis.dealer_qualifies_probability),
+        "dealer_qualifies_combinations": analysis.dealer_qualifies_deals,
         "dealer_qualifies_given_raise_probability": float(analysis.dealer_qualifies_given_raise),
+        "dealer_qualifies_raised_combinations": analysis.dealer_qualifies_raised_deals,
+        "raised_combinations": analysis.raised_pairs * DEALS_PER_UP_CARD,
         "standard_deviation": analysis.standard_deviation,
         "total_combinations": analysis.total_combinations,
         "outcomes": outcomes_data,
+        "ak_strategy": [
+            {"hand": row[0], "up_card": dict(zip(_RANK_LETTERS, row[1:], strict=True))}
+            for row in ak_table.rows
+        ],
         "strategy_by_category": [
             {
                 "category": HandCategory(c).name.lower(),
@@ -311,8 +330,22 @@ def build_report(
             "probabilities": {
                 HandCategory(c).name.lower(): float(jackpot.probabilities[c]) for c in range(5, 10)
             },
+            # Exact counts behind the probabilities: raised (hand, up card) pairs of the
+            # category, of total_decisions (a folded box wins no jackpot, CSP-6.7).
+            "counts": {
+                HandCategory(c).name.lower(): analysis.raised_by_category[c] for c in range(5, 10)
+            },
             "return": float(jackpot.return_rate(jc.meter)),
+            "return_exact": _exact(jackpot.return_rate(jc.meter)),
             "break_even_meter": break_even,
+            "return_by_meter": [
+                {
+                    "meter": m,
+                    "expected_award": float(jackpot.expected_award(m)),
+                    "return": float(jackpot.return_rate(m)),
+                }
+                for m in _meter_points(jackpot)
+            ],
         },
     }
     figures: tuple[Figure, ...] = ()
@@ -338,7 +371,7 @@ def build_report(
         tables=(
             outcome_table,
             _category_table(analysis),
-            ak_strategy_table(analysis),
+            ak_table,
             jackpot_table,
             meter_table,
         ),
@@ -428,7 +461,15 @@ def run_analysis(cfg: CaribbeanConfig, threads: int = 2) -> CaribbeanAnalysis:
 _OUTPUT = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout.")
 
 
+def _write(text: str, output: Path | None) -> None:
+    try:
+        emit(text, output)
+    except OSError as exc:
+        raise fail(f"--output: cannot write {str(output)!r}: {exc.strerror or exc}") from None
+
+
 def _validate(
+    output: Path | None,
     fmt: str,
     royal_odds: int,
     ranking: str,
@@ -443,6 +484,7 @@ def _validate(
     except ConfigError as exc:
         raise fail(f"--format: {exc}") from None
     try:
+        check_output(output)
         return _configs(
             royal_odds, ranking, max_payout_units, jackpot_wager, meter, awards, contribution
         )
@@ -474,14 +516,22 @@ def analyze_caribbean_stud(
     """Exact analysis of Caribbean Stud Poker with the optimal raise strategy (PAR sheet)."""
     awards = (award_royal, award_straight_flush, award_four, award_full_house, award_flush)
     cfg, jc = _validate(
-        fmt, royal_odds, ranking, max_payout_units, jackpot_wager, meter, awards, contribution
+        output,
+        fmt,
+        royal_odds,
+        ranking,
+        max_payout_units,
+        jackpot_wager,
+        meter,
+        awards,
+        contribution,
     )
     with interruptible():
         analysis = run_analysis(cfg, threads)
         # No computation time in the report: the same options always give the same sheet.
         report = build_report(analysis, analyze_jackpot(analysis, jc), fmt)
         text = render(report, fmt)
-    emit(text, output)
+    _write(text, output)
 
 
 @simulate_app.command("caribbean-stud")
@@ -499,9 +549,11 @@ def simulate_caribbean_stud(
     """Monte Carlo simulation with the optimal strategy, beside the exact values (95 % CI)."""
     from .caribbean_sim import simulate
 
-    cfg, _ = _validate(fmt, royal_odds, ranking, max_payout_units, 100, 0, (0, 0, 0, 0, 0), "0")
-    if rounds < 1:
-        raise fail(f"--rounds must be a positive integer, got {rounds}")
+    cfg, _ = _validate(
+        output, fmt, royal_odds, ranking, max_payout_units, 100, 0, (0, 0, 0, 0, 0), "0"
+    )
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise fail(f"--rounds must be a positive integer up to {MAX_ROUNDS:,}, got {rounds}")
     if not 0 <= seed < 2**64:
         raise fail(f"--seed must be an integer 0..2**64-1, got {seed}")
     with interruptible():
@@ -511,7 +563,7 @@ def simulate_caribbean_stud(
             result = simulate(analysis, rounds, seed, advance=bar.advance)
         seconds = time.perf_counter() - started
         text = render(simulation_report(result, seconds), fmt)
-    emit(text, output)
+    _write(text, output)
 
 
 def simulation_report(result: Any, seconds: float | None = None) -> Report:
@@ -522,8 +574,7 @@ def simulation_report(result: Any, seconds: float | None = None) -> Report:
     exact = result.exact
     rows: list[tuple[object, ...]] = []
     for line in result.lines:
-        low = line.frequency - line.half_width
-        high = line.frequency + line.half_width
+        low, high = line.ci95
         inside = low <= float(line.exact) <= high
         rows.append(
             (line.event, line.units, line.count, line.frequency, low, high, line.exact, inside)
@@ -565,7 +616,7 @@ def simulation_report(result: Any, seconds: float | None = None) -> Report:
                 "units": line.units,
                 "count": line.count,
                 "frequency": line.frequency,
-                "ci95": [line.frequency - line.half_width, line.frequency + line.half_width],
+                "ci95": list(line.ci95),
                 "exact_probability": float(line.exact),
             }
             for line in result.lines
@@ -596,7 +647,7 @@ def simulation_report(result: Any, seconds: float | None = None) -> Report:
                     "exact inside",
                 ),
                 tuple(rows),
-                note="Normal-approximation intervals; about 1 in 20 may miss by chance.",
+                note="Wilson score intervals per event; about 1 in 20 may miss by chance.",
             ),
         ),
         data=data,

@@ -57,6 +57,18 @@ class SimulatedLine:
         p = self.frequency
         return Z95 * math.sqrt(p * (1 - p) / self.rounds)
 
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95 % Wilson score interval of the probability: inside 0..1 and not empty when
+        an event was never (or always) seen, where the normal approximation fails (a royal
+        flush in a short run)."""
+        n = self.rounds
+        p = self.frequency
+        z2 = Z95 * Z95
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
 
 @dataclass(frozen=True, slots=True)
 class SimulationResult:

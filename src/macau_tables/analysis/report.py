@@ -17,11 +17,13 @@ import csv
 import html
 import io
 import json
+import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import ConfigError
@@ -71,6 +73,29 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
+def check_output(output: Path | None) -> Path | None:
+    """Return ``output`` if a report can be written there (``None`` means stdout); raise
+    :class:`ConfigError` naming ``--output`` when its folder does not exist or is not writable,
+    or when it names a folder.
+
+    Call it before any work starts, so a mistyped path does not throw away a long run.
+    """
+    if output is None:
+        return None
+    folder = output.parent if str(output.parent) else Path(".")
+    if output.is_dir():
+        raise ConfigError(f"--output: {str(output)!r} is a folder, not a file")
+    if not folder.is_dir():
+        raise ConfigError(f"--output: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (output.exists() and not os.access(output, os.W_OK)):
+        raise ConfigError(f"--output: {str(output)!r} is not writable")
+    return output
+
+
+MAX_ROUNDS = 10**15
+"""The most rounds a simulation accepts (weeks of computing at any speed reached here)."""
+
+
 def render(report: Report, fmt: str) -> str:
     """``report`` as text, JSON, CSV or a self-contained HTML page."""
     check_format(fmt)
@@ -118,12 +143,20 @@ def _text_table(table: Table) -> list[str]:
         for i, c in enumerate(row):
             widths[i] = max(widths[i], len(c))
 
+    def is_number(v: str) -> bool:
+        return v[:1].isdigit() or (v[:1] in "-+." and v[1:2].isdigit())
+
+    # A column of numbers is right-aligned (header included), any other column left-aligned:
+    # deciding per cell would scatter a column that mixes "10" with "J" or "1:1" with words.
+    numeric = [
+        all(is_number(row[i]) for row in cells if row[i]) and any(row[i] for row in cells)
+        for i in range(len(table.columns))
+    ]
+
     def line(values: Sequence[str]) -> str:
-        out = []
-        for i, v in enumerate(values):
-            # Numbers right-aligned, words left-aligned: easier to read down a column.
-            numeric = v[:1].isdigit() or (v[:1] in "-+." and v[1:2].isdigit())
-            out.append(v.rjust(widths[i]) if numeric else v.ljust(widths[i]))
+        out = [
+            v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]) for i, v in enumerate(values)
+        ]
         return "  ".join(out).rstrip()
 
     lines = [table.title, "-" * len(table.title), line(table.columns)]
@@ -157,9 +190,23 @@ def _render_text(report: Report) -> str:
 def _render_csv(report: Report) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    for i, table in enumerate(report.tables):
-        if i:
+    # The headline figures (house edge, element of risk, ...) live in the summary, not in a
+    # table: a CSV without them would miss half of what the sheet states.
+    sections = [("Configuration", report.configuration), ("Summary", report.summary)]
+    first = True
+    for title, pairs in sections:
+        if not pairs:
+            continue
+        if not first:
             writer.writerow([])
+        first = False
+        writer.writerow([f"# {title}"])
+        writer.writerow(["item", "value"])
+        writer.writerows([k, v] for k, v in pairs)
+    for table in report.tables:
+        if not first:
+            writer.writerow([])
+        first = False
         writer.writerow([f"# {table.title}"])
         writer.writerow(table.columns)
         for row in table.rows:
