@@ -394,3 +394,24 @@ def test_break_even_meter_is_the_first_meter_returning_100_percent_BAC_17() -> N
     assert ret(even) >= 1 > ret(even - 1)
     rich = replace(AWARDS, single_pair=100_000)  # returns more than the wager at any meter
     assert break_even_meter(counts, total, rich) == 0
+
+
+@given(
+    meter=st.integers(0, 10**12),
+    fixed=st.integers(0, 10**10),
+    bettors=st.integers(1, 9),
+)
+@settings(max_examples=200, deadline=None)
+def test_award_per_winner_equals_the_shared_jackpot_primitive_BAC_17(
+    meter: int, fixed: int, bettors: int
+) -> None:
+    """``JackpotAwards.award`` gives each winner exactly what ``jackpot.award_shared`` pays
+    (royal: the whole meter shared; heavenly: max(fixed, 10 % of the meter) shared; rounded
+    down, CSP-10.8 via BAC-17)."""
+    from macau_tables.jackpot import award_shared
+
+    awards = replace(AWARDS, meter=meter, heavenly_straight=fixed, bettors=bettors)
+    royal = award_shared(meter, 1, 0, bettors)[0].amount
+    heavenly = award_shared(meter, Fraction(1, 10), fixed, bettors)[0].amount
+    assert awards.award(Combination.ROYAL_FLUSH) == royal
+    assert awards.award(Combination.HEAVENLY_STRAIGHT) == heavenly
