@@ -48,6 +48,7 @@ def trap(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--cut-card", "11"], "--cut-card"),
         (["--burn", "sometimes"], "--burn"),
         (["--burn", "fixed", "--burn-count", "9"], "--burn-count"),
+        (["--burn", "card", "--burn-count", "3"], "--burn-count"),
         (["--last-round", "two-more"], "--last-round"),
         (["-o", "/nonexistent-folder/par.txt"], "--output"),
         (["-o", "."], "--output"),

@@ -498,7 +498,9 @@ def simulation_report(result: SimulationResult, seconds: float | None = None) ->
                 ("quantity", "simulated", "95 % CI low", "95 % CI high", "exact", "inside CI"),
                 rows,
                 "Confidence intervals by batch means over independent batches of whole shoes. "
-                "Exact values are for one round off the top of a full shoe.",
+                "Exact values are for one round off the top of a full shoe; with few decks the "
+                "cut card and the burn shift the per-round probabilities of a dealt shoe a little "
+                "(the cut-card effect), so an exact value can fall outside its interval there.",
             ),
         ),
         data=data,
@@ -534,6 +536,9 @@ def _procedure(
         ) from None
     if rule is BurnRule.FIXED and not 1 <= burn_count <= 8:
         raise fail(f"--burn-count: the fixed burn is 1 … 8 cards (83/2011), got {burn_count}")
+    if rule is not BurnRule.FIXED and burn_count != 0:
+        # Silently ignoring it would report a procedure the user did not ask for.
+        raise fail(f"--burn-count applies only with --burn fixed (the burn rule is {burn!r})")
     try:
         return ShoeProcedure(decks, rule, burn_count, cut_card, last, machine)
     except ConfigError as exc:
