@@ -216,13 +216,15 @@ def build_report(
         ("Max payout cap", cap),
         ("Dealer qualifies", "A-K high or better (CSP-9.1)"),
         ("Decision", "optimal raise/fold per (own five cards, dealer's up card) (CSP-6.5, CSP-7)"),
-        ("Jackpot wager", f"{jc.wager} minor units"),
+        ("Jackpot wager", f"{jc.wager:,} minor units"),
         (
             "Jackpot fixed awards",
-            f"royal {jc.award_royal}, straight flush {jc.award_straight_flush}, four of a kind "
-            f"{jc.award_four}, full house {jc.award_full_house}, flush {jc.award_flush}",
+            f"royal flush {jc.award_royal:,} (or 100 % of the meter), straight flush "
+            f"{jc.award_straight_flush:,} (or 10 % of the meter), four of a kind "
+            f"{jc.award_four:,}, full house {jc.award_full_house:,}, flush {jc.award_flush:,} "
+            "(minor units, CSP-10.2)",
         ),
-        ("Jackpot meter", f"{jc.meter} minor units"),
+        ("Jackpot meter", f"{jc.meter:,} minor units"),
         ("Meter contribution", f"{float(jc.contribution) * 100:g} % of each jackpot wager"),
         ("Deals counted", f"{TOTAL_DEALS:,} (every dealer card as the up card)"),
     )
@@ -252,7 +254,7 @@ def build_report(
         ),
     )
     jackpot_table = Table(
-        f"Jackpot wager at meter {jc.meter:,} (per jackpot wager of {jc.wager})",
+        f"Jackpot wager at meter {jc.meter:,} (per jackpot wager of {jc.wager:,})",
         ("combination", "probability (box raised)", "award", "return"),
         (*_jackpot_rows(jackpot, jc.meter), ("total", None, None, jackpot.return_rate(jc.meter))),
         note="A folded box wins no jackpot (CSP-6.7); the wager is not returned with an award.",
@@ -266,7 +268,7 @@ def build_report(
             for m in _meter_points(jackpot)
         ),
         note=(
-            f"Each jackpot wager credits {int(jc.contribution * jc.wager)} minor units (rounded "
+            f"Each jackpot wager credits {int(jc.contribution * jc.wager):,} minor units (rounded "
             "down, as macau_tables.jackpot.split_contribution) to the "
             "meter; royal flush pays max(fixed, 100 % of meter), straight flush max(fixed, 10 % "
             "of meter, rounded down) (CSP-10.2)."
