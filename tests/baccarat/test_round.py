@@ -363,6 +363,23 @@ def test_card_holding_reveals_BAC_16() -> None:
     refused(open_round(), Reveal(Side.PLAYER, RevealPart.FIRST_TWO, DEALER), "BAC-16.1")
 
 
+def test_after_the_time_out_only_the_dealer_reveals_BAC_16() -> None:
+    rules = replace(RULES, card_holding=True)
+    r = open_round(rules)
+    r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    r, _ = r.apply(PlaceWager("bob", seat(2), WagerKind.PLAYER, 500))
+    r = deal(r, "2s 3h Ac Kd")  # P 3 draws, B 3
+    r, _ = r.apply(RevealTimeout(Side.PLAYER, RevealPart.FIRST_TWO))
+    refused(r, Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob"), "BAC-16.2")  # too late
+    refused(r, RevealTimeout(Side.PLAYER, RevealPart.FIRST_TWO), "BAC-16.2")  # runs out once
+    r, _ = r.apply(Reveal(Side.PLAYER, RevealPart.FIRST_TWO, DEALER))
+    r, _ = r.apply(Reveal(Side.BANKER, RevealPart.FIRST_TWO, "alice"))
+    r = deal(r, "5c")
+    # The drawn card is held separately, with its own time: the holder may reveal it.
+    r, _ = r.apply(Reveal(Side.PLAYER, RevealPart.THIRD, "bob"))
+    assert BaccaratRound.replay(r.events) == r
+
+
 def test_jackpot_settlement_and_meter_BAC_17() -> None:
     r = open_round()
     r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.JACKPOT, 100))

@@ -836,13 +836,13 @@ def _deal(r: BaccaratRound, c: DealCard) -> tuple[Event, ...]:
         )
     reveal = r.pending_reveal()
     if reveal is not None:
+        verb = "is" if reveal.part is RevealPart.THIRD else "are"
         return pre + _refuse(
             r,
             card,
             slot,
             "BAC-16",
-            f"no card before the {reveal.side.value}'s {reveal.part.value.replace('_', ' ')} "
-            "are revealed",
+            f"no card before the {_step_text(reveal)} {verb} revealed",
             exposed,
         )
     due = _due_slot(r.cards)
@@ -856,18 +856,29 @@ def _deal(r: BaccaratRound, c: DealCard) -> tuple[Event, ...]:
     return (*pre, CardDealt(due, card, exposed))
 
 
+def _step_text(step: RevealStep) -> str:
+    """``"player's first two cards"``, ``"banker's third card"``: for dealer-readable messages."""
+    part = "first two cards" if step.part is RevealPart.FIRST_TWO else "third card"
+    return f"{step.side.value}'s {part}"
+
+
 def _reveal(r: BaccaratRound, c: Reveal) -> tuple[Event, ...]:
     if not r.rules.card_holding:
         raise RuleViolation("BAC-16.1", "this table does not let players hold the cards")
     step = RevealStep(_choice(Side, c.side, "side"), _choice(RevealPart, c.part, "reveal part"))
     due = r.pending_reveal()
     if due is None or step != due:
-        what = "nothing" if due is None else f"the {due.side.value}'s {due.part.value}"
-        raise RuleViolation("BAC-16.2", f"{what} is to be revealed now, not {step}")
+        what = "nothing" if due is None else f"the {_step_text(due)}"
+        raise RuleViolation("BAC-16.2", f"{what} is to be revealed now, not the {_step_text(step)}")
     holder = r.holder(step.side)
     if c.by == DEALER:
         if holder is not None and step not in r.timed_out:
             raise RuleViolation("BAC-16.2", f"{holder} holds the {step.side.value}'s cards")
+    elif step in r.timed_out:
+        # BAC-16: once the holder's time has run out the dealer reveals, nobody else.
+        raise RuleViolation(
+            "BAC-16.2", f"{c.by}'s time to reveal the {_step_text(step)} ran out: the dealer does"
+        )
     elif c.by != holder:
         raise RuleViolation(
             "BAC-16.2", f"{c.by} does not hold the {step.side.value}'s cards ({holder or DEALER})"
@@ -878,7 +889,7 @@ def _reveal(r: BaccaratRound, c: Reveal) -> tuple[Event, ...]:
 def _reveal_timeout(r: BaccaratRound, c: RevealTimeout) -> tuple[Event, ...]:
     step = RevealStep(_choice(Side, c.side, "side"), _choice(RevealPart, c.part, "reveal part"))
     if r.pending_reveal() != step or r.holder(step.side) is None or step in r.timed_out:
-        raise RuleViolation("BAC-16.2", f"no holder's time is running for {step}")
+        raise RuleViolation("BAC-16.2", f"no holder's time is running for the {_step_text(step)}")
     return (RevealTimedOut(step),)
 
 
