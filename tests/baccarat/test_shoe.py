@@ -104,6 +104,9 @@ def test_cut_records_who_and_where_BAC_2_1() -> None:
         assert exc.value.rule == "BAC-2.1"
     with pytest.raises(RuleViolation):
         S.apply(fresh, S.StartRound("r1"))  # no round before the cut and burn
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(fresh, S.Burn((None,) * 8))  # the start-of-shoe burn comes after the cut
+    assert exc.value.rule == "BAC-2.1"
 
 
 def test_burn_as_many_as_decks_BAC_2_1() -> None:
@@ -245,16 +248,19 @@ def test_per_round_burn_only_when_allowed_BAC_8() -> None:
     state, ev = S.apply(state, S.Burn((order.card_at(8), None)))
     assert state.out == 10 and not ev[0].start_of_shoe
     state, _ = S.apply(state, S.StartRound("r1"))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as exc:
         S.apply(state, S.Burn((None,)))  # not during a round
+    assert exc.value.rule == "BAC-8"
 
 
 def test_machine_mode_full_set_every_round_BAC_2_3_BAC_7_2() -> None:
     machine = ShoeSettings(machine=True)
     state, _, order = virtual(machine)
     assert state.phase is S.ShoePhase.READY  # no cut, no burn
-    with pytest.raises(RuleViolation):
-        S.apply(state, S.Cut(S.Cutter.DEALER, "d", 10))
+    for no_procedure in (S.Cut(S.Cutter.DEALER, "d", 10), S.Burn((None,) * 8)):
+        with pytest.raises(RuleViolation) as exc:
+            S.apply(state, no_procedure)
+        assert exc.value.rule == "BAC-2.3"
     with pytest.raises(RuleViolation) as exc:
         S.apply(state, S.StartRound("r1"))  # each round needs its own committed shuffle
     assert exc.value.rule == "BAC-7.2"

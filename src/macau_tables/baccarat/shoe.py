@@ -461,7 +461,8 @@ def apply(state: ShoeState, cmd: ShoeCommand) -> tuple[ShoeState, list[ShoeEvent
     """Apply ``cmd`` to ``state``: returns the new state and the events it produced.
 
     Refuses (``RuleViolation`` naming the rule, nothing changed): a command out of order
-    (BAC-2.1, BAC-3.1: e.g. a round before the cut and burn, or after the last round); a cut at
+    (BAC-2.1, BAC-3.1: e.g. a round or a burn before the cut, or a round after the last one); a
+    cut or a burn with the automatic machine (BAC-2.3); a cut at
     an impossible position or with fewer than the required cards behind the cut card (BAC-2.1);
     a burn of the wrong number of cards for the table's rule (BAC-2.1), a per-round burn the
     table does not allow (BAC-8); a demonstration round beyond the allowed ones or after a real
@@ -495,9 +496,10 @@ def _decide(state: ShoeState, cmd: ShoeCommand) -> list[ShoeEvent]:
     if state.phase is ShoePhase.FINISHED:
         raise RuleViolation("BAC-3.1", "the shoe is finished: shuffle a new one")
     if isinstance(cmd, Cut):
+        if s.machine:
+            raise RuleViolation("BAC-2.3", "the automatic machine deals without a cut")
         if state.phase is not ShoePhase.AWAITING_CUT:
-            why = "the automatic machine is not cut (BAC-2.3)" if s.machine else "already cut"
-            raise RuleViolation("BAC-2.1", f"no cut now: {why}")
+            raise RuleViolation("BAC-2.1", "no cut now: the shoe is already cut")
         if not isinstance(cmd.cutter_id, str) or not cmd.cutter_id:
             raise RuleViolation("BAC-2.1", "record who cut the shoe")
         if isinstance(cmd.position, bool) or not isinstance(cmd.position, int):
@@ -537,7 +539,11 @@ def _decide(state: ShoeState, cmd: ShoeCommand) -> list[ShoeEvent]:
                 CardsBurned(cards, False),
                 *_cut_card_events(state, len(cards), state.rounds + 1),
             ]
-        raise RuleViolation("BAC-8", f"no burn now (shoe {state.phase.value})")
+        if s.machine:
+            raise RuleViolation("BAC-2.3", "the automatic machine deals without burning cards")
+        if state.phase is ShoePhase.AWAITING_CUT:
+            raise RuleViolation("BAC-2.1", "the shoe is cut before the start-of-shoe burn")
+        raise RuleViolation("BAC-8", "cards are burned between rounds, not during one")
     if isinstance(cmd, StartRound):
         if state.phase is not ShoePhase.READY:
             raise RuleViolation(
