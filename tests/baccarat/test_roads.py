@@ -151,7 +151,7 @@ def test_bead_plate_pair_marks_ROADMAPS() -> None:
         (0, 1, False, True),
         (1, 0, True, False),
     ]
-    assert render_bead_plate("B^_ P_ T^", rows=2) == lines("^B_ ^T", " P_ .")
+    assert render_bead_plate("B^_ P_ T^", rows=2) == lines("^B_ ^T", " P_  .")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,6 +188,17 @@ def test_big_road_ties_in_the_middle_ROADMAPS() -> None:
     ]
     assert road.lengths == (2, 1, 1)
     assert render_big_road("BTTBPTB") == lines("B/2 P/ B", "B   .  .")
+
+
+def test_big_road_cells_carry_their_rounds_pair_marks_ROADMAPS() -> None:
+    """SPEC: outcomes come "with banker pair / player pair marks"; issue: the big road "with
+    ties, pairs and the dragon tail". A cell shows its own round's pairs like the bead plate
+    (^ banker pair before, _ player pair after), then the tie slash; a tie's pairs stay on the
+    bead plate."""
+    assert render_big_road("B^ P_ T P B^_") == lines("^B  P_/ ^B_", " .  P    .")
+    assert render_big_road("B_ T^_ P") == lines("B_/ P")  # the tied round's pairs: bead plate
+    assert render_big_road("BBP") == lines("B P", "B .")  # no pair: no pair slot
+    assert render_big_road("B^ P", markup=True) == "[red]^[/red][red]B[/red]  [blue]P[/blue]"
 
 
 def test_big_road_long_banker_streak_turns_the_dragon_tail_ROADMAPS() -> None:

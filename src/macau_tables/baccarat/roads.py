@@ -25,8 +25,9 @@ drawn column is as wide as its widest token):
 ============================  ===================================================
 bead plate                    ``B`` / ``P`` / ``T``; ``^`` before = banker pair (red dot
                               top-left), ``_`` after = player pair (blue dot bottom-right)
-big road                      ``B`` / ``P``; ties: ``/`` after the letter for one tie,
-                              ``/n`` for n ties (leading ties are counted on the first cell)
+big road                      ``B`` / ``P``, pair marks as on the bead plate; ties: ``/``
+                              after the letter (and pair mark) for one tie, ``/n`` for n ties
+                              (leading ties are counted on the first cell)
 big eye boy (大眼仔)          ``Ro`` / ``Bo``  (red / blue hollow circle)
 small road (小路)             ``R*`` / ``B*``  (red / blue solid dot)
 cockroach road (曱甴路)       ``R/`` / ``B/``  (red / blue slash)
@@ -682,8 +683,12 @@ def _styled(text: str, style: str, markup: bool) -> str:
     return f"[{style}]{text}[/{style}]" if markup and text and style else text
 
 
-def _grid(cells: Iterable[tuple[int, int, list[tuple[str, str]]]], markup: bool) -> str:
-    """Lay out tokens (lists of (text, style) pieces) on a grid; empty cells are ``EMPTY``."""
+def _grid(
+    cells: Iterable[tuple[int, int, list[tuple[str, str]]]], markup: bool, indent: int = 0
+) -> str:
+    """Lay out tokens (lists of (text, style) pieces) on a grid; empty cells are ``EMPTY``,
+    ``indent`` spaces in, so that they line up with letters behind a pair-mark slot."""
+    empty = " " * indent + EMPTY
     table: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for col, row, pieces in cells:
         table[(col, row)] = pieces
@@ -693,7 +698,7 @@ def _grid(cells: Iterable[tuple[int, int, list[tuple[str, str]]]], markup: bool)
     nrows = max(r for _, r in table) + 1
     # Each drawn column is as wide as its widest token, so one long tie count does not widen
     # the whole road.
-    widths = [1] * ncols
+    widths = [len(empty)] * ncols
     for (col, _), pieces in table.items():
         widths[col] = max(widths[col], sum(len(t) for t, _ in pieces))
     lines = []
@@ -702,7 +707,7 @@ def _grid(cells: Iterable[tuple[int, int, list[tuple[str, str]]]], markup: bool)
         for col in range(ncols):
             cell = table.get((col, row))
             if cell is None:
-                tokens.append(EMPTY.ljust(widths[col]))
+                tokens.append(empty.ljust(widths[col]))
             else:
                 plain_len = sum(len(t) for t, _ in cell)
                 text = "".join(_styled(t, s, markup) for t, s in cell)
@@ -730,7 +735,7 @@ def render_bead_plate(
             pieces.append(("_", "blue"))
         return pieces
 
-    return _grid(((c.col, c.row, token(c)) for c in cells), markup)
+    return _grid(((c.col, c.row, token(c)) for c in cells), markup, indent=int(any_bp))
 
 
 def _tie_mark(n: int) -> str:
@@ -740,9 +745,12 @@ def _tie_mark(n: int) -> str:
 def render_big_road(
     results: Iterable[object] | BigRoad, rows: int = DEFAULT_ROWS, markup: bool = False
 ) -> str:
-    """The big road as drawn text: ``B``/``P`` with ``/`` (one tie) or ``/n`` (n ties) after the
-    letter; leading ties are counted on the first cell. With only ties so far, a one-line note.
-    ``markup=True`` adds Rich colour tags. Refuses what :func:`big_road_grid` refuses."""
+    """The big road as drawn text: ``B``/``P``, with the pair marks of that round as on the
+    bead plate (``^`` before = banker pair, ``_`` after = player pair; the ``^`` slot exists only
+    when some cell has a banker pair, so the letters stay aligned), then ``/`` (one tie) or
+    ``/n`` (n ties); leading ties are counted on the first cell. With only ties so far, a
+    one-line note. ``markup=True`` adds Rich colour tags. Refuses what :func:`big_road_grid`
+    refuses."""
     road = results if isinstance(results, BigRoad) else big_road(results)
     if not road.entries:
         if road.leading_ties:
@@ -750,11 +758,19 @@ def render_big_road(
             return _styled(note, "green", markup)
         return ""
     cells = big_road_grid(road, rows)
+    any_bp = any(e.banker_pair for e in road.entries)
 
     def token(e: BigRoadEntry) -> list[tuple[str, str]]:
-        return [(e.winner.letter, _SIDE_STYLE[e.winner]), (_tie_mark(e.tie_count), "green")]
+        pieces: list[tuple[str, str]] = []
+        if any_bp:
+            pieces.append(("^", "red") if e.banker_pair else (" ", ""))
+        pieces.append((e.winner.letter, _SIDE_STYLE[e.winner]))
+        if e.player_pair:
+            pieces.append(("_", "blue"))
+        pieces.append((_tie_mark(e.tie_count), "green"))
+        return pieces
 
-    return _grid(((p.col, p.row, token(p.item)) for p in cells), markup)
+    return _grid(((p.col, p.row, token(p.item)) for p in cells), markup, indent=int(any_bp))
 
 
 def render_derived_road(
