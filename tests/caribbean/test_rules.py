@@ -86,6 +86,14 @@ def test_paytable_CSP_9_5() -> None:
     assert {c: rules.raise_odds(c) for c in HandCategory} == expected
 
 
+@pytest.mark.parametrize("odds", [-50, 0, 49, 101, 500])
+def test_royal_odds_outside_50_to_100_refused_naming_the_rule_CSP_9_5(odds: int) -> None:
+    """Both ends of the royal-flush odds range give the same message, naming CSP-9.5."""
+    with pytest.raises(ConfigError, match=r"royal_flush_odds must be 50\.\.100 \(CSP-9\.5\)"):
+        make_rules(royal_flush_odds=odds)
+    assert make_rules(royal_flush_odds=50).royal_flush_odds == 50
+
+
 def test_raise_win_cap_only_on_top_three_CSP_9_5() -> None:
     rules = make_rules(max_payout_per_box=1_000)
     assert rules.raise_win(HandCategory.FULL_HOUSE, 200) == 1_400  # not capped

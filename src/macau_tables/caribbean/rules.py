@@ -168,8 +168,10 @@ class CaribbeanRules:
             raise ConfigError(
                 f"ante_maximum {self.ante_maximum} is below ante_minimum {self.ante_minimum}"
             )
-        odds = _int(self.royal_flush_odds, "royal_flush_odds", minimum=50)
-        if odds > 100:
+        odds = self.royal_flush_odds
+        if isinstance(odds, bool) or not isinstance(odds, int):
+            raise ConfigError(f"royal_flush_odds must be an int, got {odds!r}")
+        if not 50 <= odds <= 100:
             raise ConfigError(f"royal_flush_odds must be 50..100 (CSP-9.5), got {odds}")
         _int(self.max_payout_per_box, "max_payout_per_box", minimum=1)
         if not isinstance(self.jackpot_fixed_awards, JackpotFixedAwards):
