@@ -112,7 +112,8 @@ def test_same_sequence_same_hands_CSP_7() -> None:
 
 def test_deal_to_wrong_position_refused_CSP_7() -> None:
     r = dealing_round(DealingProcedure.SHOE, (1, 2))
-    refused(r, DealCard("As", to=2), "CSP-7.1")
+    e = refused(r, DealCard("As", to=2), "CSP-7.1")
+    assert "due to box 1" in e.message and "misdeal, CSP-11.1" in e.message
     r2, _ = r.apply(DealCard("As", to=1))
     assert r2.box(1).cards == tuple(parse_cards("As"))  # type: ignore[union-attr]
     r = dealing_round(DealingProcedure.SHUFFLER, (1, 2))
@@ -142,11 +143,11 @@ def test_sixth_card_refused_CSP_7() -> None:
     for card in parse_cards("As Ks Qs Js Ts"):
         r, _ = r.apply(DealCard(card))
     e = refused(r, DealCard("9s", to=1), "CSP-7.2")
-    assert "sixth" in e.message
+    assert "sixth" in e.message and "misdeal, CSP-11.1" in e.message
     r = deal(dealing_round(DealingProcedure.SHOE, (1,)), {1: "As Ks Qs Js Ts", 0: "2c 3c 4c 5c 7d"})
     assert r.phase is Phase.DECIDING
     e = refused(r, DealCard("9s"), "CSP-7.1")
-    assert "sixth" in e.message
+    assert "sixth" in e.message and "misdeal, CSP-11.1" in e.message
 
 
 @pytest.mark.parametrize("amount", [0, UNIT, 3 * UNIT, 5 * UNIT - 1, -2 * UNIT, 2.0 * UNIT])
@@ -357,7 +358,10 @@ def test_shoe_commitment_is_logged_before_the_first_card_CSP_3() -> None:
     for bad in ("xyz", "A" * 64, 5, "0" * 63):
         refused(r, CloseBetting(bad), "CSP-3")  # type: ignore[arg-type]
     shoe = VirtualShoe(DECK, SystemRandom())
-    r, events = r.apply(CloseBetting(shoe.commitment.digest))
+    # The ShoeCommitment itself or its digest: the log holds the digest either way.
+    by_digest, _ = r.apply(CloseBetting(shoe.commitment.digest))
+    r, events = r.apply(CloseBetting(shoe.commitment))
+    assert r == by_digest
     assert r.shoe_commitment == shoe.commitment.digest and r.dealt == 0
     assert events[0].shoe_commitment == shoe.commitment.digest  # type: ignore[union-attr]
     while r.phase is Phase.DEALING:

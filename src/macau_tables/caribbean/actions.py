@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..cards import Card
 from ..jackpot import Meter
+from ..rng import ShoeCommitment
 
 __all__ = [
     "CloseBetting",
@@ -56,12 +57,13 @@ class PlaceJackpotWager:
 class CloseBetting:
     """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante.
 
-    ``shoe_commitment``: with a virtual shoe, its SHA-256 commitment (64 hex digits,
-    :attr:`macau_tables.rng.VirtualShoe.commitment`), recorded in the round's log before the
-    first card (Common rules "Randomness"); ``None`` for a physical shoe or shuffler.
+    ``shoe_commitment``: with a virtual shoe, its SHA-256 commitment — the
+    :class:`~macau_tables.rng.ShoeCommitment` itself (``VirtualShoe.commitment``) or its digest,
+    64 lowercase hex digits — recorded in the round's log (as the digest) before the first card
+    (Common rules "Randomness"); ``None`` for a physical shoe or shuffler.
     """
 
-    shoe_commitment: str | None = None
+    shoe_commitment: ShoeCommitment | str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from ..cards import Card
 from ..errors import MacauTablesError, ParseError, RuleViolation
 from ..jackpot import Combination, Meter, resolve_caribbean, split_contribution
 from ..money import check_stake
+from ..rng import ShoeCommitment
 from .actions import (
     CloseBetting,
     Command,
@@ -526,6 +527,8 @@ def _close_betting(r: CaribbeanRound, c: CloseBetting) -> tuple[Event, ...]:
     if not boxes:
         raise RuleViolation("CSP-6.2", "no box has an ante: nothing to deal")
     commitment = c.shoe_commitment
+    if isinstance(commitment, ShoeCommitment):
+        commitment = commitment.digest
     if commitment is not None and (
         not isinstance(commitment, str)
         or len(commitment) != 64
@@ -543,7 +546,11 @@ def _deal_card(r: CaribbeanRound, c: DealCard) -> tuple[Event, ...]:
     if r.phase is Phase.BETTING:
         raise RuleViolation(rule, "close betting before the first card is dealt")
     if r.phase is not Phase.DEALING:
-        raise RuleViolation(rule, "every hand already has five cards: no sixth card")
+        raise RuleViolation(
+            rule,
+            "every hand already has five cards: no sixth card (if one was dealt, that is a wrong "
+            "number of cards: report a misdeal, CSP-11.1)",
+        )
     card = r._fresh_card(c.card)
     due = r.deal_order[r.dealt]
     if c.to is not None:
@@ -558,10 +565,18 @@ def _deal_card(r: CaribbeanRound, c: DealCard) -> tuple[Event, ...]:
             held = len(target.cards) if target is not None else 0
         if held >= HAND_SIZE:
             name = "the dealer" if to == DEALER else f"box {to}"
-            raise RuleViolation(rule, f"{name} already has five cards: a sixth card is refused")
+            raise RuleViolation(
+                rule,
+                f"{name} already has five cards: a sixth card is refused (if it was dealt, "
+                "that is a wrong number of cards: report a misdeal, CSP-11.1)",
+            )
         if to != due:
             due_name = "the dealer" if due == DEALER else f"box {due}"
-            raise RuleViolation(rule, f"wrong dealing order: this card is due to {due_name}")
+            raise RuleViolation(
+                rule,
+                f"wrong dealing order: this card is due to {due_name} (if it was dealt elsewhere, "
+                "that is a wrong dealing procedure: report a misdeal, CSP-11.1)",
+            )
     # CSP-7: the dealer's fifth card is dealt face up — unless a dealer card was exposed in
     # error, after which the dealer's remaining cards all go face down (CSP-11.2).
     dealer_exposed = any(e.position == DEALER for e in r.exposed)
