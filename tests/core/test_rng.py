@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from itertools import permutations
 
@@ -64,6 +65,28 @@ def test_commitment_verifies_and_detects_any_change() -> None:
     other_salt = bytes(32).hex()
     assert not verify_commitment(commitment, order, other_salt)
     assert not verify_commitment(commitment.digest, order, "00")
+
+
+def test_commitment_is_sha256_of_the_documented_encoding() -> None:
+    """An outside checker needs only hashlib and the rng module docstring: SHA-256 of the domain
+    tag, the 32-byte salt and one byte per card (its index, in dealing order). The salt comes
+    from the source (32 bytes) and the digest is 64 lowercase hex digits."""
+    order = shuffle(DECK, SeededRandom(61))
+    commitment, reveal = commit_shoe(order, SeededRandom(2004))
+    salt = bytes.fromhex(reveal.salt)
+    assert len(salt) == 32 and salt == SeededRandom(2004).token_bytes(32)
+    by_hand = hashlib.sha256(
+        b"macau-tables/shoe/v1\x00" + salt + bytes(card.index for card in order)
+    ).hexdigest()
+    assert commitment.digest == by_hand == commitment_digest(order, salt)
+    assert len(by_hand) == 64 and by_hand == by_hand.lower()
+    # A fixed vector: the ordered deck with an all-zero salt.
+    assert (
+        commitment_digest(DECK, bytes(32))
+        == hashlib.sha256(b"macau-tables/shoe/v1\x00" + bytes(32) + bytes(range(52))).hexdigest()
+    )
+    with pytest.raises(ValueError, match="32 bytes"):
+        commitment_digest(order, bytes(16))
 
 
 @given(st.binary(min_size=32, max_size=32), st.permutations(DECK))
