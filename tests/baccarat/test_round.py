@@ -336,6 +336,26 @@ def test_tie_options_are_a_table_setting_BAC_12() -> None:
     assert nxt.settlement is not None and nxt.settlement.players == 1600
 
 
+def test_difference_limit_counts_only_wagers_still_in_play_at_close_BAC_12_BAC_14() -> None:
+    """Where "left" is not allowed, a carried wager nobody acts on goes back at close (BAC-12),
+    so it cannot balance a new wager against the BAC-14 limit."""
+    rules = approved(
+        BaccaratRules(
+            tie_options=frozenset({TieOption.WITHDRAW, TieOption.SWITCH}), max_difference=1000
+        )
+    )
+    carried = _tied_round(rules).carried_out()  # alice banker 1000, bob player 600
+    nxt, _ = BaccaratRound.new(rules, "r2", DAY, seated=SEATED, carried=carried)
+    # With both carried wagers counted this was banker 1000 vs player 2000, within the limit;
+    # but they go back at close, leaving player 1400 alone.
+    refused(nxt, PlaceWager("carol", seat(3), WagerKind.PLAYER, 1400), "BAC-14")
+    nxt, _ = nxt.apply(PlaceWager("carol", seat(3), WagerKind.PLAYER, 1000))
+    refused(nxt, ChangeCarried(1, "alice", TieOption.SWITCH), "BAC-14")  # player 2000 vs 0
+    nxt, _ = nxt.apply(ChangeCarried(1, "alice", TieOption.WITHDRAW))
+    nxt, _ = nxt.apply(CloseBetting())
+    assert [(w.player, w.amount) for w in nxt.wagers] == [("carol", 1000)]
+
+
 def test_card_holding_reveals_BAC_16() -> None:
     rules = replace(RULES, card_holding=True)
     r = open_round(rules)

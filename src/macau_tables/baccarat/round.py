@@ -731,6 +731,15 @@ def _betting_open(r: BaccaratRound, what: str) -> None:
         raise RuleViolation("BAC-2.2", f"{what}: a demonstration round takes no wagers")
 
 
+def _in_play(r: BaccaratRound, wagers: Iterable[Wager]) -> tuple[Wager, ...]:
+    """The ``wagers`` that will be in play when betting closes: where the table does not allow
+    "left" (BAC-12), a carried wager nobody has acted on is returned then, so it does not count
+    towards the BAC-14 difference."""
+    if TieOption.LEAVE in r.rules.tie_options:
+        return tuple(wagers)
+    return tuple(w for w in wagers if not w.carried or w.wager_id in r.decided)
+
+
 def _place(r: BaccaratRound, c: PlaceWager) -> tuple[Event, ...]:
     _betting_open(r, "wager")
     try:
@@ -745,7 +754,7 @@ def _place(r: BaccaratRound, c: PlaceWager) -> tuple[Event, ...]:
     )
     amount = check_stake(r.rules, kind, c.amount, already)
     wager = Wager(r.next_wager_id, c.player, c.area, kind, amount)
-    check_difference(r.rules, (*r.wagers, wager))
+    check_difference(r.rules, _in_play(r, (*r.wagers, wager)))
     return (WagerPlaced(wager),)
 
 
@@ -765,7 +774,7 @@ def _change_carried(r: BaccaratRound, c: ChangeCarried) -> tuple[Event, ...]:
         raise RuleViolation("BAC-12", f"this table does not allow '{option.value}' after a tie")
     others = [w for w in r.wagers if w.wager_id != wager.wager_id]
     if option is TieOption.WITHDRAW:
-        check_difference(r.rules, others)
+        check_difference(r.rules, _in_play(r, others))
         return (CarriedChanged(wager.wager_id, option, None, returned(wager)),)
     if option is TieOption.LEAVE:
         return (CarriedChanged(wager.wager_id, option, wager, None),)
@@ -787,7 +796,7 @@ def _change_carried(r: BaccaratRound, c: ChangeCarried) -> tuple[Event, ...]:
     if r.rules.offers(kind):
         check_stake(r.rules, kind, amount)
     new = replace(wager, kind=kind, amount=amount)
-    check_difference(r.rules, (*others, new))
+    check_difference(r.rules, (*_in_play(r, others), new))
     back = wager.amount - amount
     part = returned(replace(wager, amount=back)) if back else None
     return (CarriedChanged(wager.wager_id, option, new, part),)
