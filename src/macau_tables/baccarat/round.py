@@ -190,7 +190,9 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class RevealTimeout:
-    """BAC-16: the holder's time ran out; the dealer reveals instead."""
+    """BAC-16: the holder's time (the table's ``holding_timeout_seconds``, measured by the
+    table service: the rules never read a clock) ran out; from then on only the dealer reveals
+    that step."""
 
     side: Side
     part: RevealPart
