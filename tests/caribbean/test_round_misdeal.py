@@ -98,6 +98,24 @@ def test_dealer_up_card_cannot_be_exposed_in_error_CSP_11_2() -> None:
     refused(new_round(), ReportExposedCard("As"), "CSP-11.2")
 
 
+def test_exposure_after_the_last_card_is_handled_as_while_dealing_CSP_11_2() -> None:
+    """Documented interpretation: reported after the deal and before the showdown, one exposed
+    dealer card stays face up for every player and the round stands; a second exposure voids
+    the round (CSP-11.1)."""
+    r = deal(shoe_round(), {1: HANDS[1], 3: HANDS[3], 5: "2s 3s 4s 5s 6d", DEALER: HANDS[DEALER]})
+    assert r.phase is Phase.DECIDING
+    r, _ = r.apply(ReportExposedCard("Ac"))  # the dealer's first, face-down card
+    assert r.phase is Phase.DECIDING and r.dealer_face_up == (True, False, False, False, True)
+    for box in (1, 3, 5):
+        assert r.view_for_player(box).dealer_cards[0] == parse_cards("Ac")[0]
+    r2, _ = r.apply(Raise(1, player(1), 2 * UNIT))
+    assert r2.phase is Phase.DECIDING
+    r3, events = r2.apply(ReportExposedCard("9h"))
+    assert isinstance(events[-1], RoundVoided)
+    s = assert_void_returns_everything(r3, "CSP-11.1")
+    assert s.wager(1, WagerKind.RAISE) is not None  # the raise is returned too
+
+
 def test_two_exposed_cards_void_the_round_CSP_11_1() -> None:
     r = shoe_round()
     for card in parse_cards("2c 3c 4c 5c 6c"):

@@ -115,7 +115,10 @@ class Showdown:
 
 @dataclass(frozen=True, slots=True)
 class ReportExposedCard:
-    """CSP-11.1/11.2: a dealt card was exposed in error (one: the round stands; two: void)."""
+    """CSP-11.1/11.2: a dealt card was exposed in error (one: the round stands; two: void).
+
+    Accepted from the first card until the showdown (after the last card it is handled as an
+    exposure while dealing); a dealer card so exposed stays face up for every player."""
 
     card: Card | str
 
