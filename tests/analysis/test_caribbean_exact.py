@@ -8,6 +8,8 @@ internal consistency (every deal counted once, Macau ranking never ties).
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from fractions import Fraction
 from itertools import combinations
 
@@ -242,3 +244,40 @@ def test_brute_force_with_rule_functions_CSP_9() -> None:
             counts[1 if result > 0 else 2 if result == 0 else 3] += 1
         got = [int(x) for x in analysis.probe_counts[0, :, up_index]]
         assert got == counts
+
+
+_INTERRUPT_DURING_SWEEP = """
+import os, subprocess, sys
+from macau_tables.analysis.caribbean_exact import CaribbeanConfig, analyze
+
+def step(name):
+    # The sweep starts now and runs for a second or more, holding the GIL: the signal must
+    # come from another process (a thread of this one could not run until the sweep ends).
+    if name == "strengths":
+        code = f"import os, signal, time; time.sleep(0.3); os.kill({os.getpid()}, signal.SIGINT)"
+        subprocess.Popen([sys.executable, "-c", code])
+
+analyze(CaribbeanConfig())  # compiles or loads the kernels: no signal during compilation
+try:
+    analyze(CaribbeanConfig(), step=step, threads=2)
+except KeyboardInterrupt:
+    print("interrupted")
+else:
+    print("finished")
+"""
+
+
+def test_ctrl_c_during_the_sweep_is_a_clean_keyboard_interrupt() -> None:
+    """A SIGINT that arrives while the numba sweep runs surfaces as ``KeyboardInterrupt`` once
+    it returns (the CLI then says ``interrupted: no results``). It used to kill the process
+    with a segmentation fault (or a ``SystemError``): the kernel returned a tuple of new
+    arrays, and boxing it ran Python code that raised on the pending signal."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPT_DURING_SWEEP],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "interrupted", done.stdout + done.stderr[-2000:]

@@ -326,7 +326,10 @@ def sweep(
     ties_push: bool,
     probe_slot: np.ndarray,
     probe_out: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    decisions: np.ndarray,
+    slots: np.ndarray,
+    extra: np.ndarray,
+) -> None:
     """Exact raise/fold decisions and deal counts for every (player hand, up card) pair.
 
     ``nonqualifying``: indices of the hands with which the dealer does not qualify. ``order``:
@@ -337,9 +340,12 @@ def sweep(
     (-1 = none) selects hands whose counts ``(N, W, T, L)`` per up card go to ``probe_out``
     (for the brute-force tests).
 
-    Returns ``(decisions, slots, extra)``: ``decisions[hand]`` has bit ``u`` set when raising
-    against up card ``u`` is optimal; ``slots`` (per chunk) the deal counts per outcome; ``extra``
-    (per chunk) indifferent decisions, dealer-qualifies counts and raised pairs per category.
+    Fills the caller's zeroed arrays: ``decisions`` (``uint64``, one per hand) gets bit ``u``
+    set when raising against up card ``u`` is optimal; ``slots`` (``(chunks, N_SLOTS)``) the
+    deal counts per outcome; ``extra`` (``(chunks, 16)``) indifferent decisions,
+    dealer-qualifies counts and raised pairs per category. Nothing is returned: boxing a tuple
+    of new arrays runs Python code, and a Ctrl-C arriving during the sweep then made that
+    boxing fail and crash the interpreter (numba builds the tuple with a NULL item).
     """
     binom = np.zeros((53, 6), dtype=np.int64)
     for n in range(53):
@@ -357,9 +363,6 @@ def sweep(
         odd[mask] = bits % 2 == 1
 
     n_chunks = chunk_bounds.shape[0] - 1
-    decisions = np.zeros(hands.shape[0], dtype=np.uint64)
-    slots = np.zeros((n_chunks, N_SLOTS), dtype=np.int64)
-    extra = np.zeros((n_chunks, 16), dtype=np.int64)
     small_n, big_n = _build_tables(hands, nonqualifying, binom, offsets)
 
     for chunk in prange(n_chunks):
@@ -385,7 +388,6 @@ def sweep(
             probe_slot,
             probe_out,
         )
-    return decisions, slots, extra
 
 
 # -- simulation -----------------------------------------------------------------------------

@@ -304,7 +304,11 @@ def analyze(
     raise_win = np.array(
         [config.raise_win_units(HandCategory(c)) for c in range(10)], dtype=np.int64
     )
-    decisions, slots, extra = kernels.sweep(
+    # Output arrays allocated here, not returned by the kernel: see kernels.sweep (Ctrl-C).
+    decisions = np.zeros(N_HANDS, dtype=np.uint64)
+    slots = np.zeros((n_chunks, kernels.N_SLOTS), dtype=np.int64)
+    extra = np.zeros((n_chunks, 16), dtype=np.int64)
+    kernels.sweep(
         hands,
         nonqualifying,
         order,
@@ -315,6 +319,9 @@ def analyze(
         config.ranking == "standard",
         probe_slot,
         probe_out,
+        decisions,
+        slots,
+        extra,
     )
     step("sweep")
     totals = [int(x) for x in slots.sum(axis=0)]
