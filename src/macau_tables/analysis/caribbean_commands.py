@@ -392,6 +392,7 @@ def _figures(analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis) -> tuple[Fig
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure as MplFigure
+    from matplotlib.ticker import FuncFormatter
 
     fig = MplFigure(figsize=(8, 4.2))
     ax = fig.add_subplot()
@@ -413,17 +414,33 @@ def _figures(analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis) -> tuple[Fig
     fig2 = MplFigure(figsize=(8, 4.2))
     ax2 = fig2.add_subplot()
     points = _meter_points(jackpot)
-    ax2.plot(points, [float(jackpot.return_rate(m)) * 100 for m in points], color="#8b0000")
-    ax2.axhline(100, color="#555", linestyle="--", linewidth=1)
+    ax2.plot(
+        points,
+        [float(jackpot.return_rate(m)) * 100 for m in points],
+        color="#8b0000",
+        label="return",
+    )
+    ax2.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
+    current = jackpot.config.meter
+    ax2.axvline(
+        current,
+        color="#2660a4",
+        linestyle="-.",
+        linewidth=1,
+        label=f"this sheet's meter {current:,}",
+    )
     be = jackpot.break_even_meter()
-    ax2.axvline(be, color="#555", linestyle=":", linewidth=1)
+    ax2.axvline(be, color="#555", linestyle=":", linewidth=1.2, label=f"break-even meter {be:,}")
+    ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     ax2.set_xlabel("meter (minor units)")
     ax2.set_ylabel("return per jackpot wager (%)")
     ax2.set_title(f"Jackpot return against the meter (break-even {be:,})")
+    ax2.legend(loc="lower right", fontsize="small", framealpha=0.95)
     meter = Figure(
         "Jackpot return against the meter",
         figure_png(fig2),
-        "Expected award per unit of jackpot wager; the dashed line is 100 % (break even).",
+        "Expected award per unit of jackpot wager; dash-dot: this sheet's meter; dotted: the "
+        "break-even meter; dashed: 100 % (break even).",
     )
     return (dist, meter)
 
