@@ -38,11 +38,14 @@ def test_json_keeps_exact_integers_and_fractions() -> None:
     assert data["nested"] == {"x": [1, 2]}
 
 
-def test_csv_has_table_rows_with_exact_values() -> None:
+def test_csv_has_exact_counts_and_decimal_probabilities() -> None:
+    """Counts exact; fractions as decimals a spreadsheet reads as numbers ("1/2" would be a
+    date, "19/20" text), to the float's full precision."""
     rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
     start = rows.index(["# Outcomes"])
     assert rows[start + 1] == ["event", "count", "p"]
-    assert rows[start + 2] == ["banker", str(2**60), "1/3"]
+    assert rows[start + 2] == ["banker", str(2**60), "0.3333333333333333"]
+    assert float(rows[start + 2][2]) == 1 / 3
 
 
 def test_csv_starts_with_configuration_and_summary() -> None:

@@ -209,12 +209,13 @@ def _render_csv(report: Report) -> str:
         first = False
         writer.writerow([f"# {table.title}"])
         writer.writerow(table.columns)
+        # Exact fractions become decimals (shortest repr that round-trips the float): a
+        # spreadsheet reads "19/20" as text and "1/2" as a date. Counts stay exact integers;
+        # the exact fractions are in the JSON.
         for row in table.rows:
             writer.writerow(
                 [
-                    ""
-                    if c is None
-                    else (f"{c.numerator}/{c.denominator}" if isinstance(c, Fraction) else c)
+                    "" if c is None else (repr(float(c)) if isinstance(c, Fraction) else c)
                     for c in row
                 ]
             )
