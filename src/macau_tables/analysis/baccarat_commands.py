@@ -305,6 +305,11 @@ def analysis_report(
         ("No-commission banker", "1:1, a win on 6 pays 1:2 (BAC-18.2)"),
         ("Pairs", "11:1 (BAC-13, BAC-17)"),
         ("Lucky 6", "12:1 two-card 6, 20:1 three-card 6 (56/2018)"),
+        (
+            "Amounts",
+            "major units with two decimals (--jackpot-wager, --meter and --award-* take minor "
+            "units: 10000 = 100.00)",
+        ),
         ("Jackpot wager", _money(aw.wager)),
         ("Jackpot meter", _money(aw.meter)),
         (
