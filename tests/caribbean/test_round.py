@@ -49,7 +49,7 @@ HANDS3 = {
 
 def refused(r: CaribbeanRound, command: Command, rule: str) -> RuleViolation:
     """Assert ``command`` is refused with ``rule`` and ``r`` is unchanged."""
-    snapshot = CaribbeanRound.replay(r.rules, r.events)
+    snapshot = CaribbeanRound.replay(r.events)
     assert r.check(command) is not None
     assert not r.can_apply(command)
     with pytest.raises(RuleViolation) as exc:
@@ -335,9 +335,11 @@ def test_replay_rebuilds_identical_round() -> None:
     r, _ = r.apply(Raise(1, player(1), 2 * UNIT))
     r, _ = r.apply(DecisionTimeout(4))
     r, _ = r.apply(Showdown(r.rules.new_meter()))
-    assert CaribbeanRound.replay(r.rules, r.events) == r
+    assert CaribbeanRound.replay(r.events) == r
+    # The log alone carries the rules: nothing outside it is needed to rebuild the round.
+    assert r.events[0].rules is r.rules
     with pytest.raises(ValueError):
-        CaribbeanRound.replay(r.rules, r.events[1:])
+        CaribbeanRound.replay(r.events[1:])
 
 
 def test_cards_for_helper_matches_order() -> None:
@@ -366,7 +368,7 @@ def test_shoe_commitment_is_logged_before_the_first_card_CSP_3() -> None:
     assert events[0].shoe_commitment == shoe.commitment.digest  # type: ignore[union-attr]
     while r.phase is Phase.DEALING:
         r, _ = r.apply(DealCard(shoe.draw()))
-    assert CaribbeanRound.replay(r.rules, r.events).shoe_commitment == shoe.commitment.digest
+    assert CaribbeanRound.replay(r.events).shoe_commitment == shoe.commitment.digest
     shoe.close()
     reveal = shoe.reveal()
     assert verify_commitment(r.shoe_commitment or "", reveal.order, reveal.salt)

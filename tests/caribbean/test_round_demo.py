@@ -20,7 +20,7 @@ def test_demo_round_is_settled_balanced_and_reproducible(seed: int) -> None:
     s = r.settlement
     assert s.players_net + s.house_net + s.meter_net == 0
     assert play_demo_round(seed, players=7) == r
-    assert CaribbeanRound.replay(r.rules, r.events) == r
+    assert CaribbeanRound.replay(r.events) == r
 
 
 def test_demo_source_cannot_run_a_live_table() -> None:

@@ -46,7 +46,7 @@ def settled(r: CaribbeanRound) -> Settlement:
     assert r.phase is Phase.SETTLED and r.settlement is not None
     s = r.settlement
     assert_balanced(s)
-    assert CaribbeanRound.replay(r.rules, r.events) == r
+    assert CaribbeanRound.replay(r.events) == r
     return s
 
 

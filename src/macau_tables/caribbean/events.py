@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..cards import Card
+from .rules import CaribbeanRules
 from .settlement import CarriedWager, Settlement
 
 __all__ = [
@@ -29,10 +30,12 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class RoundOpened:
-    """The round opened on ``opening_date`` after the CSP-13 approval check
-    (``approval_references`` relied on), with jackpot wagers carried over from a void round."""
+    """The round opened on ``opening_date`` under ``rules`` after the CSP-13 approval check
+    (``approval_references`` relied on), with jackpot wagers carried over from a void round.
+    The rules travel in the log so that the log alone rebuilds the round."""
 
     round_id: str
+    rules: CaribbeanRules
     opening_date: date
     approval_references: tuple[str, ...]
     carried_jackpot_wagers: tuple[CarriedWager, ...]

@@ -4,7 +4,7 @@ A :class:`CaribbeanRound` is an immutable value. :meth:`CaribbeanRound.apply` va
 (:mod:`.actions`) against the law and returns ``(new_round, events)``, or raises a
 :class:`~macau_tables.errors.RuleViolation` naming the rule — the round it was called on is never
 changed. Every state is a fold over its events, so :meth:`CaribbeanRound.replay` rebuilds the
-identical round from the log (``replay(rules, r.events) == r``).
+identical round from the log (``replay(r.events) == r``).
 
 Lifecycle (:class:`Phase`)::
 
@@ -277,22 +277,23 @@ class CaribbeanRound:
             seen_boxes.add(w.box)
             seen_players.add(w.player)
         opened = RoundOpened(
-            round_id, opening_date, tuple(a.reference for a in used), tuple(carried)
+            round_id, rules, opening_date, tuple(a.reference for a in used), tuple(carried)
         )
         return _evolve(cls(rules, round_id, opening_date), opened)
 
     @classmethod
-    def replay(cls, rules: CaribbeanRules, events: Sequence[Event]) -> CaribbeanRound:
-        """Rebuild a round from its events (the first is :class:`RoundOpened`).
+    def replay(cls, events: Sequence[Event]) -> CaribbeanRound:
+        """Rebuild a round from its events (the first is :class:`RoundOpened`, which carries
+        the rules).
 
         The log is trusted (it is written only by :meth:`apply`); this is a pure fold, so
-        ``replay(r.rules, r.events) == r`` for every round ``r``. Refuses an empty log or one not
+        ``replay(r.events) == r`` for every round ``r``. Refuses an empty log or one not
         starting with ``RoundOpened`` (ValueError).
         """
         if not events or not isinstance(events[0], RoundOpened):
             raise ValueError("a round's event log starts with RoundOpened")
         first = events[0]
-        state = cls(rules, first.round_id, first.opening_date)
+        state = cls(first.rules, first.round_id, first.opening_date)
         for event in events:
             state = _evolve(state, event)
         return state
