@@ -7,6 +7,7 @@ Sub-commands live beside the code they drive and register themselves on the apps
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,11 +53,30 @@ def interruptible() -> Iterator[None]:
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Write a command's result to ``output``, or to stdout when it is ``None``."""
+    """Write a command's result to ``output``, or to stdout when it is ``None``.
+
+    The file is written whole or not at all (a temporary file beside it, then renamed over it),
+    so a half-written result never stands as final. A file that cannot be written (disk full,
+    permissions) ends the command with ``error: cannot write ...`` and exit code 1, never a
+    traceback; a reader that closes the pipe early (``| head``) ends it quietly."""
     if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(1) from None
+        return
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, output)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 # Modules that add commands to the apps above (imported lazily by main()).
@@ -78,7 +98,12 @@ def _register() -> None:
 
 def main() -> None:
     """Entry point of the console script."""
-    _register()
+    try:
+        _register()
+    except KeyboardInterrupt:
+        # Ctrl-C while the command modules (numba kernels) load: nothing was computed yet.
+        typer.echo("interrupted: no results", err=True)
+        sys.exit(130)
     app()
 
 
