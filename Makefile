@@ -14,9 +14,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Until the table server exists, `serve` runs the CLI's main analysis.
+# Until the table server exists, `serve` runs the CLI's main analysis: the Caribbean Stud table
+# of docs/par/caribbean-royal-100 (royal flush 100:1, Macau ranking, its illustrative jackpot).
+PAR_JACKPOT := --jackpot-wager 1000 --award-royal 10000000 --award-straight-flush 1000000 \
+	--award-four 100000 --award-full-house 75000 --award-flush 50000 --meter 20000000 \
+	--contribution 0.7
 serve: $(STAMP)
-	$(BIN)/macau-tables analyze caribbean-stud
+	$(BIN)/macau-tables analyze caribbean-stud --royal-odds 100 $(PAR_JACKPOT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench docs/examples
