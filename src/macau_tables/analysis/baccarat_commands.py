@@ -36,12 +36,14 @@ from .baccarat_sim import (
 )
 from .report import (
     MAX_ROUNDS,
+    METER_LINES_KEY,
     Figure,
     Report,
     Table,
     check_format,
     check_output,
     figure_png,
+    mark_meters,
     progress,
     render,
 )
@@ -215,7 +217,6 @@ def _figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure as MplFigure
-    from matplotlib.ticker import FuncFormatter
 
     m = a.main
     fig = MplFigure(figsize=(9, 4))
@@ -251,36 +252,23 @@ def _figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
     fig2 = MplFigure(figsize=(8, 4.4))
     ax = fig2.add_subplot()
     ax.plot([p / 100 for p in points], [r * 100 for r in returns], color="#8b0000", label="return")
-    ax.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
     current = a.jackpot.awards.meter
-    ax.axvline(
-        current / 100,
-        color="#2660a4",
-        linestyle="-.",
-        linewidth=1,
-        label=f"this sheet's meter {_money(current)}",
+    mark_meters(
+        ax,
+        (current / 100, _money(current)),
+        None if even is None else (even / 100, _money(even)),
     )
-    if even is not None:
-        ax.axvline(
-            even / 100,
-            color="#555",
-            linestyle=":",
-            linewidth=1.2,
-            label=f"break-even meter {_money(even)}",
-        )
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     ax.set_xlabel("meter (major units)")
     ax.set_ylabel("return per jackpot wager (%)")
     title = "Jackpot return against the meter"
     if even is not None:
         title += f" (break even at a meter of {_money(even)})"
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize="small", framealpha=0.95)
     meter = Figure(
         "Jackpot return against the meter",
         figure_png(fig2),
-        "Expected award per unit of jackpot wager with the fixed awards of this sheet; "
-        "dash-dot: this sheet's meter; dotted: the break-even meter; dashed: 100 % (break even).",
+        f"Expected award per unit of jackpot wager with the fixed awards of this sheet; "
+        f"{METER_LINES_KEY}.",
     )
     return (dist, meter)
 

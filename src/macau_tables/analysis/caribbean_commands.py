@@ -33,12 +33,14 @@ from .caribbean_exact import (
 )
 from .report import (
     MAX_ROUNDS,
+    METER_LINES_KEY,
     Figure,
     Report,
     Table,
     check_format,
     check_output,
     figure_png,
+    mark_meters,
     progress,
     render,
 )
@@ -392,7 +394,6 @@ def _figures(analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis) -> tuple[Fig
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure as MplFigure
-    from matplotlib.ticker import FuncFormatter
 
     fig = MplFigure(figsize=(8, 4.2))
     ax = fig.add_subplot()
@@ -420,27 +421,16 @@ def _figures(analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis) -> tuple[Fig
         color="#8b0000",
         label="return",
     )
-    ax2.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
     current = jackpot.config.meter
-    ax2.axvline(
-        current,
-        color="#2660a4",
-        linestyle="-.",
-        linewidth=1,
-        label=f"this sheet's meter {current:,}",
-    )
     be = jackpot.break_even_meter()
-    ax2.axvline(be, color="#555", linestyle=":", linewidth=1.2, label=f"break-even meter {be:,}")
-    ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+    mark_meters(ax2, (current, f"{current:,}"), (be, f"{be:,}"))
     ax2.set_xlabel("meter (minor units)")
     ax2.set_ylabel("return per jackpot wager (%)")
     ax2.set_title(f"Jackpot return against the meter (break-even {be:,})")
-    ax2.legend(loc="lower right", fontsize="small", framealpha=0.95)
     meter = Figure(
         "Jackpot return against the meter",
         figure_png(fig2),
-        "Expected award per unit of jackpot wager; dash-dot: this sheet's meter; dotted: the "
-        "break-even meter; dashed: 100 % (break even).",
+        f"Expected award per unit of jackpot wager; {METER_LINES_KEY}.",
     )
     return (dist, meter)
 

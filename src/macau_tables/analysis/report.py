@@ -296,6 +296,29 @@ def figure_png(fig: _SavesFigure, dpi: int = 110) -> bytes:
     return buf.getvalue()
 
 
+#: Caption words for the lines :func:`mark_meters` draws.
+METER_LINES_KEY = (
+    "dash-dot: this sheet's meter; dotted: the break-even meter; dashed: 100 % (break even)"
+)
+
+
+def mark_meters(ax: Any, current: tuple[float, str], even: tuple[float, str] | None) -> None:
+    """The reference lines of a jackpot-return-against-the-meter plot (return in %): 100 %
+    (break even), this sheet's meter and the break-even meter (``(x, label)``; ``even`` may be
+    ``None`` when there is none), thousands separators on the meter axis, and the legend. Call
+    it after plotting the return curve."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
+    x, label = current
+    ax.axvline(x, color="#2660a4", linestyle="-.", linewidth=1, label=f"this sheet's meter {label}")
+    if even is not None:
+        x, label = even
+        ax.axvline(x, color="#555", linestyle=":", linewidth=1.2, label=f"break-even meter {label}")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.legend(loc="lower right", fontsize="small", framealpha=0.95)
+
+
 class Progress(Protocol):
     def advance(self, n: int = 1) -> None: ...
 
