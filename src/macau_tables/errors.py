@@ -1,40 +1,126 @@
 """One exception family for the whole project.
 
-Every error a user can cause is a :class:`MacauTablesError`. Rule breaches carry the id of the
-rule they break (``CSP-6.6``, ``BAC-9.3``) so that a dealer console, an API client or a test can
-say exactly which part of the law refused the command.
+Every error a user can cause is a :class:`MacauTablesError`. Each carries a stable message
+``key`` and its ``params`` (JSON-ready: ``str``, ``int``, ``bool`` or ``None``); the English
+``message`` is rendered from the catalog in :mod:`macau_tables.messages`, which holds the same key
+in Traditional Chinese, so a page can show the refusal in the reader's language
+(:meth:`MacauTablesError.text`). Rule breaches carry the id of the rule they break (``CSP-6.6``,
+``BAC-9.3``) so that a dealer console, an API client or a test can say exactly which part of the
+law refused the command.
+
+>>> err = RuleViolation("CSP-6.6", "caribbean.raise_not_twice_ante", wanted=200, amount=150)
+>>> err.rule, err.key, err.params["wanted"]
+('CSP-6.6', 'caribbean.raise_not_twice_ante', 200)
+>>> print(err)
+[CSP-6.6] the raise is exactly twice the ante (200), not 150
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from . import messages
+
+__all__ = [
+    "AuthError",
+    "ConfigError",
+    "MacauTablesError",
+    "ParseError",
+    "RuleViolation",
+    "json_param",
+]
+
+Param = str | int | bool | None
+
+
+def json_param(value: object) -> Param:
+    """``value`` as a JSON-ready message parameter: ``str``/``int``/``bool``/``None`` as they
+    are, an enum as its value, anything else (a card, a date) as its ``str``."""
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    inner = getattr(value, "value", None)
+    if isinstance(inner, str | int) and not isinstance(inner, bool):
+        return inner
+    return str(value)
+
 
 class MacauTablesError(Exception):
-    """Base of every error raised on purpose by macau-tables."""
+    """Base of every error raised on purpose by macau-tables.
 
-    code: str = "error"
+    ``key`` names the message in the catalog, ``params`` fill its placeholders, ``message`` is
+    the English text. ``code`` is the machine-readable kind (``rule_violation``, …).
+    """
+
+    code: ClassVar[str] = "error"
+
+    def __init__(self, key: str, /, **params: Any) -> None:
+        self.key = key
+        self.params: dict[str, Param] = {k: json_param(v) for k, v in params.items()}
+        self.message = messages.render(key, self.params)
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from key and params (pickling across processes keeps the key).
+        return (_rebuild_error, (type(self), self.key, self.params))
+
+    def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        """The message in ``language`` (``en`` or ``zh-Hant``; others fall back to English)."""
+        return messages.render(self.key, self.params, language)
+
+    def to_dict(self, language: str = messages.DEFAULT_LANGUAGE) -> dict[str, Any]:
+        """``{"error", "rule", "key", "params", "message"}``: the JSON shape of a refusal."""
+        return {
+            "error": self.code,
+            "rule": getattr(self, "rule", None),
+            "key": self.key,
+            "params": dict(self.params),
+            "message": self.text(language),
+        }
 
 
 class RuleViolation(MacauTablesError):
-    """A command that the law (as restated in SPEC.md) does not allow.
+    """A command that the law (as restated in docs/rules.md) does not allow.
 
-    ``rule`` is the SPEC rule id, ``message`` a sentence a dealer can read.
+    ``rule`` is the rule id, ``message`` a sentence a dealer can read.
     """
 
-    code = "rule_violation"
+    code: ClassVar[str] = "rule_violation"
 
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"[{rule}] {message}")
+    def __init__(self, rule: str, key: str, /, **params: Any) -> None:
         self.rule = rule
-        self.message = message
+        super().__init__(key, **params)
+        Exception.__init__(self, f"[{rule}] {self.message}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.rule, self.key, self.params))
 
 
 class ConfigError(MacauTablesError, ValueError):
     """A table setting or rules object that is invalid or inconsistent."""
 
-    code = "config_error"
+    code: ClassVar[str] = "config_error"
 
 
 class ParseError(MacauTablesError, ValueError):
     """Text that does not describe what it should (a card, a hand, an amount)."""
 
-    code = "parse_error"
+    code: ClassVar[str] = "parse_error"
+
+
+class AuthError(MacauTablesError):
+    """Who is asking may not do what they ask (wrong role, no session)."""
+
+    code: ClassVar[str] = "auth_error"
+
+
+def _rebuild_error(
+    cls: type[MacauTablesError], key: str, params: Mapping[str, Param]
+) -> MacauTablesError:
+    return cls(key, **params)
+
+
+def _rebuild(
+    cls: type[RuleViolation], rule: str, key: str, params: Mapping[str, Param]
+) -> RuleViolation:
+    return cls(rule, key, **params)

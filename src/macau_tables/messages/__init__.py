@@ -1,0 +1,86 @@
+"""The message catalog: every refusal's text in English and Traditional Chinese.
+
+Each ``*.toml`` file beside this module is one namespace; a table in it is one message, keyed
+``"<file stem>.<table>"``, with one template per language::
+
+    [raise_not_twice_ante]
+    en = "the raise is exactly twice the ante ({wanted}), not {amount}"
+    zh-Hant = "加注必須恰好是原注的兩倍（{wanted}），不能是 {amount}"
+
+Templates use ``str.format`` placeholders filled from the error's ``params``. Both languages of a
+key have the same placeholders (a test checks it, and that every key used in the code exists).
+
+>>> render("caribbean.raise_not_twice_ante", {"wanted": 200, "amount": 150})
+'the raise is exactly twice the ante (200), not 150'
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Final
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "catalog",
+    "placeholders",
+    "render",
+]
+
+LANGUAGES: Final = ("en", "zh-Hant")
+"""The catalog's languages, English first (the CLI's and the logs' language)."""
+
+DEFAULT_LANGUAGE: Final = "en"
+
+
+@cache
+def catalog() -> Mapping[str, Mapping[str, str]]:
+    """Every message: ``{key: {language: template}}``, loaded once from the TOML files.
+
+    Refuses (``ValueError``) a file whose message is not a table of strings.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for entry in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        namespace = entry.name.removesuffix(".toml")
+        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        for name, texts in data.items():
+            if not isinstance(texts, dict) or not all(
+                isinstance(v, str) for v in texts.values()
+            ):
+                raise ValueError(f"{entry.name}: [{name}] must map languages to strings")
+            out[f"{namespace}.{name}"] = dict(texts)
+    return out
+
+
+def placeholders(template: str) -> frozenset[str]:
+    """The names of the ``{placeholders}`` in ``template``."""
+    return frozenset(
+        field for _, field, _, _ in string.Formatter().parse(template) if field is not None
+    )
+
+
+def render(
+    key: str, params: Mapping[str, object], language: str = DEFAULT_LANGUAGE
+) -> str:
+    """The message ``key`` in ``language`` with ``params`` filled in.
+
+    Never raises: an unknown language falls back to English; an unknown key or a template whose
+    placeholder is missing from ``params`` renders the key and its parameters (a test keeps the
+    catalog complete, so this only shows a bug, it never hides a refusal).
+    """
+    texts = catalog().get(key)
+    if texts is not None:
+        template = texts.get(language) or texts.get(DEFAULT_LANGUAGE)
+        if template is not None:
+            try:
+                return template.format_map(dict(params))
+            except (KeyError, IndexError, ValueError):
+                pass
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return f"{key}({shown})"

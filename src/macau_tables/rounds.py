@@ -1,0 +1,272 @@
+"""The round contract both games satisfy: one shape for the table service, server and pages.
+
+A round is an immutable value. Every game's round class (``CaribbeanRound``,
+``BaccaratRound``) satisfies :class:`Round`:
+
+* ``check(cmd)`` → the error the command would raise, or ``None``; ``can_apply(cmd)`` → bool.
+  Neither ever raises, whatever they are given (a string, ``None``, another game's command).
+* ``apply(cmd)`` → ``(new_round, events)`` or a :class:`~macau_tables.errors.MacauTablesError`
+  (the round it was called on is unchanged: it is immutable).
+* ``replay(events)`` rebuilds the round from its events alone: ``replay(r.events) == r``.
+* ``expected_next()`` → :class:`Expected`: the phase, who or what is due, the command types that
+  can be accepted now.
+* ``view(audience)`` → what that :class:`Audience` may see (the hidden-information rule).
+* ``postings(event)`` → the balanced ledger postings the event moves
+  (:mod:`macau_tables.ledger`); ``()`` for an event that moves no money.
+* ``carried_out()`` → what the next round of the table takes over (``new(..., carried=...)``).
+
+Shared vocabulary: :data:`DEALER` (the dealer as a position or an actor), :class:`Outcome`,
+:class:`WagerResult` (one settled wager, the same shape in both games).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum, StrEnum
+from typing import Any, Final, Protocol, Self, runtime_checkable
+
+from .errors import MacauTablesError, RuleViolation
+from .ledger import Posting
+
+__all__ = [
+    "DEALER",
+    "Audience",
+    "Dealer",
+    "Due",
+    "DueKind",
+    "Expected",
+    "Outcome",
+    "Role",
+    "Round",
+    "WagerResult",
+]
+
+
+class Dealer(Enum):
+    """The dealer, as a card's recipient (Caribbean Stud) or as who reveals cards (baccarat)."""
+
+    DEALER = "dealer"
+
+    def __str__(self) -> str:
+        return "dealer"
+
+
+DEALER: Final = Dealer.DEALER
+"""The one dealer marker of both games (a position beside boxes 1..7, an actor beside players)."""
+
+
+class Outcome(StrEnum):
+    """How a wager ended, in both games."""
+
+    WON = "won"
+    LOST = "lost"
+    RETURNED = "returned"
+    """Handed back whole: a void round, a withdrawn carried wager, a push."""
+    CARRIED_OVER = "carried_over"
+    """Neither won nor lost: stays the player's stake for the next round (BAC-12 tie,
+    CSP-11.1 jackpot wager of a void round)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WagerResult:
+    """One wager as settled (the same shape in both games).
+
+    ``player`` staked ``stake`` on ``kind`` (the game's wager kind, e.g. ``"ante"``,
+    ``"banker"``) at ``spot`` (where it lay: ``"box 3"``, ``"seat 2"``, ``"standing 1"``).
+    ``carried_in``: the stake came from an earlier round (it was not taken from the wallet in
+    this one). The money, all ``int`` minor units:
+
+    * ``paid`` — handed to the player (stake back included, jackpot award included);
+    * ``commission`` — taken on a banker win (BAC-18);
+    * ``house`` — the table bank's net on the wager (+ it wins, − it pays);
+    * ``meter`` — the contribution credited to the jackpot meter (CSP-10, BAC-17);
+    * ``carried`` — what stays the player's stake for the next round;
+    * ``award_from_meter`` / ``award_from_house`` — who funded a jackpot award in ``paid``.
+
+    Identity (checked on construction, ``ValueError`` otherwise)::
+
+        stake + award_from_meter + award_from_house
+            == paid + commission + house + meter + carried
+    """
+
+    player: str
+    spot: str
+    kind: str
+    stake: int
+    outcome: Outcome
+    paid: int = 0
+    commission: int = 0
+    house: int = 0
+    meter: int = 0
+    carried: int = 0
+    award_from_meter: int = 0
+    award_from_house: int = 0
+    carried_in: bool = False
+
+    def __post_init__(self) -> None:
+        for name in (
+            "stake",
+            "paid",
+            "commission",
+            "house",
+            "meter",
+            "carried",
+            "award_from_meter",
+            "award_from_house",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an int of minor units, got {value!r}")
+        left = self.stake + self.award_from_meter + self.award_from_house
+        right = self.paid + self.commission + self.house + self.meter + self.carried
+        if left != right:
+            raise ValueError(f"wager result of {self.player!r} on {self.kind} does not balance")
+
+    @property
+    def award(self) -> int:
+        """The jackpot award in ``paid`` (0 when none)."""
+        return self.award_from_meter + self.award_from_house
+
+    @property
+    def net(self) -> int:
+        """The player's gain (+) or loss (−) on the wager; a carried stake is still theirs."""
+        return self.paid + self.carried - self.stake
+
+
+class Role(StrEnum):
+    """Who is looking at a round."""
+
+    PLAYER = "player"
+    DEALER = "dealer"
+    SUPERVISOR = "supervisor"
+    PUBLIC = "public"
+    """The jackpot display, the lobby, anyone not at the table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """The audience of a view: a player (by id), the dealer, a supervisor or the public.
+
+    >>> Audience.of_player("p1")
+    Audience(role=<Role.PLAYER: 'player'>, player='p1')
+    """
+
+    role: Role
+    player: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.role, Role):
+            raise RuleViolation("VIEW", "core.bad_audience", audience=repr(self.role))
+        if (self.role is Role.PLAYER) != (isinstance(self.player, str) and bool(self.player)):
+            raise RuleViolation("VIEW", "core.bad_audience", audience=repr(self.player))
+
+    @classmethod
+    def of_player(cls, player: str) -> Audience:
+        """The player ``player`` (their own cards and what the law revealed to everyone)."""
+        return cls(Role.PLAYER, player)
+
+    @classmethod
+    def dealer(cls) -> Audience:
+        """The dealer's console."""
+        return cls(Role.DEALER)
+
+    @classmethod
+    def supervisor(cls) -> Audience:
+        """A supervisor."""
+        return cls(Role.SUPERVISOR)
+
+    @classmethod
+    def public(cls) -> Audience:
+        """The public: jackpot display, lobby."""
+        return cls(Role.PUBLIC)
+
+
+def require_audience(value: object) -> Audience:
+    """``value`` if it is an :class:`Audience`; otherwise a ``RuleViolation`` naming it."""
+    if not isinstance(value, Audience):
+        raise RuleViolation("VIEW", "core.bad_audience", audience=repr(value))
+    return value
+
+
+class DueKind(StrEnum):
+    """What a round is waiting for."""
+
+    WAGERS = "wagers"
+    """Betting is open: wagers, then closing the betting."""
+    CARD = "card"
+    """A card to a position (a Caribbean box or the dealer) or a baccarat slot."""
+    DECISION = "decision"
+    """A player's raise or fold (CSP-6.5)."""
+    REVEAL = "reveal"
+    """The card holder's reveal (BAC-16)."""
+    SUPERVISOR = "supervisor"
+    """A supervisor's correction or void (a refused live card, BAC-10)."""
+    SETTLEMENT = "settlement"
+    """Everything is dealt and decided: the settlement (showdown) is due."""
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """One thing a round waits for: ``kind``, and where it applies — ``position`` (a box
+    number or :data:`DEALER`), ``slot`` (a baccarat card slot such as ``"P1"``), ``player`` (who
+    must act)."""
+
+    kind: DueKind
+    position: int | Dealer | None = None
+    slot: str | None = None
+    player: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What a round expects next (``expected_next()``), the same type in both games.
+
+    ``phase`` is the game's phase value; ``due`` what is awaited, in order; ``commands`` the
+    command types that can be accepted now (each still checked on its own). An ended round
+    has no ``due`` and no ``commands``.
+    """
+
+    phase: str
+    due: tuple[Due, ...]
+    commands: tuple[type, ...]
+
+    @property
+    def command_names(self) -> tuple[str, ...]:
+        """The names of :attr:`commands` (what an API or a page lists)."""
+        return tuple(c.__name__ for c in self.commands)
+
+
+@runtime_checkable
+class Round(Protocol):
+    """The contract of a round (see the module docstring). Both games satisfy it."""
+
+    @property
+    def round_id(self) -> str: ...
+
+    @property
+    def opening_date(self) -> date: ...
+
+    @property
+    def events(self) -> tuple[Any, ...]: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def check(self, command: object) -> MacauTablesError | None: ...
+
+    def can_apply(self, command: object) -> bool: ...
+
+    def apply(self, command: Any) -> tuple[Self, tuple[Any, ...]]: ...
+
+    @classmethod
+    def replay(cls, events: Sequence[Any]) -> Self: ...
+
+    def expected_next(self) -> Expected: ...
+
+    def view(self, audience: Audience) -> Any: ...
+
+    def postings(self, event: Any) -> tuple[Posting, ...]: ...
+
+    def carried_out(self) -> tuple[Any, ...]: ...
