@@ -70,18 +70,20 @@ class Approval:
 
     def __post_init__(self) -> None:
         if not isinstance(self.option, str) or not self.option:
-            raise ConfigError(f"approval option must be a non-empty string, got {self.option!r}")
+            raise ConfigError("core.approval_no_option", option=repr(self.option))
         if not isinstance(self.reference, str) or not self.reference.strip():
-            raise ConfigError(f"approval of {self.option!r} needs a regulator reference")
+            raise ConfigError("core.approval_no_reference", option=repr(self.option))
         for name in ("applied_on", "effective_on"):
             value = getattr(self, name)
             # datetime is a date subclass; a timestamp is not what the law counts in.
             if not isinstance(value, date) or isinstance(value, datetime):
-                raise ConfigError(f"approval {name} must be a datetime.date, got {value!r}")
+                raise ConfigError("core.approval_not_a_date", field=name, value=repr(value))
         if self.effective_on < self.applied_on:
             raise ConfigError(
-                f"approval {self.reference}: effective date {self.effective_on} is before the "
-                f"application date {self.applied_on}"
+                "core.approval_effective_before_applied",
+                reference=self.reference,
+                effective_on=self.effective_on.isoformat(),
+                applied_on=self.applied_on.isoformat(),
             )
 
 
@@ -93,10 +95,11 @@ def is_working_day(day: date, holidays: Collection[date] = ()) -> bool:
 def add_working_days(start: date, days: int, holidays: Collection[date] = ()) -> date:
     """The date ``days`` (≥ 0) working days after ``start`` (``start`` itself not counted).
 
-    ``add_working_days(start, 0) == start``. Refuses a negative or non-int ``days``.
+    ``add_working_days(start, 0) == start``. Refuses (:class:`ConfigError`, a ``ValueError``)
+    a negative or non-int ``days``.
     """
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:
-        raise ValueError(f"days must be a non-negative int, got {days!r}")
+        raise ConfigError("core.approval_bad_days", days=repr(days))
     day = start
     left = days
     while left:
@@ -151,8 +154,11 @@ def check_approvals(
             approved = ", ".join(repr(a.value) for a in same_option) or "none"
             raise RuleViolation(
                 rule,
-                f"option {option!r} = {value!r} ({description}) has no approval record for "
-                f"that value (approved values: {approved})",
+                "core.approval_missing",
+                option=repr(option),
+                value=repr(value),
+                description=description,
+                approved=approved,
             )
         timely = [
             a
@@ -166,16 +172,22 @@ def check_approvals(
             )
             raise RuleViolation(
                 rule,
-                f"option {option!r} = {value!r}: the approval's effective date must be at least "
-                f"{APPROVAL_WORKING_DAYS} working days after its application ({refs})",
+                "core.approval_too_soon",
+                option=repr(option),
+                value=repr(value),
+                days=APPROVAL_WORKING_DAYS,
+                records=refs,
             )
         effective = [a for a in timely if a.effective_on <= opening_date]
         if not effective:
             refs = ", ".join(f"{a.reference} effective {a.effective_on}" for a in timely)
             raise RuleViolation(
                 rule,
-                f"option {option!r} = {value!r}: approval not yet effective on {opening_date} "
-                f"({refs})",
+                "core.approval_not_yet_effective",
+                option=repr(option),
+                value=repr(value),
+                opening_date=opening_date.isoformat(),
+                records=refs,
             )
         used.append(max(effective, key=lambda a: (a.effective_on, a.reference)))
     return tuple(used)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
 from typing import Any, ClassVar
 
-from .errors import ParseError
+from .errors import ConfigError, ParseError
 
 
 class Suit(IntEnum):
@@ -120,7 +120,7 @@ class Card:
             r = Rank(rank)
             s = Suit(suit)
         except ValueError as exc:
-            raise ParseError(f"no such card: rank {rank!r}, suit {suit!r}") from exc
+            raise ParseError("core.card_no_such", rank=repr(rank), suit=repr(suit)) from exc
         return cls._all[(r - 2) * 4 + s]
 
     @classmethod
@@ -142,7 +142,7 @@ class Card:
     def from_index(cls, index: int) -> Card:
         """The card with integer encoding ``index`` (0..51; see the module docstring)."""
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < 52:
-            raise ParseError(f"card index must be an integer 0..51, got {index!r}")
+            raise ParseError("core.card_bad_index", index=repr(index))
         return cls._all[index]
 
     @classmethod
@@ -150,17 +150,15 @@ class Card:
         """Parse ``'As'``, ``'10c'``, ``'Tc'``, ``'qh'``, ``'K♠'``; raise :class:`ParseError`
         quoting the token otherwise."""
         if not isinstance(text, str):
-            raise ParseError(f"a card must be given as text, got {text!r}")
+            raise ParseError("core.card_not_text", text=repr(text))
         # "A♠️": the emoji form of a suit symbol ends with the variation selector U+FE0F.
         token = text.strip().replace("\ufe0f", "")
         if len(token) < 2:
-            raise ParseError(f"not a card: {text!r}")
+            raise ParseError("core.card_too_short", text=repr(text))
         rank = _RANK_TEXT.get(token[:-1].upper())
         suit = _SUIT_TEXT.get(token[-1].lower())
         if rank is None or suit is None:
-            raise ParseError(
-                f"not a card: {text!r} (expected a rank 2-10/T/J/Q/K/A and a suit s/h/c/d)"
-            )
+            raise ParseError("core.card_unreadable", text=repr(text))
         return cls._all[(rank - 2) * 4 + suit]
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -234,7 +232,7 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     elif isinstance(text, Iterable):
         tokens = list(text)
     else:
-        raise ParseError(f"cards must be given as text or an iterable of card texts, got {text!r}")
+        raise ParseError("core.cards_not_text", text=repr(text))
     return [Card.parse(t) for t in tokens]
 
 
@@ -249,9 +247,12 @@ def new_deck() -> list[Card]:
 
 
 def new_shoe(decks: int) -> list[Card]:
-    """``decks`` ordered 52-card decks in one list (for a baccarat shoe, 6 … 12 decks)."""
+    """``decks`` ordered 52-card decks in one list (for a baccarat shoe, 6 … 12 decks).
+
+    Refuses (:class:`ConfigError`, a ``ValueError``) anything but a positive int.
+    """
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
-        raise ValueError(f"a shoe needs a positive whole number of decks, got {decks!r}")
+        raise ConfigError("core.shoe_bad_decks", decks=repr(decks))
     return list(DECK) * decks
 
 

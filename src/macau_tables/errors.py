@@ -24,6 +24,7 @@ from . import messages
 
 __all__ = [
     "AuthError",
+    "CodecError",
     "ConfigError",
     "MacauTablesError",
     "ParseError",
@@ -106,6 +107,15 @@ class ParseError(MacauTablesError, ValueError):
     """Text that does not describe what it should (a card, a hand, an amount)."""
 
     code: ClassVar[str] = "parse_error"
+
+
+class CodecError(MacauTablesError, ValueError):
+    """A stored payload that cannot be read back (:mod:`macau_tables.codec`): not an object,
+    an unknown type, a missing or extra field, a wrong value, a newer schema version, rules
+    that do not match their reference. ``params["path"]`` names where (``$.settlement.wagers[2]``).
+    """
+
+    code: ClassVar[str] = "codec_error"
 
 
 class AuthError(MacauTablesError):

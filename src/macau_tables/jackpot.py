@@ -91,19 +91,19 @@ CARIBBEAN_JACKPOT_COMBINATIONS: tuple[Combination, ...] = (
 
 def _require_int(value: object, what: str, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{what} must be an integer number of minor units, got {value!r}")
+        raise ConfigError("core.jackpot_not_minor_units", what=what, value=repr(value))
     if value < minimum:
-        raise ConfigError(f"{what} must be at least {minimum}, got {value}")
+        raise ConfigError("core.jackpot_below_minimum", what=what, minimum=minimum, value=value)
     return value
 
 
 def _require_fraction(value: object, what: str) -> Fraction:
     # int and Fraction are exact; a float is refused so no binary rounding sneaks in.
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
-        raise ConfigError(f"{what} must be an int or a fractions.Fraction, got {value!r}")
+        raise ConfigError("core.jackpot_not_exact", what=what, value=repr(value))
     fraction = Fraction(value)
     if not 0 <= fraction <= 1:
-        raise ConfigError(f"{what} must be between 0 and 1, got {fraction}")
+        raise ConfigError("core.jackpot_fraction_range", what=what, value=str(fraction))
     return fraction
 
 
@@ -118,8 +118,8 @@ class Meter:
     seed: int
 
     def __post_init__(self) -> None:
-        _require_int(self.amount, "meter amount")
-        _require_int(self.seed, "meter seed")
+        _require_int(self.amount, "meter_amount")
+        _require_int(self.seed, "meter_seed")
 
     @classmethod
     def seeded(cls, seed: int) -> Meter:
@@ -128,7 +128,7 @@ class Meter:
 
     def credit(self, amount: int) -> Meter:
         """The meter after ``amount`` (≥ 0) is added, e.g. contributions."""
-        return Meter(self.amount + _require_int(amount, "meter credit"), self.seed)
+        return Meter(self.amount + _require_int(amount, "meter_credit"), self.seed)
 
 
 def split_contribution(wager: int, share: Fraction | int) -> tuple[int, int]:
@@ -139,16 +139,16 @@ def split_contribution(wager: int, share: Fraction | int) -> tuple[int, int]:
     (e.g. ``Fraction(7, 10)``, or basis points as ``Fraction(bp, 10_000)``). Refuses floats and
     out-of-range values (``ConfigError``).
     """
-    wager = _require_int(wager, "jackpot wager")
-    fraction = _require_fraction(share, "contribution share")
+    wager = _require_int(wager, "jackpot_wager")
+    fraction = _require_fraction(share, "contribution_share")
     to_meter = wager * fraction.numerator // fraction.denominator
     return to_meter, wager - to_meter
 
 
 def meter_portion(meter_amount: int, fraction: Fraction | int) -> int:
     """``floor(meter_amount × fraction)`` for an exact ``fraction`` in 0..1."""
-    amount = _require_int(meter_amount, "meter amount")
-    f = _require_fraction(fraction, "meter fraction")
+    amount = _require_int(meter_amount, "meter_amount")
+    f = _require_fraction(fraction, "meter_fraction")
     return amount * f.numerator // f.denominator
 
 
@@ -158,9 +158,9 @@ def share_equally(amount: int, winners: int) -> tuple[int, int]:
     Each share is rounded down; ``each × winners + remainder == amount`` and the remainder stays
     with the payer (in the meter, for a meter amount).
     """
-    amount = _require_int(amount, "amount to share")
+    amount = _require_int(amount, "amount_to_share")
     if isinstance(winners, bool) or not isinstance(winners, int) or winners < 1:
-        raise ConfigError(f"winners must be a positive int, got {winners!r}")
+        raise ConfigError("core.jackpot_bad_winners", winners=repr(winners))
     return amount // winners, amount % winners
 
 
@@ -183,7 +183,7 @@ def award_each(meter_amount: int, fraction: Fraction | int, fixed: int) -> Award
     The meter part ``floor(meter × fraction)`` always comes out of the meter; when the fixed
     award is higher the house pays the difference (SPEC CSP-10.8 interpretation).
     """
-    fixed = _require_int(fixed, "fixed award")
+    fixed = _require_int(fixed, "fixed_award")
     part = meter_portion(meter_amount, fraction)
     return AwardSplit(part, max(0, fixed - part))
 
@@ -198,7 +198,7 @@ def award_shared(
     total. The meter keeps the remainder of the meter part. BAC-17: heavenly straight is
     ``fraction=1/10``; royal flush ("the whole meter shared equally") is ``fraction=1, fixed=0``.
     """
-    fixed = _require_int(fixed, "fixed award")
+    fixed = _require_int(fixed, "fixed_award")
     meter_part = meter_portion(meter_amount, fraction)
     pool = max(fixed, meter_part)
     each_total, _ = share_equally(pool, winners)
@@ -208,7 +208,7 @@ def award_shared(
 
 def fixed_award(fixed: int) -> AwardSplit:
     """A fixed award paid wholly by the house; it does not lower the meter (CSP-10.8)."""
-    return AwardSplit(0, _require_int(fixed, "fixed award"))
+    return AwardSplit(0, _require_int(fixed, "fixed_award"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +230,10 @@ class Award:
         _require_int(self.from_house, "from_house")
         if self.amount != self.from_meter + self.from_house:
             raise ConfigError(
-                f"award amount {self.amount} != from_meter {self.from_meter} + "
-                f"from_house {self.from_house}"
+                "core.jackpot_award_unbalanced",
+                amount=self.amount,
+                from_meter=self.from_meter,
+                from_house=self.from_house,
             )
 
     @classmethod
@@ -288,7 +290,7 @@ def build_result(meter: Meter, awards: Iterable[Award], *, whole_meter_paid: boo
     awards = tuple(awards)
     paid = sum(a.from_meter for a in awards)
     if paid > meter.amount:
-        raise ConfigError(f"awards take {paid} out of a meter of {meter.amount}")
+        raise ConfigError("core.jackpot_awards_exceed_meter", paid=paid, meter=meter.amount)
     left = meter.amount - paid
     seed_funding = meter.seed if whole_meter_paid else 0
     after = Meter(left + seed_funding, meter.seed)
@@ -334,12 +336,12 @@ def resolve_caribbean(
     """
     boxes = [box for box, _ in winners]
     if len(set(boxes)) != len(boxes):
-        raise ConfigError(f"a box may win at most one jackpot award per round: {boxes}")
+        raise ConfigError("core.jackpot_box_twice", boxes=str(boxes))
     for _, combo in winners:
         if combo not in CARIBBEAN_JACKPOT_COMBINATIONS:
-            raise ConfigError(f"{combo} does not pay the Caribbean Stud jackpot")
+            raise ConfigError("core.jackpot_not_caribbean", combination=combo)
         if combo not in fixed_awards:
-            raise ConfigError(f"no fixed award configured for {combo}")
+            raise ConfigError("core.jackpot_no_fixed_award", combination=combo)
     ordered = sorted(winners, key=lambda w: w[0])
     m0 = meter.amount
     awards: list[Award] = []
@@ -360,7 +362,7 @@ def resolve_caribbean(
         elif royal_sharing == "pool":
             splits = award_shared(m1, 1, fixed, len(royals))
         else:
-            raise ConfigError(f"royal_sharing must be 'each' or 'pool', got {royal_sharing!r}")
+            raise ConfigError("core.jackpot_royal_sharing", value=repr(royal_sharing))
         for box, split in zip(royals, splits, strict=True):
             awards.append(Award.of(box, Combination.ROYAL_FLUSH, split))
     return build_result(meter, awards, whole_meter_paid=bool(royals))

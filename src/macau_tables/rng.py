@@ -107,10 +107,7 @@ def require_production(source: P) -> P:
     """Return ``source`` (a random source or a :class:`VirtualShoe`) if a live table may use it;
     raise :class:`ConfigError` otherwise."""
     if not getattr(source, "production", False):
-        raise ConfigError(
-            f"{source!r} is a seeded (reproducible) generator; a live table must use the "
-            "operating system's CSPRNG (SystemRandom)"
-        )
+        raise ConfigError("core.rng_not_production", source=repr(source))
     return source
 
 
@@ -143,9 +140,12 @@ class ShoeReveal:
 
 
 def commitment_digest(order: Sequence[Card], salt: bytes) -> str:
-    """SHA-256 (hex) of the canonical encoding of ``order`` with ``salt`` (32 bytes)."""
+    """SHA-256 (hex) of the canonical encoding of ``order`` with ``salt`` (32 bytes).
+
+    Refuses (:class:`ConfigError`, a ``ValueError``) a salt of another length.
+    """
     if len(salt) != SALT_BYTES:
-        raise ValueError(f"the salt must be {SALT_BYTES} bytes, got {len(salt)}")
+        raise ConfigError("core.rng_salt_length", expected=SALT_BYTES, got=len(salt))
     h = hashlib.sha256(_DOMAIN)
     h.update(salt)
     h.update(bytes(c.index for c in order))
@@ -244,9 +244,9 @@ class VirtualShoe:
     def draw(self) -> Card:
         """The next card. Raises :class:`ShoeExhausted` when none is left."""
         if self._closed:
-            raise ShoeExhausted("the shoe is closed")
+            raise ShoeExhausted("core.shoe_closed")
         if self._next >= len(self._order):
-            raise ShoeExhausted("the shoe is empty")
+            raise ShoeExhausted("core.shoe_empty")
         card = self._order[self._next]
         self._next += 1
         return card
@@ -258,7 +258,5 @@ class VirtualShoe:
         hidden information).
         """
         if not self.finished:
-            raise ShoeNotFinished(
-                f"the shoe still holds {self.remaining} cards: close it before revealing its order"
-            )
+            raise ShoeNotFinished("core.shoe_not_finished", remaining=self.remaining)
         return self._reveal
