@@ -16,12 +16,15 @@ from hypothesis import strategies as st
 
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import (
+    CardSlot,
     NotEnoughCards,
+    RoundResult,
     banker_draws,
     card_value,
     deal_round,
     hand_total,
     is_natural,
+    next_slot,
     player_draws,
 )
 from macau_tables.cards import DECK, Card, Rank, Suit, parse_cards
@@ -110,6 +113,69 @@ def test_exhaustive_all_value_sequences_BAC_9_BAC_11() -> None:
     # Cards used, counted over value sequences: 4 when a natural (or both stand).
     assert sum(counts.values()) == 10**6
     assert all(n > 0 for n in counts.values())
+
+
+def _slots_of(r: RoundResult) -> tuple[CardSlot | None, ...]:
+    """The slots ``r`` filled, in dealing order, then ``None`` up to seven entries."""
+    slots: list[CardSlot | None] = [
+        CardSlot.PLAYER_1,
+        CardSlot.BANKER_1,
+        CardSlot.PLAYER_2,
+        CardSlot.BANKER_2,
+    ]
+    if len(r.player_cards) == 3:
+        slots.append(CardSlot.PLAYER_3)
+    if len(r.banker_cards) == 3:
+        slots.append(CardSlot.BANKER_3)
+    return (*slots, *([None] * (7 - len(slots))))
+
+
+def test_next_slot_exhaustive_against_deal_round_BAC_9() -> None:
+    """All 10**6 six-card value sequences: after each prefix (0..6 cards) next_slot names the
+    slot deal_round fills next, and None once the hand is complete (BAC-7.1, BAC-9.1..9.4).
+
+    Each prefix is asked once (the loops walk the prefix tree); each full sequence is dealt.
+    """
+    cov = CARD_OF_VALUE
+    mismatches: list[tuple[int, ...]] = []
+    s0 = next_slot([])
+    for v0 in range(10):
+        c0 = [cov[v0]]
+        s1 = next_slot(c0)
+        for v1 in range(10):
+            c1 = [*c0, cov[v1]]
+            s2 = next_slot(c1)
+            for v2 in range(10):
+                c2 = [*c1, cov[v2]]
+                s3 = next_slot(c2)
+                for v3 in range(10):
+                    c3 = [*c2, cov[v3]]
+                    s4 = next_slot(c3)
+                    for v4 in range(10):
+                        c4 = [*c3, cov[v4]]
+                        s5 = next_slot(c4)
+                        for v5 in range(10):
+                            c5 = [*c4, cov[v5]]
+                            got = (s0, s1, s2, s3, s4, s5, next_slot(c5))
+                            if got != _slots_of(deal_round(c5)):
+                                mismatches.append((v0, v1, v2, v3, v4, v5))
+    assert mismatches == []
+
+
+def test_next_slot_naturals_and_draws_BAC_9() -> None:
+    assert next_slot(parse_cards("9s 5h")) is CardSlot.PLAYER_2  # BAC-7.1: P1 B1 P2 B2 first
+    assert next_slot(parse_cards("9s 5h Kd 2c")) is None  # BAC-9.2: player natural
+    assert next_slot(parse_cards("As 8h 2c Kd")) is None  # BAC-9.4: banker natural
+    assert next_slot(parse_cards("2s 3h Ac Kd")) is CardSlot.PLAYER_3  # BAC-9.1: P 3 draws
+    assert next_slot(parse_cards("2s 3h Ac Kd 8d")) is None  # BAC-9.3: B 3 stands on an 8
+    assert next_slot(parse_cards("2s 3h Ac Kd 5d")) is CardSlot.BANKER_3  # B 3 draws on a 5
+    assert next_slot(parse_cards("6s 2h Kc 3d")) is CardSlot.BANKER_3  # P 6 stood, B 5 draws
+    assert next_slot(parse_cards("6s 6h Kc Kd")) is None  # BAC-9.4: both stand on 6
+    assert next_slot(parse_cards("2s 3h Ac Kd 5d 5c 5h")) is None  # more than the hand takes
+
+
+def test_card_slot_values_BAC_7_1() -> None:
+    assert [s.value for s in CardSlot] == ["P1", "B1", "P2", "B2", "P3", "B3"]
 
 
 def test_card_values_BAC_5() -> None:
@@ -204,6 +270,10 @@ def test_refuses_too_few_cards_BAC_7_1() -> None:
         deal_round(parse_cards("2s 3h Ac Kd 5c"))
     with pytest.raises(NotEnoughCards):
         deal_round(iter(parse_cards("2s 3h Ac Kd 5c")))
+    with pytest.raises(NotEnoughCards) as info:
+        deal_round(iter(parse_cards("2s 3h Ac Kd 5c")))
+    assert info.value.key == "shoe.banker_draws_short" and info.value.params == {"given": 5}
+    assert "莊家" in info.value.text("zh-Hant")
 
 
 @given(st.lists(st.sampled_from(DECK), min_size=6, max_size=8))

@@ -4,16 +4,22 @@ Everything here is a pure function of the cards (BAC-5, BAC-7, BAC-9, BAC-11). T
 engineers call :func:`card_value`, :func:`player_draws`, :func:`banker_draws` and
 :func:`deal_round` to prove their kernels equal the law, so these names are stable.
 
+The BAC-9 drawing order lives in one place, :func:`next_slot` (which :class:`CardSlot` is due
+after the cards dealt so far); :func:`deal_round` and the baccarat round both ask it.
+
 >>> from macau_tables.cards import parse_cards
 >>> r = deal_round(parse_cards("9s 5h Kd 2c"))       # P: 9 K = 9 natural, B: 5 2 = 7
 >>> r.winner, r.player_total, r.banker_total, r.natural, r.cards_used
 (<Side.PLAYER: 'player'>, 9, 7, True, 4)
+>>> next_slot(parse_cards("2s 3h Ac")), next_slot(parse_cards("2s 3h Ac Kd"))
+(<CardSlot.BANKER_2: 'B2'>, <CardSlot.PLAYER_3: 'P3'>)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..cards import DECK, Card
 from ..errors import MacauTablesError
@@ -21,6 +27,7 @@ from .sides import Side
 
 __all__ = [
     "BANKER_DRAW_TABLE",
+    "CardSlot",
     "NotEnoughCards",
     "RoundResult",
     "banker_draws",
@@ -28,8 +35,23 @@ __all__ = [
     "deal_round",
     "hand_total",
     "is_natural",
+    "next_slot",
     "player_draws",
 ]
+
+
+class CardSlot(StrEnum):
+    """Where a card goes, in dealing order (BAC-7.1, BAC-9)."""
+
+    PLAYER_1 = "P1"
+    BANKER_1 = "B1"
+    PLAYER_2 = "P2"
+    BANKER_2 = "B2"
+    PLAYER_3 = "P3"
+    BANKER_3 = "B3"
+
+
+_FIRST_FOUR = (CardSlot.PLAYER_1, CardSlot.BANKER_1, CardSlot.PLAYER_2, CardSlot.BANKER_2)
 
 
 class NotEnoughCards(MacauTablesError, ValueError):
@@ -113,6 +135,36 @@ def banker_draws(banker_total: int, player_third_value: int | None) -> bool:
     return BANKER_DRAW_TABLE[banker_total][player_third_value]
 
 
+def next_slot(cards: Sequence[Card]) -> CardSlot | None:
+    """The slot due after ``cards`` (the cards dealt so far, in dealing order), or ``None`` when
+    the hand is complete.
+
+    The order is P1 B1 P2 B2 (BAC-7.1); then, unless either side has a natural (BAC-9.2, BAC-9.4),
+    the player's third card when the player's total is 0..5 (BAC-9.1) and the banker's third card
+    as :data:`BANKER_DRAW_TABLE` says (BAC-9.3, BAC-9.4). This is the one statement of the
+    drawing order: :func:`deal_round` and the baccarat round both ask it. More cards than the
+    hand takes also return ``None``. Refuses nothing; ``cards`` must be :class:`Card` objects.
+    """
+    n = len(cards)
+    if n < 4:
+        return _FIRST_FOUR[n]  # BAC-7.1
+    values = _VALUES
+    pt = (values[cards[0].index] + values[cards[2].index]) % 10
+    bt = (values[cards[1].index] + values[cards[3].index]) % 10
+    if pt >= 8 or bt >= 8:  # BAC-9.2 / BAC-9.4: a natural, nobody draws
+        return None
+    if pt <= 5:  # BAC-9.1: the player draws, then the banker by the table (BAC-9.3)
+        if n == 4:
+            return CardSlot.PLAYER_3
+        if n == 5 and BANKER_DRAW_TABLE[bt][values[cards[4].index]]:
+            return CardSlot.BANKER_3
+        return None
+    # The player stood on 6 or 7: the banker draws on 0..5 (BAC-9.3), stands on 6, 7 (BAC-9.4).
+    if n == 4 and BANKER_DRAW_TABLE[bt][10]:
+        return CardSlot.BANKER_3
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class RoundResult:
     """The cards and outcome of one baccarat round (BAC-7, BAC-9, BAC-11, BAC-12, BAC-13).
@@ -144,88 +196,47 @@ class RoundResult:
         return order
 
 
-def _take(it: Iterator[Card], got: int, need: int) -> Card:
-    try:
-        return next(it)
-    except StopIteration:
-        raise NotEnoughCards(
-            f"the round needs {need} cards but only {got} were given (BAC-7, BAC-9)"
-        ) from None
-
-
 def deal_round(cards: Iterable[Card]) -> RoundResult:
     """Deal one round from ``cards`` in shoe order and return its :class:`RoundResult`.
 
-    Cards go P1, B1, P2, B2 (BAC-7.1); then, unless either side has a natural, the player's
-    third card if the player draws and the banker's third card if the banker draws (BAC-9).
-    Only the cards the round needs are consumed: from an iterator the rest stays unread; from
-    a sequence the rest is ignored. Refuses (:class:`NotEnoughCards`) when the cards run out
-    before the round is complete.
+    Cards go where :func:`next_slot` says: P1, B1, P2, B2 (BAC-7.1); then, unless either side
+    has a natural, the player's third card if the player draws and the banker's third card if
+    the banker draws (BAC-9). Only the cards the round needs are consumed: from an iterator the
+    rest stays unread; from a sequence the rest is ignored. Refuses (:class:`NotEnoughCards`)
+    when the cards run out before the round is complete.
     """
+    it = iter(cards)
+    dealt: list[Card] = []
+    while (slot := next_slot(dealt)) is not None:
+        card = next(it, None)
+        if card is None:
+            given = len(dealt)
+            if slot is CardSlot.PLAYER_3:
+                raise NotEnoughCards("shoe.player_draws_short", given=given)
+            if slot is CardSlot.BANKER_3:
+                raise NotEnoughCards("shoe.banker_draws_short", given=given)
+            raise NotEnoughCards("shoe.round_needs_four", given=given)
+        dealt.append(card)
+    return _result(dealt)
+
+
+def _result(dealt: Sequence[Card]) -> RoundResult:
+    """The :class:`RoundResult` of a complete hand ``dealt`` in dealing order (BAC-11, BAC-13)."""
     values = _VALUES
-    if isinstance(cards, Sequence):
-        n = len(cards)
-        if n < 4:
-            raise NotEnoughCards(f"a round needs at least 4 cards, {n} were given (BAC-7.1)")
-        p1, b1, p2, b2 = cards[0], cards[1], cards[2], cards[3]
-        pt = (values[p1.index] + values[p2.index]) % 10
-        bt = (values[b1.index] + values[b2.index]) % 10
-        player: tuple[Card, ...] = (p1, p2)
-        banker: tuple[Card, ...] = (b1, b2)
-        used = 4
-        natural = pt >= 8 or bt >= 8
-        if not natural:
-            third: int | None = None
-            if pt <= 5:
-                if n < 5:
-                    raise NotEnoughCards(
-                        f"the player draws (BAC-9.1) but only {n} cards were given"
-                    )
-                p3 = cards[4]
-                player = (p1, p2, p3)
-                third = values[p3.index]
-                pt = (pt + third) % 10
-                used = 5
-                draws = BANKER_DRAW_TABLE[bt][third]
-            else:
-                draws = bt <= 5
-            if draws:
-                if n <= used:
-                    raise NotEnoughCards(
-                        f"the banker draws (BAC-9.3) but only {n} cards were given"
-                    )
-                b3 = cards[used]
-                banker = (b1, b2, b3)
-                bt = (bt + values[b3.index]) % 10
-                used += 1
-    else:
-        it = iter(cards)
-        p1 = _take(it, 0, 4)
-        b1 = _take(it, 1, 4)
-        p2 = _take(it, 2, 4)
-        b2 = _take(it, 3, 4)
-        pt = (values[p1.index] + values[p2.index]) % 10
-        bt = (values[b1.index] + values[b2.index]) % 10
-        player = (p1, p2)
-        banker = (b1, b2)
-        used = 4
-        natural = pt >= 8 or bt >= 8
-        if not natural:
-            if pt <= 5:
-                p3 = _take(it, 4, 5)
-                player = (p1, p2, p3)
-                third = values[p3.index]
-                pt = (pt + third) % 10
-                used = 5
-                draws = BANKER_DRAW_TABLE[bt][third]
-            else:
-                draws = bt <= 5
-            if draws:
-                b3 = _take(it, used, used + 1)
-                banker = (b1, b2, b3)
-                bt = (bt + values[b3.index]) % 10
-                used += 1
-    winner = Side.PLAYER if pt > bt else (Side.BANKER if bt > pt else Side.TIE)
+    p1, b1, p2, b2 = dealt[0], dealt[1], dealt[2], dealt[3]
+    pt = (values[p1.index] + values[p2.index]) % 10
+    bt = (values[b1.index] + values[b2.index]) % 10
+    natural = pt >= 8 or bt >= 8  # BAC-9.2
+    player: tuple[Card, ...] = (p1, p2)
+    banker: tuple[Card, ...] = (b1, b2)
+    n = len(dealt)
+    if n > 4 and pt <= 5:  # the player drew: the fifth card is P3 (BAC-9.1)
+        player = (p1, p2, dealt[4])
+        pt = (pt + values[dealt[4].index]) % 10
+    if n == 6 or (n == 5 and len(player) == 2):  # the last card is B3 (BAC-9.3)
+        banker = (b1, b2, dealt[-1])
+        bt = (bt + values[dealt[-1].index]) % 10
+    winner = Side.PLAYER if pt > bt else (Side.BANKER if bt > pt else Side.TIE)  # BAC-11
     return RoundResult(
         player,
         banker,
@@ -233,7 +244,7 @@ def deal_round(cards: Iterable[Card]) -> RoundResult:
         bt,
         winner,
         natural,
-        p1.rank == p2.rank,
+        p1.rank == p2.rank,  # BAC-13
         b1.rank == b2.rank,
-        used,
+        len(dealt),
     )
