@@ -1,0 +1,521 @@
+"""Storable values: one generic JSON codec for the commands, events and values of both games.
+
+:func:`encode` turns a registered dataclass into a JSON-ready ``dict`` (only ``str``, ``int``,
+``bool``, ``None``, lists and dicts), :func:`decode` reads it back, :func:`canonical_bytes` and
+:func:`sha256` give the bytes and digest to hash or sign. Nothing is written per class: the
+codec follows each dataclass's fields and their annotations (``typing.get_type_hints``).
+
+A payload is ``{"type": "<namespace>.<ClassName>", "v": <schema version>, <field>: <value>,
+…}``. Values by declared type:
+
+* nested dataclass → the same tagged object (so a union of dataclasses decodes by its tag);
+* ``Enum`` → its value (:data:`~macau_tables.rounds.DEALER` → ``"dealer"``);
+  ``Card`` → its text (``"As"``, ``"Th"``: :meth:`Card.parse` / ``str(card)``);
+  ``date`` → ISO text; ``Fraction`` → ``"n/d"``; ``type`` (``Expected.commands``) → its codec name;
+* ``tuple``/``list``/``Sequence`` → list; ``frozenset`` → list sorted by canonical bytes;
+  ``Mapping`` → object with text keys (an enum key by its value, an int key as decimal text);
+* a ``str`` in a union that also admits a ``Card`` → ``{"text": "…"}`` (so a card given as text
+  stays text: ``decode(encode(x)) == x`` exactly);
+* ``object`` / ``Any`` fields (an approval's value) → a JSON scalar (``str``, ``int``, ``bool``,
+  ``None``); ``float`` is never stored (money is ``int`` minor units).
+
+Names and versions: :func:`register` ``(namespace, types)`` names each class
+``"<namespace>.<ClassName>"``. The default registry is built on first use: the core types
+(namespace ``core``), then every game package's ``CODEC_TYPES`` (``caribbean``, ``baccarat``).
+A class's schema version is its ``__codec_version__`` (default 1). Decoding refuses a version
+newer than the class's ("written by a newer version: upgrade"); an older one is read only
+through the class's ``__codec_migrate__(fields, version) -> fields`` classmethod, if it has one.
+A field added with a default may be absent from a payload (that is a compatible change); any
+other change of meaning bumps ``__codec_version__``.
+
+Rules by reference: a registered dataclass whose class name ends with ``"Rules"``
+(``CaribbeanRules``, ``BaccaratRules``; a class attribute ``__codec_rules__`` overrides the
+name) is a *rules type*. ``encode(rules)`` writes it whole; inside any other dataclass a field of
+a rules type is written as ``{"config_id": <that dataclass's config_id field>, "sha256":
+sha256(rules)}`` (:class:`RulesRef`), so an event log names the configuration it ran under
+without embedding it. ``decode(payload, rules=R)`` puts the rules object back: ``R`` maps a
+config id to its rules (a ``Mapping`` or a callable); the rules found must hash to the stored
+digest, else the payload is refused (a tampered or changed configuration).
+
+Every refusal is a :class:`~macau_tables.errors.CodecError` (a ``ValueError``) whose
+``params["path"]`` says where (``$.settlement.wagers[2].stake``): never a ``KeyError`` or
+``TypeError``, whatever JSON-like value is given.
+
+>>> from macau_tables.jackpot import Meter
+>>> encode(Meter(1_000, 500))
+{'type': 'core.Meter', 'v': 1, 'amount': 1000, 'seed': 500}
+>>> decode({"type": "core.Meter", "v": 1, "amount": 1000, "seed": 500})
+Meter(amount=1000, seed=500)
+>>> canonical_bytes(Meter(1_000, 500))
+b'{"amount":1000,"seed":500,"type":"core.Meter","v":1}'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from . import _codec_types as t
+from .errors import CodecError, MacauTablesError
+
+__all__ = [
+    "GAME_PACKAGES",
+    "Registry",
+    "RulesRef",
+    "RulesResolver",
+    "canonical_bytes",
+    "core_types",
+    "decode",
+    "default_registry",
+    "encode",
+    "is_rules_type",
+    "register",
+    "rules_ref",
+    "sha256",
+    "type_name",
+]
+
+GAME_PACKAGES: Final = ("caribbean", "baccarat")
+"""The packages whose ``CODEC_TYPES`` the default registry takes (namespace = package name)."""
+
+RulesResolver = Mapping[str, Any] | Callable[[str], Any]
+"""How :func:`decode` finds a configuration's rules: ``{config_id: rules}`` or a function."""
+
+_TYPE: Final = "type"
+_VERSION: Final = "v"
+_REF_KEYS: Final = frozenset({"config_id", "sha256"})
+
+
+def is_rules_type(cls: type) -> bool:
+    """Whether ``cls`` is a rules type (stored by reference inside other values): its
+    ``__codec_rules__`` attribute if it has one, else whether its name ends with ``"Rules"``."""
+    flag = getattr(cls, "__codec_rules__", None)
+    if isinstance(flag, bool):
+        return flag
+    return dataclasses.is_dataclass(cls) and cls.__name__.endswith("Rules")
+
+
+@dataclass(frozen=True, slots=True)
+class RulesRef:
+    """A reference to a table's rules: its configuration id and the SHA-256 of its encoding."""
+
+    config_id: str
+    sha256: str
+
+    def matches(self, rules: object) -> bool:
+        """Whether ``rules`` is the configuration referred to (same digest)."""
+        return sha256(rules) == self.sha256
+
+
+def rules_ref(rules: object, config_id: str) -> RulesRef:
+    """The reference to ``rules`` under ``config_id`` (what an event stores instead of them)."""
+    return RulesRef(config_id, sha256(rules))
+
+
+@dataclass(frozen=True, slots=True)
+class _Info:
+    name: str
+    cls: type
+    version: int
+    fields: tuple[tuple[str, Any], ...]  # (name, declared type) of the init fields
+    required: frozenset[str]
+    rules_fields: frozenset[str]
+
+
+class Registry:
+    """Names ↔ dataclasses, with each class's fields and schema version.
+
+    :meth:`register` refuses (``CodecError``) a class that is not a dataclass, a name already
+    taken by another class, a field named ``type`` or ``v``, annotations that do not resolve at
+    run time, a field type the codec cannot store, and a rules field without a ``config_id``
+    field beside it.
+    """
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, _Info] = {}
+        self._by_class: dict[type, _Info] = {}
+
+    def register(self, namespace: str, types: Iterable[type]) -> None:
+        """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op)."""
+        for cls in types:
+            if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+                raise CodecError("core.codec_not_dataclass", path=namespace, type=repr(cls))
+            name = f"{namespace}.{cls.__name__}"
+            known = self._by_name.get(name)
+            if known is not None:
+                if known.cls is cls:
+                    continue
+                raise CodecError("core.codec_name_taken", path=name, type=repr(cls))
+            info = _describe_class(name, cls)
+            self._by_name[name] = info
+            self._by_class[cls] = info
+
+    def names(self) -> tuple[str, ...]:
+        """Every registered name, sorted."""
+        return tuple(sorted(self._by_name))
+
+    def type_name(self, cls: type) -> str:
+        """The codec name of ``cls``; ``CodecError`` if it is not registered."""
+        info = self._by_class.get(cls)
+        if info is None:
+            raise CodecError("core.codec_not_registered", path="$", type=_qualname(cls))
+        return info.name
+
+    def class_named(self, name: str) -> type:
+        """The class registered as ``name``; ``CodecError`` if none is."""
+        info = self._by_name.get(name)
+        if info is None:
+            raise CodecError("core.codec_unknown_type", path="$", type=repr(name))
+        return info.cls
+
+    def _name_or_qualname(self, cls: type) -> str:
+        info = self._by_class.get(cls)
+        return info.name if info is not None else _qualname(cls)
+
+    def check(self) -> None:
+        """Refuse (``CodecError``) a registered class whose fields name a dataclass that is not
+        registered: every value reachable from a registered class can then be stored."""
+        for info in self._by_name.values():
+            for field, tp in info.fields:
+                for cls in t.dataclasses_in(tp):
+                    if cls not in self._by_class:
+                        raise CodecError(
+                            "core.codec_not_registered",
+                            path=f"{info.name}.{field}",
+                            type=_qualname(cls),
+                        )
+
+    # -- encoding ---------------------------------------------------------------------------
+
+    def encode(self, value: object) -> dict[str, Any]:
+        """``value`` (an instance of a registered dataclass) as a JSON-ready ``dict``.
+
+        Refuses (``CodecError``) an unregistered class or a field value that does not fit its
+        declared type (what could not be read back is never written).
+        """
+        return self._encode_object(value, "$")
+
+    def _info_of(self, value: object, path: str) -> _Info:
+        info = self._by_class.get(type(value))
+        if info is None:
+            raise CodecError("core.codec_not_registered", path=path, type=_qualname(type(value)))
+        return info
+
+    def _encode_object(self, value: object, path: str) -> dict[str, Any]:
+        info = self._info_of(value, path)
+        out: dict[str, Any] = {_TYPE: info.name, _VERSION: info.version}
+        for field, tp in info.fields:
+            item = getattr(value, field)
+            where = f"{path}.{field}"
+            if field in info.rules_fields and item is not None:
+                config_id = getattr(value, "config_id", None)
+                if not isinstance(config_id, str):
+                    raise CodecError(
+                        "core.codec_wrong_value",
+                        path=f"{path}.config_id",
+                        expected="str",
+                        got=t.describe(config_id),
+                    )
+                if not isinstance(item, t.non_none(tp)):
+                    raise _wrong(where, tp, item)
+                out[field] = {"config_id": config_id, "sha256": self.sha256(item)}
+            else:
+                out[field] = t.encode_value(item, tp, where, self._encode_object, self.type_name)
+        return out
+
+    def canonical_bytes(self, value: object) -> bytes:
+        """The canonical UTF-8 JSON of ``value`` (encoded first when it is a dataclass):
+        sorted keys, no insignificant whitespace. Refuses (``CodecError``) what JSON cannot
+        hold (a float NaN, an object)."""
+        data = self.encode(value) if dataclasses.is_dataclass(value) else value
+        try:
+            text = json.dumps(
+                data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+            )
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise CodecError("core.codec_not_json", path="$", got=str(exc)) from None
+        return text.encode("utf-8")
+
+    def sha256(self, value: object) -> str:
+        """SHA-256 (hex) of :meth:`canonical_bytes`."""
+        return hashlib.sha256(self.canonical_bytes(value)).hexdigest()
+
+    # -- decoding ---------------------------------------------------------------------------
+
+    def decode(
+        self,
+        payload: object,
+        *,
+        rules: RulesResolver | None = None,
+        expect: type | tuple[type, ...] | None = None,
+    ) -> Any:
+        """The value ``payload`` (an :meth:`encode` result) stands for.
+
+        ``rules`` resolves the rules references of events (see the module docstring);
+        ``expect`` optionally restricts the top-level class. Refuses (``CodecError`` naming the
+        path) anything else: not an object, an unknown type, a missing or extra field, a wrong
+        value, a newer schema version, bad card text, rules that do not match.
+        """
+        allowed = (expect,) if isinstance(expect, type) else expect
+        try:
+            return _Decoder(self, rules).tagged(payload, "$", allowed)
+        except RecursionError:
+            raise CodecError("core.codec_too_deep", path="$") from None
+
+
+class _Decoder:
+    """One decode call: the registry, the rules resolver and the rules digests seen."""
+
+    def __init__(self, registry: Registry, rules: RulesResolver | None) -> None:
+        self.registry = registry
+        self.rules = rules
+        self.digests: dict[int, tuple[object, str]] = {}
+
+    def tagged(self, payload: object, path: str, allowed: tuple[type, ...] | None) -> Any:
+        if not isinstance(payload, dict):
+            raise CodecError("core.codec_not_object", path=path, got=t.describe(payload))
+        name = payload.get(_TYPE)
+        if not isinstance(name, str):
+            raise CodecError("core.codec_no_type", path=path, got=t.describe(name))
+        info = self.registry._by_name.get(name)
+        if info is None:
+            raise CodecError("core.codec_unknown_type", path=path, type=repr(name))
+        if allowed is not None and not issubclass(info.cls, allowed):
+            expected = " or ".join(self.registry._name_or_qualname(c) for c in allowed)
+            raise CodecError("core.codec_unexpected_type", path=path, expected=expected, type=name)
+        fields = self._versioned(payload, info, path)
+        unknown = sorted(str(k) for k in fields if k not in {f for f, _ in info.fields})
+        if unknown:
+            raise CodecError("core.codec_extra_field", path=path, type=name, field=unknown[0])
+        missing = sorted(info.required - fields.keys())
+        if missing:
+            raise CodecError("core.codec_missing_field", path=path, type=name, field=missing[0])
+        kwargs: dict[str, Any] = {}
+        refs: dict[str, str] = {}
+        for field, tp in info.fields:
+            if field not in fields:
+                continue
+            where = f"{path}.{field}"
+            if field in info.rules_fields and fields[field] is not None:
+                kwargs[field], refs[field] = self._rules(fields[field], tp, where)
+            else:
+                kwargs[field] = t.decode_value(fields[field], tp, where, self)
+        for field, config_id in refs.items():
+            if kwargs.get("config_id") != config_id:
+                raise CodecError(
+                    "core.codec_rules_config_mismatch",
+                    path=f"{path}.{field}",
+                    ref=config_id,
+                    config_id=t.describe(kwargs.get("config_id")),
+                )
+        try:
+            return info.cls(**kwargs)
+        except CodecError:
+            raise
+        except MacauTablesError as exc:
+            raise CodecError("core.codec_refused", path=path, type=name, detail=str(exc)) from None
+        except Exception as exc:  # the class's own validation: any refusal is the payload's
+            detail = f"{type(exc).__name__}: {exc}"
+            raise CodecError("core.codec_refused", path=path, type=name, detail=detail) from None
+
+    def _versioned(self, payload: dict[Any, Any], info: _Info, path: str) -> dict[Any, Any]:
+        version = payload.get(_VERSION)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise CodecError(
+                "core.codec_bad_version", path=path, type=info.name, got=t.describe(version)
+            )
+        fields = {k: v for k, v in payload.items() if k not in (_TYPE, _VERSION)}
+        if version > info.version:
+            raise CodecError(
+                "core.codec_newer_version",
+                path=path,
+                type=info.name,
+                version=version,
+                known=info.version,
+            )
+        if version < info.version:
+            migrate = getattr(info.cls, "__codec_migrate__", None)
+            if migrate is None:
+                raise CodecError(
+                    "core.codec_older_version",
+                    path=path,
+                    type=info.name,
+                    version=version,
+                    known=info.version,
+                )
+            try:
+                fields = dict(migrate(fields, version))
+            except Exception as exc:
+                raise CodecError(
+                    "core.codec_refused", path=path, type=info.name, detail=str(exc)
+                ) from None
+        return fields
+
+    def _rules(self, payload: object, tp: Any, path: str) -> tuple[Any, str]:
+        if not isinstance(payload, dict) or set(payload) != _REF_KEYS:
+            raise CodecError(
+                "core.codec_wrong_value",
+                path=path,
+                expected='{"config_id", "sha256"}',
+                got=t.describe(payload),
+            )
+        config_id, digest = payload["config_id"], payload["sha256"]
+        if not isinstance(config_id, str) or not isinstance(digest, str):
+            raise CodecError(
+                "core.codec_wrong_value",
+                path=path,
+                expected="config_id and sha256 texts",
+                got=t.describe(payload),
+            )
+        if self.rules is None:
+            raise CodecError("core.codec_rules_needed", path=path, config_id=config_id)
+        try:
+            if isinstance(self.rules, Mapping):
+                found = self.rules.get(config_id)
+            else:
+                found = self.rules(config_id)
+        except Exception:  # a resolver that cannot find the configuration
+            found = None
+        if found is None:
+            raise CodecError("core.codec_rules_unknown", path=path, config_id=config_id)
+        if not isinstance(found, t.non_none(tp)) or self._digest(found) != digest:
+            raise CodecError("core.codec_rules_mismatch", path=path, config_id=config_id)
+        return found, config_id
+
+    def _digest(self, rules: object) -> str:
+        seen = self.digests.get(id(rules))
+        if seen is None:
+            seen = (rules, self.registry.sha256(rules))
+            self.digests[id(rules)] = seen
+        return seen[1]
+
+    def class_named(self, name: object, path: str) -> type:
+        info = self.registry._by_name.get(name) if isinstance(name, str) else None
+        if info is None:
+            raise CodecError("core.codec_unknown_type", path=path, type=t.describe(name))
+        return info.cls
+
+
+def _qualname(cls: object) -> str:
+    module = getattr(cls, "__module__", "")
+    name = getattr(cls, "__qualname__", None) or repr(cls)
+    return f"{module}.{name}" if module else str(name)
+
+
+def _wrong(path: str, tp: Any, value: object) -> CodecError:
+    return CodecError(
+        "core.codec_wrong_value", path=path, expected=t.type_label(tp), got=t.describe(value)
+    )
+
+
+def _describe_class(name: str, cls: type) -> _Info:
+    try:
+        hints = t.resolve_hints(cls)
+    except Exception as exc:
+        raise CodecError("core.codec_unresolved_hints", path=name, detail=str(exc)) from None
+    fields: list[tuple[str, Any]] = []
+    required: set[str] = set()
+    rules_fields: set[str] = set()
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        if f.name in (_TYPE, _VERSION):
+            raise CodecError("core.codec_reserved_field", path=f"{name}.{f.name}")
+        tp = hints[f.name]
+        if t.is_rules_field(tp, is_rules_type):
+            if "config_id" not in names:
+                raise CodecError("core.codec_rules_without_config_id", path=f"{name}.{f.name}")
+            rules_fields.add(f.name)
+        else:
+            t.check_type(tp, f"{name}.{f.name}", is_rules_type)
+        fields.append((f.name, tp))
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.add(f.name)
+    version = getattr(cls, "__codec_version__", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise CodecError("core.codec_bad_version", path=name, type=name, got=t.describe(version))
+    return _Info(name, cls, version, tuple(fields), frozenset(required), frozenset(rules_fields))
+
+
+# -- the default registry ---------------------------------------------------------------------
+
+_DEFAULT: Registry | None = None
+
+
+def core_types() -> tuple[type, ...]:
+    """The core types the default registry holds (namespace ``core``)."""
+    from . import approvals, jackpot, ledger, rng, rounds
+
+    return (
+        jackpot.Meter,
+        jackpot.AwardSplit,
+        jackpot.Award,
+        jackpot.JackpotResult,
+        approvals.Approval,
+        rng.ShoeCommitment,
+        rng.ShoeReveal,
+        rounds.WagerResult,
+        rounds.Audience,
+        rounds.Due,
+        rounds.Expected,
+        ledger.Account,
+        ledger.Posting,
+    )
+
+
+def default_registry() -> Registry:
+    """The registry :func:`encode` and :func:`decode` use: the core types (``core``), then each
+    game package's ``CODEC_TYPES`` (built on first use)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        registry = Registry()
+        registry.register("core", core_types())
+        for game in GAME_PACKAGES:
+            module = importlib.import_module(f"{__package__}.{game}")
+            registry.register(game, getattr(module, "CODEC_TYPES", ()))
+        _DEFAULT = registry
+    return _DEFAULT
+
+
+def register(namespace: str, types: Iterable[type]) -> None:
+    """Register ``types`` in the default registry as ``"<namespace>.<ClassName>"``."""
+    default_registry().register(namespace, types)
+
+
+def type_name(cls: type) -> str:
+    """The codec name of ``cls`` (``"core.Meter"``)."""
+    return default_registry().type_name(cls)
+
+
+def encode(value: object) -> dict[str, Any]:
+    """``value`` as a JSON-ready ``dict`` (see the module docstring); ``CodecError`` for a
+    value that is not a registered dataclass or does not fit its annotations."""
+    return default_registry().encode(value)
+
+
+def decode(
+    payload: object,
+    *,
+    rules: RulesResolver | None = None,
+    expect: type | tuple[type, ...] | None = None,
+) -> Any:
+    """The value :func:`encode` wrote as ``payload``; ``CodecError`` naming the path for
+    anything else (see :meth:`Registry.decode`)."""
+    return default_registry().decode(payload, rules=rules, expect=expect)
+
+
+def canonical_bytes(value: object) -> bytes:
+    """``json.dumps(encode(value) if it is a dataclass else value, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)`` as UTF-8: the bytes to hash or sign."""
+    return default_registry().canonical_bytes(value)
+
+
+def sha256(value: object) -> str:
+    """SHA-256 (hex) of :func:`canonical_bytes` of ``value``."""
+    return default_registry().sha256(value)
