@@ -58,6 +58,7 @@ import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Final
 
 from . import _codec_types as t
@@ -107,14 +108,14 @@ class RulesRef:
     config_id: str
     sha256: str
 
-    def matches(self, rules: object) -> bool:
+    def matches(self, rules: object, registry: Registry | None = None) -> bool:
         """Whether ``rules`` is the configuration referred to (same digest)."""
-        return sha256(rules) == self.sha256
+        return (registry or default_registry()).sha256(rules) == self.sha256
 
 
-def rules_ref(rules: object, config_id: str) -> RulesRef:
+def rules_ref(rules: object, config_id: str, registry: Registry | None = None) -> RulesRef:
     """The reference to ``rules`` under ``config_id`` (what an event stores instead of them)."""
-    return RulesRef(config_id, sha256(rules))
+    return RulesRef(config_id, (registry or default_registry()).sha256(rules))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +142,11 @@ class Registry:
         self._by_class: dict[type, _Info] = {}
 
     def register(self, namespace: str, types: Iterable[type]) -> None:
-        """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op)."""
+        """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op;
+        an ``Enum`` class is accepted and needs nothing: it is stored by value)."""
         for cls in types:
+            if isinstance(cls, type) and issubclass(cls, Enum):
+                continue
             if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
                 raise CodecError("core.codec_not_dataclass", path=namespace, type=repr(cls))
             name = f"{namespace}.{cls.__name__}"
