@@ -21,10 +21,11 @@ from macau_tables.caribbean.actions import (
     Showdown,
 )
 from macau_tables.caribbean.events import AntePlaced, CardDealt, RoundOpened
-from macau_tables.caribbean.round import DEALER, CaribbeanRound, Phase, deal_order
+from macau_tables.caribbean.round import CaribbeanRound, Phase, deal_order
 from macau_tables.caribbean.rules import DealingProcedure
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Meter
+from macau_tables.rounds import DEALER, Audience, DueKind
 
 from .test_round_support import (
     OPENING,
@@ -77,7 +78,7 @@ def test_shoe_deals_one_card_at_a_time_dealer_last_CSP_7_1() -> None:
     r = dealing_round(DealingProcedure.SHOE, (5, 2, 3))
     assert r.deal_order == (2, 3, 5, DEALER) * 5
     for card in SEQUENCE:
-        assert r.expected_next().next_card_to == r.deal_order[r.dealt]
+        assert r.expected_next().due[0].position == r.deal_order[r.dealt]
         r, (event,) = r.apply(DealCard(card))
         assert isinstance(event, CardDealt)
     hands = {b: " ".join(str(c) for c in r.box(b).cards) for b in (2, 3, 5)}  # type: ignore[union-attr]
@@ -107,7 +108,7 @@ def test_same_sequence_same_hands_CSP_7() -> None:
             a, _ = a.apply(DealCard(card))
             b, _ = b.apply(DealCard(card))
         assert a == b
-    assert deal_order(DealingProcedure.SHOE, [3]) == (3, 0) * 5
+    assert deal_order(DealingProcedure.SHOE, [3]) == (3, DEALER) * 5
 
 
 def test_deal_to_wrong_position_refused_CSP_7() -> None:
@@ -144,7 +145,9 @@ def test_sixth_card_refused_CSP_7() -> None:
         r, _ = r.apply(DealCard(card))
     e = refused(r, DealCard("9s", to=1), "CSP-7.2")
     assert "sixth" in e.message and "misdeal, CSP-11.1" in e.message
-    r = deal(dealing_round(DealingProcedure.SHOE, (1,)), {1: "As Ks Qs Js Ts", 0: "2c 3c 4c 5c 7d"})
+    r = deal(
+        dealing_round(DealingProcedure.SHOE, (1,)), {1: "As Ks Qs Js Ts", DEALER: "2c 3c 4c 5c 7d"}
+    )
     assert r.phase is Phase.DECIDING
     e = refused(r, DealCard("9s"), "CSP-7.1")
     assert "sixth" in e.message and "misdeal, CSP-11.1" in e.message
@@ -290,7 +293,7 @@ def test_dealt_to_empty_box_dead_hand_round_goes_on_CSP_11_3() -> None:
     refused(r, DealtToEmptyBox(5, ()), "CSP-11.3")
     r, _ = r.apply(DealtToEmptyBox(5, ("2c", "3c")))
     assert r.dead_hands[0].cards == tuple(parse_cards("2c 3c"))
-    assert r.expected_next().next_card_to == 2  # the deal goes on where it was
+    assert r.expected_next().due[0].position == 2  # the deal goes on where it was
     refused(r, DealCard("2c"), "CSP-1")
     refused(r, DealtToEmptyBox(5, ("4c",)), "CSP-11.3")
 
@@ -302,31 +305,42 @@ def test_expected_next() -> None:
     """CSP-6, CSP-7: what a round expects next (betting, dealing, decisions)."""
     r = new_round()
     exp = r.expected_next()
-    assert exp.phase is Phase.BETTING and CloseBetting not in exp.commands
+    assert exp.phase == Phase.BETTING and CloseBetting not in exp.commands
+    assert [d.kind for d in exp.due] == [DueKind.WAGERS]
     r, _ = r.apply(PlaceAnte(2, "a", UNIT))
     assert CloseBetting in r.expected_next().commands
     r = decided_round()
     exp = r.expected_next()
-    assert exp.pending_decisions == (1, 4) and Raise in exp.commands
-    assert Showdown not in exp.commands
+    assert [(d.kind, d.position, d.player) for d in exp.due] == [
+        (DueKind.DECISION, 1, player(1)),
+        (DueKind.DECISION, 4, player(4)),
+    ]
+    assert Raise in exp.commands and Showdown not in exp.commands
+    r, _ = r.apply(Raise(1, player(1), 2 * UNIT))
+    r, _ = r.apply(Fold(4, player(4)))
+    exp = r.expected_next()
+    assert [d.kind for d in exp.due] == [DueKind.SETTLEMENT] and Showdown in exp.commands
+    r, _ = r.apply(Showdown(r.rules.new_meter()))
+    assert r.expected_next().due == () and r.expected_next().commands == ()
 
 
 def test_player_view_shows_only_own_cards_and_up_card_CSP_6_5_CSP_12() -> None:
     r = decided_round()
-    view = r.view_for_player(1)
-    assert view.cards == tuple(parse_cards(HANDS3[1]))
+    view = r.view(Audience.of_player(player(1)))
+    assert view.box == 1 and view.cards == tuple(parse_cards(HANDS3[1]))
     dealer = parse_cards(HANDS3[DEALER])
     assert view.dealer_cards == (None, None, None, None, dealer[4])
     other = set(parse_cards(HANDS3[4]))
     assert not other & set(view.cards)
-    empty = r.view_for_player(2)
-    assert empty.cards == () and empty.player is None
+    empty = r.view(Audience.of_player(player(2)))
+    assert empty.cards == () and empty.box is None
     r, _ = r.apply(Raise(1, player(1), 2 * UNIT))
     r, _ = r.apply(Fold(4, player(4)))
     r, _ = r.apply(Showdown(r.rules.new_meter()))
-    assert r.view_for_player(4).dealer_cards == tuple(dealer)  # revealed at showdown
-    assert r.view_for_player(4).cards == tuple(parse_cards(HANDS3[4]))
-    assert {w.box for w in r.view_for_player(4).results} == {4}
+    four = r.view(Audience.of_player(player(4)))
+    assert four.dealer_cards == tuple(dealer)  # revealed at showdown
+    assert four.cards == tuple(parse_cards(HANDS3[4]))
+    assert {w.spot for w in four.results} == {"box 4"}
 
 
 def test_replay_rebuilds_identical_round() -> None:

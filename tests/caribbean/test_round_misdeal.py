@@ -17,11 +17,12 @@ from macau_tables.caribbean.actions import (
     Void,
 )
 from macau_tables.caribbean.events import CardExposed, RoundVoided
-from macau_tables.caribbean.round import DEALER, CaribbeanRound, Phase
+from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.rules import DealingProcedure
-from macau_tables.caribbean.settlement import CarriedWager, Outcome, Settlement, WagerKind
+from macau_tables.caribbean.settlement import CarriedWager, Settlement, WagerKind
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Meter
+from macau_tables.rounds import DEALER, Audience, Outcome
 
 from .test_round import refused
 from .test_round_support import (
@@ -48,12 +49,12 @@ def assert_void_returns_everything(r: CaribbeanRound, rule: str) -> Settlement:
     s = r.settlement
     assert s is not None and s.voided and s.jackpot is None
     for w in s.wagers:
-        if w.kind is WagerKind.JACKPOT:
+        if w.kind == WagerKind.JACKPOT:
             assert w.outcome is Outcome.CARRIED_OVER and w.paid == 0
         else:
             assert w.outcome is Outcome.RETURNED and w.paid == w.stake
     assert s.players_net == s.house_net == s.meter_net == 0
-    assert set(r.carried_jackpot_wagers()) == {
+    assert set(r.carried_out()) == {
         CarriedWager(b.box, b.player, b.jackpot) for b in r.boxes if b.jackpot
     }
     assert CaribbeanRound.replay(r.events) == r
@@ -67,7 +68,7 @@ def test_one_box_card_exposed_round_stands_CSP_11_2() -> None:
     assert events == (CardExposed(parse_cards("As")[0], 1),)
     assert r.phase is Phase.DEALING
     # another player's view never shows it (CSP-12)
-    assert r.view_for_player(3).cards == ()
+    assert r.view(Audience.of_player(player(3))).cards == ()
 
 
 def test_dealer_card_exposed_stays_up_rest_face_down_CSP_11_2() -> None:
@@ -79,7 +80,7 @@ def test_dealer_card_exposed_stays_up_rest_face_down_CSP_11_2() -> None:
     r = deal_rest(r)
     # the dealer's fifth card is dealt face down after a dealer card was exposed
     assert r.dealer_face_up == (True, False, False, False, False)
-    view = r.view_for_player(1)
+    view = r.view(Audience.of_player(player(1)))
     assert view.dealer_cards == (parse_cards("5c")[0], None, None, None, None)
 
 
@@ -107,7 +108,7 @@ def test_exposure_after_the_last_card_is_handled_as_while_dealing_CSP_11_2() -> 
     r, _ = r.apply(ReportExposedCard("Ac"))  # the dealer's first, face-down card
     assert r.phase is Phase.DECIDING and r.dealer_face_up == (True, False, False, False, True)
     for box in (1, 3, 5):
-        assert r.view_for_player(box).dealer_cards[0] == parse_cards("Ac")[0]
+        assert r.view(Audience.of_player(player(box))).dealer_cards[0] == parse_cards("Ac")[0]
     r2, _ = r.apply(Raise(1, player(1), 2 * UNIT))
     assert r2.phase is Phase.DECIDING
     r3, events = r2.apply(ReportExposedCard("9h"))
@@ -159,8 +160,8 @@ def test_void_after_raise_returns_the_raise_CSP_11_4() -> None:
 
 def test_carried_jackpot_wager_counts_as_placed_next_round_CSP_11_1() -> None:
     r, _ = shoe_round().apply(ShufflerFailure())
-    carried = r.carried_jackpot_wagers()
-    nxt = CaribbeanRound.new(r.rules, "r2", OPENING, carried_jackpot_wagers=carried)
+    carried = r.carried_out()
+    nxt = CaribbeanRound.new(r.rules, "r2", OPENING, carried=carried)
     assert nxt.box(1).jackpot == UNIT and nxt.box(1).jackpot_carried  # type: ignore[union-attr]
     # the box is reserved for its player, who still places an ante (CSP-10.1)
     refused(nxt, PlaceAnte(1, "stranger", UNIT), "CSP-6.1")
@@ -177,7 +178,7 @@ def test_carried_jackpot_wager_counts_as_placed_next_round_CSP_11_1() -> None:
     assert s is not None and s.players_net + s.house_net + s.meter_net == 0
     assert s.wager(1, WagerKind.JACKPOT).outcome is Outcome.WON  # type: ignore[union-attr]
     assert s.wager(3, WagerKind.JACKPOT).outcome is Outcome.CARRIED_OVER  # type: ignore[union-attr]
-    assert nxt.carried_jackpot_wagers() == (CarriedWager(3, player(3), UNIT),)
+    assert nxt.carried_out() == (CarriedWager(3, player(3), UNIT),)
 
 
 @pytest.mark.parametrize(
@@ -191,4 +192,4 @@ def test_carried_jackpot_wager_counts_as_placed_next_round_CSP_11_1() -> None:
 )
 def test_bad_carried_wagers_refused_CSP_11_1(carried: tuple[CarriedWager, ...]) -> None:
     with pytest.raises(RuleViolation):
-        CaribbeanRound.new(make_rules(), "r", OPENING, carried_jackpot_wagers=carried)
+        CaribbeanRound.new(make_rules(), "r", OPENING, carried=carried)

@@ -34,8 +34,9 @@ from macau_tables.caribbean.actions import (
 from macau_tables.caribbean.hands import evaluate
 from macau_tables.caribbean.round import CaribbeanRound, Phase, deal_order
 from macau_tables.caribbean.rules import DealingProcedure, jackpot_combination
-from macau_tables.caribbean.settlement import CarriedWager, Outcome, WagerKind
+from macau_tables.caribbean.settlement import CarriedWager, WagerKind, box_of
 from macau_tables.jackpot import Combination, Meter
+from macau_tables.rounds import Audience, Outcome
 
 from .test_round_support import SEED, UNIT, make_rules, new_round, player
 
@@ -179,7 +180,7 @@ def check_jackpot_awards(r: CaribbeanRound, s: Script) -> None:
 def check_views(r: CaribbeanRound) -> None:
     """CSP-6.5 / CSP-12: own cards, dealer's face-up cards; nothing else before showdown."""
     for box in range(1, 8):
-        view = r.view_for_player(box)
+        view = r.view(Audience.of_player(player(box)))
         own = r.box(box)
         assert view.cards == (own.cards if own else ())
         others = {c for b in r.boxes if b.box != box for c in b.cards}
@@ -214,7 +215,7 @@ def test_random_rounds_conserve_money_replay_and_redact(fault: str, stage: str, 
     rules = RULES[s.procedure]
     meter = Meter(s.meter, SEED)
     carried = [CarriedWager(b, player(b), UNIT) for b in s.carried]
-    r = new_round(rules, carried_jackpot_wagers=carried)
+    r = new_round(rules, carried=carried)
     cmds = commands(s, meter)
     for i, cmd in enumerate(cmds):
         if i == s.fault_at[stage]:
@@ -245,18 +246,18 @@ def test_random_rounds_conserve_money_replay_and_redact(fault: str, stage: str, 
     assert set(s.carried) <= jackpot_boxes <= set(s.jackpots) | set(s.carried)
     if r.phase is Phase.SETTLED:
         assert jackpot_boxes == set(s.jackpots) | set(s.carried)
-    assert {w.box for w in settlement.wagers if w.kind is WagerKind.JACKPOT} == jackpot_boxes
+    assert {box_of(w) for w in settlement.wagers if w.kind == WagerKind.JACKPOT} == jackpot_boxes
     # replay equals the live round
     assert CaribbeanRound.replay(r.events) == r
     check_views(r)
     if r.phase is Phase.VOID:
         # CSP-11.1 / CSP-11.4: every ante/raise returned, every jackpot wager carried over
         for w in settlement.wagers:
-            if w.kind is WagerKind.JACKPOT:
+            if w.kind == WagerKind.JACKPOT:
                 assert w.outcome is Outcome.CARRIED_OVER
             else:
                 assert w.outcome is Outcome.RETURNED and w.paid == w.stake
-        assert {c.box for c in r.carried_jackpot_wagers()} == jackpot_boxes
+        assert {c.box for c in r.carried_out()} == jackpot_boxes
         assert settlement.players_net == 0 and settlement.meter_net == 0
     else:
         assert settlement.jackpot is not None
@@ -265,14 +266,15 @@ def test_random_rounds_conserve_money_replay_and_redact(fault: str, stage: str, 
         assert after == meter.amount + settlement.meter_net
         check_jackpot_awards(r, s)
         for w in settlement.wagers:
-            if w.box not in s.antes:
+            box = box_of(w)
+            if box not in s.antes:
                 # CSP-11.1: a carried wager whose player took no ante is carried again
-                assert w.kind is WagerKind.JACKPOT and w.outcome is Outcome.CARRIED_OVER
+                assert w.kind == WagerKind.JACKPOT and w.outcome is Outcome.CARRIED_OVER
                 continue
             assert w.outcome is not Outcome.CARRIED_OVER
-            if w.kind is WagerKind.JACKPOT and w.outcome is Outcome.WON:
-                assert s.decisions[w.box] == "raise"  # CSP-6.7: never on a folded box
-            if s.decisions[w.box] != "raise" and w.kind is not WagerKind.JACKPOT:
+            if w.kind == WagerKind.JACKPOT and w.outcome is Outcome.WON:
+                assert s.decisions[box] == "raise"  # CSP-6.7: never on a folded box
+            if s.decisions[box] != "raise" and w.kind != WagerKind.JACKPOT:
                 assert w.outcome is Outcome.LOST
-        carried_again = {c.box for c in r.carried_jackpot_wagers()}
+        carried_again = {c.box for c in r.carried_out()}
         assert carried_again == set(s.carried) - set(s.antes)

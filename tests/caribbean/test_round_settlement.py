@@ -9,8 +9,9 @@ import pytest
 
 from macau_tables.caribbean.hands import HandCategory
 from macau_tables.caribbean.round import CaribbeanRound, Phase
-from macau_tables.caribbean.settlement import BoxOutcome, Outcome, Settlement, WagerKind
+from macau_tables.caribbean.settlement import BoxOutcome, Settlement, WagerKind
 from macau_tables.jackpot import Combination, Meter
+from macau_tables.rounds import Outcome
 
 from .test_round_support import FIXED, SEED, UNIT, make_rules, play
 
@@ -56,7 +57,7 @@ def assert_balanced(s: Settlement) -> None:
     if s.jackpot is not None:
         j = s.jackpot
         assert j.meter_after.amount == j.meter_before.amount - j.meter_paid + j.seed_funding
-        paid = sum(w.paid for w in s.wagers if w.kind is WagerKind.JACKPOT)
+        paid = sum(w.paid for w in s.wagers if w.kind == WagerKind.JACKPOT)
         assert paid == j.total_paid
 
 
@@ -139,7 +140,7 @@ def test_fold_loses_ante_and_jackpot_wager_CSP_6_7() -> None:
     assert s.wager(1, WagerKind.RAISE) is None
     assert (ante.outcome, ante.paid) == (Outcome.LOST, 0)  # type: ignore[union-attr]
     assert (jackpot.outcome, jackpot.paid) == (Outcome.LOST, 0)  # type: ignore[union-attr]
-    assert (jackpot.to_meter, jackpot.to_house) == (70, 30)  # type: ignore[union-attr]
+    assert (jackpot.meter, jackpot.house) == (70, 30)  # type: ignore[union-attr]
     assert s.jackpot is not None and s.jackpot.awards == ()
     assert s.jackpot.meter_after == Meter(8_000_070, SEED)
     assert s.boxes[0].outcome is BoxOutcome.FOLDED
@@ -204,5 +205,5 @@ def test_contribution_share_rounds_down_CSP_10() -> None:
     rules = make_rules(jackpot_contribution=Fraction(1, 3))
     s = settled(play({1: "9h 9d 7s 5c 3d"}, DEALER_AK, jackpots=(1,), rules=rules))
     jackpot = s.wager(1, WagerKind.JACKPOT)
-    assert (jackpot.to_meter, jackpot.to_house) == (33, 67)  # type: ignore[union-attr]
+    assert (jackpot.meter, jackpot.house) == (33, 67)  # type: ignore[union-attr]
     assert s.meter_net == 33

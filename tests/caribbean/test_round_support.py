@@ -17,9 +17,10 @@ from macau_tables.caribbean.actions import (
     PlaceJackpotWager,
     Raise,
 )
-from macau_tables.caribbean.round import DEALER, CaribbeanRound
+from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from macau_tables.jackpot import Meter
+from macau_tables.rounds import DEALER, Dealer
 
 OPENING = date(2026, 12, 10)  # a Thursday
 UNIT = 100
@@ -81,14 +82,14 @@ def bet(
     return r
 
 
-def cards_for(r: CaribbeanRound, hands: Mapping[int, str]) -> list[Card]:
-    """The card sequence that gives each position (box, DEALER=0) its hand under the round's
+def cards_for(r: CaribbeanRound, hands: Mapping[int | Dealer, str]) -> list[Card]:
+    """The card sequence that gives each position (box, DEALER) its hand under the round's
     dealing order (works for both procedures)."""
     queues = {pos: parse_cards(text) for pos, text in hands.items()}
     return [queues[pos].pop(0) for pos in r.deal_order]
 
 
-def deal(r: CaribbeanRound, hands: Mapping[int, str]) -> CaribbeanRound:
+def deal(r: CaribbeanRound, hands: Mapping[int | Dealer, str]) -> CaribbeanRound:
     for card in cards_for(r, hands):
         r, _ = r.apply(DealCard(card))
     return r

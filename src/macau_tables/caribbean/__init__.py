@@ -1,4 +1,14 @@
-"""Caribbean Stud Poker (聯獎撲克), Dispatch 61/2004 (SPEC CSP-1 … CSP-13)."""
+"""Caribbean Stud Poker (聯獎撲克), Dispatch 61/2004 (docs/rules.md CSP-1 … CSP-13).
+
+:class:`CaribbeanRound` satisfies the shared round contract (:mod:`macau_tables.rounds`).
+:data:`CODEC_TYPES` lists every type of this game that :mod:`macau_tables.codec` stores or
+sends as ``"caribbean.<ClassName>"``: the commands, the events, the settlement values, the
+views, the rules with their nested settings, and the game's enums. Shared core types
+(``Card``, ``Meter``, ``JackpotResult``, ``Award``, ``Approval``, ``WagerResult``, ``DEALER``,
+``Outcome``, ``Role``) are registered by the codec itself.
+"""
+
+from typing import Final
 
 from .actions import (
     CloseBetting,
@@ -12,11 +22,25 @@ from .actions import (
     Raise,
     ReportExposedCard,
     ReportMisdeal,
+    ReturnCarriedWager,
     Showdown,
     ShufflerFailure,
     Void,
 )
-from .events import Event
+from .events import (
+    AntePlaced,
+    BettingClosed,
+    CardDealt,
+    CardExposed,
+    CarriedWagerReturned,
+    DeadHandDealt,
+    DecisionMade,
+    Event,
+    JackpotWagerPlaced,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+)
 from .hands import (
     QUALIFYING_STRENGTH,
     RANKINGS,
@@ -30,48 +54,127 @@ from .hands import (
     qualifies,
     strength_category,
 )
-from .round import DEALER, CaribbeanRound, Expected, Phase, PlayerView
+from .round import CaribbeanRound
 from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
-from .settlement import CarriedWager, Outcome, Settlement, WagerKind, WagerResult
+from .settlement import BoxOutcome, BoxResult, CarriedWager, Settlement, WagerKind
+from .state import BoxState, Phase, deal_order
+from .views import BoxView, DeadHandView, PlayerView, PublicView, TableView
 
 __all__ = [
-    "DEALER",
+    "CODEC_TYPES",
+    "COMMANDS",
+    "EVENTS",
     "QUALIFYING_STRENGTH",
     "RANKINGS",
+    "AntePlaced",
+    "BettingClosed",
+    "BoxOutcome",
+    "BoxResult",
+    "BoxState",
+    "BoxView",
+    "CardDealt",
+    "CardExposed",
     "CaribbeanRound",
     "CaribbeanRules",
     "CarriedWager",
+    "CarriedWagerReturned",
     "CloseBetting",
     "Command",
+    "DeadHandDealt",
+    "DeadHandView",
     "DealCard",
     "DealingProcedure",
     "DealtToEmptyBox",
+    "DecisionMade",
     "DecisionTimeout",
     "Event",
-    "Expected",
     "Fold",
     "HandCategory",
     "HandValue",
     "JackpotFixedAwards",
-    "Outcome",
+    "JackpotWagerPlaced",
     "Phase",
     "PlaceAnte",
     "PlaceJackpotWager",
     "PlayerView",
+    "PublicView",
     "Raise",
     "Ranking",
     "ReportExposedCard",
     "ReportMisdeal",
+    "ReturnCarriedWager",
+    "RoundOpened",
+    "RoundSettled",
+    "RoundVoided",
     "Settlement",
     "Showdown",
     "ShufflerFailure",
+    "TableView",
     "Void",
     "WagerKind",
-    "WagerResult",
     "compare",
+    "deal_order",
     "dealer_qualifies",
     "evaluate",
     "evaluate_many",
     "qualifies",
     "strength_category",
 ]
+
+COMMANDS: Final[tuple[type, ...]] = (
+    PlaceAnte,
+    PlaceJackpotWager,
+    ReturnCarriedWager,
+    CloseBetting,
+    DealCard,
+    Raise,
+    Fold,
+    DecisionTimeout,
+    Showdown,
+    ReportExposedCard,
+    ReportMisdeal,
+    DealtToEmptyBox,
+    ShufflerFailure,
+    Void,
+)
+"""Every command a :class:`CaribbeanRound` accepts."""
+
+EVENTS: Final[tuple[type, ...]] = (
+    RoundOpened,
+    AntePlaced,
+    JackpotWagerPlaced,
+    CarriedWagerReturned,
+    BettingClosed,
+    CardDealt,
+    CardExposed,
+    DeadHandDealt,
+    DecisionMade,
+    RoundSettled,
+    RoundVoided,
+)
+"""Every event a :class:`CaribbeanRound` writes."""
+
+CODEC_TYPES: Final[tuple[type, ...]] = (
+    *COMMANDS,
+    *EVENTS,
+    # values carried by events
+    CarriedWager,
+    Settlement,
+    BoxResult,
+    # views
+    PlayerView,
+    TableView,
+    BoxView,
+    DeadHandView,
+    PublicView,
+    # the rules and their nested settings
+    CaribbeanRules,
+    JackpotFixedAwards,
+    # enums in the fields above
+    DealingProcedure,
+    Phase,
+    WagerKind,
+    BoxOutcome,
+    HandCategory,
+)
+"""Every Caribbean Stud type :mod:`macau_tables.codec` encodes (names unique in the game)."""

@@ -113,11 +113,9 @@ def evaluate_array(cards: npt.ArrayLike, ranking: str) -> npt.NDArray[np.int64]:
     :func:`macau_tables.caribbean.hands.evaluate_many`, which documents what is refused)."""
     arr = np.asarray(cards)
     if arr.ndim != 2 or arr.shape[1] != 5:
-        raise ParseError(
-            f"expected an (N, 5) array of card indices (one hand per row), got shape {arr.shape}"
-        )
+        raise ParseError("caribbean.array_shape", shape=str(arr.shape))
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ParseError(f"card indices must be integers 0..51, got dtype {arr.dtype}")
+        raise ParseError("caribbean.array_dtype", dtype=str(arr.dtype))
     work = arr if arr.dtype in _NATIVE else arr.astype(np.int64)
     work = np.ascontiguousarray(work)
     plain, flush = _TABLES[ranking]
@@ -129,11 +127,17 @@ def evaluate_array(cards: npt.ArrayLike, ranking: str) -> npt.NDArray[np.int64]:
         values = [int(v) for v in arr[row]]
         for v in values:
             if not 0 <= v <= 51:
-                raise ParseError(f"row {row}: card index {v} is outside 0..51 (row {values})")
+                raise ParseError(
+                    "caribbean.array_index_range", row=row, index=v, values=str(values)
+                )
         for j, v in enumerate(values):
             if v in values[:j]:
                 raise ParseError(
-                    f"row {row}: duplicate card {Card.from_index(v)} (index {v}) in row {values}"
+                    "caribbean.array_duplicate_card",
+                    row=row,
+                    card=Card.from_index(v),
+                    index=v,
+                    values=str(values),
                 )
         raise AssertionError(f"row {row} refused by the kernel without a reason")  # a bug
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import ShoeCommitment
+from ..rounds import Dealer
 
 __all__ = [
     "CloseBetting",
@@ -26,6 +27,7 @@ __all__ = [
     "Raise",
     "ReportExposedCard",
     "ReportMisdeal",
+    "ReturnCarriedWager",
     "Showdown",
     "ShufflerFailure",
     "Void",
@@ -54,6 +56,21 @@ class PlaceJackpotWager:
 
 
 @dataclass(frozen=True, slots=True)
+class ReturnCarriedWager:
+    """CSP-11.1 (documented interpretation): hand back the jackpot wager carried over to
+    ``box`` because its player left the table before this round.
+
+    Accepted only while betting is open, for a carried wager whose box has no ante this round,
+    with the authorising ``supervisor``'s id and a ``reason`` (both non-empty). The stake goes
+    back to the player's wallet (``ledger.carried_back``) and the box is free again.
+    """
+
+    box: int
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class CloseBetting:
     """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante.
 
@@ -70,12 +87,13 @@ class CloseBetting:
 class DealCard:
     """One card leaves the shoe/shuffler (virtual shoe, dealer console, replay).
 
-    The round knows who is due (CSP-7). ``to`` (a box, or 0 for the dealer) is optional: a live
-    console may state where the card went, and a card to anyone else is refused.
+    The round knows who is due (CSP-7). ``to`` (a box, or :data:`~macau_tables.rounds.DEALER`)
+    is optional: a live console may state where the card went, and a card to anyone else is
+    refused.
     """
 
     card: Card | str
-    to: int | None = None
+    to: int | Dealer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +171,7 @@ class Void:
 Command = (
     PlaceAnte
     | PlaceJackpotWager
+    | ReturnCarriedWager
     | CloseBetting
     | DealCard
     | Raise

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..cards import Card
+from ..rounds import Dealer
 from .rules import CaribbeanRules
 from .settlement import CarriedWager, Settlement
 
@@ -18,6 +19,7 @@ __all__ = [
     "BettingClosed",
     "CardDealt",
     "CardExposed",
+    "CarriedWagerReturned",
     "DeadHandDealt",
     "DecisionMade",
     "Event",
@@ -31,14 +33,17 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class RoundOpened:
     """The round opened on ``opening_date`` under ``rules`` after the CSP-13 approval check
-    (``approval_references`` relied on), with jackpot wagers carried over from a void round.
-    The rules travel in the log so that the log alone rebuilds the round."""
+    (``approval_references`` relied on), with jackpot wagers ``carried`` over from a void round
+    (CSP-11.1). The rules travel in the log (in memory) so that the log alone rebuilds the
+    round; stored, they are referred to by ``config_id`` and their hash (:mod:`macau_tables.codec`).
+    """
 
     round_id: str
     rules: CaribbeanRules
+    config_id: str
     opening_date: date
     approval_references: tuple[str, ...]
-    carried_jackpot_wagers: tuple[CarriedWager, ...]
+    carried: tuple[CarriedWager, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,29 +66,31 @@ class JackpotWagerPlaced:
 
 @dataclass(frozen=True, slots=True)
 class BettingClosed:
-    """Betting closed; ``deal_order`` lists the recipient of every card (box, 0 = dealer),
-    fixed by the table's procedure (CSP-7.1 / CSP-7.2); ``shoe_commitment`` the virtual shoe's
-    published commitment (hex), if any."""
+    """Betting closed; ``deal_order`` lists the recipient of every card (a box, or
+    :data:`~macau_tables.rounds.DEALER`), fixed by the table's procedure (CSP-7.1 / CSP-7.2);
+    ``shoe_commitment`` the virtual shoe's published commitment (hex), if any."""
 
-    deal_order: tuple[int, ...]
+    deal_order: tuple[int | Dealer, ...]
     shoe_commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class CardDealt:
-    """A card went to ``to`` (box, 0 = dealer), face up or down (CSP-7, CSP-11.2)."""
+    """A card went to ``to`` (a box or :data:`~macau_tables.rounds.DEALER`), face up or down
+    (CSP-7, CSP-11.2)."""
 
     card: Card
-    to: int
+    to: int | Dealer
     face_up: bool
 
 
 @dataclass(frozen=True, slots=True)
 class CardExposed:
-    """CSP-11.2: one card exposed in error; the round stands. ``position``: box or 0 (dealer)."""
+    """CSP-11.2: one card exposed in error; the round stands. ``position``: a box or
+    :data:`~macau_tables.rounds.DEALER`."""
 
     card: Card
-    position: int
+    position: int | Dealer
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,19 @@ class DecisionMade:
     player: str
     raise_amount: int
     timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedWagerReturned:
+    """CSP-11.1 (documented interpretation): the jackpot wager carried over to ``box`` was
+    handed back to its ``player``, who left the table before this round; ``supervisor``
+    authorised it for ``reason``. The box is free again."""
+
+    box: int
+    player: str
+    amount: int
+    supervisor: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +146,7 @@ Event = (
     RoundOpened
     | AntePlaced
     | JackpotWagerPlaced
+    | CarriedWagerReturned
     | BettingClosed
     | CardDealt
     | CardExposed

@@ -90,6 +90,7 @@ __all__ = [
 Ranking = Literal["macau", "standard"]
 RANKINGS: Final[tuple[Ranking, ...]] = ("macau", "standard")
 """The rankings :func:`evaluate` knows: ``"macau"`` (the law, CSP-8) and ``"standard"``."""
+_KNOWN_RANKINGS: Final = repr(RANKINGS)
 
 CATEGORY_SHIFT: Final = 22
 """``strength >> CATEGORY_SHIFT`` is the :class:`HandCategory` code (see "Strength layout")."""
@@ -182,11 +183,13 @@ class HandValue:
 
     def __post_init__(self) -> None:
         if self.ranking not in _RANKS_COMPARED:
-            raise ConfigError(f"unknown ranking {self.ranking!r}; expected one of {RANKINGS}")
+            raise ConfigError(
+                "caribbean.unknown_ranking", ranking=repr(self.ranking), known=_KNOWN_RANKINGS
+            )
         if isinstance(self.strength, bool) or not isinstance(self.strength, int):
-            raise ParseError(f"a hand strength is an int, got {self.strength!r}")
+            raise ParseError("caribbean.strength_not_int", value=repr(self.strength))
         if not 0 <= self.strength < (int(HandCategory.ROYAL_FLUSH) + 1) << CATEGORY_SHIFT:
-            raise ParseError(f"hand strength out of range: {self.strength!r}")
+            raise ParseError("caribbean.strength_out_of_range", value=repr(self.strength))
 
     @property
     def category(self) -> HandCategory:
@@ -312,7 +315,7 @@ def _rank_value(ranks: tuple[int, ...], flush: bool, ranking: str) -> tuple[int,
         cat = HandCategory.HIGH_CARD
         compared, suit_rank = distinct, distinct[0]
     else:
-        raise ParseError(f"no five-card hand has ranks {ranks!r}")
+        raise ParseError("caribbean.impossible_ranks", ranks=repr(ranks))
     code = 0
     for i, r in enumerate(compared):
         code |= (r - 2) << (4 * (_NIBBLES - 1 - i))
@@ -395,7 +398,7 @@ def _normalise(cards: object) -> list[Card]:
     elif isinstance(cards, Iterable):
         items = list(cards)
     else:
-        raise ParseError(f"a hand is five cards (Card objects or text), got {cards!r}")
+        raise ParseError("caribbean.hand_not_cards", value=repr(cards))
     hand: list[Card] = []
     for item in items:
         if isinstance(item, Card):
@@ -403,21 +406,25 @@ def _normalise(cards: object) -> list[Card]:
         elif isinstance(item, str):
             hand.append(Card.parse(item))
         else:
-            raise ParseError(f"not a card: {item!r} (give Card objects or text like 'As')")
+            raise ParseError("caribbean.hand_item_not_a_card", value=repr(item))
     if len(hand) != 5:
         shown = " ".join(str(c) for c in hand)
-        raise ParseError(f"a hand has exactly 5 cards, got {len(hand)}: {shown!r}")
+        raise ParseError("caribbean.hand_size", count=len(hand), cards=repr(shown))
     seen: set[Card] = set()
     for card in hand:
         if card in seen:
-            raise ParseError(f"duplicate card {card} in hand {' '.join(str(c) for c in hand)!r}")
+            raise ParseError(
+                "caribbean.hand_duplicate_card",
+                card=card,
+                cards=repr(" ".join(str(c) for c in hand)),
+            )
         seen.add(card)
     return hand
 
 
 def _check_ranking(ranking: object) -> tuple[dict[int, _Entry], dict[int, _Entry]]:
     if not isinstance(ranking, str) or ranking not in _TABLES:
-        raise ConfigError(f"unknown ranking {ranking!r}; expected one of {RANKINGS}")
+        raise ConfigError("caribbean.unknown_ranking", ranking=repr(ranking), known=_KNOWN_RANKINGS)
     return _TABLES[ranking]
 
 
@@ -468,7 +475,7 @@ def _value_of(hand: object, ranking: Ranking) -> HandValue:
     if isinstance(hand, HandValue):
         if hand.ranking != ranking:
             raise ConfigError(
-                f"hand value was evaluated under {hand.ranking!r}, not {ranking!r} ranking"
+                "caribbean.ranking_mismatch", value=repr(hand.ranking), wanted=repr(ranking)
             )
         return hand
     return evaluate(hand, ranking)  # type: ignore[arg-type]
@@ -531,15 +538,15 @@ def strength_category(
     limit = (int(HandCategory.ROYAL_FLUSH) + 1) << CATEGORY_SHIFT
     if isinstance(strength, int) and not isinstance(strength, bool):
         if not 0 <= strength < limit:
-            raise ParseError(f"hand strength out of range: {strength!r}")
+            raise ParseError("caribbean.strength_out_of_range", value=repr(strength))
         return HandCategory(strength >> CATEGORY_SHIFT)
     import numpy as np
 
     arr = np.asarray(strength)
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ParseError(f"hand strengths must be integers, got dtype {arr.dtype}")
+        raise ParseError("caribbean.strengths_not_int", dtype=str(arr.dtype))
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= limit):
-        raise ParseError("hand strength out of range in array")
+        raise ParseError("caribbean.strengths_out_of_range")
     if arr.ndim == 0:
         return HandCategory(int(arr) >> CATEGORY_SHIFT)
     return (arr >> CATEGORY_SHIFT).astype(np.int8)

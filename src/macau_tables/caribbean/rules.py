@@ -91,9 +91,9 @@ class DealingProcedure(StrEnum):
 
 def _int(value: object, field: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{field} must be an int, got {value!r}")
+        raise ConfigError("caribbean.setting_not_int", field=field, value=repr(value))
     if value < minimum:
-        raise ConfigError(f"{field} must be at least {minimum}, got {value}")
+        raise ConfigError("caribbean.setting_too_small", field=field, minimum=minimum, value=value)
     return value
 
 
@@ -163,29 +163,28 @@ class CaribbeanRules:
         for name in ("ante_minimum", "ante_maximum", "jackpot_wager"):
             value = _int(getattr(self, name), name, minimum=1)
             if value % unit:
-                raise ConfigError(f"{name} {value} is not a whole multiple of bet_unit {unit}")
+                raise ConfigError(
+                    "caribbean.not_multiple_of_unit", field=name, value=value, unit=unit
+                )
         if self.ante_maximum < self.ante_minimum:
             raise ConfigError(
-                f"ante_maximum {self.ante_maximum} is below ante_minimum {self.ante_minimum}"
+                "caribbean.ante_limits_inverted",
+                maximum=self.ante_maximum,
+                minimum=self.ante_minimum,
             )
         odds = self.royal_flush_odds
         if isinstance(odds, bool) or not isinstance(odds, int):
-            raise ConfigError(f"royal_flush_odds must be an int, got {odds!r}")
+            raise ConfigError("caribbean.royal_odds_not_int", value=repr(odds))
         if not 50 <= odds <= 100:
-            raise ConfigError(f"royal_flush_odds must be 50..100 (CSP-9.5), got {odds}")
+            raise ConfigError("caribbean.royal_odds_range", value=odds)
         _int(self.max_payout_per_box, "max_payout_per_box", minimum=1)
         if not isinstance(self.jackpot_fixed_awards, JackpotFixedAwards):
-            raise ConfigError(
-                "jackpot_fixed_awards must be a JackpotFixedAwards, "
-                f"got {self.jackpot_fixed_awards!r}"
-            )
+            raise ConfigError("caribbean.bad_fixed_awards", value=repr(self.jackpot_fixed_awards))
         share = self.jackpot_contribution
         if isinstance(share, bool) or not isinstance(share, int | Fraction):
-            raise ConfigError(
-                f"jackpot_contribution must be a Fraction (not a float), got {share!r}"
-            )
+            raise ConfigError("caribbean.contribution_not_fraction", value=repr(share))
         if not 0 <= share <= 1:
-            raise ConfigError(f"jackpot_contribution must be between 0 and 1, got {share}")
+            raise ConfigError("caribbean.contribution_range", value=str(share))
         object.__setattr__(self, "jackpot_contribution", Fraction(share))
         _int(self.jackpot_seed, "jackpot_seed", minimum=0)
         if not isinstance(self.dealing_procedure, DealingProcedure):
@@ -193,17 +192,16 @@ class CaribbeanRules:
                 procedure = DealingProcedure(self.dealing_procedure)
             except ValueError as exc:
                 raise ConfigError(
-                    "dealing_procedure must be 'shoe' or 'shuffler', "
-                    f"got {self.dealing_procedure!r}"
+                    "caribbean.bad_dealing_procedure", value=repr(self.dealing_procedure)
                 ) from exc
             object.__setattr__(self, "dealing_procedure", procedure)
         _int(self.decision_timeout_seconds, "decision_timeout_seconds", minimum=1)
         if self.boxes != BOXES or isinstance(self.boxes, bool):
-            raise ConfigError(f"boxes must be {BOXES} (CSP-2), got {self.boxes!r}")
+            raise ConfigError("caribbean.boxes_fixed", boxes=BOXES, value=repr(self.boxes))
         approvals = tuple(self.approvals)
         for a in approvals:
             if not isinstance(a, Approval):
-                raise ConfigError(f"approvals must be Approval records, got {a!r}")
+                raise ConfigError("caribbean.bad_approval", value=repr(a))
         object.__setattr__(self, "approvals", approvals)
 
     # -- paytable --------------------------------------------------------------------------
