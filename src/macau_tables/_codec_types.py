@@ -333,8 +333,9 @@ def encode_value(
     if kind == "class":
         try:
             return type_name(value)
-        except CodecError as exc:
-            raise CodecError(exc.key, **{**exc.params, "path": path}) from None
+        except CodecError:
+            name = f"{value.__module__}.{value.__qualname__}"
+            raise CodecError("core.codec_not_registered", path=path, type=name) from None
     if kind == "dataclass":
         return encode_object(value, path)
     if kind in ("seq", "set"):

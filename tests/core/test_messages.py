@@ -1,0 +1,186 @@
+"""The message catalog (issue 8, "Translatable refusals").
+
+* every key has an English and a Traditional Chinese template with the same placeholders;
+* every refusal raised in ``src/`` names a literal key that is in the catalog and gives every
+  placeholder its template needs (an AST scan of the calls to the error classes);
+* the catalog holds no key that no code uses;
+* ``render`` never raises.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from macau_tables import messages
+from macau_tables.errors import MacauTablesError, RuleViolation
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "macau_tables"
+SOURCES = sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
+CATALOG = messages.catalog()
+KEY = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+BASE_ERRORS = {"MacauTablesError", "ConfigError", "ParseError", "CodecError", "AuthError"}
+RULE_ERRORS = {"RuleViolation"}
+
+
+def _trees() -> dict[Path, ast.Module]:
+    return {p: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in SOURCES}
+
+
+TREES = _trees()
+
+
+def _error_classes() -> tuple[set[str], set[str]]:
+    """The names of the error classes (key first) and of the rule classes (rule, then key):
+    the base classes and every class of ``src`` derived from them, however deep."""
+    keyed, ruled = set(BASE_ERRORS), set(RULE_ERRORS)
+    changed = True
+    while changed:
+        changed = False
+        for tree in TREES.values():
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                bases = {
+                    b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+                }
+                target = ruled if bases & ruled else keyed if bases & keyed else None
+                if target is not None and node.name not in keyed | ruled:
+                    target.add(node.name)
+                    changed = True
+    return keyed, ruled
+
+
+KEYED, RULED = _error_classes()
+
+
+@dataclass(frozen=True)
+class Site:
+    where: str
+    key: str | None  # None: not a literal
+    keywords: frozenset[str] | None  # None: **params
+
+
+def _sites(path: Path) -> list[Site]:
+    out = []
+    calls = (n for n in ast.walk(TREES[path]) if isinstance(n, ast.Call))
+    for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name not in KEYED | RULED:
+            continue
+        index = 1 if name in RULED else 0
+        where = f"{path.relative_to(SRC.parent)}:{node.lineno}"
+        arg = node.args[index] if len(node.args) > index else None
+        key = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            key = None
+        if any(k.arg is None for k in node.keywords):
+            keywords = None
+        else:
+            keywords = frozenset(k.arg for k in node.keywords if k.arg is not None)
+        out.append(Site(where, key, keywords))
+    return out
+
+
+SITES = {p: _sites(p) for p in SOURCES}
+
+
+def _placeholders(key: str) -> dict[str, frozenset[str]]:
+    return {lang: messages.placeholders(text) for lang, text in CATALOG[key].items()}
+
+
+@pytest.mark.parametrize("key", sorted(CATALOG))
+def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) -> None:
+    texts = CATALOG[key]
+    assert set(texts) == set(messages.LANGUAGES), f"{key}: languages {sorted(texts)}"
+    assert all(t.strip() for t in texts.values()), f"{key}: an empty template"
+    assert KEY.fullmatch(key), f"{key}: keys are '<namespace>.<snake_case_name>'"
+    found = _placeholders(key)
+    assert found["en"] == found["zh-Hant"], f"{key}: placeholders differ {found}"
+    assert all(p.isidentifier() for p in found["en"]), f"{key}: placeholders are plain names"
+    assert CJK.search(texts["zh-Hant"]), f"{key}: the zh-Hant text has no Chinese"
+
+
+@pytest.mark.parametrize("key", sorted(CATALOG))
+def test_every_template_formats(key: str) -> None:
+    for text in CATALOG[key].values():
+        names = messages.placeholders(text)
+        for sample in ("x", 1):
+            try:
+                text.format_map(dict.fromkeys(names, sample))
+                break
+            except (ValueError, TypeError, KeyError, IndexError):
+                continue
+        else:
+            pytest.fail(f"{key}: {text!r} cannot be formatted")
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
+def test_every_refusal_names_a_literal_catalogued_key_with_its_parameters(path: Path) -> None:
+    problems = []
+    for site in SITES[path]:
+        if site.key is None:
+            problems.append(f"{site.where}: the message key is not a string literal")
+        elif site.key not in CATALOG:
+            problems.append(f"{site.where}: {site.key!r} is not in the catalog")
+        elif site.keywords is not None:
+            missing = _placeholders(site.key)["en"] - site.keywords
+            if missing:
+                problems.append(f"{site.where}: {site.key} needs {sorted(missing)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_scan_sees_the_error_classes_and_their_subclasses() -> None:
+    assert {"ShoeExhausted", "ShoeNotFinished", "CodecError"} <= KEYED
+    assert "RuleViolation" in RULED
+    assert any(s.key == "core.bad_audience" for sites in SITES.values() for s in sites)
+
+
+def test_the_catalog_has_no_unused_key() -> None:
+    """A key counts as used when some string literal of ``src`` is exactly the key (a raise
+    site, or a table of keys)."""
+    literals = {
+        node.value
+        for tree in TREES.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    unused = sorted(set(CATALOG) - literals)
+    assert not unused, f"keys no code uses: {unused}"
+
+
+def test_errors_carry_key_params_english_and_chinese() -> None:
+    err = RuleViolation(
+        "CSP-13",
+        "core.approval_not_yet_effective",
+        option="'x'",
+        value="1",
+        opening_date="2025-01-01",
+        records="R1",
+    )
+    assert err.message.startswith("option 'x' = 1: approval not yet effective on 2025-01-01")
+    assert str(err) == f"[CSP-13] {err.message}"
+    assert "尚未生效" in err.text("zh-Hant") and err.text("fr") == err.message
+    assert err.to_dict()["key"] == "core.approval_not_yet_effective"
+    assert err.to_dict("zh-Hant")["message"] == err.text("zh-Hant")
+
+
+KEYS = st.one_of(st.sampled_from(sorted(CATALOG)), st.text(max_size=12))
+PARAMS = st.dictionaries(
+    st.text(max_size=6), st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=6))
+)
+
+
+@given(KEYS, PARAMS, st.sampled_from([*messages.LANGUAGES, "fr", ""]))
+def test_render_never_raises(key: str, params: dict[str, object], language: str) -> None:
+    assert isinstance(messages.render(key, params, language), str)
+    assert isinstance(MacauTablesError(key, **{k: v for k, v in params.items() if k}).message, str)
