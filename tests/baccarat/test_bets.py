@@ -7,15 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from macau_tables.baccarat.bets import (
-    Outcome,
     Wager,
+    area_total,
     card_holder,
     check_area,
     check_difference,
     check_stake,
-    returned,
     seat,
-    settle_wager,
     standing,
 )
 from macau_tables.baccarat.rules import (
@@ -25,11 +23,13 @@ from macau_tables.baccarat.rules import (
     WagerKind,
     default_limits,
 )
+from macau_tables.baccarat.settlement import returned, settle_wager
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import deal_round
 from macau_tables.cards import DECK, Card, parse_cards
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import AwardSplit
+from macau_tables.rounds import Outcome
 
 RULES = BaccaratRules(limits=default_limits(100, ALL_WAGERS), max_difference=50_000)
 NO_COMMISSION = BaccaratRules(
@@ -48,13 +48,13 @@ def wager(kind: WagerKind, amount: int = 1000) -> Wager:
 
 def test_player_and_banker_even_money_commission_BAC_17_BAC_18() -> None:
     s = settle_wager(RULES, wager(WagerKind.PLAYER), PLAYER_WINS)
-    assert (s.outcome, s.paid, s.house, s.commission) == (Outcome.WIN, 2000, -1000, 0)
+    assert (s.outcome, s.paid, s.house, s.commission) == (Outcome.WON, 2000, -1000, 0)
     s = settle_wager(RULES, wager(WagerKind.BANKER), PLAYER_WINS)
-    assert (s.outcome, s.paid, s.house) == (Outcome.LOSE, 0, 1000)
+    assert (s.outcome, s.paid, s.house) == (Outcome.LOST, 0, 1000)
     assert BANKER_WINS_7.winner is Side.BANKER
     s = settle_wager(RULES, wager(WagerKind.BANKER), BANKER_WINS_7)
     # 1:1 less 5 % of the win
-    assert (s.outcome, s.paid, s.commission, s.house) == (Outcome.WIN, 1950, 50, -1000)
+    assert (s.outcome, s.paid, s.commission, s.house) == (Outcome.WON, 1950, 50, -1000)
 
 
 def test_lucky_6_and_no_commission_six_56_2018_73_2005() -> None:
@@ -63,11 +63,11 @@ def test_lucky_6_and_no_commission_six_56_2018_73_2005() -> None:
     three = deal_round(parse_cards("Ts 3h Kc Ad 3c 2d"))  # P 0+3=3; B 4 draws on 3: +2 = 6
     assert (three.winner, three.banker_total, len(three.banker_cards)) == (Side.BANKER, 6, 3)
     s = settle_wager(RULES, wager(WagerKind.LUCKY_6, 100), two)
-    assert (s.outcome, s.paid) == (Outcome.WIN, 100 + 12 * 100)
+    assert (s.outcome, s.paid) == (Outcome.WON, 100 + 12 * 100)
     s = settle_wager(RULES, wager(WagerKind.LUCKY_6, 100), three)
-    assert (s.outcome, s.paid) == (Outcome.WIN, 100 + 20 * 100)
+    assert (s.outcome, s.paid) == (Outcome.WON, 100 + 20 * 100)
     s = settle_wager(RULES, wager(WagerKind.LUCKY_6, 100), BANKER_WINS_7)
-    assert s.outcome is Outcome.LOSE
+    assert s.outcome is Outcome.LOST
     # 73/2005: no commission, a banker win on 6 pays 50 %
     s = settle_wager(NO_COMMISSION, wager(WagerKind.BANKER), two)
     assert (s.paid, s.commission, s.house) == (1500, 0, -500)
@@ -77,20 +77,20 @@ def test_lucky_6_and_no_commission_six_56_2018_73_2005() -> None:
 
 def test_tie_pays_8_and_carries_main_wagers_BAC_12_BAC_17() -> None:
     s = settle_wager(RULES, wager(WagerKind.TIE, 100), TIE)
-    assert (s.outcome, s.paid) == (Outcome.WIN, 900)
+    assert (s.outcome, s.paid) == (Outcome.WON, 900)
     for kind in (WagerKind.PLAYER, WagerKind.BANKER):
         s = settle_wager(RULES, wager(kind), TIE)
-        assert (s.outcome, s.paid, s.carried, s.house) == (Outcome.CARRIED, 0, 1000, 0)
-        assert s.player_net == 0
-    assert settle_wager(RULES, wager(WagerKind.TIE, 100), PLAYER_WINS).outcome is Outcome.LOSE
+        assert (s.outcome, s.paid, s.carried, s.house) == (Outcome.CARRIED_OVER, 0, 1000, 0)
+        assert s.net == 0
+    assert settle_wager(RULES, wager(WagerKind.TIE, 100), PLAYER_WINS).outcome is Outcome.LOST
 
 
 def test_pairs_pay_11_BAC_13_BAC_17() -> None:
     assert PAIRS.player_pair and PAIRS.banker_pair
     for kind in (WagerKind.PLAYER_PAIR, WagerKind.BANKER_PAIR):
         s = settle_wager(RULES, wager(kind, 100), PAIRS)
-        assert (s.outcome, s.paid, s.house) == (Outcome.WIN, 1200, -1100)
-        assert settle_wager(RULES, wager(kind, 100), PLAYER_WINS).outcome is Outcome.LOSE
+        assert (s.outcome, s.paid, s.house) == (Outcome.WON, 1200, -1100)
+        assert settle_wager(RULES, wager(kind, 100), PLAYER_WINS).outcome is Outcome.LOST
 
 
 def test_jackpot_wager_contribution_and_award_BAC_17() -> None:
@@ -98,7 +98,10 @@ def test_jackpot_wager_contribution_and_award_BAC_17() -> None:
     s = settle_wager(RULES, w, PLAYER_WINS)
     assert (s.paid, s.meter, s.house) == (0, 50, 50)
     s = settle_wager(RULES, w, PAIRS, AwardSplit(300, 700))
-    assert (s.outcome, s.paid, s.meter, s.house) == (Outcome.WIN, 1000, 50 - 300, 50 - 700)
+    # the gross contribution and house share stay; the award says who funded it (CSP-10.8)
+    assert (s.outcome, s.paid, s.meter, s.house) == (Outcome.WON, 1000, 50, 50)
+    assert (s.award_from_meter, s.award_from_house, s.award) == (300, 700, 1000)
+    assert s.kind == "jackpot" and s.spot == "seat 1" and s.player == "p"
 
 
 @given(
@@ -112,7 +115,7 @@ def test_every_settlement_balances_BAC_18(
 ) -> None:
     rules = NO_COMMISSION if no_commission else RULES
     s = settle_wager(rules, wager(kind, amount), deal_round(cards))
-    assert s.paid + s.commission + s.house + s.meter + s.carried == amount
+    assert s.paid + s.commission + s.house + s.meter + s.carried == amount == s.stake
     assert s.paid >= 0 and s.commission >= 0
     if rules.commission is CommissionMode.STANDARD and s.commission:
         assert s.commission * 20 == amount  # exact 5 %, no rounding
@@ -120,7 +123,7 @@ def test_every_settlement_balances_BAC_18(
 
 def test_returned_wager_BAC_10() -> None:
     s = returned(wager(WagerKind.TIE, 300))
-    assert (s.outcome, s.paid, s.player_net) == (Outcome.RETURNED, 300, 0)
+    assert (s.outcome, s.paid, s.net) == (Outcome.RETURNED, 300, 0)
 
 
 def test_stake_validation_BAC_13_BAC_14_BAC_18() -> None:
@@ -172,6 +175,25 @@ def test_standing_player_not_in_seated_area_BAC_15() -> None:
         check_area(RULES, seat(3), "carol", seated)  # an empty seat's area is still reserved
     with pytest.raises(RuleViolation):
         check_area(RULES, standing(99), "carol", seated)
+    for bad_area in ("seat 1", None, seat(True)):  # type: ignore[arg-type]
+        with pytest.raises(RuleViolation) as exc:
+            check_area(RULES, bad_area, "alice", seated)  # type: ignore[arg-type]
+        assert exc.value.rule == "BAC-15"
+    with pytest.raises(RuleViolation) as exc:
+        check_area(RULES, seat(1), None, seated)
+    assert exc.value.rule == "BAC-15"
+
+
+def test_area_total_counts_the_same_player_area_and_kind_BAC_14() -> None:
+    wagers = [
+        Wager(1, "a", seat(1), WagerKind.BANKER, 500),
+        Wager(2, "a", seat(1), WagerKind.BANKER, 300),
+        Wager(3, "a", seat(1), WagerKind.PLAYER, 700),
+        Wager(4, "b", standing(1), WagerKind.BANKER, 900),
+    ]
+    assert area_total(wagers, "a", seat(1), WagerKind.BANKER) == 800
+    assert area_total(wagers, "a", seat(1), WagerKind.BANKER, but=1) == 300
+    assert area_total(wagers, "b", seat(1), WagerKind.BANKER) == 0
 
 
 def test_card_holder_largest_seated_wager_lowest_seat_BAC_16() -> None:

@@ -126,11 +126,11 @@ def resolve_baccarat(
     baccarat, a missing fixed award or a repeated winner.
     """
     if len(set(winners)) != len(winners):
-        raise ConfigError(f"a jackpot wager wins at most once: {list(winners)}")
+        raise ConfigError("baccarat.jackpot_winner_repeated", winners=str(list(winners)))
     if combination is None or not winners:
         return build_result(meter, (), whole_meter_paid=False)
     if combination not in BACCARAT_JACKPOT_COMBINATIONS:
-        raise ConfigError(f"{combination} does not pay the baccarat jackpot")
+        raise ConfigError("baccarat.combination_does_not_pay", combination=combination)
     n = len(winners)
     if combination is Combination.ROYAL_FLUSH:
         # BAC-17.4: the whole meter, shared equally; the meter restarts from its seed.
@@ -138,7 +138,7 @@ def resolve_baccarat(
         awards = [Award.of(w, combination, s) for w, s in zip(winners, splits, strict=True)]
         return build_result(meter, awards, whole_meter_paid=True)
     if combination not in fixed_awards:
-        raise ConfigError(f"no fixed award configured for {combination}")
+        raise ConfigError("baccarat.no_fixed_award", combination=combination)
     fixed = fixed_awards[combination]
     if combination is Combination.HEAVENLY_STRAIGHT:
         # BAC-17.5: max(fixed, 10 % of the meter), shared equally by the round's winners.
