@@ -327,3 +327,187 @@ def test_shoe_options_need_approval_at_opening_BAC_19() -> None:
     state, events = S.open_table_shoe(rules, "s", date(2026, 12, 2), commitment=order.commitment)
     assert events[0].approval_references == ("DICJ-1",)
     assert state.phase is S.ShoePhase.AWAITING_CUT
+
+
+# -- bad input: refused with a rule id, never a TypeError (BAC-1, BAC-2) ----------------------
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+BAD_CARDS = ["zz", "", "1x", None, 7, b"As", _Unprintable()]
+
+
+def _id(value: object) -> str:
+    return type(value).__name__ if isinstance(value, _Unprintable) else repr(value)
+
+
+@pytest.mark.parametrize("bad", BAD_CARDS, ids=_id)
+def test_unreadable_burn_card_is_refused_BAC_1(bad: object) -> None:
+    state, _events, order = virtual()
+    cards = [order.card_at(i) for i in range(SETTINGS.decks)]
+    cards[1] = bad  # type: ignore[call-overload]
+    cmd = S.Burn(tuple(cards))
+    if bad is None:  # a face-down burned card may be unidentified (live mode)
+        assert S.can_apply(state, cmd)
+        return
+    err = S.check(state, cmd)
+    assert isinstance(err, RuleViolation) and err.rule == "BAC-1"
+    assert err.key == "shoe.unknown_card"
+    assert not S.can_apply(state, cmd)
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, cmd)
+    assert exc.value.rule == "BAC-1" and "unknown card" in exc.value.message
+    assert "無法辨認" in exc.value.text("zh-Hant")
+
+
+@pytest.mark.parametrize("bad", BAD_CARDS, ids=_id)
+def test_unreadable_round_card_is_refused_BAC_1(bad: object) -> None:
+    state, _events, order = virtual()
+    state, _ = burn_start(state, order)
+    state, _ = S.apply(state, S.StartRound("r1"))
+    for cmd in (
+        S.EndRound(("As", "Kd", bad, "2c")),  # type: ignore[arg-type]
+        S.EndRound(tuple(parse_cards("As Kd 2c 3c")), discarded=("Qh", bad)),  # type: ignore[arg-type]
+    ):
+        if bad is None and cmd.discarded:
+            assert S.can_apply(state, cmd)  # a withdrawn card may be unidentified
+            continue
+        err = S.check(state, cmd)
+        assert isinstance(err, RuleViolation) and err.rule == "BAC-1", err
+        assert err.key == "shoe.unknown_card"
+
+
+def test_card_text_is_read_into_cards_BAC_1() -> None:
+    state, _events, order = virtual()
+    texts = tuple(str(order.card_at(i)) for i in range(SETTINGS.decks))
+    _state, events = S.apply(state, S.Burn(texts))  # type: ignore[arg-type]
+    assert events[0] == S.CardsBurned(tuple(order.card_at(i) for i in range(8)), True)
+
+
+@pytest.mark.parametrize("bad", ["As Kd", None, 3, {"As"}])
+def test_cards_that_are_not_a_list_are_refused_BAC_1(bad: object) -> None:
+    state, _events, _order = virtual()
+    err = S.check(state, S.Burn(bad))  # type: ignore[arg-type]
+    assert isinstance(err, RuleViolation) and err.rule == "BAC-1"
+    assert err.key == "shoe.cards_not_a_list" and err.params["field"] == "cards"
+
+
+@pytest.mark.parametrize(
+    ("cmd", "rule", "key"),
+    [
+        (S.Cut("sideways", "alice", 100), "BAC-2.1", "shoe.bad_cutter"),  # type: ignore[arg-type]
+        (S.Cut(None, "alice", 100), "BAC-2.1", "shoe.bad_cutter"),  # type: ignore[arg-type]
+        (S.Cut([], "alice", 100), "BAC-2.1", "shoe.bad_cutter"),  # type: ignore[arg-type]
+        (S.Cut(S.Cutter.DEALER, None, 100), "BAC-2.1", "shoe.cutter_id_missing"),  # type: ignore[arg-type]
+        (S.Cut(S.Cutter.DEALER, "d", "100"), "BAC-2.1", "shoe.cut_position_not_number"),  # type: ignore[arg-type]
+        (S.Cut(S.Cutter.DEALER, "d", True), "BAC-2.1", "shoe.cut_position_not_number"),
+        (S.Cut(S.Cutter.DEALER, "d", 10, 1.5), "BAC-2.1", "shoe.cut_card_behind_not_number"),  # type: ignore[arg-type]
+        ("cut", "BAC-2", "shoe.not_a_command"),
+        (None, "BAC-2", "shoe.not_a_command"),
+        (_Unprintable(), "BAC-2", "shoe.not_a_command"),
+        (S.ChangeShoe(None), "BAC-3.2", "shoe.change_reason_missing"),  # type: ignore[arg-type]
+        (S.ChangeShoe("worn", damaged="yes"), "BAC-3.1", "shoe.damaged_not_bool"),  # type: ignore[arg-type]
+    ],
+    ids=_id,
+)
+def test_bad_command_values_are_refused_with_a_rule_BAC_2(cmd: object, rule: str, key: str) -> None:
+    settings = ShoeSettings()
+    order = S.shuffle_shoe(settings, SeededRandom(1))
+    state, _ = S.open_shoe("shoe-1", settings, commitment=order.commitment)
+    err = S.check(state, cmd)
+    assert isinstance(err, RuleViolation), err
+    assert (err.rule, err.key) == (rule, key)
+    assert err.message and err.text("zh-Hant")
+    with pytest.raises(RuleViolation):
+        S.apply(state, cmd)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "rule", "key"),
+    [
+        (S.StartRound(None), "BAC-7", "shoe.bad_round_id"),  # type: ignore[arg-type]
+        (S.StartRound(""), "BAC-7", "shoe.bad_round_id"),
+        (S.StartRound("r1", demo="no"), "BAC-2.2", "shoe.demo_not_bool"),  # type: ignore[arg-type]
+        (S.StartRound("r1", commitment="abc"), "BAC-7.2", "shoe.bad_commitment"),  # type: ignore[arg-type]
+    ],
+    ids=_id,
+)
+def test_bad_round_start_values_are_refused_BAC_2_2_BAC_7(
+    cmd: S.StartRound, rule: str, key: str
+) -> None:
+    state, _events, order = virtual()
+    state, _ = burn_start(state, order)
+    err = S.check(state, cmd)
+    assert isinstance(err, RuleViolation) and (err.rule, err.key) == (rule, key)
+
+
+def test_bad_opening_values_are_refused_BAC_2() -> None:
+    order = S.shuffle_shoe(SETTINGS, SeededRandom(1))
+    for kwargs, rule, key in [
+        ({"shoe_id": ""}, "BAC-2", "shoe.bad_shoe_id"),
+        ({"settings": "eight decks"}, "BAC-2", "shoe.bad_settings"),
+        ({"live": "no"}, "BAC-2", "shoe.live_not_bool"),
+        ({"commitment": "digest"}, "BAC-2.1", "shoe.bad_commitment"),
+    ]:
+        args = {"shoe_id": "s", "settings": SETTINGS, "commitment": order.commitment, **kwargs}
+        with pytest.raises(RuleViolation) as exc:
+            S.open_shoe(**args)  # type: ignore[arg-type]
+        assert (exc.value.rule, exc.value.key) == (rule, key)
+    with pytest.raises(RuleViolation) as exc:
+        S.open_table_shoe("rules", "s", date(2024, 1, 1))  # type: ignore[arg-type]
+    assert exc.value.rule == "BAC-2"
+
+
+def test_replay_refuses_what_is_not_a_shoe_log_BAC_2() -> None:
+    state, events, _order = virtual()
+    assert S.replay(events) == state
+    for bad in ([], [events[1]], ["ShoeOpened"]):
+        with pytest.raises(RuleViolation) as exc:
+            S.replay(bad)  # type: ignore[arg-type]
+        assert exc.value.key == "shoe.replay_needs_opened"
+    with pytest.raises(RuleViolation) as exc:
+        S.replay([events[0], "cut"])  # type: ignore[list-item]
+    assert (exc.value.rule, exc.value.key) == ("BAC-2", "shoe.not_an_event")
+
+
+def test_refusals_carry_keys_and_chinese_BAC_2_1_BAC_3_2() -> None:
+    state, _events, order = virtual()
+    with pytest.raises(RuleViolation) as exc:
+        S.apply(state, S.Burn(tuple(order.card_at(i) for i in range(3))))
+    err = exc.value
+    assert (err.rule, err.key) == ("BAC-2.1", "shoe.burn_decks_count")
+    assert err.params == {"decks": 8, "got": 3}
+    assert "burn as many cards as decks (8)" in err.message
+    assert "銷牌" in err.text("zh-Hant")
+    state, _ = burn_start(state, order)
+    state, _ = S.apply(state, S.StartRound("r1"))
+    err2 = S.check(state, S.ChangeShoe("worn"))
+    assert err2 is not None and err2.key == "shoe.change_during_round"
+    assert "換靴" in err2.text("zh-Hant")
+
+
+# -- storable shoe procedure ------------------------------------------------------------------
+
+
+def test_shoe_codec_types_resolve_and_cover_every_command_and_event_BAC_2() -> None:
+    import typing
+    from dataclasses import fields, is_dataclass
+
+    from macau_tables.baccarat.shoe_commands import ShoeCommand
+    from macau_tables.baccarat.shoe_events import ShoeEvent
+
+    types = set(S.SHOE_CODEC_TYPES)
+    assert set(typing.get_args(ShoeCommand)) <= types
+    assert set(typing.get_args(ShoeEvent)) <= types
+    assert S.ShoeState in types
+    assert {S.Cutter, S.ShoePhase} <= types
+    for cls in S.SHOE_CODEC_TYPES:
+        if not is_dataclass(cls):
+            continue
+        hints = typing.get_type_hints(cls)
+        for f in fields(cls):
+            assert hints[f.name] not in (typing.Any, object), (cls, f.name)
+    assert len({cls.__name__ for cls in S.SHOE_CODEC_TYPES}) == len(S.SHOE_CODEC_TYPES)

@@ -1,0 +1,89 @@
+"""The commands of the baccarat shoe procedure (BAC-2, BAC-3, BAC-7.2, BAC-8).
+
+Plain frozen values: :func:`macau_tables.baccarat.shoe.apply` checks them (an unreadable card
+or a bad enum value is refused there with a rule id, never a ``TypeError``) and turns them into
+the events of :mod:`.shoe_events`. Every name here is re-exported by :mod:`.shoe`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..cards import Card
+from ..rng import ShoeCommitment
+
+__all__ = [
+    "Burn",
+    "ChangeShoe",
+    "Cut",
+    "CutCardOut",
+    "Cutter",
+    "EndRound",
+    "ShoeCommand",
+    "StartRound",
+]
+
+
+class Cutter(StrEnum):
+    """Who cut the shoe (BAC-2.1)."""
+
+    PLAYER = "player"
+    DEALER = "dealer"
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """BAC-2.1: ``cutter`` (``cutter_id``: the player's or dealer's id) cuts at ``position``
+    (1 .. size-1 cards moved from the top to the bottom) and the cut card is placed with
+    ``cut_card_behind`` cards behind it (``None``: the table's setting)."""
+
+    cutter: Cutter
+    cutter_id: str
+    position: int
+    cut_card_behind: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Burn:
+    """Burn ``cards`` (BAC-2.1 at the start of the shoe; BAC-8 before a round). ``None`` is a
+    face-down card not identified (live mode)."""
+
+    cards: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StartRound:
+    """A round begins; ``demo`` for a demonstration round (BAC-2.2, no wagers). With the
+    automatic machine in virtual mode, ``commitment`` is that round's shuffle of the full set
+    (BAC-7.2)."""
+
+    round_id: str
+    demo: bool = False
+    commitment: ShoeCommitment | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndRound:
+    """The round ended having taken ``cards`` from the shoe (dealt, in order) and
+    ``discarded`` (drawn but withdrawn by a supervisor, BAC-10; ``None``: not identified)."""
+
+    cards: tuple[Card, ...]
+    discarded: tuple[Card | None, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CutCardOut:
+    """Live console: the cut card came out of the shoe (BAC-3.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeShoe:
+    """BAC-3.2: the house changes the shoe (between rounds); ``damaged``: damaged cards, so
+    a new set of decks is needed (BAC-3.1)."""
+
+    reason: str
+    damaged: bool = False
+
+
+ShoeCommand = Cut | Burn | StartRound | EndRound | CutCardOut | ChangeShoe
