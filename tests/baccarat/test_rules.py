@@ -160,3 +160,112 @@ def test_late_approval_refused_BAC_19() -> None:
     late = Approval("bac.no_commission", True, "DICJ-9", MONDAY, date(2026, 11, 4))
     with pytest.raises(RuleViolation, match="3 working days"):
         BaccaratRules(**{**_fields(rules), "approvals": (late,)}).check_approvals(OPEN)
+
+
+# -- bad values: a ConfigError with a message key naming the field and the rule ----------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "rule"),
+    [
+        ({"burn_rule": "sideways"}, "burn_rule", "BAC-2.1"),
+        ({"burn_rule": None}, "burn_rule", "BAC-2.1"),
+        ({"burn_rule": ["decks"]}, "burn_rule", "BAC-2.1"),
+        ({"last_round": "never"}, "last_round", "BAC-3.1"),
+        ({"last_round": 1}, "last_round", "BAC-3.1"),
+    ],
+)
+def test_bad_shoe_enum_values_name_field_and_rule_BAC_2_1_BAC_3_1(
+    kwargs: dict[str, object], field: str, rule: str
+) -> None:
+    with pytest.raises(ConfigError) as exc:
+        ShoeSettings(**kwargs)  # type: ignore[arg-type]
+    err = exc.value
+    assert err.key == "shoe.setting_not_one_of"
+    assert err.params["field"] == field and err.params["rule"] == rule
+    assert "must be one of" in err.message and rule in err.message
+    assert field in err.text("zh-Hant") and "必須是" in err.text("zh-Hant")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key", "field"),
+    [
+        ({"decks": "8"}, "shoe.setting_not_integer", "decks"),
+        ({"decks": 13}, "shoe.decks_range", None),
+        ({"cut_card_behind": 11}, "shoe.setting_below_minimum", "cut_card_behind"),
+        ({"demo_rounds": 4}, "shoe.demo_rounds_max", None),
+        ({"machine": "yes"}, "shoe.setting_not_bool", "machine"),
+        ({"per_round_burn": 1}, "shoe.setting_not_bool", "per_round_burn"),
+    ],
+)
+def test_bad_shoe_settings_carry_keys_BAC_1_BAC_2(
+    kwargs: dict[str, object], key: str, field: str | None
+) -> None:
+    with pytest.raises(ConfigError) as exc:
+        ShoeSettings(**kwargs)  # type: ignore[arg-type]
+    assert exc.value.key == key
+    if field is not None:
+        assert exc.value.params["field"] == field
+    assert exc.value.text("zh-Hant") != exc.value.message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key"),
+    [
+        ({"commission": "half"}, "shoe.setting_not_one_of"),
+        ({"limits": [("player", 1)]}, "shoe.setting_not_mapping"),
+        ({"limits": {"baccarat": WagerLimit(100, 1000)}}, "shoe.setting_not_one_of"),
+        (
+            {"limits": {**default_limits(), WagerKind.TIE: (100, 1000)}},
+            "shoe.limit_not_wager_limit",
+        ),
+        ({"tie_options": "leave"}, "shoe.setting_not_collection"),
+        ({"tie_options": 3}, "shoe.setting_not_collection"),
+        ({"tie_options": {"sideways"}}, "shoe.setting_not_one_of"),
+        ({"tie_options": frozenset()}, "shoe.tie_options_empty"),
+        ({"card_holding": "yes"}, "shoe.setting_not_bool"),
+        ({"jackpot_fixed_awards": {"lucky": 5}}, "shoe.setting_not_one_of"),
+        ({"jackpot_fixed_awards": {"royal_flush": 5}}, "shoe.no_fixed_award"),
+        ({"jackpot_fixed_awards": 5}, "shoe.setting_not_mapping"),
+        ({"approvals": None}, "shoe.setting_not_collection"),
+        ({"approvals": ("DICJ-1",)}, "shoe.bad_approval"),
+        ({"shoe": "eight decks"}, "shoe.rules_shoe_not_settings"),
+    ],
+)
+def test_bad_rules_values_are_config_errors_with_keys_BAC_12_BAC_13_BAC_17(
+    kwargs: dict[str, object], key: str
+) -> None:
+    with pytest.raises(ConfigError) as exc:
+        BaccaratRules(**kwargs)  # type: ignore[arg-type]
+    assert exc.value.key == key
+    assert exc.value.message and exc.value.text("zh-Hant")
+
+
+def test_bad_limit_key_names_the_rule_BAC_13() -> None:
+    with pytest.raises(ConfigError) as exc:
+        BaccaratRules(limits={**default_limits(), "sideways": WagerLimit(100, 1000)})  # type: ignore[dict-item]
+    assert exc.value.params["rule"] == "BAC-13" and exc.value.params["field"] == "limits key"
+
+
+def test_rules_messages_keep_their_english_and_have_chinese_BAC_18() -> None:
+    with pytest.raises(ConfigError) as exc:
+        BaccaratRules(bet_unit=10, limits=default_limits(10))
+    err = exc.value
+    assert err.key == "shoe.bet_unit_commission" and err.params == {"unit": 10, "need": 20}
+    assert "5 % commission is exact (BAC-18)" in err.message
+    assert "抽水" in err.text("zh-Hant")
+
+
+def test_rules_codec_types_resolve_at_run_time_BAC_19() -> None:
+    import typing
+    from dataclasses import fields, is_dataclass
+
+    from macau_tables.baccarat.rules import RULES_CODEC_TYPES
+
+    assert {BaccaratRules, ShoeSettings, WagerLimit} <= set(RULES_CODEC_TYPES)
+    for cls in RULES_CODEC_TYPES:
+        if not is_dataclass(cls):
+            continue
+        hints = typing.get_type_hints(cls)
+        for f in fields(cls):
+            assert hints[f.name] not in (typing.Any, object), (cls, f.name)

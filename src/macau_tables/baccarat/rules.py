@@ -28,7 +28,8 @@ not options.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import reprlib
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -49,6 +50,7 @@ __all__ = [
     "MIN_CUT_CARD_BEHIND",
     "MIN_DECKS",
     "MIN_SEATS",
+    "RULES_CODEC_TYPES",
     "BaccaratRules",
     "BurnRule",
     "CommissionMode",
@@ -140,10 +142,19 @@ class TieOption(StrEnum):
 
 
 def _int(value: object, name: str, *, minimum: int) -> int:
+    """``value`` if it is an ``int`` (not a bool) of at least ``minimum``; otherwise a
+    :class:`ConfigError` naming the field ``name``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be an integer, got {value!r}")
+        raise ConfigError("shoe.setting_not_integer", field=name, value=reprlib.repr(value))
     if value < minimum:
-        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+        raise ConfigError("shoe.setting_below_minimum", field=name, minimum=minimum, value=value)
+    return value
+
+
+def _bool(value: object, name: str) -> bool:
+    """``value`` if it is a ``bool``; otherwise a :class:`ConfigError` naming the field."""
+    if not isinstance(value, bool):
+        raise ConfigError("shoe.setting_not_bool", field=name, value=reprlib.repr(value))
     return value
 
 
@@ -177,23 +188,24 @@ class ShoeSettings:
     def __post_init__(self) -> None:
         decks = _int(self.decks, "decks", minimum=MIN_DECKS)
         if decks > MAX_DECKS:
-            raise ConfigError(f"decks must be {MIN_DECKS}..{MAX_DECKS} (BAC-1), got {decks}")
+            raise ConfigError("shoe.decks_range", minimum=MIN_DECKS, maximum=MAX_DECKS, value=decks)
         behind = _int(self.cut_card_behind, "cut_card_behind", minimum=MIN_CUT_CARD_BEHIND)
         if behind > decks * 52 - 60:
-            raise ConfigError(f"cut_card_behind {behind} leaves too few cards to play a shoe")
-        object.__setattr__(self, "burn_rule", _enum(BurnRule, self.burn_rule, "burn_rule"))
-        object.__setattr__(self, "last_round", _enum(LastRoundRule, self.last_round, "last_round"))
+            raise ConfigError("shoe.cut_card_behind_too_many", value=behind)
+        burn_rule = _enum(BurnRule, self.burn_rule, "burn_rule", "BAC-2.1")
+        object.__setattr__(self, "burn_rule", burn_rule)
+        last_round = _enum(LastRoundRule, self.last_round, "last_round", "BAC-3.1")
+        object.__setattr__(self, "last_round", last_round)
         fixed = _int(self.fixed_burn, "fixed_burn", minimum=0)
-        if self.burn_rule is BurnRule.FIXED and not 1 <= fixed <= 8:
-            raise ConfigError(f"a fixed burn is 1..8 cards (83/2011), got {fixed}")
-        if self.burn_rule is not BurnRule.FIXED and fixed:
-            raise ConfigError("fixed_burn is only used with burn_rule=FIXED")
+        if burn_rule is BurnRule.FIXED and not 1 <= fixed <= 8:
+            raise ConfigError("shoe.fixed_burn_range", value=fixed)
+        if burn_rule is not BurnRule.FIXED and fixed:
+            raise ConfigError("shoe.fixed_burn_unused", value=fixed)
         demo = _int(self.demo_rounds, "demo_rounds", minimum=0)
         if demo > MAX_DEMO_ROUNDS:
-            raise ConfigError(f"at most {MAX_DEMO_ROUNDS} demonstration rounds (BAC-2.2)")
-        for name in ("per_round_burn", "machine"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} must be a bool")
+            raise ConfigError("shoe.demo_rounds_max", maximum=MAX_DEMO_ROUNDS, value=demo)
+        _bool(self.per_round_burn, "per_round_burn")
+        _bool(self.machine, "machine")
 
     @property
     def cards(self) -> int:
@@ -201,16 +213,36 @@ class ShoeSettings:
         return self.decks * 52
 
 
-def _enum(cls: type[E], value: object, name: str) -> E:
+def _enum(cls: type[E], value: object, name: str, rule: str) -> E:
+    """``value`` as a member of ``cls`` (a member or its value); otherwise a
+    :class:`ConfigError` naming the field ``name``, the values allowed and the ``rule``."""
     if isinstance(value, cls):
         return value
-    allowed = ", ".join(m.value for m in cls)
-    if not isinstance(value, str):
-        raise ConfigError(f"{name} must be one of {allowed}, got {value!r}")
-    try:
+    if isinstance(value, str) and value in {m.value for m in cls}:
         return cls(value)
-    except ValueError as exc:
-        raise ConfigError(f"{name} must be one of {allowed}, got {value!r}") from exc
+    raise ConfigError(
+        "shoe.setting_not_one_of",
+        field=name,
+        allowed=", ".join(m.value for m in cls),
+        value=reprlib.repr(value),
+        rule=rule,
+    )
+
+
+def _items(value: object, name: str) -> list[tuple[object, object]]:
+    """The ``(key, value)`` pairs of ``value`` if it is a mapping; otherwise a
+    :class:`ConfigError` naming the field."""
+    if not isinstance(value, Mapping):
+        raise ConfigError("shoe.setting_not_mapping", field=name, value=reprlib.repr(value))
+    return list(value.items())
+
+
+def _members(value: object, name: str) -> list[object]:
+    """The members of ``value`` if it is a collection (not a text); otherwise a
+    :class:`ConfigError` naming the field."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ConfigError("shoe.setting_not_collection", field=name, value=reprlib.repr(value))
+    return list(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +256,9 @@ class WagerLimit:
         _int(self.minimum, "limit minimum", minimum=1)
         _int(self.maximum, "limit maximum", minimum=1)
         if self.maximum < self.minimum:
-            raise ConfigError(f"limit maximum {self.maximum} is below minimum {self.minimum}")
+            raise ConfigError(
+                "shoe.limit_maximum_below_minimum", maximum=self.maximum, minimum=self.minimum
+            )
 
 
 def default_limits(
@@ -297,76 +331,85 @@ class BaccaratRules:
 
     def __post_init__(self) -> None:
         if not isinstance(self.shoe, ShoeSettings):
-            raise ConfigError(f"shoe must be ShoeSettings, got {self.shoe!r}")
+            raise ConfigError("shoe.rules_shoe_not_settings", value=reprlib.repr(self.shoe))
         unit = _int(self.bet_unit, "bet_unit", minimum=1)
-        mode = _enum(CommissionMode, self.commission, "commission")
+        mode = _enum(CommissionMode, self.commission, "commission", "BAC-18")
         object.__setattr__(self, "commission", mode)
         # BAC-18: "bet amounts are whole multiples of the bet unit, so every payout is exact".
-        need = COMMISSION_DIVISOR if mode is CommissionMode.STANDARD else 2
-        if unit % need:
-            raise ConfigError(
-                f"bet_unit {unit} must be a multiple of {need} so that the "
-                f"{'5 % commission' if need == 20 else '50 % banker-six payout'} is exact (BAC-18)"
-            )
-        limits: dict[WagerKind, WagerLimit] = {}
-        for kind, limit in dict(self.limits).items():
-            k = _enum(WagerKind, kind, "limits key")
-            if not isinstance(limit, WagerLimit):
-                raise ConfigError(f"limit for {k} must be a WagerLimit, got {limit!r}")
-            for bound in (limit.minimum, limit.maximum):
-                if bound % unit:
-                    raise ConfigError(f"{k} limit {bound} is not a multiple of bet_unit {unit}")
-            limits[k] = limit
-        for k in MAIN_WAGERS:
-            if k not in limits:
-                raise ConfigError(f"the {k} wager is always offered (BAC-13): give its limits")
-        object.__setattr__(self, "limits", MappingProxyType(limits))
+        if mode is CommissionMode.STANDARD and unit % COMMISSION_DIVISOR:
+            raise ConfigError("shoe.bet_unit_commission", unit=unit, need=COMMISSION_DIVISOR)
+        if mode is CommissionMode.NO_COMMISSION and unit % 2:
+            raise ConfigError("shoe.bet_unit_no_commission", unit=unit, need=2)
+        object.__setattr__(self, "limits", MappingProxyType(self._checked_limits(unit)))
+        limits = self.limits
         if self.max_difference is not None:
             _int(self.max_difference, "max_difference", minimum=0)
-        options = frozenset(_enum(TieOption, o, "tie_options") for o in self.tie_options)
+        options = frozenset(
+            _enum(TieOption, o, "tie_options", "BAC-12")
+            for o in _members(self.tie_options, "tie_options")
+        )
         if not options:
-            raise ConfigError("tie_options must allow at least one BAC-12 choice")
+            raise ConfigError("shoe.tie_options_empty")
         object.__setattr__(self, "tie_options", options)
         _int(self.seats, "seats", minimum=MIN_SEATS)
         _int(self.standing_areas, "standing_areas", minimum=0)
-        if not isinstance(self.card_holding, bool):
-            raise ConfigError("card_holding must be a bool")
-        if self.card_holding and self.shoe.machine:
+        if _bool(self.card_holding, "card_holding") and self.shoe.machine:
             # BAC-7.2: the machine deals every card face up, so nobody can hold them.
-            raise ConfigError("card_holding is impossible with the automatic machine (BAC-7.2)")
+            raise ConfigError("shoe.card_holding_with_machine")
         _int(self.holding_timeout_seconds, "holding_timeout_seconds", minimum=1)
         jw = _int(self.jackpot_wager, "jackpot_wager", minimum=1)
         if jw % unit:
-            raise ConfigError(f"jackpot_wager {jw} is not a multiple of bet_unit {unit}")
+            raise ConfigError("shoe.jackpot_wager_not_multiple", value=jw, unit=unit)
         if WagerKind.JACKPOT in limits and not (
             limits[WagerKind.JACKPOT].minimum <= jw <= limits[WagerKind.JACKPOT].maximum
         ):
-            raise ConfigError(f"jackpot_wager {jw} is outside the jackpot limits")
+            raise ConfigError("shoe.jackpot_wager_outside_limits", value=jw)
         share = self.jackpot_contribution
         if isinstance(share, bool) or not isinstance(share, int | Fraction):
-            raise ConfigError(
-                f"jackpot_contribution must be a Fraction (not a float), got {share!r}"
-            )
+            raise ConfigError("shoe.contribution_not_fraction", value=reprlib.repr(share))
         if not 0 <= share <= 1:
-            raise ConfigError(f"jackpot_contribution must be between 0 and 1, got {share}")
+            raise ConfigError("shoe.contribution_range", value=str(share))
         object.__setattr__(self, "jackpot_contribution", Fraction(share))
         _int(self.jackpot_seed, "jackpot_seed", minimum=0)
-        awards: dict[Combination, int] = {}
-        for combo, amount in dict(self.jackpot_fixed_awards).items():
-            c = Combination(combo)
-            if c not in _FIXED_AWARD_COMBINATIONS:
-                raise ConfigError(f"{c} has no fixed award in baccarat (BAC-17)")
-            awards[c] = _int(amount, f"jackpot fixed award {c}", minimum=0)
+        awards = self._checked_awards()
         if WagerKind.JACKPOT in limits:
             missing = [c.value for c in _FIXED_AWARD_COMBINATIONS if c not in awards]
             if missing:
-                raise ConfigError(f"jackpot fixed awards missing for {', '.join(missing)}")
+                raise ConfigError("shoe.fixed_awards_missing", missing=", ".join(missing))
         object.__setattr__(self, "jackpot_fixed_awards", MappingProxyType(awards))
-        approvals = tuple(self.approvals)
+        approvals = tuple(_members(self.approvals, "approvals"))
         for a in approvals:
             if not isinstance(a, Approval):
-                raise ConfigError(f"approvals must be Approval records, got {a!r}")
+                raise ConfigError("shoe.bad_approval", value=reprlib.repr(a))
         object.__setattr__(self, "approvals", approvals)
+
+    def _checked_limits(self, unit: int) -> dict[WagerKind, WagerLimit]:
+        """The limits by wager kind; refuses (ConfigError) a bad kind (BAC-13), a limit that is
+        not a :class:`WagerLimit` or not a multiple of the bet unit, and a missing main wager."""
+        limits: dict[WagerKind, WagerLimit] = {}
+        for kind, limit in _items(self.limits, "limits"):
+            k = _enum(WagerKind, kind, "limits key", "BAC-13")
+            if not isinstance(limit, WagerLimit):
+                raise ConfigError("shoe.limit_not_wager_limit", kind=k, value=reprlib.repr(limit))
+            for bound in (limit.minimum, limit.maximum):
+                if bound % unit:
+                    raise ConfigError("shoe.limit_not_multiple", kind=k, bound=bound, unit=unit)
+            limits[k] = limit
+        for k in sorted(MAIN_WAGERS):
+            if k not in limits:
+                raise ConfigError("shoe.main_wager_missing", kind=k)
+        return limits
+
+    def _checked_awards(self) -> dict[Combination, int]:
+        """The fixed jackpot awards; refuses (ConfigError) a combination that has none in
+        baccarat (BAC-17) and an amount that is not an ``int`` ≥ 0."""
+        awards: dict[Combination, int] = {}
+        for combo, amount in _items(self.jackpot_fixed_awards, "jackpot_fixed_awards"):
+            c = _enum(Combination, combo, "jackpot_fixed_awards key", "BAC-17")
+            if c not in _FIXED_AWARD_COMBINATIONS:
+                raise ConfigError("shoe.no_fixed_award", combination=c)
+            awards[c] = _int(amount, f"jackpot fixed award {c}", minimum=0)
+        return awards
 
     # -- wagers ----------------------------------------------------------------------------
 
@@ -442,3 +485,20 @@ class BaccaratRules:
         return check_approvals(
             self.options_requiring_approval(), self.approvals, opening_date, holidays
         )
+
+
+RULES_CODEC_TYPES: tuple[type, ...] = (
+    BaccaratRules,
+    ShoeSettings,
+    WagerLimit,
+    # enums, stored by value
+    BurnRule,
+    LastRoundRule,
+    CommissionMode,
+    TieOption,
+    WagerKind,
+)
+"""The rules object and its nested setting types, for the codec (``baccarat.BaccaratRules`` …).
+The approvals (:class:`~macau_tables.approvals.Approval`) and the jackpot
+:class:`~macau_tables.jackpot.Combination` keys are core types. Inside an event the rules are
+written by reference (``config_id`` and SHA-256), see :mod:`macau_tables.codec`."""
