@@ -172,9 +172,10 @@ def _baccarat_command(data: st.DataObject, r: Any, deal: Any) -> Any:
     if kind is C.ChangeCarried and r.wagers:
         w = data.draw(st.sampled_from(list(r.wagers)), label="carried")
         option = data.draw(st.sampled_from(list(TieOption)), label="option")
-        amount: int | None = data.draw(st.one_of(st.none(), st.integers(1, 10)))
-        amount = None if amount is None else amount * 100
-        return C.ChangeCarried(w.wager_id, w.player, option, amount)
+        change: int | None = data.draw(st.one_of(st.none(), st.integers(1, 10)))
+        return C.ChangeCarried(
+            w.wager_id, w.player, option, None if change is None else change * 100
+        )
     if kind is C.CloseBetting:
         return C.CloseBetting()
     if kind is C.DealCard:
