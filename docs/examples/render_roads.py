@@ -15,7 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from macau_tables.baccarat.roads import RoadEntry, from_results, render_all
+from macau_tables.baccarat.roads import RoadEntry, from_results
+from macau_tables.baccarat.roads_text import render_all
 from macau_tables.baccarat.tableau import RoundResult, deal_round
 from macau_tables.cards import new_shoe
 from macau_tables.rng import SeededRandom, shuffle

@@ -32,12 +32,14 @@ from macau_tables.baccarat.roads import (
     from_results,
     parse_entries,
     predict,
+    small_road,
+)
+from macau_tables.baccarat.roads_text import (
     render_all,
     render_ask_road,
     render_bead_plate,
     render_big_road,
     render_derived_road,
-    small_road,
 )
 from macau_tables.baccarat.sides import Side
 from macau_tables.errors import ConfigError, ParseError
@@ -107,6 +109,59 @@ def test_from_results_refuses_and_names_the_bad_result_ROADMAPS() -> None:
         from_results([object()])
     with pytest.raises(RoadError, match="banker_pair"):
         RoadEntry(B, banker_pair=1)  # type: ignore[arg-type]
+
+
+def test_road_refusals_carry_keys_and_chinese_ROADMAPS() -> None:
+    with pytest.raises(RoadError) as exc:
+        from_results([B, object()])
+    assert exc.value.key == "shoe.road_result_no_attributes" and exc.value.params["index"] == 1
+    with pytest.raises(RoadError) as exc:
+        RoadEntry("banker")  # type: ignore[arg-type]
+    assert exc.value.key == "shoe.road_bad_winner" and "勝方" in exc.value.text("zh-Hant")
+    with pytest.raises(ParseError) as exc2:
+        parse_entries("B Z")
+    err = exc2.value
+    assert err.key == "shoe.road_unexpected_character" and err.params["position"] == 2
+    assert "unexpected character 'Z' at position 2" in err.message
+    with pytest.raises(ParseError) as exc2:
+        parse_entries(["B"])  # type: ignore[arg-type]
+    assert exc2.value.key == "shoe.road_text_not_str"
+    with pytest.raises(ConfigError) as exc3:
+        derived_road("BP", 4)
+    assert exc3.value.key == "shoe.road_bad_kind" and "曱甴路" in exc3.value.text("zh-Hant")
+    with pytest.raises(RoadError) as exc:
+        predict("BP", T, 1)
+    assert exc.value.key == "shoe.road_ask_side" and "問路" in exc.value.text("zh-Hant")
+
+
+def test_from_results_refuses_what_raises_on_access_ROADMAPS() -> None:
+    class Raises:
+        @property
+        def winner(self) -> Side:
+            raise RuntimeError("broken")
+
+    with pytest.raises(RoadError) as exc:
+        from_results([Raises()])
+    assert exc.value.params["index"] == 0
+
+
+def test_rendering_lives_apart_and_stays_importable_from_roads_ROADMAPS() -> None:
+    from macau_tables.baccarat import roads, roads_text
+
+    for name in roads_text.__all__:
+        if name.startswith("render_"):
+            assert getattr(roads, name) is getattr(roads_text, name)
+            assert name in roads.__all__
+    # computation modules draw no text
+    from macau_tables.baccarat import roads_base, roads_derived
+
+    for module in (roads, roads_base, roads_derived):
+        assert not any(
+            getattr(v, "__module__", None) == module.__name__ and k.startswith("render")
+            for k, v in vars(module).items()
+        )
+    with pytest.raises(AttributeError):
+        roads.render_everything  # noqa: B018
 
 
 def test_rows_and_kind_are_validated_ROADMAPS() -> None:

@@ -20,8 +20,8 @@ from macau_tables.baccarat.roads import (
     derived_road,
     derived_road_grid,
     predict,
-    render_all,
 )
+from macau_tables.baccarat.roads_text import render_all
 from macau_tables.baccarat.sides import Side
 
 SIDES = [Side.BANKER, Side.PLAYER, Side.TIE]
