@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from macau_tables import ledger
 from macau_tables.cards import parse_cards
 from macau_tables.caribbean.actions import (
     DealCard,
@@ -12,11 +13,12 @@ from macau_tables.caribbean.actions import (
     Raise,
     ReportExposedCard,
     ReportMisdeal,
+    ReturnCarriedWager,
     Showdown,
     ShufflerFailure,
     Void,
 )
-from macau_tables.caribbean.events import CardExposed, RoundVoided
+from macau_tables.caribbean.events import CardExposed, CarriedWagerReturned, RoundVoided
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.rules import DealingProcedure
 from macau_tables.caribbean.settlement import CarriedWager, Settlement, WagerKind
@@ -193,3 +195,36 @@ def test_carried_jackpot_wager_counts_as_placed_next_round_CSP_11_1() -> None:
 def test_bad_carried_wagers_refused_CSP_11_1(carried: tuple[CarriedWager, ...]) -> None:
     with pytest.raises(RuleViolation):
         CaribbeanRound.new(make_rules(), "r", OPENING, carried=carried)
+
+
+def test_carried_wager_returned_to_a_player_who_left_CSP_11_1() -> None:
+    """Documented reading of CSP-11.1: a jackpot wager carried over to a round whose player has
+    left the table is handed back, before the cards, with a supervisor's id and a reason; the
+    stake goes from the carried account to the player's wallet and the box is free again."""
+    r, _ = shoe_round().apply(ShufflerFailure())
+    nxt = CaribbeanRound.new(r.rules, "r2", OPENING, carried=r.carried_out())
+    assert ReturnCarriedWager in nxt.expected_next().commands
+    refused(nxt, ReturnCarriedWager(3, "", "player left"), "CSP-11.1")
+    refused(nxt, ReturnCarriedWager(3, "sup-7", " "), "CSP-11.1")
+    refused(nxt, ReturnCarriedWager(5, "sup-7", "player left"), "CSP-11.1")  # nothing carried
+    refused(nxt, ReturnCarriedWager(9, "sup-7", "player left"), "CSP-2")
+    nxt, _ = nxt.apply(PlaceAnte(1, player(1), UNIT))
+    refused(nxt, ReturnCarriedWager(1, "sup-7", "player left"), "CSP-11.1")  # in play now
+    nxt, events = nxt.apply(ReturnCarriedWager(3, "sup-7", "player left the table"))
+    assert events == (CarriedWagerReturned(3, player(3), UNIT, "sup-7", "player left the table"),)
+    assert nxt.postings(events[0]) == ledger.carried_back(player(3), UNIT)
+    assert nxt.box(3) is None and ReturnCarriedWager not in nxt.expected_next().commands
+    refused(nxt, ReturnCarriedWager(3, "sup-7", "again"), "CSP-11.1")
+    nxt, _ = nxt.apply(PlaceAnte(3, "newcomer", UNIT))  # the box is free again
+    assert CaribbeanRound.replay(nxt.events) == nxt
+    # only while betting: once the cards are out the wager waits for the round's end
+    later = bet(CaribbeanRound.new(r.rules, "r3", OPENING, carried=r.carried_out()), {1: UNIT})
+    refused(later, ReturnCarriedWager(3, "sup-7", "player left"), "CSP-11.1")
+    # gone from the round: the wager is not carried out again
+    nxt = bet(nxt, {})
+    nxt = deal(nxt, {1: HANDS[1], 3: HANDS[3], DEALER: HANDS[DEALER]})
+    nxt, _ = nxt.apply(Raise(1, player(1), 2 * UNIT))
+    nxt, _ = nxt.apply(Raise(3, "newcomer", 2 * UNIT))
+    nxt, _ = nxt.apply(Showdown(Meter(SEED, SEED)))
+    assert nxt.carried_out() == ()
+    assert {w.player for w in nxt.settlement.wagers} == {player(1), "newcomer"}  # type: ignore[union-attr]
