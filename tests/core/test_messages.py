@@ -62,6 +62,47 @@ def _error_classes() -> tuple[set[str], set[str]]:
 KEYED, RULED = _error_classes()
 
 
+def _called(node: ast.Call) -> str | None:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+
+
+def _forwarders() -> tuple[dict[str, int], set[tuple[Path, int, int]]]:
+    """Functions that take a message key and pass it on to an error class (or to another such
+    function), as ``cli.output.fail(key, **params)`` does: name → the key's argument index at
+    their call sites, and the forwarding calls themselves (checked at the callers instead)."""
+    forwarders: dict[str, int] = {}
+    forwarding: set[tuple[Path, int, int]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for path, tree in TREES.items():
+            for func in ast.walk(tree):
+                if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+                shift = 1 if params[:1] in (["self"], ["cls"]) else 0
+                for node in ast.walk(func):
+                    if not isinstance(node, ast.Call):
+                        continue
+                    name = _called(node)
+                    index = (
+                        1 if name in RULED else 0 if name in KEYED else forwarders.get(name or "")
+                    )
+                    if index is None or len(node.args) <= index:
+                        continue
+                    arg = node.args[index]
+                    if isinstance(arg, ast.Name) and arg.id in params:
+                        forwarding.add((path, node.lineno, node.col_offset))
+                        if func.name not in forwarders:
+                            forwarders[func.name] = params.index(arg.id) - shift
+                            changed = True
+    return forwarders, forwarding
+
+
+FORWARDERS, FORWARDING = _forwarders()
+
+
 @dataclass(frozen=True)
 class Site:
     where: str
@@ -73,11 +114,17 @@ def _sites(path: Path) -> list[Site]:
     out = []
     calls = (n for n in ast.walk(TREES[path]) if isinstance(n, ast.Call))
     for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if name not in KEYED | RULED:
+        name = _called(node)
+        if name is None or (path, node.lineno, node.col_offset) in FORWARDING:
             continue
-        index = 1 if name in RULED else 0
+        if name in RULED:
+            index = 1
+        elif name in KEYED:
+            index = 0
+        elif name in FORWARDERS:
+            index = FORWARDERS[name]
+        else:
+            continue
         where = f"{path.relative_to(SRC.parent)}:{node.lineno}"
         arg = node.args[index] if len(node.args) > index else None
         key = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
@@ -139,10 +186,24 @@ def test_every_refusal_names_a_literal_catalogued_key_with_its_parameters(path: 
     assert not problems, "\n".join(problems)
 
 
-def test_the_scan_sees_the_error_classes_and_their_subclasses() -> None:
+def test_the_scan_sees_the_error_classes_their_subclasses_and_key_forwarders() -> None:
     assert {"ShoeExhausted", "ShoeNotFinished", "CodecError"} <= KEYED
     assert "RuleViolation" in RULED
     assert any(s.key == "core.bad_audience" for sites in SITES.values() for s in sites)
+    tree = ast.parse(
+        "def fail(key, /, **params):\n    return ConfigError(key, **params)\n"
+        "class X:\n    def refuse(self, rule, key):\n        raise RuleViolation(rule, key)\n"
+    )
+    TREES[Path("example.py")] = tree
+    try:
+        forwarders, forwarding = _forwarders()
+    finally:
+        del TREES[Path("example.py")]
+    assert forwarders["fail"] == 0 and forwarders["refuse"] == 1
+    assert {(p, line) for p, line, _ in forwarding if p == Path("example.py")} == {
+        (Path("example.py"), 2),
+        (Path("example.py"), 5),
+    }
 
 
 def test_the_catalog_has_no_unused_key() -> None:
