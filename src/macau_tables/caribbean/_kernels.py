@@ -1,8 +1,8 @@
 """numba kernel behind :func:`macau_tables.caribbean.hands.evaluate_many`.
 
 Imported lazily (numba takes a while to import). The lookup tables are built with numpy from
-the very definition :func:`macau_tables.caribbean.hands.evaluate` uses (``_rank_value``), so
-the two evaluators cannot disagree.
+the very definition :func:`macau_tables.caribbean.hands.evaluate` uses
+(:func:`macau_tables.caribbean.ranking._rank_value`), so the two evaluators cannot disagree.
 
 Per hand the kernel:
 
@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from ..cards import Card
 from ..errors import ParseError
-from .hands import _rank_multisets, _rank_value
+from .ranking import _rank_multisets, _rank_value
 
 _PLAIN_SIZE: Final = comb(17, 5)
 # COLEX[k, r] = C(r + k, k + 1): the colex rank of a sorted multiset r0 <= … <= r4 (ranks 0..12)
