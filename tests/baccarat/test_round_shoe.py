@@ -13,17 +13,16 @@ from hypothesis import strategies as st
 from macau_tables.approvals import Approval
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.bets import seat, standing
-from macau_tables.baccarat.round import (
-    BaccaratRound,
-    CardRefused,
+from macau_tables.baccarat.commands import (
     Correct,
     CorrectionAction,
     DealCard,
     PlaceWager,
     Settle,
-    deal_from,
 )
-from macau_tables.baccarat.rules import BaccaratRules, ShoeSettings, WagerKind
+from macau_tables.baccarat.events import CardRefused
+from macau_tables.baccarat.round import BaccaratRound, deal_from
+from macau_tables.baccarat.rules import BaccaratRules, ShoeSettings, TieOption, WagerKind
 from macau_tables.cards import parse_cards
 from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom, verify_commitment
@@ -58,7 +57,7 @@ def test_whole_virtual_shoe_BAC_1_BAC_2_BAC_3(seed: int, cut: int, decks: int) -
         demo = k == 1
         shoe, ev = S.apply(shoe, S.StartRound(f"r{k}", demo))
         shoe_events += ev
-        r, _ = BaccaratRound.from_shoe(
+        r = BaccaratRound.from_shoe(
             shoe, rules, f"r{k}", DAY, seated=SEATED, carried=carried, demo=demo
         )
         if not demo:
@@ -86,7 +85,7 @@ def test_live_shoe_refused_card_withdrawn_counts_out_of_shoe_BAC_10() -> None:
     shoe, _ = S.apply(shoe, S.Cut(S.Cutter.DEALER, "dealer-1", 150))
     shoe, _ = S.apply(shoe, S.Burn((None,) * 6))
     shoe, _ = S.apply(shoe, S.StartRound("r1"))
-    r, _ = BaccaratRound.from_shoe(shoe, rules, "r1", DAY)
+    r = BaccaratRound.from_shoe(shoe, rules, "r1", DAY)
     assert r.live
     for card in parse_cards("9s 5h Kd 2c"):
         r, _ = r.apply(DealCard(card))
@@ -106,7 +105,7 @@ def test_machine_rounds_each_from_the_full_set_BAC_7_2() -> None:
     for k in range(5):
         order = S.shuffle_shoe(rules.shoe, SeededRandom(k + 1))
         shoe, _ = S.apply(shoe, S.StartRound(f"r{k}", commitment=order.commitment))
-        r, _ = BaccaratRound.from_shoe(shoe, rules, f"r{k}", DAY)
+        r = BaccaratRound.from_shoe(shoe, rules, f"r{k}", DAY)
         assert r.available == (8,) * 52 and r.cards_left == 416
         r, _, _ = deal_from(r, order, 0)
         r, _ = r.apply(Settle())
@@ -128,7 +127,7 @@ def test_round_from_shoe_is_the_shoe_s_round_and_a_demo_takes_no_wagers_BAC_2_2_
     with pytest.raises(RuleViolation) as exc:  # the shoe recorded a demonstration round
         BaccaratRound.from_shoe(shoe, rules, "d1", DAY, seated=SEATED, demo=False)
     assert exc.value.rule == "BAC-2.2"
-    r, _ = BaccaratRound.from_shoe(shoe, rules, "d1", DAY, seated=SEATED)
+    r = BaccaratRound.from_shoe(shoe, rules, "d1", DAY, seated=SEATED)
     assert r.demo
     with pytest.raises(RuleViolation) as exc:
         r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
@@ -141,6 +140,60 @@ def test_round_from_shoe_is_the_shoe_s_round_and_a_demo_takes_no_wagers_BAC_2_2_
     with pytest.raises(RuleViolation) as exc:
         BaccaratRound.from_shoe(shoe, rules, "r1", DAY, demo=True)
     assert exc.value.rule == "BAC-2.2"
-    r, _ = BaccaratRound.from_shoe(shoe, rules, "r1", DAY, seated=SEATED)
+    r = BaccaratRound.from_shoe(shoe, rules, "r1", DAY, seated=SEATED)
     assert not r.demo
     r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+
+
+def _live_shoe(rules: BaccaratRules, shoe_id: str) -> S.ShoeState:
+    shoe, _ = S.open_shoe(shoe_id, rules.shoe, live=True)
+    shoe, _ = S.apply(shoe, S.Cut(S.Cutter.DEALER, "dealer-1", 150))
+    shoe, _ = S.apply(shoe, S.Burn((None,) * rules.shoe.decks))
+    return shoe
+
+
+def _play(r: BaccaratRound, text: str) -> BaccaratRound:
+    for card in parse_cards(text):
+        r, _ = r.apply(DealCard(card))
+    r, _ = r.apply(Settle())
+    return r
+
+
+def test_tied_wagers_of_a_shoe_s_last_round_wait_through_the_next_shoe_s_demos_BAC_2_2_BAC_12() -> (
+    None
+):
+    """A tie in the last round of a shoe carries its banker/player wagers (BAC-12); the next
+    shoe may start with demonstration rounds, which take no wagers (BAC-2.2): the carried wagers
+    wait through them untouched and the first round with wagers takes them, with the BAC-12
+    choices."""
+    rules = approved(
+        BaccaratRules(
+            shoe=ShoeSettings(demo_rounds=2),
+            tie_options=frozenset({TieOption.LEAVE, TieOption.WITHDRAW}),
+        )
+    )
+    shoe = _live_shoe(rules, "shoe-1")
+    shoe, _ = S.apply(shoe, S.StartRound("a1"))
+    r = BaccaratRound.from_shoe(shoe, rules, "a1", DAY, seated=SEATED)
+    r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    r = _play(r, "7s 7h Kc Kd")  # a tie
+    shoe, _ = S.apply(shoe, S.EndRound(r.accepted_cards()))
+    shoe, _ = S.apply(shoe, S.ChangeShoe("last round of the shoe"))  # BAC-3.2
+    carried = r.carried_out()
+    assert [(w.player, w.amount) for w in carried] == [("alice", 1000)]
+    shoe = _live_shoe(rules, "shoe-2")
+    for k in (1, 2):
+        shoe, _ = S.apply(shoe, S.StartRound(f"b{k}", demo=True))
+        demo = BaccaratRound.from_shoe(shoe, rules, f"b{k}", DAY, seated=SEATED, carried=carried)
+        assert demo.demo and demo.wagers == () and len(demo.waiting) == 1
+        demo = _play(demo, "9s 5h Kd 2c")
+        assert all(demo.postings(e) == () for e in demo.events)  # no money moves
+        shoe, _ = S.apply(shoe, S.EndRound(demo.accepted_cards()))
+        carried = demo.carried_out()
+    shoe, _ = S.apply(shoe, S.StartRound("b3"))
+    r = BaccaratRound.from_shoe(shoe, rules, "b3", DAY, seated=SEATED, carried=carried)
+    assert not r.demo and [(w.player, w.amount, w.carried) for w in r.wagers] == [
+        ("alice", 1000, True)
+    ]
+    r = _play(r, "9s 5h Kd 2c")  # the player wins: alice's carried banker wager loses
+    assert r.settlement is not None and r.settlement.lines[0].carried_in
