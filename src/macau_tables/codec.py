@@ -361,21 +361,16 @@ class _Decoder:
         return fields
 
     def _rules(self, payload: object, tp: Any, path: str) -> tuple[Any, str]:
-        if not isinstance(payload, dict) or set(payload) != _REF_KEYS:
+        if not (
+            isinstance(payload, dict)
+            and set(payload) == _REF_KEYS
+            and all(isinstance(v, str) for v in payload.values())
+        ):
+            expected = '{"config_id": text, "sha256": text}'
             raise CodecError(
-                "core.codec_wrong_value",
-                path=path,
-                expected='{"config_id", "sha256"}',
-                got=t.describe(payload),
+                "core.codec_wrong_value", path=path, expected=expected, got=t.describe(payload)
             )
         config_id, digest = payload["config_id"], payload["sha256"]
-        if not isinstance(config_id, str) or not isinstance(digest, str):
-            raise CodecError(
-                "core.codec_wrong_value",
-                path=path,
-                expected="config_id and sha256 texts",
-                got=t.describe(payload),
-            )
         if self.rules is None:
             raise CodecError("core.codec_rules_needed", path=path, config_id=config_id)
         try:
