@@ -3,8 +3,9 @@ every money movement is a balanced ledger entry).
 
 Every event's postings sum to zero; the final event posts exactly its settlement (built with
 ``ledger.settlement``); over a whole round each account moves as the settlement says: a
-player's wallet by their net less what stays carried plus what came in carried, the table bank
-and house funding by the house's net, the meter by the meter's net, and nothing stays in play.
+player's wallet by their net less what stays carried plus what came in carried (a carried wager
+handed back reaches the wallet that way), the table bank and house funding by the house's net,
+the meter by the meter's net, and nothing stays in play.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from macau_tables.caribbean.events import (
     AntePlaced,
     DecisionMade,
     JackpotWagerPlaced,
+    RoundOpened,
     RoundSettled,
     RoundVoided,
 )
@@ -66,7 +68,11 @@ def check_round(r: CaribbeanRound) -> None:
     assert kinds[AccountKind.IN_PLAY] == 0  # every stake placed was settled or returned
     assert kinds[AccountKind.TABLE_BANK] + kinds[AccountKind.HOUSE_FUNDING] == s.house_net
     assert kinds[AccountKind.JACKPOT_METER] == s.meter_net
-    carried_in = {w.player: w.stake for w in s.wagers if w.carried_in}
+    opening = r.events[0]
+    assert isinstance(opening, RoundOpened)
+    # what the round took over: settled here, carried again, or handed back (CSP-11.1)
+    carried_in = {c.player: c.amount for c in opening.carried}
+    assert {w.player: w.stake for w in s.wagers if w.carried_in}.items() <= carried_in.items()
     carried_out = {c.player: c.amount for c in s.carried_over}
     assert kinds[AccountKind.CARRIED] == sum(carried_out.values()) - sum(carried_in.values())
     for who, net in s.net_by_player().items():
