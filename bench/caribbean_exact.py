@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from macau_tables.analysis.caribbean_exact import TOTAL_DECISIONS, CaribbeanConfig, analyze
+from macau_tables.analysis.caribbean_exact import TOTAL_DECISIONS, analyze, par_rules
 from macau_tables.caribbean.hands import QUALIFYING_STRENGTH, evaluate_many
 
 GOAL_WALL_SECONDS = 10.0
@@ -50,7 +50,7 @@ def stage_times(ranking: str, threads: int, repeat: int) -> dict[str, float]:
         def mark(name: str, marks: list[tuple[str, float]] = marks) -> None:
             marks.append((name, time.perf_counter()))
 
-        analyze(CaribbeanConfig(ranking=ranking), step=mark, threads=threads)  # type: ignore[arg-type]
+        analyze(par_rules(), ranking=ranking, step=mark, threads=threads)  # type: ignore[arg-type]
         for (_, t0), (name, t1) in pairwise(marks):
             best[name] = min(best.get(name, 1e9), t1 - t0)
         best["total"] = min(best.get("total", 1e9), marks[-1][1] - marks[0][1])
@@ -96,7 +96,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    analyze(CaribbeanConfig())  # warm-up: load (or compile) the kernels
+    analyze(par_rules())  # warm-up: load (or compile) the kernels
     results: dict[str, object] = {
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs",
         "python": platform.python_version(),

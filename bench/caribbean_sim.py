@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from macau_tables.analysis.caribbean_exact import CaribbeanConfig, analyze
+from macau_tables.analysis.caribbean_exact import analyze, par_rules
 from macau_tables.analysis.caribbean_sim import simulate
 from macau_tables.cards import DECK
 from macau_tables.caribbean.hands import compare, dealer_qualifies, evaluate
@@ -53,7 +53,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    analysis = analyze(CaribbeanConfig())
+    analysis = analyze(par_rules())
     simulate(analysis, 100_000, seed=1)  # warm-up
     best = 1e9
     for r in range(args.repeat):

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import macau_tables.analysis.baccarat_commands as commands
-from macau_tables.cli import app
+import macau_tables.cli.baccarat_analysis as commands
+from macau_tables.cli.app import app
 
 
 def _run(*args: str) -> Any:
@@ -208,3 +208,37 @@ def test_analysis_sheet_is_reproducible() -> None:
     first, second = _run(*args), _run(*args)
     assert first.exit_code == 0, first.output
     assert first.stdout == second.stdout
+
+
+@pytest.mark.parametrize("decks", [1, 4])
+def test_shoe_outside_the_law_is_marked_in_every_format_BAC_1(decks: int) -> None:
+    """BAC-1 asks for 6 … 12 decks. A smaller shoe is analysed (for comparison) but its sheet
+    says in its header, in every format, that it is outside the law; a lawful shoe's does not."""
+    base = ["analyze", "baccarat", "--decks", str(decks), "--count-shoes", "0"]
+    warning = f"Outside the law (BAC-1: a shoe of 6 to 12 decks): this {decks}-deck shoe"
+    text = _run(*base).stdout
+    lines = text.splitlines()
+    assert lines[0] == f"Baccarat PAR sheet: {decks} decks"
+    assert lines[3].startswith(f"WARNING: {warning}")
+    rows = list(csv.reader(io.StringIO(_run(*base, "--format", "csv").stdout)))
+    assert rows[0] == ["# Warning"] and rows[1][0].startswith(warning)
+    data = json.loads(_run(*base, "--format", "json").stdout)
+    assert next(iter(data)) == "warnings" and data["warnings"][0].startswith(warning)
+    assert data["decks"] == decks
+    page = _run(*base, "--format", "html").stdout
+    assert warning in page and page.index(warning) < page.index("<h2>Configuration</h2>")
+    simulated = _run("simulate", "baccarat", "--decks", str(decks), "--rounds", "20000").stdout
+    assert f"WARNING: {warning}" in simulated.splitlines()[3]
+
+
+@pytest.mark.parametrize("decks", [6, 12])
+def test_lawful_shoes_carry_no_warning_BAC_1(decks: int) -> None:
+    result = _run("analyze", "baccarat", "--decks", str(decks), "--count-shoes", "0")
+    assert result.exit_code == 0, result.output
+    assert "WARNING" not in result.stdout and "Outside the law" not in result.stdout
+    data = json.loads(
+        _run(
+            "analyze", "baccarat", "--decks", str(decks), "--count-shoes", "0", "--format", "json"
+        ).stdout
+    )
+    assert "warnings" not in data

@@ -325,7 +325,7 @@ def test_jackpot_return_uses_highest_award_and_shares_royal_BAC_17() -> None:
 
 
 def _fields(a: JackpotAwards) -> dict[str, int]:
-    return {name: getattr(a, name) for name in a.__slots__}  # type: ignore[attr-defined]
+    return {name: getattr(a, name) for name in a.__slots__}
 
 
 @pytest.mark.parametrize(

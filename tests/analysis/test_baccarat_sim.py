@@ -22,8 +22,6 @@ from macau_tables.analysis.baccarat_exact import (
     main_counts,
 )
 from macau_tables.analysis.baccarat_sim import (
-    BurnRule,
-    LastRound,
     ShoeProcedure,
     SimulationResult,
     _lucky_six_table,
@@ -31,6 +29,7 @@ from macau_tables.analysis.baccarat_sim import (
     lucky_six_tags,
     simulate,
 )
+from macau_tables.baccarat.rules import BurnRule, LastRoundRule
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import deal_round
 from macau_tables.cards import Card, new_shoe, parse_cards
@@ -138,13 +137,13 @@ def test_kernel_equals_rules_on_crafted_rounds_BAC_9_BAC_13_4(cards: list[Card])
 @pytest.mark.parametrize(
     ("burn", "count", "last", "decks"),
     [
-        (BurnRule.FIRST_CARD, 0, LastRound.THIS_ROUND, 8),
-        (BurnRule.DECKS, 0, LastRound.ONE_MORE, 6),
-        (BurnRule.FIXED, 3, LastRound.THIS_ROUND, 8),
+        (BurnRule.FIRST_CARD, 0, LastRoundRule.THIS_ROUND, 8),
+        (BurnRule.DECKS, 0, LastRoundRule.ONE_MORE, 6),
+        (BurnRule.FIXED, 3, LastRoundRule.THIS_ROUND, 8),
     ],
 )
 def test_shoe_procedure_burn_cut_card_and_last_round_BAC_2_1_BAC_3_1(
-    burn: BurnRule, count: int, last: LastRound, decks: int
+    burn: BurnRule, count: int, last: LastRoundRule, decks: int
 ) -> None:
     p = ShoeProcedure(decks=decks, burn=burn, burn_count=count, cut_card=14, last_round=last)
     size = 52 * decks

@@ -7,14 +7,16 @@ Ctrl-C exits 130 without results; every format renders; the JSON keys outside ch
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-import macau_tables.analysis.caribbean_commands as commands
-from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, CaribbeanConfig, analyze
-from macau_tables.cli import app
+import macau_tables.cli.caribbean_analysis as commands
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, par_rules
+from macau_tables.analysis.caribbean_sheet import ak_strategy_table
+from macau_tables.cli.app import app
 
 JSON_KEYS = (
     "house_edge",
@@ -28,12 +30,16 @@ JSON_KEYS = (
 
 @pytest.fixture(scope="module")
 def exact() -> CaribbeanAnalysis:
-    return analyze(CaribbeanConfig())
+    return analyze(par_rules())
 
 
 @pytest.fixture
 def cached(monkeypatch: pytest.MonkeyPatch, exact: CaribbeanAnalysis) -> None:
-    monkeypatch.setattr(commands, "run_analysis", lambda cfg, threads=2: exact)
+    def cached_analysis(rules: Any, ranking: str, cap: int | None, threads: int = 2) -> Any:
+        # The cached analysis with the rules (jackpot settings) the command asked for.
+        return replace(exact, rules=rules)
+
+    monkeypatch.setattr(commands, "run_analysis", cached_analysis)
 
 
 @pytest.fixture
@@ -209,7 +215,7 @@ def test_ak_strategy_table_matches_decisions_CSP_6_5(exact: CaribbeanAnalysis) -
     """The readable A-K table agrees with the decision table it summarises."""
     from macau_tables.cards import parse_cards
 
-    table = commands.ak_strategy_table(exact)
+    table = ak_strategy_table(exact)
     rows = {row[0]: row[1:] for row in table.rows}
     assert rows["A K Q J 9"] == ("R",) * 13
     # A K 5 4 2: raise when the up card pairs one of the player's small cards, else fold.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 
@@ -21,11 +22,11 @@ from macau_tables.analysis.caribbean_exact import (
     TOTAL_DEALS,
     TOTAL_DECISIONS,
     CaribbeanAnalysis,
-    CaribbeanConfig,
-    JackpotConfig,
     analyze,
     analyze_jackpot,
     hand_index,
+    par_rules,
+    raise_win_units,
 )
 from macau_tables.cards import Card, parse_cards
 from macau_tables.caribbean.hands import (
@@ -36,7 +37,9 @@ from macau_tables.caribbean.hands import (
     evaluate,
     evaluate_many,
 )
+from macau_tables.caribbean.rules import JackpotFixedAwards
 from macau_tables.errors import ConfigError
+from macau_tables.jackpot import Combination
 
 PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
 
@@ -61,12 +64,12 @@ _TEMPLATE = np.array(list(combinations(range(46), 4)), dtype=np.int64)
 
 @pytest.fixture(scope="module")
 def standard() -> CaribbeanAnalysis:
-    return analyze(CaribbeanConfig(royal_odds=100, ranking="standard"), probes=PROBES)
+    return analyze(par_rules(100), ranking="standard", probes=PROBES)
 
 
 @pytest.fixture(scope="module")
 def macau() -> CaribbeanAnalysis:
-    return analyze(CaribbeanConfig(royal_odds=100, ranking="macau"), probes=PROBES)
+    return analyze(par_rules(100), ranking="macau", probes=PROBES)
 
 
 def _brute_counts(hand: list[int], up: int, ranking: str) -> tuple[int, int, int, int]:
@@ -151,10 +154,9 @@ def test_sweep_counts_equal_brute_force_CSP_9(
 ) -> None:
     """W/L/N/ties and the decision for sampled hands and all 47 up cards, by enumeration."""
     analysis = macau if ranking == "macau" else standard
-    config = analysis.config
     for k, hand in enumerate(PROBE_HANDS):
-        category = HandCategory(int(evaluate_many(np.array([hand]), config.ranking)[0]) >> 22)
-        win_units = 1 + config.raise_win_units(category)
+        category = HandCategory(int(evaluate_many(np.array([hand]), analysis.ranking)[0]) >> 22)
+        win_units = 1 + raise_win_units(analysis.rules, category, analysis.max_payout_units)
         for up in range(52):
             if up in hand:
                 continue
@@ -167,7 +169,7 @@ def test_sweep_counts_equal_brute_force_CSP_9(
 
 def test_royal_odds_change_only_the_royal_line_CSP_9_5(macau: CaribbeanAnalysis) -> None:
     """Royal 50:1 pays 101 units per ante on a win; the rest of the table is unchanged."""
-    a = analyze(CaribbeanConfig(royal_odds=50), threads=3)
+    a = analyze(par_rules(50), threads=3)
     for low, high in zip(a.outcomes, macau.outcomes, strict=True):
         assert (low.event, low.combinations) == (high.event, high.combinations)
         if low.event == "player wins with royal flush":
@@ -181,36 +183,47 @@ def test_royal_odds_change_only_the_royal_line_CSP_9_5(macau: CaribbeanAnalysis)
 
 @pytest.mark.parametrize("odds", [49, 101, 0, True])
 def test_bad_royal_odds_refused_CSP_9_5(odds: int) -> None:
-    with pytest.raises(ConfigError, match="royal-odds"):
-        CaribbeanConfig(royal_odds=odds)
+    """The analysis takes the table's own rules: CaribbeanRules refuses the odds (CSP-9.5)."""
+    with pytest.raises(ConfigError, match="royal_flush_odds"):
+        par_rules(odds)
 
 
 def test_bad_ranking_and_cap_refused() -> None:
-    with pytest.raises(ConfigError, match="ranking"):
-        CaribbeanConfig(ranking="poker")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="max-payout"):
-        CaribbeanConfig(max_payout_units=0)
+    with pytest.raises(ConfigError, match="ranking") as bad_ranking:
+        analyze(par_rules(), ranking="poker")  # type: ignore[arg-type]
+    assert bad_ranking.value.key == "analysis.unknown_ranking"
+    with pytest.raises(ConfigError, match="max_payout_units"):
+        analyze(par_rules(), max_payout_units=0)
+    with pytest.raises(ConfigError, match="CaribbeanRules"):
+        analyze("macau")  # type: ignore[arg-type]
 
 
 def test_max_payout_cap_applies_to_capped_categories_only_CSP_9_5() -> None:
-    config = CaribbeanConfig(max_payout_units=30)
-    assert config.raise_win_units(HandCategory.ROYAL_FLUSH) == 30
-    assert config.raise_win_units(HandCategory.STRAIGHT_FLUSH) == 30
-    assert config.raise_win_units(HandCategory.FOUR_OF_A_KIND) == 30
-    assert config.raise_win_units(HandCategory.FULL_HOUSE) == 14
+    rules = par_rules()
+    assert raise_win_units(rules, HandCategory.ROYAL_FLUSH, 30) == 30
+    assert raise_win_units(rules, HandCategory.STRAIGHT_FLUSH, 30) == 30
+    assert raise_win_units(rules, HandCategory.FOUR_OF_A_KIND, 30) == 30
+    assert raise_win_units(rules, HandCategory.FULL_HOUSE, 30) == 14
+    # Without a cap the rules' paytable decides (raise = 2 antes, CSP-6.6).
+    assert raise_win_units(rules, HandCategory.ROYAL_FLUSH) == 2 * rules.royal_flush_odds
+
+
+def _with_jackpot(analysis: CaribbeanAnalysis, **awards: int) -> CaribbeanAnalysis:
+    """``analysis`` with the jackpot settings of a table paying ``awards`` (the counts do not
+    depend on the jackpot)."""
+    fixed = {"royal_flush": 0, "straight_flush": 0, "four_of_a_kind": 0, "full_house": 0}
+    fixed |= {"flush": 0} | awards
+    rules = par_rules(
+        analysis.rules.royal_flush_odds, jackpot_fixed_awards=JackpotFixedAwards(**fixed)
+    )
+    return replace(analysis, rules=rules)
 
 
 def test_jackpot_break_even_meter_CSP_10_2(macau: CaribbeanAnalysis) -> None:
     """The break-even meter is the first meter at which the expected award reaches the wager."""
-    cfg = JackpotConfig(
-        wager=100,
-        award_royal=0,
-        award_straight_flush=0,
-        award_four=50_000,
-        award_full_house=10_000,
-        award_flush=5_000,
-    )
-    jackpot = analyze_jackpot(macau, cfg)
+    table = _with_jackpot(macau, four_of_a_kind=50_000, full_house=10_000, flush=5_000)
+    jackpot = analyze_jackpot(table, 0)
+    assert jackpot.wager == 100
     meter = jackpot.break_even_meter()
     assert jackpot.expected_award(meter) >= 100 > jackpot.expected_award(meter - 1)
     # A folded box wins nothing (CSP-6.7): flush probability equals the raised flush pairs.
@@ -218,17 +231,43 @@ def test_jackpot_break_even_meter_CSP_10_2(macau: CaribbeanAnalysis) -> None:
     assert jackpot.expected_award(10**9) > jackpot.expected_award(10**8)
 
 
-@pytest.mark.parametrize(
-    "field", ["meter", "award_royal", "award_straight_flush", "award_four", "award_full_house"]
-)
+def test_jackpot_awards_are_the_tables_CSP_10_2(macau: CaribbeanAnalysis) -> None:
+    """The analysis pays what macau_tables.jackpot pays a table: royal flush max(fixed, meter),
+    straight flush max(fixed, floor(10 % of meter)), the others their fixed award; only the
+    royal and straight flush take from the meter (CSP-10.2, CSP-10.8)."""
+    table = _with_jackpot(macau, royal_flush=10**6, straight_flush=10**5, flush=777)
+    jackpot = analyze_jackpot(table, 0)
+    assert jackpot.award(Combination.ROYAL_FLUSH, 999).amount == 10**6
+    assert jackpot.award(Combination.ROYAL_FLUSH, 5 * 10**6).amount == 5 * 10**6
+    assert jackpot.award(Combination.STRAIGHT_FLUSH, 1_234_567).amount == 123_456
+    assert jackpot.award(Combination.STRAIGHT_FLUSH, 99_999).amount == 10**5
+    assert jackpot.award(Combination.STRAIGHT_FLUSH, 1_234_567).from_meter == 123_456
+    assert jackpot.award(Combination.FLUSH, 10**9).amount == 777
+    assert jackpot.award(Combination.FLUSH, 10**9).from_meter == 0
+    p = jackpot.probabilities
+    assert jackpot.meter_drain(10**7) == p[HandCategory.ROYAL_FLUSH] * 10**7 + p[
+        HandCategory.STRAIGHT_FLUSH
+    ] * (10**7 // 10)
+
+
+@pytest.mark.parametrize("field", ["royal_flush", "straight_flush", "four_of_a_kind", "flush"])
 def test_negative_jackpot_amounts_refused_CSP_10_3(field: str) -> None:
-    with pytest.raises(ConfigError, match=field.replace("_", "-")):
-        JackpotConfig(**{field: -1})  # type: ignore[arg-type]
+    """Fixed awards are table settings (CSP-10.3): the rules refuse a negative one."""
+    amounts = dict.fromkeys(("royal_flush", "straight_flush", "four_of_a_kind", "full_house"), 0)
+    amounts |= {"flush": 0, field: -1}
+    with pytest.raises(ConfigError, match=field):
+        JackpotFixedAwards(**amounts)
+
+
+@pytest.mark.parametrize("meter", [-1, 1.5, True])
+def test_bad_meter_refused_CSP_10_3(macau: CaribbeanAnalysis, meter: object) -> None:
+    with pytest.raises(ConfigError, match="meter"):
+        analyze_jackpot(macau, meter)  # type: ignore[arg-type]
 
 
 def test_brute_force_with_rule_functions_CSP_9() -> None:
     """Two (hand, up card) pairs enumerated with ``evaluate``/``compare``/``dealer_qualifies``."""
-    analysis = analyze(CaribbeanConfig(ranking="macau"), probes=[PROBES[0]])
+    analysis = analyze(par_rules(), ranking="macau", probes=[PROBES[0]])
     hand = [Card.from_index(c) for c in PROBE_HANDS[0]]
     for up_index in (0, 50):
         up = Card.from_index(up_index)
@@ -248,7 +287,7 @@ def test_brute_force_with_rule_functions_CSP_9() -> None:
 
 _INTERRUPT_DURING_SWEEP = """
 import os, subprocess, sys
-from macau_tables.analysis.caribbean_exact import CaribbeanConfig, analyze
+from macau_tables.analysis.caribbean_exact import analyze, par_rules
 
 def step(name):
     # The sweep starts now and runs for a second or more, holding the GIL: the signal must
@@ -257,9 +296,9 @@ def step(name):
         code = f"import os, signal, time; time.sleep(0.3); os.kill({os.getpid()}, signal.SIGINT)"
         subprocess.Popen([sys.executable, "-c", code])
 
-analyze(CaribbeanConfig())  # compiles or loads the kernels: no signal during compilation
+analyze(par_rules())  # compiles or loads the kernels: no signal during compilation
 try:
-    analyze(CaribbeanConfig(), step=step, threads=2)
+    analyze(par_rules(), step=step, threads=2)
 except KeyboardInterrupt:
     print("interrupted")
 else:

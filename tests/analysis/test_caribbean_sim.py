@@ -12,34 +12,35 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, CaribbeanConfig, analyze
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, par_rules
 from macau_tables.analysis.caribbean_sim import STREAMS, simulate
 from macau_tables.cards import Card
 from macau_tables.caribbean.hands import compare, dealer_qualifies, evaluate
-from macau_tables.caribbean.rules import FIXED_RAISE_ODDS
 from macau_tables.errors import ConfigError
 
 
 @pytest.fixture(scope="module")
 def macau() -> CaribbeanAnalysis:
-    return analyze(CaribbeanConfig(royal_odds=100, ranking="macau"))
+    return analyze(par_rules(100), ranking="macau")
 
 
-def _rules_units(player: list[Card], dealer: list[Card], raised: bool, cfg: CaribbeanConfig) -> int:
+def _rules_units(
+    player: list[Card], dealer: list[Card], raised: bool, analysis: CaribbeanAnalysis
+) -> int:
     """One round settled by the rule functions, per ante (raise = 2 antes, CSP-6.6)."""
     if not raised:
         return -1  # CSP-6.7: the fold loses the ante
     if not dealer_qualifies(dealer):
         return 1  # CSP-9.2: ante 1:1, raise returned
-    value = evaluate(player, cfg.ranking)
-    result = compare(value, evaluate(dealer, cfg.ranking), cfg.ranking)
+    ranking = analysis.ranking
+    value = evaluate(player, ranking)
+    result = compare(value, evaluate(dealer, ranking), ranking)
     if result < 0:
         return -3  # CSP-9.4
     if result == 0:
         return 0  # standard ranking only: a push
     category = value.category
-    odds = FIXED_RAISE_ODDS.get(category, cfg.royal_odds)
-    return 1 + 2 * odds  # CSP-9.5
+    return 1 + 2 * analysis.rules.raise_odds(category)  # CSP-9.5
 
 
 def test_kernel_equals_rule_functions_on_100k_rounds_CSP_9(macau: CaribbeanAnalysis) -> None:
@@ -49,27 +50,27 @@ def test_kernel_equals_rule_functions_on_100k_rounds_CSP_9(macau: CaribbeanAnaly
     result = simulate(macau, n * STREAMS, seed=2024, record_rounds=n)
     record = result.record
     assert record.shape == (n, 12)
-    seen = Counter()
+    seen: Counter[int] = Counter()
     for row in record.tolist():
         player = [Card.from_index(c) for c in row[:5]]
         dealer = [Card.from_index(c) for c in row[5:10]]
         assert len({*row[:10]}) == 10
         raised = macau.should_raise(player, dealer[4])
         assert bool(row[10]) == raised
-        assert row[11] == _rules_units(player, dealer, raised, macau.config)
+        assert row[11] == _rules_units(player, dealer, raised, macau)
         seen[row[11]] += 1
     assert set(seen) >= {-3, -1, 1, 3, 5, 7}
 
 
 def test_standard_ranking_pushes_match_rules() -> None:
     """Standard ranking (equal hands push): kernel rounds match the rule functions too."""
-    standard = analyze(CaribbeanConfig(ranking="standard"))
+    standard = analyze(par_rules(), ranking="standard")
     n = 20_000
     result = simulate(standard, n * STREAMS, seed=7, record_rounds=n)
     for row in result.record.tolist():
         player = [Card.from_index(c) for c in row[:5]]
         dealer = [Card.from_index(c) for c in row[5:10]]
-        assert row[11] == _rules_units(player, dealer, bool(row[10]), standard.config)
+        assert row[11] == _rules_units(player, dealer, bool(row[10]), standard)
 
 
 def test_simulation_agrees_with_exact_values(macau: CaribbeanAnalysis) -> None:

@@ -15,10 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-# Importing the command modules registers their commands on the app.
-import macau_tables.analysis.baccarat_commands
-import macau_tables.analysis.caribbean_commands  # noqa: F401
-from macau_tables.cli import app
+from macau_tables.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 PAR = ROOT / "docs" / "par"

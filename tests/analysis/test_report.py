@@ -9,15 +9,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import typer
 
-from macau_tables.analysis.report import (
-    Figure,
-    Report,
-    Table,
-    check_format,
-    check_output,
-    render,
-)
+from macau_tables.analysis.render import render
+from macau_tables.analysis.report import Figure, Format, Report, Table
+from macau_tables.cli.output import check_output
 from macau_tables.errors import ConfigError
 
 REPORT = Report(
@@ -32,7 +28,7 @@ REPORT = Report(
 
 
 def test_json_keeps_exact_integers_and_fractions() -> None:
-    data = json.loads(render(REPORT, "json"))
+    data = json.loads(render(REPORT, Format.JSON))
     assert data["total"] == 2**60 + 1
     assert data["edge"]["exact"] == "43/415"
     assert data["nested"] == {"x": [1, 2]}
@@ -41,7 +37,7 @@ def test_json_keeps_exact_integers_and_fractions() -> None:
 def test_csv_has_exact_counts_and_decimal_probabilities() -> None:
     """Counts exact; fractions as decimals a spreadsheet reads as numbers ("1/2" would be a
     date, "19/20" text), to the float's full precision."""
-    rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
+    rows = list(csv.reader(io.StringIO(render(REPORT, Format.CSV))))
     start = rows.index(["# Outcomes"])
     assert rows[start + 1] == ["event", "count", "p"]
     assert rows[start + 2] == ["banker", str(2**60), "0.3333333333333333"]
@@ -50,7 +46,7 @@ def test_csv_has_exact_counts_and_decimal_probabilities() -> None:
 
 def test_csv_starts_with_configuration_and_summary() -> None:
     """The headline figures of a sheet live in its summary: the CSV must carry them too."""
-    rows = list(csv.reader(io.StringIO(render(REPORT, "csv"))))
+    rows = list(csv.reader(io.StringIO(render(REPORT, Format.CSV))))
     assert rows[:3] == [["# Configuration"], ["item", "value"], ["decks", "8"]]
     assert rows[4:7] == [["# Summary"], ["item", "value"], ["house edge", "1.06 %"]]
 
@@ -59,29 +55,43 @@ def test_text_aligns_whole_columns() -> None:
     """A column of numbers is right-aligned; a column mixing "10" with "J" is left-aligned
     throughout instead of scattering."""
     table = Table("t", ("rank", "n"), (("9", 1), ("10", 22), ("J", 333)))
-    text = render(Report("r", (), (), (table,), {}), "text")
+    text = render(Report("r", (), (), (table,), {}), Format.TEXT)
     assert "9       1\n10     22\nJ     333" in text
 
 
 def test_output_path_is_checked_before_work(tmp_path: Path) -> None:
     assert check_output(None) is None
     assert check_output(tmp_path / "par.html") == tmp_path / "par.html"
-    with pytest.raises(ConfigError, match=r"--output.*does not exist"):
+    with pytest.raises(typer.BadParameter, match=r"does not exist"):
         check_output(tmp_path / "missing" / "par.html")
-    with pytest.raises(ConfigError, match=r"--output.*folder"):
+    with pytest.raises(typer.BadParameter, match=r"is a folder"):
         check_output(tmp_path)
 
 
 def test_text_and_html_contain_the_numbers() -> None:
-    text = render(REPORT, "text")
+    text = render(REPORT, Format.TEXT)
     assert "1,152,921,504,606,846,976" in text and "house edge" in text
-    page = render(REPORT, "html")
+    page = render(REPORT, Format.HTML)
     assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
     assert "a caption" in page and "<td class='n'>" in page
 
 
 def test_unknown_format_is_refused() -> None:
-    with pytest.raises(ConfigError, match="xml"):
-        check_format("xml")
-    with pytest.raises(ConfigError):
-        render(REPORT, "pdf")
+    with pytest.raises(ConfigError, match="xml") as refused:
+        render(REPORT, "xml")  # type: ignore[arg-type]
+    assert refused.value.key == "analysis.unknown_format"
+    assert render(REPORT, "json") == render(REPORT, Format.JSON)  # type: ignore[arg-type]
+
+
+def test_warnings_head_every_format() -> None:
+    """A report's warnings (e.g. a shoe outside the law) come first in every format."""
+    warned = Report("r", (("decks", "1"),), (), (), {"decks": 1}, warnings=("Outside the law",))
+    text = render(warned, Format.TEXT).splitlines()
+    assert text[:4] == ["r", "=", "", "WARNING: Outside the law"]
+    rows = list(csv.reader(io.StringIO(render(warned, Format.CSV))))
+    assert rows[:2] == [["# Warning"], ["Outside the law"]]
+    page = render(warned, Format.HTML)
+    assert page.index("Outside the law") < page.index("Configuration")
+    assert json.loads(render(warned, Format.JSON)) == {"warnings": ["Outside the law"], "decks": 1}
+    # Without warnings nothing is added (the recorded sheets stay as they are).
+    assert "warnings" not in json.loads(render(REPORT, Format.JSON))

@@ -40,13 +40,14 @@ from macau_tables.baccarat.rules import (
     default_limits,
 )
 from macau_tables.baccarat.shoe import SequenceSource
+from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import CardSlot, deal_round
 from macau_tables.cards import DECK, Card, new_shoe
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.ledger import AccountKind, Posting, is_balanced
 from macau_tables.rng import SeededRandom, shuffle
-from macau_tables.rounds import DEALER, Outcome
+from macau_tables.rounds import DEALER, Audience, Outcome, Role
 
 DAY = date(2026, 12, 2)
 SEATED = {1: "alice", 2: "bob", 3: "carol"}
@@ -147,6 +148,36 @@ def check_postings(r: BaccaratRound) -> None:
 
 def _withdrawn(e: object) -> tuple[Wager, ...]:
     return (e.wager,) if isinstance(e, WagerWithdrawn) else ()
+
+
+AUDIENCES = (
+    *(Audience.of_player(p) for p, _ in PEOPLE),
+    Audience.dealer(),
+    Audience.supervisor(),
+    Audience.public(),
+)
+
+
+def check_views(r: BaccaratRound) -> None:
+    """BAC-16 hidden information: a face is shown only once the law revealed it (or it was
+    exposed in error, BAC-4), except to the holder of a squeezed card; a player sees only their
+    own wagers and results; the public no wager; the refused card only the dealer and the
+    supervisor."""
+    for a in AUDIENCES:
+        v = r.view(a)
+        staff = a.role in (Role.DEALER, Role.SUPERVISOR)
+        for cv in v.cards:
+            if cv.card is not None and not (cv.revealed or cv.exposed):
+                side = Side.PLAYER if cv.slot.value.startswith("P") else Side.BANKER
+                assert a.role is Role.PLAYER and r.holder(side) == a.player
+            if cv.revealed or cv.exposed:
+                assert cv.card is not None
+        if a.role is Role.PLAYER:
+            assert all(w.player == a.player for w in (*v.wagers, *v.waiting))
+            assert all(x.player == a.player for x in v.results)
+        if a.role is Role.PUBLIC:
+            assert v.wagers == v.results == v.layout == ()
+        assert (v.refused is not None) == (staff and r.pending is not None)
 
 
 def check_codec(r: BaccaratRound) -> None:
@@ -296,8 +327,9 @@ def test_postings_balance_and_equal_the_settlement_over_random_rounds_BAC_10_BAC
 ) -> None:
     """Random live rounds: wagers, some taken back, stray cards refused and corrected, a
     mistyped card struck, a void at a random point or a settlement with the meter. Every event's
-    postings balance, the final event's equal the settlement, and the codec round trip and the
-    replay give the live round back."""
+    postings balance, the final event's equal the settlement, the codec round trip and the
+    replay give the live round back, and every audience's view keeps the hidden information
+    (BAC-16) at every step."""
     rules = approved(replace(STANDARD, card_holding=card_holding, approvals=()))
     r = BaccaratRound.new(rules, "r", DAY, seated=SEATED, live=True, config_id="t1/v1")
     r = place_all(r, wagers)
@@ -309,6 +341,7 @@ def test_postings_balance_and_equal_the_settlement_over_random_rounds_BAC_10_BAC
     stray = iter(strays)
     dealt = 0
     while not r.is_over and r.phase is not RoundPhase.COMPLETE:
+        check_views(r)
         if dealt == void_after:
             r, _ = r.apply(Void("sup", "fault"))
             break
@@ -334,6 +367,7 @@ def test_postings_balance_and_equal_the_settlement_over_random_rounds_BAC_10_BAC
     if not r.is_over:
         r, _ = r.apply(Settle(Meter(seed % 10_000_000, rules.jackpot_seed)))
     assert r.is_over and r.settlement is not None and r.settlement.balance == 0
+    check_views(r)
     check_postings(r)
     check_codec(r)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from macau_tables.caribbean.commands import _money, describe, play_demo_round
 from macau_tables.caribbean.round import CaribbeanRound, Phase
-from macau_tables.cli import app
+from macau_tables.cli.app import app
+from macau_tables.cli.caribbean_demo import describe, play_demo_round
 from macau_tables.errors import ConfigError
+from macau_tables.money import format_minor
 from macau_tables.rng import SeededRandom, require_production
 
 
@@ -39,6 +40,9 @@ def test_demo_cli_prints_events_and_settlement() -> None:
     # the shoe's commitment is logged before the first card and verifies after the round
     assert result.output.index("shoe commitment (SHA-256) ") < result.output.index("deal ")
     assert "matches the commitment published before the first card: True" in result.output
+    # Readable, not dataclass reprs: cards as A♠ 10♥, no "Name(field=...)" anywhere.
+    assert "RoundOpened(" not in result.output and "=" not in result.output
+    assert "♠" in result.output or "♥" in result.output
     with pytest.raises(ValueError):
         play_demo_round(1, players=8)
 
@@ -56,4 +60,4 @@ def test_demo_meter_line_starts_before_contributions_CSP_10() -> None:
         raise AssertionError("no demo round with a jackpot wager")
     line = next(x for x in describe(r) if x.startswith("jackpot meter"))
     assert line.startswith("jackpot meter 123,456.00 + contributions ")
-    assert line.split(" -> ")[1].startswith(_money(s.jackpot.meter_after.amount))
+    assert line.split(" -> ")[1].startswith(format_minor(s.jackpot.meter_after.amount))

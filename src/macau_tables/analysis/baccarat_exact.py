@@ -40,12 +40,22 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ..baccarat.bets import (
+    EVEN_MONEY,
+    LUCKY_6_THREE_CARD_ODDS,
+    LUCKY_6_TWO_CARD_ODDS,
+    PAIR_ODDS,
+    TIE_ODDS,
+)
+from ..baccarat.jackpot_combos import HEAVENLY_STRAIGHT_METER_FRACTION
+from ..baccarat.rules import BACCARAT_JACKPOT_COMBINATIONS, COMMISSION_DIVISOR, BaccaratRules
+from ..baccarat.rules import MAX_DECKS as LAW_MAX_DECKS
+from ..baccarat.rules import MIN_DECKS as LAW_MIN_DECKS
 from ..baccarat.tableau import banker_draws, player_draws
 from ..errors import ConfigError
 from ..jackpot import Combination, fixed_award, meter_portion, share_equally
 
 __all__ = [
-    "JACKPOT_COMBINATIONS",
     "MAX_DECKS",
     "MIN_DECKS",
     "WAGERS",
@@ -65,15 +75,17 @@ __all__ = [
     "full_shoe",
     "jackpot_counts",
     "jackpot_return",
+    "law_note",
     "main_counts",
     "pair_count",
     "wager_stats",
 ]
 
 MIN_DECKS: Final = 1
-MAX_DECKS: Final = 12
-"""The analysis accepts 1 … 12 decks (the law's tables use 6 … 12, BAC-1; fewer decks are
-useful for checks and comparison)."""
+MAX_DECKS: Final = LAW_MAX_DECKS
+"""The analysis accepts 1 … 12 decks. The law's tables use 6 … 12 (BAC-1,
+:data:`macau_tables.baccarat.rules.MIN_DECKS` … ``MAX_DECKS``); fewer decks are useful for
+checks and comparison, and a sheet for one says it is outside the law (:func:`law_note`)."""
 
 WAGERS: Final = (
     "banker",
@@ -86,27 +98,38 @@ WAGERS: Final = (
 )
 """The fixed-odds wagers, in report order (keys of the JSON ``house_edge`` object)."""
 
-JACKPOT_COMBINATIONS: Final = (
-    Combination.ROYAL_FLUSH,
-    Combination.HEAVENLY_STRAIGHT,
-    Combination.FOUR_OF_A_KIND,
-    Combination.DOUBLE_PAIR,
-    Combination.THREE_OF_A_KIND,
-    Combination.SINGLE_PAIR,
-)
-"""BAC-13.4 combinations, highest first (only the highest pays)."""
-
 _ROYAL_RANKS: Final = (10, 11, 12, 13, 14)
 _N_CLASSES: Final = 150
 
 
 def check_decks(decks: object) -> int:
-    """Return ``decks`` if it is a whole number 1 … 12; raise :class:`ConfigError` otherwise."""
+    """Return ``decks`` if it is a whole number 1 … 12; raise :class:`ConfigError` otherwise.
+
+    >>> check_decks(8)
+    8
+    """
     if isinstance(decks, bool) or not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
         raise ConfigError(
-            f"decks must be a whole number from {MIN_DECKS} to {MAX_DECKS}, got {decks!r}"
+            "analysis.bad_decks", minimum=MIN_DECKS, maximum=MAX_DECKS, decks=repr(decks)
         )
     return decks
+
+
+def law_note(decks: int) -> str | None:
+    """``None`` for a shoe of 6 … 12 decks (BAC-1); for any other number of decks the sentence a
+    sheet states in its header: the shoe is outside the law.
+
+    >>> law_note(8) is None
+    True
+    >>> print(law_note(1))
+    Outside the law (BAC-1: a shoe of 6 to 12 decks): this 1-deck shoe is for comparison only.
+    """
+    if LAW_MIN_DECKS <= decks <= LAW_MAX_DECKS:
+        return None
+    return (
+        f"Outside the law (BAC-1: a shoe of {LAW_MIN_DECKS} to {LAW_MAX_DECKS} decks): this "
+        f"{decks}-deck shoe is for comparison only."
+    )
 
 
 def falling(n: int, k: int) -> int:
@@ -417,15 +440,19 @@ def wager_stats(main: MainCounts, pairs: int) -> dict[str, WagerStats]:
     t = main.total
     b6 = main.banker_six
     zero = Fraction(0)
+    even = Fraction(EVEN_MONEY)
+    # BAC-18: the banker's win less the commission of 1/20; 73/2005: a win on 6 pays half.
+    banker_win = even - Fraction(EVEN_MONEY, COMMISSION_DIVISOR)
+    banker_six_win = Fraction(EVEN_MONEY, 2)
     return {
         "banker": WagerStats(
             "banker",
             "Banker (5 % commission)",
             "1:1 less 5 % (BAC-17, BAC-18.1)",
             (
-                ("banker wins", main.banker, Fraction(19, 20)),
+                ("banker wins", main.banker, banker_win),
                 ("tie (push)", main.tie, zero),
-                ("player wins", main.player, Fraction(-1)),
+                ("player wins", main.player, -even),
             ),
             t,
         ),
@@ -434,10 +461,10 @@ def wager_stats(main: MainCounts, pairs: int) -> dict[str, WagerStats]:
             "Banker, no commission",
             "1:1, a win on 6 pays 1:2 (BAC-18.2)",
             (
-                ("banker wins, not on 6", main.banker - b6, Fraction(1)),
-                ("banker wins on 6", b6, Fraction(1, 2)),
+                ("banker wins, not on 6", main.banker - b6, even),
+                ("banker wins on 6", b6, banker_six_win),
                 ("tie (push)", main.tie, zero),
-                ("player wins", main.player, Fraction(-1)),
+                ("player wins", main.player, -even),
             ),
             t,
         ),
@@ -446,37 +473,50 @@ def wager_stats(main: MainCounts, pairs: int) -> dict[str, WagerStats]:
             "Player",
             "1:1 (BAC-17)",
             (
-                ("player wins", main.player, Fraction(1)),
+                ("player wins", main.player, even),
                 ("tie (push)", main.tie, zero),
-                ("banker wins", main.banker, Fraction(-1)),
+                ("banker wins", main.banker, -even),
             ),
             t,
         ),
         "tie": WagerStats(
-            "tie", "Tie", "8:1 (BAC-17)", _lose_rest(t, ("tie", main.tie, Fraction(8))), t
+            "tie",
+            "Tie",
+            f"{TIE_ODDS}:1 (BAC-17)",
+            _lose_rest(t, ("tie", main.tie, Fraction(TIE_ODDS))),
+            t,
         ),
         "player_pair": WagerStats(
             "player_pair",
             "Player pair",
-            "11:1 (BAC-17)",
-            _lose_rest(t, ("P1 and P2 one rank", pairs, Fraction(11))),
+            f"{PAIR_ODDS}:1 (BAC-17)",
+            _lose_rest(t, ("P1 and P2 one rank", pairs, Fraction(PAIR_ODDS))),
             t,
         ),
         "banker_pair": WagerStats(
             "banker_pair",
             "Banker pair",
-            "11:1 (BAC-17)",
-            _lose_rest(t, ("B1 and B2 one rank", pairs, Fraction(11))),
+            f"{PAIR_ODDS}:1 (BAC-17)",
+            _lose_rest(t, ("B1 and B2 one rank", pairs, Fraction(PAIR_ODDS))),
             t,
         ),
         "lucky_six": WagerStats(
             "lucky_six",
             "Lucky 6",
-            "12:1 two cards, 20:1 three cards (56/2018)",
+            f"{LUCKY_6_TWO_CARD_ODDS}:1 two cards, {LUCKY_6_THREE_CARD_ODDS}:1 three cards "
+            "(56/2018)",
             _lose_rest(
                 t,
-                ("banker wins on a two-card 6", main.banker_six_two_cards, Fraction(12)),
-                ("banker wins on a three-card 6", main.banker_six_three_cards, Fraction(20)),
+                (
+                    "banker wins on a two-card 6",
+                    main.banker_six_two_cards,
+                    Fraction(LUCKY_6_TWO_CARD_ODDS),
+                ),
+                (
+                    "banker wins on a three-card 6",
+                    main.banker_six_three_cards,
+                    Fraction(LUCKY_6_THREE_CARD_ODDS),
+                ),
             ),
             t,
         ),
@@ -496,7 +536,8 @@ class JackpotAwards:
     number of jackpot wagers in the round (royal flush and heavenly straight are shared equally
     by the round's winners, BAC-17.4/17.5; everybody with a jackpot wager wins together since
     the combination is made by the round's cards). Refuses negative amounts, a wager below 1,
-    fewer than 1 bettor (:class:`ConfigError`).
+    fewer than 1 bettor (:class:`ConfigError`). :meth:`from_rules` takes the settings of a
+    table's :class:`~macau_tables.baccarat.rules.BaccaratRules`.
     """
 
     wager: int
@@ -520,13 +561,39 @@ class JackpotAwards:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(
-                    f"jackpot {name.replace('_', ' ')} must be a non-negative whole number of "
-                    f"minor units, got {value!r}"
+                    "analysis.bad_jackpot_amount", what=name.replace("_", " "), value=repr(value)
                 )
         for name in ("wager", "bettors"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"jackpot {name} must be a whole number >= 1, got {value!r}")
+                raise ConfigError("analysis.bad_jackpot_count", what=name, value=repr(value))
+
+    @classmethod
+    def from_rules(cls, rules: BaccaratRules, meter: int, bettors: int = 1) -> JackpotAwards:
+        """The jackpot settings of a table: ``rules.jackpot_wager`` and its fixed awards
+        (BAC-17.7), with the meter at ``meter`` and ``bettors`` jackpot wagers per round.
+
+        Refuses (``ConfigError``) rules without the fixed awards and what :class:`JackpotAwards`
+        refuses.
+
+        >>> from macau_tables.baccarat.rules import BaccaratRules
+        >>> JackpotAwards.from_rules(BaccaratRules(), meter=2_000_000).heavenly_straight
+        500000
+        """
+        fixed = rules.jackpot_fixed_awards
+        missing = [c.value for c in BACCARAT_JACKPOT_COMBINATIONS[1:] if c not in fixed]
+        if missing:
+            raise ConfigError("analysis.missing_fixed_awards", combinations=", ".join(missing))
+        return cls(
+            wager=rules.jackpot_wager,
+            meter=meter,
+            heavenly_straight=fixed[Combination.HEAVENLY_STRAIGHT],
+            four_of_a_kind=fixed[Combination.FOUR_OF_A_KIND],
+            double_pair=fixed[Combination.DOUBLE_PAIR],
+            three_of_a_kind=fixed[Combination.THREE_OF_A_KIND],
+            single_pair=fixed[Combination.SINGLE_PAIR],
+            bettors=bettors,
+        )
 
     def award(self, combination: Combination, meter: int | None = None) -> int:
         """What one winning jackpot wager receives for ``combination`` (minor units), with the
@@ -538,7 +605,7 @@ class JackpotAwards:
         if combination is Combination.ROYAL_FLUSH:  # the whole meter, shared (BAC-17.4)
             return share_equally(meter_portion(m, 1), self.bettors)[0]
         if combination is Combination.HEAVENLY_STRAIGHT:  # max(fixed, 10 % meter), shared
-            pool = max(self.heavenly_straight, meter_portion(m, Fraction(1, 10)))
+            pool = max(self.heavenly_straight, meter_portion(m, HEAVENLY_STRAIGHT_METER_FRACTION))
             return share_equally(pool, self.bettors)[0]
         fixed = {
             Combination.FOUR_OF_A_KIND: self.four_of_a_kind,
@@ -625,7 +692,7 @@ def jackpot_return(
 ) -> JackpotReturn:
     """The jackpot wager's exact return for the combination ``counts`` (of ``total`` rounds)."""
     lines = []
-    for combo in JACKPOT_COMBINATIONS:
+    for combo in BACCARAT_JACKPOT_COMBINATIONS:
         p = Fraction(counts[combo], total)
         award = awards.award(combo)
         lines.append(JackpotLine(combo, counts[combo], p, award, p * Fraction(award, awards.wager)))

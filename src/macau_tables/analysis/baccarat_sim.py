@@ -27,17 +27,29 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from fractions import Fraction
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
+from ..baccarat.bets import (
+    EVEN_MONEY,
+    LUCKY_6_THREE_CARD_ODDS,
+    LUCKY_6_TWO_CARD_ODDS,
+    PAIR_ODDS,
+    TIE_ODDS,
+)
+from ..baccarat.rules import (
+    BACCARAT_JACKPOT_COMBINATIONS,
+    COMMISSION_DIVISOR,
+    BurnRule,
+    LastRoundRule,
+    ShoeSettings,
+)
 from ..errors import ConfigError
 from ..jackpot import Combination
 from .baccarat_exact import (
-    JACKPOT_COMBINATIONS,
     check_decks,
     full_shoe,
     jackpot_counts,
@@ -48,11 +60,9 @@ from .baccarat_exact import (
 
 __all__ = [
     "MIN_CUT_CARD",
-    "BurnRule",
     "CountRow",
     "CountingResult",
     "Estimate",
-    "LastRound",
     "ShoeProcedure",
     "SimulationResult",
     "counting_study",
@@ -65,54 +75,75 @@ MIN_CUT_CARD: Final = 12
 Z95: Final = 1.959963984540054
 
 
-class BurnRule(StrEnum):
-    """How many cards are burned at the start of a shoe (BAC-2.1, 83/2011)."""
-
-    FIRST_CARD = "card"  # the first card is shown and burned with as many more as its value
-    DECKS = "decks"  # as many cards as there are decks
-    FIXED = "fixed"  # a fixed number 1..8 set by the house (83/2011)
-
-
-class LastRound(StrEnum):
-    """What happens when the cut card comes out (BAC-3.1)."""
-
-    THIS_ROUND = "last"  # the round in which it comes out is the last
-    ONE_MORE = "one-more"  # one more round is dealt
-
-
 @dataclass(frozen=True, slots=True)
 class ShoeProcedure:
-    """A table's shoe settings. ``cut_card`` is the number of cards behind the cut card.
+    """The shoe procedure a simulation deals by: the table's rules of BAC-2.1 / BAC-3.1
+    (:class:`~macau_tables.baccarat.rules.BurnRule`,
+    :class:`~macau_tables.baccarat.rules.LastRoundRule`) with 1 … 12 decks (BAC-1 asks for
+    6 … 12: fewer are for comparison). ``cut_card`` is the number of cards behind the cut
+    card; ``burn_count`` the cards of the fixed burn (83/2011, 0 with the other rules).
+    :meth:`from_settings` takes a table's :class:`~macau_tables.baccarat.rules.ShoeSettings`.
 
     Refuses (:class:`ConfigError`, naming the setting) decks outside 1 … 12, a cut card with
-    fewer than 12 cards behind it or too deep to deal a round, a fixed burn outside 1 … 8.
+    fewer than 12 cards behind it or too deep to deal a round, a fixed burn outside 1 … 8 and a
+    burn count with another burn rule.
     """
 
     decks: int = 8
     burn: BurnRule = BurnRule.FIRST_CARD
     burn_count: int = 0
     cut_card: int = 14
-    last_round: LastRound = LastRound.THIS_ROUND
+    last_round: LastRoundRule = LastRoundRule.THIS_ROUND
     machine: bool = False
 
     def __post_init__(self) -> None:
         check_decks(self.decks)
         if not isinstance(self.burn, BurnRule):
-            raise ConfigError(f"burn rule must be one of {[b.value for b in BurnRule]}")
-        if not isinstance(self.last_round, LastRound):
-            raise ConfigError(f"last-round rule must be one of {[r.value for r in LastRound]}")
-        if self.burn is BurnRule.FIXED and (
-            isinstance(self.burn_count, bool) or not 1 <= self.burn_count <= 8
-        ):
             raise ConfigError(
-                f"burn count must be 1 … 8 with the fixed burn rule, got {self.burn_count!r}"
+                "analysis.bad_burn_rule",
+                rule=repr(self.burn),
+                choices=", ".join(b.value for b in BurnRule),
             )
+        if not isinstance(self.last_round, LastRoundRule):
+            raise ConfigError(
+                "analysis.bad_last_round",
+                rule=repr(self.last_round),
+                choices=", ".join(r.value for r in LastRoundRule),
+            )
+        count = self.burn_count
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ConfigError("analysis.bad_burn_count", count=repr(count))
+        if self.burn is BurnRule.FIXED and not 1 <= count <= 8:
+            raise ConfigError("analysis.fixed_burn_count", count=count)
+        if self.burn is not BurnRule.FIXED and count != 0:
+            # Silently ignoring it would describe a procedure nobody asked for.
+            raise ConfigError("analysis.burn_count_without_fixed", count=count, rule=self.burn)
         deepest = 52 * self.decks - 11 - 12  # worst burn (1 + 10), then at least two rounds
         if isinstance(self.cut_card, bool) or not MIN_CUT_CARD <= self.cut_card <= deepest:
             raise ConfigError(
-                f"cut card must have {MIN_CUT_CARD} … {deepest} cards behind it "
-                f"(BAC-2.1), got {self.cut_card!r}"
+                "analysis.bad_cut_card",
+                minimum=MIN_CUT_CARD,
+                maximum=deepest,
+                cut_card=repr(self.cut_card),
             )
+
+    @classmethod
+    def from_settings(cls, settings: ShoeSettings) -> ShoeProcedure:
+        """The procedure of a table's shoe ``settings`` (decks, burn, cut card, last round,
+        machine). Refuses (``ConfigError``) a cut card too deep for a simulation.
+
+        >>> from macau_tables.baccarat.rules import ShoeSettings
+        >>> ShoeProcedure.from_settings(ShoeSettings(decks=6)).burn
+        <BurnRule.DECKS: 'decks'>
+        """
+        return cls(
+            decks=settings.decks,
+            burn=settings.burn_rule,
+            burn_count=settings.fixed_burn,
+            cut_card=settings.cut_card_behind,
+            last_round=settings.last_round,
+            machine=settings.machine,
+        )
 
     @property
     def burn_mode(self) -> int:
@@ -120,7 +151,7 @@ class ShoeProcedure:
 
     @property
     def extra_rounds(self) -> int:
-        return 1 if self.last_round is LastRound.ONE_MORE else 0
+        return 1 if self.last_round is LastRoundRule.ONE_MORE else 0
 
     def describe(self) -> tuple[tuple[str, str], ...]:
         """(label, value) pairs for a report's configuration block."""
@@ -140,8 +171,8 @@ class ShoeProcedure:
             BurnRule.FIXED: f"{self.burn_count} cards (fixed, 83/2011)",
         }[self.burn]
         last = {
-            LastRound.THIS_ROUND: "the round in which the cut card comes out is the last",
-            LastRound.ONE_MORE: "one more round after the cut card comes out",
+            LastRoundRule.THIS_ROUND: "the round in which the cut card comes out is the last",
+            LastRoundRule.ONE_MORE: "one more round after the cut card comes out",
         }[self.last_round]
         return (
             ("decks", str(self.decks)),
@@ -236,14 +267,16 @@ def _estimates(tallies: npt.NDArray[np.int64], decks: int) -> tuple[Estimate, ..
     tie = over(winner == 2)
     six2 = over((winner == 1) & (bt == 6) & (kind <= 2))
     six3 = over((winner == 1) & (bt == 6) & (kind >= 3))
+    # Net results per unit from the law's odds (macau_tables.baccarat.bets, BAC-17/BAC-18,
+    # 56/2018): a losing wager loses its unit, a winning one wins its odds.
     payoffs: dict[str, npt.NDArray[np.float64]] = {
-        "banker": 0.95 * banker - player,
-        "banker_no_commission": banker - 0.5 * (six2 + six3) - player,
+        "banker": float(EVEN_MONEY - Fraction(EVEN_MONEY, COMMISSION_DIVISOR)) * banker - player,
+        "banker_no_commission": banker - float(Fraction(EVEN_MONEY, 2)) * (six2 + six3) - player,
         "player": player - banker,
-        "tie": 9 * tie - x,
-        "player_pair": 12 * pp - x,
-        "banker_pair": 12 * bp - x,
-        "lucky_six": 13 * six2 + 21 * six3 - x,
+        "tie": (TIE_ODDS + 1) * tie - x,
+        "player_pair": (PAIR_ODDS + 1) * pp - x,
+        "banker_pair": (PAIR_ODDS + 1) * bp - x,
+        "lucky_six": (LUCKY_6_TWO_CARD_ODDS + 1) * six2 + (LUCKY_6_THREE_CARD_ODDS + 1) * six3 - x,
     }
     out = []
     for key, y in payoffs.items():
@@ -277,7 +310,7 @@ def _estimates(tallies: npt.NDArray[np.int64], decks: int) -> tuple[Estimate, ..
         Combination.HEAVENLY_STRAIGHT: kern.JP_HEAVENLY_STRAIGHT,
         Combination.ROYAL_FLUSH: kern.JP_ROYAL_FLUSH,
     }
-    for combo in JACKPOT_COMBINATIONS:
+    for combo in BACCARAT_JACKPOT_COMBINATIONS:
         y = tallies[:, kern.T_JACKPOT + codes[combo]].astype(np.float64)
         events.append(
             (f"p_{combo.value}", f"jackpot: {combo.value.replace('_', ' ')}", y, jack[combo])
@@ -324,9 +357,9 @@ def simulate(
     (0 … 2**63 − 1) and return the tallies and estimates. ``advance(n)`` is called after every
     ``n`` rounds (a progress bar). Refuses bad arguments with :class:`ConfigError`."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ConfigError(f"rounds must be a whole number >= 1, got {rounds!r}")
+        raise ConfigError("analysis.bad_rounds", rounds=repr(rounds))
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ConfigError(f"seed must be a whole number 0 … 2**63 - 1, got {seed!r}")
+        raise ConfigError("analysis.bad_seed", seed=repr(seed), maximum="2**63 - 1")
     from . import _baccarat_kernels as kern
 
     quota = _batches(rounds)
@@ -446,9 +479,9 @@ def counting_study(
     same number of decks. Refuses bad arguments with :class:`ConfigError`.
     """
     if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 1:
-        raise ConfigError(f"shoes must be a whole number >= 1, got {shoes!r}")
+        raise ConfigError("analysis.bad_shoes", shoes=repr(shoes))
     if procedure.machine:
-        raise ConfigError("a counting study needs a shoe (no automatic dealing machine)")
+        raise ConfigError("analysis.counting_needs_a_shoe")
     from . import _baccarat_kernels as kern
 
     decks = procedure.decks

@@ -23,9 +23,10 @@ Hand strengths, categories and qualification come from :mod:`macau_tables.caribb
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Final
 
 import numpy as np
@@ -40,22 +41,36 @@ from ..caribbean.hands import (
     evaluate_many,
     strength_category,
 )
-from ..caribbean.rules import CAPPED_CATEGORIES, FIXED_RAISE_ODDS
+from ..caribbean.rules import (
+    CAPPED_CATEGORIES,
+    CaribbeanRules,
+    JackpotFixedAwards,
+    jackpot_combination,
+)
 from ..errors import ConfigError
+from ..jackpot import (
+    CARIBBEAN_JACKPOT_COMBINATIONS,
+    AwardSplit,
+    Combination,
+    Meter,
+    resolve_caribbean,
+    split_contribution,
+)
 
 __all__ = [
     "DEALS_PER_UP_CARD",
     "TOTAL_DEALS",
     "TOTAL_DECISIONS",
     "CaribbeanAnalysis",
-    "CaribbeanConfig",
     "JackpotAnalysis",
-    "JackpotConfig",
     "OutcomeLine",
     "analyze",
     "analyze_jackpot",
     "category_name",
+    "check_options",
     "hand_index",
+    "par_rules",
+    "raise_win_units",
 ]
 
 N_HANDS: Final = 2_598_960
@@ -80,50 +95,80 @@ _CATEGORY_NAMES: Final = {
 }
 
 
+_NO_FIXED_AWARDS: Final = JackpotFixedAwards(0, 0, 0, 0, 0)
+
+
 def category_name(category: HandCategory) -> str:
     """A short English name of a hand category (the high-card category as it can win: A-K)."""
     return _CATEGORY_NAMES[HandCategory(category)]
 
 
-@dataclass(frozen=True, slots=True)
-class CaribbeanConfig:
-    """The rules options the analysis depends on.
+def par_rules(
+    royal_flush_odds: int = 100,
+    *,
+    jackpot_wager: int = 100,
+    jackpot_fixed_awards: JackpotFixedAwards = _NO_FIXED_AWARDS,
+    jackpot_contribution: Fraction = Fraction(0),
+) -> CaribbeanRules:
+    """A :class:`CaribbeanRules` table for a PAR sheet: the royal flush's raise odds (CSP-9.5)
+    and the jackpot settings (CSP-10) an analysis reads, the rest filled in plainly.
 
-    * ``royal_odds``: the royal flush's raise odds, 50..100 (CSP-9.5, the CSP-13 option);
-    * ``ranking``: ``"macau"`` (the law, CSP-8) or ``"standard"`` (equal ranks push);
-    * ``max_payout_units``: optional cap on the raise's win for four of a kind, straight flush
-      and royal flush, in ante units (CSP-9.5 caps it in money per box; ``None`` = no cap).
+    The analysis is per ante, so the table's limits do not matter: the bet unit, the ante
+    limits and the jackpot wager are all ``jackpot_wager``; the money cap per box
+    (``max_payout_per_box``, CSP-9.5) is set where one ante of it never binds (the analysis
+    applies a cap only when asked, in antes: ``max_payout_units``). Refuses (``ConfigError``,
+    from :class:`CaribbeanRules`) what a table would refuse: odds outside 50..100, a jackpot
+    wager below 1, negative awards, a share outside 0..1.
 
-    Refuses (``ConfigError`` naming the option) odds outside 50..100, an unknown ranking and a
-    cap below 1.
+    >>> par_rules(50).royal_flush_odds
+    50
     """
+    wager = jackpot_wager
+    if isinstance(wager, bool) or not isinstance(wager, int) or wager < 1:
+        raise ConfigError("analysis.bad_jackpot_wager", wager=repr(wager))
+    return CaribbeanRules(
+        bet_unit=wager,
+        ante_minimum=wager,
+        ante_maximum=wager,
+        jackpot_wager=wager,
+        royal_flush_odds=royal_flush_odds,
+        # The highest raise win is 2 x 100 antes (royal flush 100:1): this cap never binds.
+        max_payout_per_box=2 * 100 * wager,
+        jackpot_fixed_awards=jackpot_fixed_awards,
+        jackpot_contribution=jackpot_contribution,
+        jackpot_seed=0,
+    )
 
-    royal_odds: int = 100
-    ranking: Ranking = "macau"
-    max_payout_units: int | None = None
 
-    def __post_init__(self) -> None:
-        odds = self.royal_odds
-        if isinstance(odds, bool) or not isinstance(odds, int) or not 50 <= odds <= 100:
-            raise ConfigError(f"--royal-odds must be an integer 50..100 (CSP-9.5), got {odds!r}")
-        if self.ranking not in RANKINGS:
-            raise ConfigError(
-                f"--ranking must be one of {', '.join(RANKINGS)}, got {self.ranking!r}"
-            )
-        cap = self.max_payout_units
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise ConfigError(f"--max-payout-units must be a positive integer, got {cap!r}")
-
-    def raise_win_units(self, category: HandCategory) -> int:
-        """What a winning raise wins, in ante units (raise = 2 antes, CSP-6.6; odds CSP-9.5)."""
-        category = HandCategory(category)
-        odds = (
-            self.royal_odds if category == HandCategory.ROYAL_FLUSH else FIXED_RAISE_ODDS[category]
+def check_options(ranking: object, max_payout_units: object) -> None:
+    """Refuse (``ConfigError``) a ranking other than ``"macau"`` / ``"standard"`` and a cap
+    (``max_payout_units``, in antes) that is not ``None`` or a whole number 1 or more."""
+    if ranking not in RANKINGS:
+        raise ConfigError(
+            "analysis.unknown_ranking", ranking=repr(ranking), choices=", ".join(RANKINGS)
         )
-        win = 2 * odds
-        if self.max_payout_units is not None and category in CAPPED_CATEGORIES:
-            win = min(win, self.max_payout_units)
-        return win
+    cap = max_payout_units
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        raise ConfigError("analysis.bad_payout_cap", cap=repr(cap))
+
+
+def raise_win_units(
+    rules: CaribbeanRules, category: HandCategory, max_payout_units: int | None = None
+) -> int:
+    """What a winning raise wins, in ante units: the raise is two antes (CSP-6.6) paid at
+    ``rules.raise_odds(category)`` (CSP-9.5), capped at ``max_payout_units`` antes for four of
+    a kind, straight flush and royal flush when a cap is given.
+
+    >>> raise_win_units(par_rules(100), HandCategory.ROYAL_FLUSH)
+    200
+    >>> raise_win_units(par_rules(100), HandCategory.FOUR_OF_A_KIND, max_payout_units=30)
+    30
+    """
+    category = HandCategory(category)
+    win = 2 * rules.raise_odds(category)
+    if max_payout_units is not None and category in CAPPED_CATEGORIES:
+        win = min(win, max_payout_units)
+    return win
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +194,8 @@ class OutcomeLine:
 class CaribbeanAnalysis:
     """The exact result: return table, strategy and the counts behind every headline figure.
 
+    ``rules``, ``ranking`` and ``max_payout_units`` are what :func:`analyze` was given.
+
     ``decisions[i]`` (uint64) has bit ``u`` set when raising with the hand of colex index
     ``i`` (:func:`hand_index`) against up card ``u`` is optimal. ``raised_by_category[c]``
     counts raised (hand, up card) pairs whose hand has category ``c``; ``pairs_by_category[c]``
@@ -157,7 +204,9 @@ class CaribbeanAnalysis:
     which the dealer does not qualify (``j`` = 0), qualifies and loses (1), ties (2), wins (3).
     """
 
-    config: CaribbeanConfig
+    rules: CaribbeanRules
+    ranking: Ranking
+    max_payout_units: int | None
     outcomes: tuple[OutcomeLine, ...]
     raised_pairs: int
     dealer_qualifies_deals: int
@@ -229,9 +278,9 @@ class CaribbeanAnalysis:
         """
         indices = sorted({c.index for c in cards})
         if len(indices) != 5 or len(cards) != 5:
-            raise ConfigError("a Caribbean Stud hand is five distinct cards")
+            raise ConfigError("analysis.not_five_distinct_cards")
         if up_card.index in indices:
-            raise ConfigError(f"the up card {up_card} is in the player's hand")
+            raise ConfigError("analysis.up_card_in_hand", card=up_card)
         return bool(int(self.decisions[hand_index(indices)]) >> up_card.index & 1)
 
 
@@ -248,32 +297,43 @@ def _no_step(_: str) -> None:
 
 
 def analyze(
-    config: CaribbeanConfig,
+    rules: CaribbeanRules,
+    *,
+    ranking: Ranking = "macau",
+    max_payout_units: int | None = None,
     step: Step = _no_step,
     threads: int = 2,
     probes: Sequence[int] = (),
 ) -> CaribbeanAnalysis:
     """Run the exact analysis (a few seconds once the numba kernels are compiled and cached).
 
+    ``rules`` is the table's :class:`CaribbeanRules`: its paytable (``raise_odds``, CSP-9.5)
+    decides every raise's win; :func:`par_rules` builds one from the royal flush's odds.
+    ``ranking``: ``"macau"`` (the law, CSP-8) or ``"standard"`` (equal ranks push, for
+    comparison with published figures). ``max_payout_units``: optional cap on the raise's win
+    for four of a kind, straight flush and royal flush, in antes (CSP-9.5 caps it in money per
+    box, which a per-ante analysis cannot apply; ``None`` = no cap).
+
     ``step(name)`` is called after each stage (for a progress bar). ``threads``: work chunks
     run in parallel (1 or more). ``probes``: colex hand indices whose per-up-card counts are
     kept in :attr:`CaribbeanAnalysis.probe_counts` (for checks). Returns a
-    :class:`CaribbeanAnalysis` whose counts are exact. Refuses a config of the wrong type and
-    probe indices outside 0..2,598,959 (``ConfigError``).
+    :class:`CaribbeanAnalysis` whose counts are exact. Refuses (``ConfigError``) rules of the
+    wrong type, an unknown ranking, a cap below 1 and probe indices outside 0..2,598,959.
     """
     from . import _caribbean_kernels as kernels
 
-    if not isinstance(config, CaribbeanConfig):
-        raise ConfigError(f"analyze() takes a CaribbeanConfig, got {config!r}")
+    if not isinstance(rules, CaribbeanRules):
+        raise ConfigError("analysis.not_caribbean_rules", rules=type(rules).__name__)
+    check_options(ranking, max_payout_units)
     probes = [int(p) for p in probes]
     if any(not 0 <= p < N_HANDS for p in probes) or len(set(probes)) != len(probes):
-        raise ConfigError("probe hand indices must be distinct and within 0..2,598,959")
+        raise ConfigError("analysis.bad_probes")
     hands = kernels.all_hands()
     step("hands")
-    strengths = evaluate_many(hands, config.ranking)
+    strengths = evaluate_many(hands, ranking)
     # CSP-9.1 qualification is a property of the dealer's cards alone: judged on the Macau
     # strengths whatever ranking decides the showdown.
-    macau = strengths if config.ranking == "macau" else evaluate_many(hands, "macau")
+    macau = strengths if ranking == "macau" else evaluate_many(hands, "macau")
     qualifies = macau >= QUALIFYING_STRENGTH
     category = strength_category(strengths)
     step("strengths")
@@ -302,7 +362,8 @@ def analyze(
     for k, hand in enumerate(probes):
         probe_slot[hand] = k
     raise_win = np.array(
-        [config.raise_win_units(HandCategory(c)) for c in range(10)], dtype=np.int64
+        [raise_win_units(rules, HandCategory(c), max_payout_units) for c in range(10)],
+        dtype=np.int64,
     )
     # Output arrays allocated here, not returned by the kernel: see kernels.sweep (Ctrl-C).
     decisions = np.zeros(N_HANDS, dtype=np.uint64)
@@ -316,7 +377,7 @@ def analyze(
         np.array(bounds, dtype=np.int64),
         category,
         raise_win,
-        config.ranking == "standard",
+        ranking == "standard",
         probe_slot,
         probe_out,
         decisions,
@@ -340,7 +401,9 @@ def analyze(
     outcomes.append(OutcomeLine("fold", -1, totals[kernels.SLOT_FOLD]))
     pairs_by_category = tuple(int(x) * 47 for x in np.bincount(category, minlength=10))
     analysis = CaribbeanAnalysis(
-        config=config,
+        rules=rules,
+        ranking=ranking,
+        max_payout_units=max_payout_units,
         outcomes=tuple(outcomes),
         raised_pairs=sum(more[2:12]),
         dealer_qualifies_deals=more[12],
@@ -360,85 +423,81 @@ def analyze(
 
 # -- jackpot (CSP-10) ------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class JackpotConfig:
-    """The jackpot settings (CSP-10), amounts in minor units.
-
-    ``contribution`` is the exact share of each jackpot wager credited to the meter (0..1).
-    Refuses (``ConfigError`` naming the option) negative amounts, a wager below 1 and a share
-    outside 0..1.
-    """
-
-    wager: int = 100
-    meter: int = 0
-    award_royal: int = 0
-    award_straight_flush: int = 0
-    award_four: int = 0
-    award_full_house: int = 0
-    award_flush: int = 0
-    contribution: Fraction = Fraction(0)
-
-    def __post_init__(self) -> None:
-        for name in (
-            "meter",
-            "award_royal",
-            "award_straight_flush",
-            "award_four",
-            "award_full_house",
-            "award_flush",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                option = "--" + name.replace("_", "-")
-                raise ConfigError(f"{option} must be a non-negative integer, got {value!r}")
-        w = self.wager
-        if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-            raise ConfigError(f"--jackpot-wager must be a positive integer, got {w!r}")
-        share = self.contribution
-        if isinstance(share, bool) or not isinstance(share, int | Fraction) or not 0 <= share <= 1:
-            raise ConfigError(f"--contribution must be a fraction in 0..1, got {share!r}")
+_CATEGORY_OF: Final[Mapping[Combination, HandCategory]] = MappingProxyType(
+    {
+        combination: category
+        for category in HandCategory
+        if (combination := jackpot_combination(category)) is not None
+    }
+)
+"""The hand category of each jackpot combination (the inverse of the rules' mapping)."""
 
 
 @dataclass(frozen=True, slots=True)
 class JackpotAnalysis:
-    """Exact jackpot probabilities (per box round with a jackpot wager, optimal play) and awards.
+    """Exact jackpot probabilities (per box round with a jackpot wager, optimal play) and the
+    awards of ``rules`` with the meter at ``meter`` (minor units).
 
     ``probabilities[c]``: probability that the box holds a hand of category ``c`` and raises
-    (a folded box wins no jackpot, CSP-6.7/CSP-10.2).
+    (a folded box wins no jackpot, CSP-6.7/CSP-10.2). Awards come from
+    :func:`macau_tables.jackpot.resolve_caribbean` for one winning box, as a table pays them:
+    royal flush ``max(fixed, meter)``, straight flush ``max(fixed, floor(10 % of meter))``, the
+    others the fixed award (CSP-10.2, CSP-10.8).
     """
 
-    config: JackpotConfig
+    rules: CaribbeanRules
+    meter: int
     probabilities: tuple[Fraction, ...]
+
+    @property
+    def wager(self) -> int:
+        """The jackpot wager (minor units, ``rules.jackpot_wager``)."""
+        return self.rules.jackpot_wager
+
+    @property
+    def contribution_per_wager(self) -> int:
+        """What each jackpot wager credits to the meter (rounded down, as a table does)."""
+        return split_contribution(self.rules.jackpot_wager, self.rules.jackpot_contribution)[0]
+
+    def award(self, combination: Combination, meter: int) -> AwardSplit:
+        """What one box winning ``combination`` (alone in its round) is paid with the meter at
+        ``meter``, and who funds it (the meter, the house)."""
+        result = resolve_caribbean(
+            Meter(meter, self.rules.jackpot_seed),
+            [(1, combination)],
+            self.rules.jackpot_fixed_awards.as_mapping(),
+        )
+        (paid,) = result.awards
+        return AwardSplit(paid.from_meter, paid.from_house)
+
+    def probability(self, combination: Combination) -> Fraction:
+        """The probability that a box wins ``combination`` (raised, CSP-6.7)."""
+        return self.probabilities[_CATEGORY_OF[combination]]
 
     def expected_award(self, meter: int) -> Fraction:
         """Expected award per jackpot wager at ``meter`` (CSP-10.2; shares rounded down)."""
-        c = self.config
-        p = self.probabilities
-        royal = max(c.award_royal, meter)
-        straight_flush = max(c.award_straight_flush, meter // 10)
-        return (
-            p[HandCategory.ROYAL_FLUSH] * royal
-            + p[HandCategory.STRAIGHT_FLUSH] * straight_flush
-            + p[HandCategory.FOUR_OF_A_KIND] * c.award_four
-            + p[HandCategory.FULL_HOUSE] * c.award_full_house
-            + p[HandCategory.FLUSH] * c.award_flush
+        return sum(
+            (
+                self.probability(c) * self.award(c, meter).amount
+                for c in CARIBBEAN_JACKPOT_COMBINATIONS
+            ),
+            Fraction(0),
         )
 
     def return_rate(self, meter: int) -> Fraction:
         """Expected award per unit of jackpot wager at ``meter`` (1 = break even)."""
-        return self.expected_award(meter) / self.config.wager
+        return self.expected_award(meter) / self.wager
 
     def break_even_meter(self) -> int:
         """The smallest meter (minor units) at which the jackpot wager's return reaches 100 %."""
         lo, hi = 0, 1
-        while self.expected_award(hi) < self.config.wager:
+        while self.expected_award(hi) < self.wager:
             hi *= 2
-        if self.expected_award(lo) >= self.config.wager:
+        if self.expected_award(lo) >= self.wager:
             return 0
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if self.expected_award(mid) >= self.config.wager:
+            if self.expected_award(mid) >= self.wager:
                 hi = mid
             else:
                 lo = mid
@@ -446,13 +505,24 @@ class JackpotAnalysis:
 
     def meter_drain(self, meter: int) -> Fraction:
         """Expected amount paid out of the meter per jackpot wager at ``meter`` (CSP-10.8)."""
-        p = self.probabilities
-        return p[HandCategory.ROYAL_FLUSH] * meter + p[HandCategory.STRAIGHT_FLUSH] * (meter // 10)
+        return sum(
+            (
+                self.probability(c) * self.award(c, meter).from_meter
+                for c in CARIBBEAN_JACKPOT_COMBINATIONS
+            ),
+            Fraction(0),
+        )
 
 
-def analyze_jackpot(analysis: CaribbeanAnalysis, jackpot: JackpotConfig) -> JackpotAnalysis:
-    """Jackpot probabilities under the analysis's optimal strategy (exact ``Fraction``)."""
+def analyze_jackpot(analysis: CaribbeanAnalysis, meter: int) -> JackpotAnalysis:
+    """Jackpot probabilities under the analysis's optimal strategy (exact ``Fraction``), with
+    the jackpot settings of ``analysis.rules`` and the meter at ``meter`` (minor units).
+
+    Refuses (``ConfigError``) a meter that is not a whole number 0 or more.
+    """
+    if isinstance(meter, bool) or not isinstance(meter, int) or meter < 0:
+        raise ConfigError("analysis.bad_meter", meter=repr(meter))
     probabilities = tuple(
         Fraction(analysis.raised_by_category[c], TOTAL_DECISIONS) for c in range(10)
     )
-    return JackpotAnalysis(jackpot, probabilities)
+    return JackpotAnalysis(analysis.rules, meter, probabilities)

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ..caribbean.hands import QUALIFYING_STRENGTH, HandCategory, evaluate_many, strength_category
 from ..errors import ConfigError
-from .caribbean_exact import CaribbeanAnalysis, category_name
+from .caribbean_exact import CaribbeanAnalysis, category_name, raise_win_units
 
 __all__ = ["STREAMS", "SimulatedLine", "SimulationResult", "simulate"]
 
@@ -128,17 +128,22 @@ def simulate(
     from . import _caribbean_kernels as kernels
 
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ConfigError(f"--rounds must be a positive integer, got {rounds!r}")
+        raise ConfigError("analysis.bad_rounds", rounds=repr(rounds))
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ConfigError(f"--seed must be an integer 0..2**64-1, got {seed!r}")
-    if record_rounds < 0:
-        raise ConfigError("record_rounds must not be negative")
-    cfg = analysis.config
+        raise ConfigError("analysis.bad_seed", seed=repr(seed), maximum="2**64 - 1")
+    if isinstance(record_rounds, bool) or not isinstance(record_rounds, int) or record_rounds < 0:
+        raise ConfigError("analysis.bad_record_rounds", rounds=repr(record_rounds))
     strengths = analysis.strengths
-    macau = strengths if cfg.ranking == "macau" else evaluate_many(analysis.hands, "macau")
+    macau = strengths if analysis.ranking == "macau" else evaluate_many(analysis.hands, "macau")
     qualifies = macau >= QUALIFYING_STRENGTH
     category = strength_category(strengths)
-    raise_win = np.array([cfg.raise_win_units(HandCategory(c)) for c in range(10)], dtype=np.int64)
+    raise_win = np.array(
+        [
+            raise_win_units(analysis.rules, HandCategory(c), analysis.max_payout_units)
+            for c in range(10)
+        ],
+        dtype=np.int64,
+    )
     table = np.empty((strengths.shape[0], 2), dtype=np.int64)
     table[:, 0] = analysis.decisions.view(np.int64)
     table[:, 1] = (strengths << 5) | (qualifies.astype(np.int64) << 4) | category

@@ -1,13 +1,27 @@
-"""Reports shared by every analysis command: one model, four formats.
+"""Rendering of a :class:`~.report.Report`: text, JSON, CSV or a self-contained HTML page.
 
-An analysis builds a :class:`Report` (configuration, headline numbers, tables, figures and the
-machine-readable payload) and :func:`render` turns it into ``text``, ``json``, ``csv`` or
-``html``. The HTML output is a self-contained PAR sheet: a page a person can hand to a regulator,
-with the figures inlined as PNG.
+Computation lives in the analysis modules, the choice of tables and words in the sheet modules;
+this module only writes a finished report in a :class:`~.report.Format`. The HTML output is a
+PAR sheet a person can hand to a regulator, with the figures inlined as PNG.
 
-``json`` renders :attr:`Report.data` only, so the documented keys are exactly what outside checks
-read. Integers stay exact integers (they can exceed 2**53); a :class:`fractions.Fraction` becomes
-``{"value": float, "exact": "num/den"}``.
+``json`` renders :attr:`Report.data` only (after the report's ``warnings``, if any), so the
+documented keys are exactly what outside checks read. Integers stay exact integers (they can
+exceed 2**53); a :class:`fractions.Fraction` becomes ``{"value": float, "exact": "num/den"}``.
+
+>>> from macau_tables.analysis.report import Report, Table
+>>> table = Table("Wagers", ("wager", "edge"), (("tie", 0.1436),))
+>>> print(render(Report("Sheet", (("decks", "8"),), (), (table,), {}), Format.TEXT), end="")
+Sheet
+=====
+<BLANKLINE>
+Configuration
+  decks  8
+<BLANKLINE>
+Wagers
+------
+wager    edge
+-----  ------
+tie    0.1436
 """
 
 from __future__ import annotations
@@ -17,93 +31,35 @@ import csv
 import html
 import io
 import json
-import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import ConfigError
+from .report import Format, Report, Table
 
-FORMATS: tuple[str, ...] = ("text", "json", "csv", "html")
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    """A titled table; cells may be str, int, float, Fraction or None."""
-
-    title: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[object, ...], ...]
-    note: str = ""
+__all__ = ["format_cell", "render"]
 
 
-@dataclass(frozen=True, slots=True)
-class Figure:
-    """A rendered plot (PNG bytes), shown only in the HTML sheet."""
+def render(report: Report, fmt: Format) -> str:
+    """``report`` as text, JSON, CSV or a self-contained HTML page (``fmt``).
 
-    title: str
-    png: bytes
-    caption: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """Everything an analysis command prints, in every format."""
-
-    title: str
-    configuration: tuple[tuple[str, str], ...]
-    summary: tuple[tuple[str, str], ...]
-    tables: tuple[Table, ...]
-    data: Mapping[str, object]
-    figures: tuple[Figure, ...] = ()
-    notes: tuple[str, ...] = ()
-
-
-def check_format(fmt: str) -> str:
-    """Return ``fmt`` if it is one of :data:`FORMATS`; raise :class:`ConfigError` otherwise.
-
-    Call it before any work starts, so a typo costs nothing.
+    Refuses (``ConfigError``) a format that is not one of :class:`Format`.
     """
-    if fmt not in FORMATS:
-        raise ConfigError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    return fmt
-
-
-def check_output(output: Path | None) -> Path | None:
-    """Return ``output`` if a report can be written there (``None`` means stdout); raise
-    :class:`ConfigError` naming ``--output`` when its folder does not exist or is not writable,
-    or when it names a folder.
-
-    Call it before any work starts, so a mistyped path does not throw away a long run.
-    """
-    if output is None:
-        return None
-    folder = output.parent if str(output.parent) else Path(".")
-    if output.is_dir():
-        raise ConfigError(f"--output: {str(output)!r} is a folder, not a file")
-    if not folder.is_dir():
-        raise ConfigError(f"--output: the folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (output.exists() and not os.access(output, os.W_OK)):
-        raise ConfigError(f"--output: {str(output)!r} is not writable")
-    return output
-
-
-MAX_ROUNDS = 10**15
-"""The most rounds a simulation accepts (weeks of computing at any speed reached here)."""
-
-
-def render(report: Report, fmt: str) -> str:
-    """``report`` as text, JSON, CSV or a self-contained HTML page."""
-    check_format(fmt)
-    if fmt == "json":
-        return json.dumps(_jsonable(report.data), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "csv":
+    try:
+        chosen = Format(fmt)
+    except ValueError:
+        raise ConfigError(
+            "analysis.unknown_format", format=repr(fmt), choices=", ".join(Format)
+        ) from None
+    if chosen is Format.JSON:
+        data = dict(report.data)
+        if report.warnings:
+            data = {"warnings": list(report.warnings), **data}
+        return json.dumps(_jsonable(data), indent=2, ensure_ascii=False) + "\n"
+    if chosen is Format.CSV:
         return _render_csv(report)
-    if fmt == "html":
+    if chosen is Format.HTML:
         return _render_html(report)
     return _render_text(report)
 
@@ -169,6 +125,9 @@ def _text_table(table: Table) -> list[str]:
 
 def _render_text(report: Report) -> str:
     lines = [report.title, "=" * len(report.title), ""]
+    if report.warnings:
+        lines.extend(f"WARNING: {w}" for w in report.warnings)
+        lines.append("")
     if report.configuration:
         width = max(len(k) for k, _ in report.configuration)
         lines.append("Configuration")
@@ -194,6 +153,10 @@ def _render_csv(report: Report) -> str:
     # table: a CSV without them would miss half of what the sheet states.
     sections = [("Configuration", report.configuration), ("Summary", report.summary)]
     first = True
+    if report.warnings:
+        writer.writerow(["# Warning"])
+        writer.writerows([w] for w in report.warnings)
+        first = False
     for title, pairs in sections:
         if not pairs:
             continue
@@ -245,6 +208,12 @@ def _render_html(report: Report) -> str:
         f"<title>{e(report.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{e(report.title)}</h1>",
     ]
+    # Styled inline: the shared style sheet (and so every lawful sheet) stays as it was.
+    parts.extend(
+        "<p class='warning' style='border:2px solid #8b0000;padding:.4rem .8rem'>"
+        f"<strong>{e(w)}</strong></p>"
+        for w in report.warnings
+    )
 
     def kv(title: str, pairs: tuple[tuple[str, str], ...]) -> None:
         if not pairs:
@@ -282,86 +251,3 @@ def _render_html(report: Report) -> str:
         parts.append("</ul>")
     parts.append("<p class='note'>Generated by macau-tables.</p></body></html>")
     return "\n".join(parts) + "\n"
-
-
-class _SavesFigure(Protocol):
-    def savefig(self, fname: Any, **kwargs: Any) -> None: ...
-
-
-def figure_png(fig: _SavesFigure, dpi: int = 110) -> bytes:
-    """A matplotlib figure (use the Agg backend) as PNG bytes. Closes nothing; the caller owns
-    the figure."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return buf.getvalue()
-
-
-#: Caption words for the lines :func:`mark_meters` draws.
-METER_LINES_KEY = (
-    "dash-dot: this sheet's meter; dotted: the break-even meter; dashed: 100 % (break even)"
-)
-
-
-def mark_meters(ax: Any, current: tuple[float, str], even: tuple[float, str] | None) -> None:
-    """The reference lines of a jackpot-return-against-the-meter plot (return in %): 100 %
-    (break even), this sheet's meter and the break-even meter (``(x, label)``; ``even`` may be
-    ``None`` when there is none), thousands separators on the meter axis, and the legend. Call
-    it after plotting the return curve."""
-    from matplotlib.ticker import FuncFormatter
-
-    ax.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
-    x, label = current
-    ax.axvline(x, color="#2660a4", linestyle="-.", linewidth=1, label=f"this sheet's meter {label}")
-    if even is not None:
-        x, label = even
-        ax.axvline(x, color="#555", linestyle=":", linewidth=1.2, label=f"break-even meter {label}")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-    ax.legend(loc="lower right", fontsize="small", framealpha=0.95)
-
-
-class Progress(Protocol):
-    def advance(self, n: int = 1) -> None: ...
-
-
-class _QuietProgress:
-    def advance(self, n: int = 1) -> None:
-        pass
-
-
-class _RichProgress:
-    def __init__(self, bar: Any, task: Any) -> None:
-        self._bar = bar
-        self._task = task
-
-    def advance(self, n: int = 1) -> None:
-        self._bar.advance(self._task, n)
-
-
-@contextmanager
-def progress(description: str, total: int) -> Iterator[Progress]:
-    """A progress bar on stderr (Rich) for work longer than a second; silent when stderr is not
-    a terminal, so pipes and tests see clean output."""
-    if not sys.stderr.isatty():
-        yield _QuietProgress()
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
-    with RichProgress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(description, total=total)
-        yield _RichProgress(bar, task)

@@ -7,7 +7,6 @@ settings and approvals) and the round: :mod:`.commands`, :mod:`.events`, :mod:`.
 :mod:`.view` and :mod:`.round` (the state machine, :class:`BaccaratRound`).
 """
 
-from . import rules as _rules
 from .bets import Area, Wager, seat, standing
 from .commands import (
     COMMAND_TYPES,
@@ -28,7 +27,7 @@ from .commands import (
 )
 from .events import EVENT_TYPES, Event, RoundPhase
 from .round import BaccaratRound
-from .rules import BaccaratRules, ShoeSettings, WagerKind, WagerLimit
+from .rules import RULES_CODEC_TYPES, BaccaratRules, ShoeSettings, WagerKind
 from .settlement import RoundSettlement
 from .shoe import SHOE_CODEC_TYPES
 from .sides import Side
@@ -63,7 +62,13 @@ CODEC_TYPES: tuple[type, ...] = tuple(
             # the shoe procedure's commands, events and values
             *SHOE_CODEC_TYPES,
             # the rules and their nested settings
-            *getattr(_rules, "RULES_CODEC_TYPES", (BaccaratRules, ShoeSettings, WagerLimit)),
+            *RULES_CODEC_TYPES,
+            # enums of the round, stored by value
+            RoundPhase,
+            RevealPart,
+            CorrectionAction,
+            CardSlot,
+            Side,
         )
     )
 )

@@ -45,11 +45,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from functools import reduce
+from typing import TYPE_CHECKING
 
 from ..cards import Card
 from ..errors import ConfigError, MacauTablesError, RuleViolation
 from ..ledger import Posting
-from ..rounds import DEALER, Audience, Due, DueKind, Expected, Outcome, WagerResult
+from ..rounds import DEALER, Audience, Due, DueKind, Expected, Outcome, Round, WagerResult
 from .bets import Wager, card_holder
 from .commands import (
     ChangeCarried,
@@ -451,3 +452,9 @@ def deal_from(
         events += ev
         position += 1
     return r, tuple(events), position
+
+
+if TYPE_CHECKING:  # pragma: no cover - mypy checks that the round satisfies the contract
+
+    def _satisfies_the_contract(r: BaccaratRound) -> Round:
+        return r

@@ -2,7 +2,9 @@
 
 A demonstration only: the shoe is shuffled by :class:`~macau_tables.rng.SeededRandom`, which no
 live table can select (``require_production`` refuses it). The demo table's approval record is
-made up for the demonstration.
+made up for the demonstration. The round is driven through the round contract
+(:class:`~macau_tables.rounds.Round`: ``expected_next``, ``view``, ``apply``) and printed from
+its events: cards as ``A♠ 10♥``, amounts in major units.
 """
 
 from __future__ import annotations
@@ -12,30 +14,53 @@ from fractions import Fraction
 
 import typer
 
-from .. import cli
 from ..approvals import Approval
-from ..cards import format_cards, new_deck
-from ..jackpot import Meter
-from ..rng import SeededRandom, VirtualShoe, shuffle, verify_commitment
-from .actions import CloseBetting, Command, DealCard, Fold, PlaceAnte, PlaceJackpotWager, Raise
-from .actions import Showdown as ShowdownCommand
-from .events import (
+from ..cards import Card, new_deck
+from ..caribbean.actions import (
+    CloseBetting,
+    DealCard,
+    Fold,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+    Showdown,
+)
+from ..caribbean.events import (
     AntePlaced,
     BettingClosed,
     CardDealt,
+    CardExposed,
+    CarriedWagerReturned,
+    DeadHandDealt,
     DecisionMade,
-    Event,
     JackpotWagerPlaced,
+    RoundOpened,
     RoundSettled,
+    RoundVoided,
 )
-from .hands import HandCategory, evaluate
-from .round import DEALER, CaribbeanRound, Phase
-from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
-from .settlement import Settlement
+from ..caribbean.hands import HandCategory, evaluate
+from ..caribbean.round import CaribbeanRound
+from ..caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
+from ..caribbean.settlement import Settlement
+from ..caribbean.views import PlayerView
+from ..jackpot import Meter
+from ..money import format_minor
+from ..rng import SeededRandom, VirtualShoe, shuffle, verify_commitment
+from ..rounds import DEALER, Audience, Dealer, DueKind
+from .apps import demo_app
+from .output import show_cards
 
-__all__ = ["demo_caribbean", "demo_rules", "describe", "play_demo_round"]
+__all__ = [
+    "DEMO_METER",
+    "demo_caribbean",
+    "demo_rules",
+    "describe",
+    "play_demo_round",
+]
 
 _DEMO_DATE = date(2026, 1, 5)
+DEMO_METER = 12_345_600
+"""The jackpot meter the demonstration round starts from (123,456.00)."""
 
 
 def demo_rules(procedure: DealingProcedure = DealingProcedure.SHUFFLER) -> CaribbeanRules:
@@ -71,6 +96,12 @@ def play_demo_round(seed: int, players: int = 3) -> CaribbeanRound:
     return _play(seed, players)[0]
 
 
+def _keeps(cards: tuple[Card, ...]) -> bool:
+    """The demo players' rule: raise with a pair or better, or A-K high."""
+    ranks = sorted((c.rank for c in cards), reverse=True)
+    return evaluate(list(cards)).category >= HandCategory.ONE_PAIR or ranks[:2] == [14, 13]
+
+
 def _play(seed: int, players: int) -> tuple[CaribbeanRound, VirtualShoe]:
     """The demo round and its virtual shoe (closed after the round, so it can be revealed)."""
     if not 1 <= players <= 7:
@@ -78,111 +109,121 @@ def _play(seed: int, players: int) -> tuple[CaribbeanRound, VirtualShoe]:
     source = SeededRandom(seed)
     rules = demo_rules()
     shoe = VirtualShoe(new_deck(), source)
-    r = CaribbeanRound.new(rules, f"demo-{seed}", _DEMO_DATE)
-    boxes = sorted(shuffle(range(1, 8), source)[:players])
-    commands: list[Command] = []
-    for box in boxes:
+    r = CaribbeanRound.new(rules, f"demo-{seed}", _DEMO_DATE, config_id="demo")
+    for box in sorted(shuffle(range(1, 8), source)[:players]):
         ante = rules.bet_unit * (1 + source.randbelow(10))
-        commands.append(PlaceAnte(box, f"player{box}", ante))
+        r, _ = r.apply(PlaceAnte(box, f"player{box}", ante))
         if source.randbelow(2):
-            commands.append(PlaceJackpotWager(box, f"player{box}"))
+            r, _ = r.apply(PlaceJackpotWager(box, f"player{box}"))
     # The shoe's commitment goes into the log before the first card (Common rules "Randomness").
-    commands.append(CloseBetting(shoe.commitment.digest))
-    r = r.apply_all(commands)
-    while r.phase is Phase.DEALING:
-        r, _ = r.apply(DealCard(shoe.draw()))
-    for state in r.in_play:
-        value = evaluate(list(state.cards))
-        ranks = sorted((c.rank for c in state.cards), reverse=True)
-        keep = value.category >= HandCategory.ONE_PAIR or ranks[:2] == [14, 13]
-        if keep:
-            r, _ = r.apply(Raise(state.box, state.player, 2 * state.ante))
+    r, _ = r.apply(CloseBetting(shoe.commitment.digest))
+    while not r.is_over:
+        due = r.expected_next().due[0]
+        if due.kind is DueKind.CARD:
+            r, _ = r.apply(DealCard(shoe.draw()))
+        elif due.kind is DueKind.DECISION:
+            assert isinstance(due.position, int) and due.player is not None
+            seen = r.view(Audience.of_player(due.player))  # what the law lets the player see
+            assert isinstance(seen, PlayerView)
+            if _keeps(seen.cards):
+                r, _ = r.apply(Raise(due.position, due.player, 2 * seen.ante))
+            else:
+                r, _ = r.apply(Fold(due.position, due.player))
         else:
-            r, _ = r.apply(Fold(state.box, state.player))
-    r, _ = r.apply(ShowdownCommand(Meter(12_345_600, rules.jackpot_seed)))
+            r, _ = r.apply(Showdown(Meter(DEMO_METER, rules.jackpot_seed)))
     shoe.close()  # one shoe per round: its order may be revealed now
     return r, shoe
 
 
-def _money(amount: int) -> str:
-    sign = "-" if amount < 0 else ""
-    whole, cents = divmod(abs(amount), 100)
-    return f"{sign}{whole:,}.{cents:02d}"
-
-
 def describe(r: CaribbeanRound) -> list[str]:
-    """Printable lines: the events, then the settlement."""
+    """Printable lines of a round: its events, then the settlement."""
     lines = [f"round {r.round_id} ({r.rules.dealing_procedure} dealing, SeededRandom: demo only)"]
+    settlement: Settlement | None = None
     for event in r.events:
-        line = _event_line(event)
-        if line:
-            lines.append("  " + line)
-    s = r.settlement
-    if s is not None:
-        lines.extend(_settlement_lines(s))
+        if isinstance(event, RoundSettled | RoundVoided):
+            settlement = event.settlement
+        lines.append("  " + _event_line(event))
+    if settlement is not None:
+        lines.extend(_settlement_lines(settlement))
     return lines
 
 
-def _position(position: int) -> str:
-    return "dealer" if position == DEALER else f"box {position}"
+def _position(position: int | Dealer) -> str:
+    return "dealer" if position is DEALER else f"box {position}"
 
 
-def _event_line(event: Event) -> str:
+def _event_line(event: object) -> str:
+    if isinstance(event, RoundOpened):
+        approvals = ", ".join(event.approval_references) or "none needed"
+        return f"round opened on {event.opening_date.isoformat()} (approvals: {approvals})"
     if isinstance(event, CardDealt):
-        return f"deal {event.card} to {_position(event.to)}{' (face up)' if event.face_up else ''}"
+        up = " (face up)" if event.face_up else ""
+        return f"deal {event.card.pretty} to {_position(event.to)}{up}"
     if isinstance(event, AntePlaced):
-        return f"{event.player} ante {_money(event.amount)} on box {event.box}"
+        return f"{event.player} ante {format_minor(event.amount)} on box {event.box}"
     if isinstance(event, JackpotWagerPlaced):
-        return f"{event.player} jackpot wager {_money(event.amount)} on box {event.box}"
+        return f"{event.player} jackpot wager {format_minor(event.amount)} on box {event.box}"
     if isinstance(event, DecisionMade):
         if event.raise_amount:
-            return f"box {event.box} raises {_money(event.raise_amount)}"
+            return f"box {event.box} raises {format_minor(event.raise_amount)}"
         return f"box {event.box} folds{' (timed out)' if event.timed_out else ''}"
-    if isinstance(event, RoundSettled):
-        return "showdown"
     if isinstance(event, BettingClosed):
         commitment = event.shoe_commitment or "none (physical shoe)"
         return f"betting closed; shoe commitment (SHA-256) {commitment}"
-    return f"{type(event).__name__}: {event}"
+    if isinstance(event, CardExposed):
+        return f"card exposed in error: {event.card.pretty} ({_position(event.position)})"
+    if isinstance(event, DeadHandDealt):
+        return f"dead hand of {len(event.cards)} cards dealt to empty box {event.box}"
+    if isinstance(event, CarriedWagerReturned):
+        return (
+            f"carried jackpot wager {format_minor(event.amount)} returned to {event.player} "
+            f"(box {event.box}, {event.supervisor}: {event.reason})"
+        )
+    if isinstance(event, RoundSettled):
+        return "showdown"
+    if isinstance(event, RoundVoided):
+        return f"round void ({event.rule}): {event.reason}"
+    return type(event).__name__  # an event this printer does not know yet: its name only
 
 
 def _settlement_lines(s: Settlement) -> list[str]:
-    who = "qualifies" if s.dealer_qualifies else "does not qualify"
-    category = s.dealer_category.english if s.dealer_category is not None else "?"
-    lines = [f"dealer {format_cards(s.dealer_cards)} ({category}): {who}"]
+    money = format_minor
+    lines: list[str] = []
+    if s.dealer_cards:
+        who = "qualifies" if s.dealer_qualifies else "does not qualify"
+        category = s.dealer_category.english if s.dealer_category is not None else "?"
+        lines.append(f"dealer {show_cards(s.dealer_cards)} ({category}): {who}")
     for box in s.boxes:
-        lines.append(
-            f"box {box.box} {box.player}: {format_cards(box.cards)} "
-            f"({box.category.english if box.category is not None else '?'}) {box.outcome}"
-        )
+        category = f" ({box.category.english})" if box.category is not None else ""
+        outcome = box.outcome.replace("_", " ")
+        lines.append(f"box {box.box} {box.player}: {show_cards(box.cards)}{category} {outcome}")
         for w in s.for_box(box.box):
+            outcome = w.outcome.replace("_", " ")
             lines.append(
-                f"    {w.kind:<7} stake {_money(w.stake):>12}  {w.outcome:<12} "
-                f"paid {_money(w.paid):>14}  net {_money(w.net):>14}"
+                f"    {w.kind:<7} stake {money(w.stake):>12}  {outcome:<12} "
+                f"paid {money(w.paid):>14}  net {money(w.net):>14}"
             )
     if s.jackpot is not None:
         j = s.jackpot
         # meter_before already holds this round's contributions: show the meter as it stood
         # before the round, then what went in, what was paid out, and where it ends.
         start = j.meter_before.amount - s.meter_contribution
+        reset = "restarted from its seed" if j.reset else "not reset"
         lines.append(
-            f"jackpot meter {_money(start)} + contributions {_money(s.meter_contribution)}"
-            f" - paid from meter {_money(j.meter_paid)} + seed funding {_money(j.seed_funding)}"
-            f" -> {_money(j.meter_after.amount)} (reset {j.reset})"
+            f"jackpot meter {money(start)} + contributions {money(s.meter_contribution)}"
+            f" - paid from meter {money(j.meter_paid)} + seed funding {money(j.seed_funding)}"
+            f" -> {money(j.meter_after.amount)} ({reset})"
         )
         for a in j.awards:
             lines.append(
-                f"    box {a.box} {a.combination}: {_money(a.amount)} "
-                f"(meter {_money(a.from_meter)}, house {_money(a.from_house)})"
+                f"    box {a.box} {a.combination.replace('_', ' ')}: {money(a.amount)} "
+                f"(meter {money(a.from_meter)}, house {money(a.from_house)})"
             )
     lines.append(
-        f"players {_money(s.players_net)}  house {_money(s.house_net)}  "
-        f"meter {_money(s.meter_net)}  sum {_money(s.players_net + s.house_net + s.meter_net)}"
+        f"players {money(s.players_net)}  house {money(s.house_net)}  "
+        f"meter {money(s.meter_net)}  sum {money(s.players_net + s.house_net + s.meter_net)}"
     )
     return lines
-
-
-demo_app = cli.demo_app
 
 
 @demo_app.command("caribbean")
@@ -197,5 +238,5 @@ def demo_caribbean(
     reveal = shoe.reveal()
     ok = verify_commitment(r.shoe_commitment or "", reveal.order, reveal.salt)
     typer.echo(f"shoe revealed: salt {reveal.salt}")
-    typer.echo(f"  order {format_cards(reveal.order)}")
+    typer.echo(f"  order {show_cards(reveal.order)}")
     typer.echo(f"  matches the commitment published before the first card: {ok}")
