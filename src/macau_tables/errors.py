@@ -29,6 +29,7 @@ __all__ = [
     "MacauTablesError",
     "ParseError",
     "RuleViolation",
+    "StoreError",
     "json_param",
 ]
 
@@ -122,6 +123,14 @@ class AuthError(MacauTablesError):
     """Who is asking may not do what they ask (wrong role, no session)."""
 
     code: ClassVar[str] = "auth_error"
+
+
+class StoreError(MacauTablesError):
+    """The database refuses or cannot be used: not migrated, a newer schema, a failed integrity
+    check, an unbalanced transaction, a conflict retried too often (:mod:`macau_tables.store`).
+    The message says what to do."""
+
+    code: ClassVar[str] = "store_error"
 
 
 def _rebuild_error(

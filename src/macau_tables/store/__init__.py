@@ -1,0 +1,117 @@
+"""Storage: the only code that speaks SQL (SQLAlchemy Core; SQLite by default, PostgreSQL).
+
+The table service (:mod:`macau_tables.tables`) stands on this package; nothing here knows a
+game's rules beyond the codec (:mod:`macau_tables.codec`).
+
+Opening, migrating, checking
+----------------------------
+``store = Store.open(url: str | None = None)`` — the URL from the argument, else the environment
+variable ``MACAU_TABLES_DATABASE``, else ``sqlite:///macau-tables.db`` (working directory).
+SQLite: a file in WAL mode, ``synchronous=FULL``, ``foreign_keys=ON``, a busy time-out, every
+write transaction ``BEGIN IMMEDIATE``. PostgreSQL: ``postgresql+psycopg://…`` (psycopg 3; a
+plain ``postgresql://`` URL is taken as psycopg too).
+
+* ``store.upgrade() -> int`` creates or migrates the schema (Alembic, scripts inside the package:
+  ``macau_tables/store/migrations``) and returns the schema version now in force.
+* ``store.check() -> None`` at start-up refuses (:class:`~macau_tables.errors.StoreError`) a
+  database that is not migrated (``store.not_migrated``: "run macau-tables db upgrade"), from an
+  older schema (``store.schema_older``), from a newer schema (``store.schema_newer``: "upgrade
+  macau-tables"), or that fails its integrity check (``store.integrity_failed``: SQLite
+  ``PRAGMA quick_check``; both: the ledger sums to zero).
+* ``store.close()`` (also a context manager). ``store.dialect`` is ``"sqlite"`` or
+  ``"postgresql"``; ``store.url`` the URL without its password.
+
+Transactions
+------------
+``store.run(fn: Callable[[Tx], T], *, retries: int = 5, readonly: bool = False,
+serializable: bool = False) -> T`` runs ``fn`` in ONE database transaction and commits it.
+Serialization failures (SQLSTATE 40001, deadlock 40P01, SQLite "database is locked") are retried
+at most ``retries`` times with a small jittered back-off, then refused with
+``StoreError("store.retries_exhausted")``. ``fn`` may be called more than once: it must have no
+effect outside ``tx`` (use ``tx.after_commit(callback)`` for those; they run once, after the
+commit, in order). Any other exception rolls everything back and propagates; a database error
+that is not a conflict becomes ``StoreError("store.unavailable" | "store.database_error")``.
+PostgreSQL writes run at READ COMMITTED (every money change is a row-locked
+``UPDATE … SET balance = balance + x``, so contributions commute and many writers never
+conflict), ``serializable=True`` asks for SERIALIZABLE; ``readonly=True`` gives one consistent
+snapshot (REPEATABLE READ READ ONLY; SQLite deferred ``BEGIN``). ``store.read(fn)`` is
+``run(fn, readonly=True)``.
+
+``Tx`` (inside ``run``) — every method refuses with ``StoreError`` and a message key:
+
+Configurations (stored once per version, referenced by id and hash)
+  ``put_config(game: str, config_id: str, rules: object) -> str`` (the rules' codec SHA-256;
+  the same id again with the same rules is a no-op, with other rules ``store.config_conflict``);
+  ``get_config(config_id) -> object`` (decoded, hash verified); ``config(config_id) ->
+  ConfigRecord``; ``config_resolver() -> Callable[[str], object]`` (for
+  ``codec.decode(payload, rules=...)``).
+Players and casino tables
+  ``add_player(player_id, name) -> None`` (creates the wallet ``wallet:<player_id>``);
+  ``player(player_id) -> PlayerRecord | None``; ``players() -> list[PlayerRecord]``;
+  ``create_table(table_id, *, name, game, mode: TableMode, demo: bool, config_id,
+  meter_id: str | None = None) -> TableRecord``; ``table(table_id) -> TableRecord`` (refuses an
+  unknown table: ``store.unknown_table``); ``tables() -> list[TableRecord]``;
+  ``set_table_status(table_id, status: TableStatus, *, actor, reason, fault: Mapping | None =
+  None) -> None`` (audited); ``set_table_config(table_id, config_id, *, actor, reason)``
+  (audited); ``acquire_lease(table_id, owner, *, until: datetime) -> bool``;
+  ``release_lease(table_id, owner) -> None``.
+Event log (per table, append-only, hash-chained; :mod:`macau_tables.store.chain`)
+  ``append_events(table_id, events: Sequence[object], *, round_id: str | None) ->
+  list[EventRecord]`` (payload = ``codec.canonical_bytes(event)``; ``hash = sha256(
+  bytes.fromhex(prev_hash) + payload)``; genesis ``prev_hash`` = 64 zeros; the table's row is
+  locked so appends to one table are serial); ``read_events(table_id, *, after: int = 0,
+  limit: int | None = None) -> list[EventRecord]`` (``record.decode(rules)`` gives the event);
+  ``chain_head(table_id) -> ChainHead`` (``seq``, ``hash``; seq 0 and genesis when empty).
+Ledger (double entry; balances updated in the same transaction)
+  ``post(postings: Iterable[ledger.Posting], *, kind: TxKind, table_id: str | None = None,
+  meter_id: str | None = None, actor: str | None = None, reason: str | None = None,
+  event_seq: int | None = None, corrects: int | None = None) -> int | None`` — the tx id
+  (``None`` when every amount is zero: nothing to post). Refused, with nothing written:
+  postings that do not sum to zero (``store.unbalanced``), an account that cannot be mapped
+  (``store.account_unmapped``), a wallet of an unknown player (``store.unknown_player``), a wallet
+  going below zero (``ledger.insufficient_funds`` naming the player), another account that may
+  not go negative doing so (``store.account_negative``), a meter decreased other than by an
+  award or an audited adjustment (``store.meter_decrease``). A correction is a new transaction
+  (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and reason required).
+  ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔
+  wallet transactions with who and why. ``balance(account_id) -> int``; ``wallet_balance(
+  player_id) -> int``; ``accounts() -> list[AccountRecord]``; ``transactions(*, table_id=None,
+  after: int = 0) -> list[TransactionRecord]`` (with their postings).
+  Account ids (:func:`account_id`): ``wallet:<player>``, ``<kind>:<table_id>`` for in_play,
+  carried, table_bank, commission; ``jackpot_meter:<meter_id>``; ``house_funding``; ``cashier``.
+Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one truth)
+  ``create_meter(meter_id, *, game, seed: int, params: Mapping[str, JSON], actor) -> MeterRecord``
+  (posts the seed from house funding); ``meter(meter_id) -> MeterRecord``; ``meters() ->
+  list[MeterRecord]``; ``meter_amount(meter_id, *, lock: bool = False) -> int`` (``lock``:
+  ``SELECT … FOR UPDATE`` on PostgreSQL, serialised awards; SQLite writers are already serial);
+  contributions are ordinary postings (deltas); ``record_hit(meter_id, *, table_id, round_id,
+  box: int, combination: str, amount: int) -> MeterHit`` (hits +1, pending parameters take
+  effect now); ``hits(meter_id, *, last: int = 25) -> list[MeterHit]`` (newest first);
+  ``set_meter_params(meter_id, *, seed: int | None = None, params: Mapping | None = None, actor,
+  reason) -> MeterRecord`` (pending until the next hit); ``adjust_meter(meter_id, amount, *,
+  actor, reason) -> int`` (an audited adjustment transaction, either sign). Each meter change is
+  in the meter's own hash-chained log (``meter_log``), so a tampered meter row is found.
+  ``store.listen_meters(callback: Callable[[str, int], None]) -> Listener`` — called with
+  ``(meter_id, amount)`` after every commit that changed a meter's amount, in every process
+  (PostgreSQL ``LISTEN/NOTIFY`` on channel ``macau_meters``, payload ``"<meter_id>:<amount>"``;
+  in-process callbacks on SQLite). ``listener.close()`` stops it.
+Idempotency, snapshots, shoes, audit
+  ``idempotency_get(key) -> IdempotencyRecord | None``; ``idempotency_put(key, *, scope,
+  request_sha256, response: Mapping) -> None`` (a key already stored: ``store.idempotency_exists``);
+  ``snapshot_put(table_id, seq, payload: Mapping) -> None``; ``snapshot_latest(table_id) ->
+  Snapshot | None``; ``shoe_put(table_id, shoe_no, commitment: str) -> None``;
+  ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
+  ``shoes(table_id) -> list[ShoeRecord]``; ``audit(action, *, actor, table_id=None, reason=None,
+  detail: Mapping | None = None) -> int``; ``audit_entries(*, table_id=None) -> list[AuditEntry]``.
+  ``tx.now() -> datetime`` (UTC, the store's clock); ``tx.after_commit(callback)``.
+
+Verification (:mod:`macau_tables.store.verify`, reads only)
+  ``verify(store) -> Verification`` (``.ok``, ``.failure: Failure | None``, counts):
+  every table's chain (hashes recomputed, seq contiguous, type column = payload type, rules
+  references known with their hash), every configuration's hash, every meter's log chain and its
+  row, every transaction's digest and sum zero, every account balance = the sum of its postings,
+  the ledger sums to zero. The first failure names the check, the database relation, the record
+  (``"t1#17"``, ``"tx 42"``, ``"wallet:alice"``) and the table id.
+"""
+
+from __future__ import annotations
