@@ -22,9 +22,9 @@ import sys
 import typer
 
 from ..errors import ConfigError
-from .output import emit, fail, interruptible, refuse
+from .output import emit, interruptible, refuse
 
-__all__ = ["emit", "fail", "interruptible", "main", "refuse"]
+__all__ = ["emit", "interruptible", "main", "refuse"]
 
 
 def main() -> None:

@@ -22,7 +22,6 @@ __all__ = [
     "Progress",
     "check_output",
     "emit",
-    "fail",
     "interruptible",
     "progress",
     "refuse",
@@ -46,11 +45,6 @@ def refuse(error: MacauTablesError, option: str | None = None) -> typer.Exit:
     prefix = f"{option}: " if option else ""
     typer.echo(f"error: {prefix}{error.message}", err=True)
     return typer.Exit(2)
-
-
-def fail(key: str, /, **params: Any) -> typer.Exit:
-    """:func:`refuse` with the catalog message ``key`` filled with ``params``."""
-    return refuse(ConfigError(key, **params))
 
 
 @contextmanager
