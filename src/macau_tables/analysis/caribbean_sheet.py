@@ -14,6 +14,7 @@ import numpy as np
 
 from ..caribbean.hands import HandCategory
 from ..jackpot import CARIBBEAN_JACKPOT_COMBINATIONS
+from ..money import format_minor
 from .caribbean_exact import (
     DEALS_PER_UP_CARD,
     TOTAL_DEALS,
@@ -119,6 +120,11 @@ def _category_table(analysis: CaribbeanAnalysis) -> Table:
     )
 
 
+def _minor_units(amount: int) -> str:
+    """An amount as this sheet prints it: whole minor units with thousands separators."""
+    return format_minor(amount, decimals=0)
+
+
 def _jackpot_rows(jackpot: JackpotAnalysis) -> tuple[tuple[object, ...], ...]:
     rows: list[tuple[object, ...]] = []
     for combination in CARIBBEAN_JACKPOT_COMBINATIONS:
@@ -147,6 +153,7 @@ def par_sheet(
     recorded sheets leave it out, so the same options always give the same sheet)."""
     rules = analysis.rules
     ranking = analysis.ranking
+    units = _minor_units
     cap_units = analysis.max_payout_units
     fixed = rules.jackpot_fixed_awards
     break_even = jackpot.break_even_meter()
@@ -177,15 +184,15 @@ def par_sheet(
         ("Max payout cap", cap),
         ("Dealer qualifies", "A-K high or better (CSP-9.1)"),
         ("Decision", "optimal raise/fold per (own five cards, dealer's up card) (CSP-6.5, CSP-7)"),
-        ("Jackpot wager", f"{jackpot.wager:,} minor units"),
+        ("Jackpot wager", f"{units(jackpot.wager)} minor units"),
         (
             "Jackpot fixed awards",
-            f"royal flush {fixed.royal_flush:,} (or 100 % of the meter), straight flush "
-            f"{fixed.straight_flush:,} (or 10 % of the meter), four of a kind "
-            f"{fixed.four_of_a_kind:,}, full house {fixed.full_house:,}, flush {fixed.flush:,} "
-            "(minor units, CSP-10.2)",
+            f"royal flush {units(fixed.royal_flush)} (or 100 % of the meter), straight flush "
+            f"{units(fixed.straight_flush)} (or 10 % of the meter), four of a kind "
+            f"{units(fixed.four_of_a_kind)}, full house {units(fixed.full_house)}, "
+            f"flush {units(fixed.flush)} (minor units, CSP-10.2)",
         ),
-        ("Jackpot meter", f"{jackpot.meter:,} minor units"),
+        ("Jackpot meter", f"{units(jackpot.meter)} minor units"),
         (
             "Meter contribution",
             f"{float(rules.jackpot_contribution) * 100:g} % of each jackpot wager",
@@ -202,7 +209,7 @@ def par_sheet(
         ("Dealer qualifies, given a raise", _pct(analysis.dealer_qualifies_given_raise)),
         ("Standard deviation per ante", f"{analysis.standard_deviation:.6f}"),
         ("Jackpot return at the meter", _pct(jackpot.return_rate(jackpot.meter), 4)),
-        ("Jackpot break-even meter", f"{break_even:,} minor units"),
+        ("Jackpot break-even meter", f"{units(break_even)} minor units"),
     ]
     if seconds is not None:
         summary.append(("Computation time", f"{seconds:.1f} s"))
@@ -218,7 +225,8 @@ def par_sheet(
         ),
     )
     jackpot_table = Table(
-        f"Jackpot wager at meter {jackpot.meter:,} (per jackpot wager of {jackpot.wager:,})",
+        f"Jackpot wager at meter {units(jackpot.meter)} "
+        f"(per jackpot wager of {units(jackpot.wager)})",
         ("combination", "probability (box raised)", "award", "return"),
         (
             *_jackpot_rows(jackpot),
@@ -235,8 +243,8 @@ def par_sheet(
             for m in meter_points(jackpot)
         ),
         note=(
-            f"Each jackpot wager credits {jackpot.contribution_per_wager:,} minor units (rounded "
-            "down, as macau_tables.jackpot.split_contribution) to the "
+            f"Each jackpot wager credits {units(jackpot.contribution_per_wager)} minor units "
+            "(rounded down, as macau_tables.jackpot.split_contribution) to the "
             "meter; royal flush pays max(fixed, 100 % of meter), straight flush max(fixed, 10 % "
             "of meter, rounded down) (CSP-10.2)."
         ),

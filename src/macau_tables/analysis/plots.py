@@ -99,10 +99,14 @@ def caribbean_figures(
     )
     current = jackpot.meter
     be = jackpot.break_even_meter()
-    mark_meters(ax2, (current, f"{current:,}"), (be, f"{be:,}"))
+    mark_meters(
+        ax2,
+        (current, format_minor(current, decimals=0)),
+        (be, format_minor(be, decimals=0)),
+    )
     ax2.set_xlabel("meter (minor units)")
     ax2.set_ylabel("return per jackpot wager (%)")
-    ax2.set_title(f"Jackpot return against the meter (break-even {be:,})")
+    ax2.set_title(f"Jackpot return against the meter (break-even {format_minor(be, decimals=0)})")
     meter = Figure(
         "Jackpot return against the meter",
         figure_png(fig2),
