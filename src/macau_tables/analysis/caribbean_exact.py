@@ -81,26 +81,18 @@ TOTAL_DECISIONS: Final = N_HANDS * 47
 TOTAL_DEALS: Final = TOTAL_DECISIONS * DEALS_PER_UP_CARD
 """All deals counting which dealer card is face up: 19,933,230,517,200."""
 
-_CATEGORY_NAMES: Final = {
-    HandCategory.HIGH_CARD: "A-K high",
-    HandCategory.ONE_PAIR: "one pair",
-    HandCategory.TWO_PAIR: "two pair",
-    HandCategory.THREE_OF_A_KIND: "three of a kind",
-    HandCategory.STRAIGHT: "straight",
-    HandCategory.FLUSH: "flush",
-    HandCategory.FULL_HOUSE: "full house",
-    HandCategory.FOUR_OF_A_KIND: "four of a kind",
-    HandCategory.STRAIGHT_FLUSH: "straight flush",
-    HandCategory.ROYAL_FLUSH: "royal flush",
-}
-
-
 _NO_FIXED_AWARDS: Final = JackpotFixedAwards(0, 0, 0, 0, 0)
 
 
 def category_name(category: HandCategory) -> str:
-    """A short English name of a hand category (the high-card category as it can win: A-K)."""
-    return _CATEGORY_NAMES[HandCategory(category)]
+    """A short English name of a hand category: the hands' own name
+    (:attr:`HandCategory.english`), the high-card category as it can win: A-K (CSP-9.1).
+
+    >>> category_name(HandCategory.HIGH_CARD), category_name(HandCategory.FULL_HOUSE)
+    ('A-K high', 'full house')
+    """
+    category = HandCategory(category)
+    return "A-K high" if category is HandCategory.HIGH_CARD else category.english
 
 
 def par_rules(

@@ -109,7 +109,7 @@ def _category_table(analysis: CaribbeanAnalysis) -> Table:
     rows: list[tuple[object, ...]] = []
     for c in reversed(range(10)):
         cat = HandCategory(c)
-        name = "high card" if cat == HandCategory.HIGH_CARD else category_name(cat)
+        name = cat.english
         pairs = analysis.pairs_by_category[c]
         raised = analysis.raised_by_category[c]
         rows.append((name, pairs // 47, pairs, raised, Fraction(raised, pairs)))
