@@ -14,6 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from macau_tables.analysis import _baccarat_kernels as kern
+from macau_tables.analysis.baccarat_counting import (
+    _lucky_six_table,
+    counting_study,
+    lucky_six_tags,
+)
 from macau_tables.analysis.baccarat_exact import (
     composition_after,
     effects_of_removal,
@@ -21,14 +26,7 @@ from macau_tables.analysis.baccarat_exact import (
     full_shoe,
     main_counts,
 )
-from macau_tables.analysis.baccarat_sim import (
-    ShoeProcedure,
-    SimulationResult,
-    _lucky_six_table,
-    counting_study,
-    lucky_six_tags,
-    simulate,
-)
+from macau_tables.analysis.baccarat_sim import ShoeProcedure, SimulationResult, simulate
 from macau_tables.baccarat.rules import BurnRule, LastRoundRule
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import deal_round

@@ -12,8 +12,9 @@ from fractions import Fraction
 
 from ..jackpot import Combination
 from ..money import format_minor
+from .baccarat_counting import CountingResult
 from .baccarat_exact import WAGERS, BaccaratAnalysis, break_even_meter, law_note
-from .baccarat_sim import CountingResult, SimulationResult
+from .baccarat_sim import SimulationResult
 from .report import Figure, Report, Table
 
 __all__ = ["par_sheet", "simulation_sheet"]

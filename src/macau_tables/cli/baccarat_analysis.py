@@ -16,9 +16,10 @@ from typing import Final
 
 import typer
 
+from ..analysis.baccarat_counting import counting_study
 from ..analysis.baccarat_exact import MAX_DECKS, MIN_DECKS, JackpotAwards, analyze
 from ..analysis.baccarat_sheet import par_sheet, simulation_sheet
-from ..analysis.baccarat_sim import ShoeProcedure, counting_study, simulate
+from ..analysis.baccarat_sim import ShoeProcedure, simulate
 from ..analysis.render import render
 from ..analysis.report import Format
 from ..baccarat.rules import BurnRule, LastRoundRule
