@@ -23,3 +23,8 @@ def require_module(name: str) -> ModuleType:
         if REQUIRE_ALL:
             pytest.fail(f"{name} is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {exc}")
         pytest.skip(f"{name} is not installed")
+
+
+# Database fixtures (``database_url``, ``store``, ``pg_module_database``) for tests/store and
+# tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
+from tests.db_fixtures import database_url, pg_module_database, store  # noqa: E402, F401

@@ -115,3 +115,59 @@ Verification (:mod:`macau_tables.store.verify`, reads only)
 """
 
 from __future__ import annotations
+
+from .chain import GENESIS, chain_hash
+from .ledger_ops import account_id
+from .meter_ops import meter_account
+from .records import (
+    AccountRecord,
+    AuditEntry,
+    ChainHead,
+    ConfigRecord,
+    EventRecord,
+    IdempotencyRecord,
+    MeterHit,
+    MeterRecord,
+    PlayerRecord,
+    PostingRecord,
+    ShoeRecord,
+    Snapshot,
+    TableMode,
+    TableRecord,
+    TableStatus,
+    TransactionRecord,
+    TxKind,
+)
+from .schema import SCHEMA_VERSION
+from .store import METER_CHANNEL, Listener, MeterCallback, Store
+from .tx import Tx
+
+__all__ = [
+    "GENESIS",
+    "METER_CHANNEL",
+    "SCHEMA_VERSION",
+    "AccountRecord",
+    "AuditEntry",
+    "ChainHead",
+    "ConfigRecord",
+    "EventRecord",
+    "IdempotencyRecord",
+    "Listener",
+    "MeterCallback",
+    "MeterHit",
+    "MeterRecord",
+    "PlayerRecord",
+    "PostingRecord",
+    "ShoeRecord",
+    "Snapshot",
+    "Store",
+    "TableMode",
+    "TableRecord",
+    "TableStatus",
+    "TransactionRecord",
+    "Tx",
+    "TxKind",
+    "account_id",
+    "chain_hash",
+    "meter_account",
+]

@@ -1,0 +1,148 @@
+"""The event log: per table, append-only, each record hash-chained to the previous one.
+
+There is no UPDATE or DELETE of ``events`` anywhere in the code: a record, once committed, only
+ever gains successors. Appends to one table are serial (its ``casino_tables`` row is locked on
+PostgreSQL; SQLite writers are serial), so ``seq`` is gap-free from 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from .. import codec
+from ..errors import StoreError
+from . import schema as s
+from .catalog_ops import CatalogOps
+from .chain import chain_hash
+from .records import ChainHead, EventRecord
+
+__all__ = ["EventOps"]
+
+
+class EventOps(CatalogOps):
+    """The event log (part of :class:`~macau_tables.store.Tx`)."""
+
+    def append_events(
+        self, table_id: str, events: Sequence[object], *, round_id: str | None = None
+    ) -> list[EventRecord]:
+        """Append ``events`` (registered codec dataclasses) to ``table_id``'s log, in order,
+        each chained to the one before; returns the stored records (seq, hash…).
+
+        Refuses an unknown table (``store.unknown_table``) and an event the codec cannot store
+        (``CodecError``); nothing is written then.
+        """
+        self.writable()
+        if self._table_row(table_id, lock=True) is None:
+            raise StoreError("store.unknown_table", table_id=table_id)
+        payloads = [codec.canonical_bytes(e) for e in events]  # all encoded before any insert
+        head = self.chain_head(table_id)
+        at = self.now()
+        records: list[EventRecord] = []
+        prev, seq = head.hash, head.seq
+        for event, payload in zip(events, payloads, strict=True):
+            seq += 1
+            digest = chain_hash(prev, payload)
+            records.append(
+                EventRecord(
+                    table_id=table_id,
+                    seq=seq,
+                    round_id=round_id,
+                    type=codec.type_name(type(event)),
+                    payload=payload.decode("utf-8"),
+                    prev_hash=prev,
+                    hash=digest,
+                    recorded_at=at,
+                )
+            )
+            prev = digest
+        if records:
+            self.connection.execute(
+                insert(s.events),
+                [
+                    {
+                        "table_id": r.table_id,
+                        "seq": r.seq,
+                        "round_id": r.round_id,
+                        "type": r.type,
+                        "payload": r.payload,
+                        "prev_hash": r.prev_hash,
+                        "hash": r.hash,
+                        "recorded_at": r.recorded_at,
+                    }
+                    for r in records
+                ],
+            )
+        return records
+
+    def read_events(
+        self,
+        table_id: str,
+        *,
+        after: int = 0,
+        limit: int | None = None,
+        round_id: str | None = None,
+    ) -> list[EventRecord]:
+        """``table_id``'s events with ``seq > after`` in order (at most ``limit``; only those
+        of ``round_id`` if given). Reading does not verify the chain (see ``verify``)."""
+        c = s.events.c
+        query = select(s.events).where(c.table_id == table_id, c.seq > after)
+        if round_id is not None:
+            query = query.where(c.round_id == round_id)
+        query = query.order_by(c.seq)
+        if limit is not None:
+            query = query.limit(limit)
+        return [_record(r) for r in self.connection.execute(query)]
+
+    def chain_head(self, table_id: str) -> ChainHead:
+        """The last record of ``table_id``'s chain (seq 0 and the genesis hash when empty)."""
+        c = s.events.c
+        row = self.connection.execute(
+            select(c.seq, c.hash).where(c.table_id == table_id).order_by(c.seq.desc()).limit(1)
+        ).first()
+        return ChainHead() if row is None else ChainHead(int(row.seq), row.hash)
+
+    def chain_heads(self) -> dict[str, ChainHead]:
+        """Every table's chain head (tables with no events are left out)."""
+        c = s.events.c
+        last = (
+            select(c.table_id, c.seq, c.hash)
+            .distinct(c.table_id)
+            .order_by(c.table_id, c.seq.desc())
+            if self.postgres
+            else None
+        )
+        if last is not None:
+            rows = self.connection.execute(last)
+            return {r.table_id: ChainHead(int(r.seq), r.hash) for r in rows}
+        heads: dict[str, ChainHead] = {}
+        for table_id in self.connection.execute(select(c.table_id).distinct()).scalars():
+            heads[table_id] = self.chain_head(table_id)
+        return heads
+
+    def round_ids(self, table_id: str) -> list[str]:
+        """The ids of the rounds in ``table_id``'s log, in the order they first appear."""
+        c = s.events.c
+        first = func.min(c.seq)
+        rows = self.connection.execute(
+            select(c.round_id, first)
+            .where(c.table_id == table_id, c.round_id.is_not(None))
+            .group_by(c.round_id)
+            .order_by(first)
+        )
+        return [r.round_id for r in rows]
+
+
+def _record(row: Any) -> EventRecord:
+    return EventRecord(
+        table_id=row.table_id,
+        seq=int(row.seq),
+        round_id=row.round_id,
+        type=row.type,
+        payload=row.payload,
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+        recorded_at=row.recorded_at,
+    )

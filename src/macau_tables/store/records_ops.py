@@ -1,0 +1,193 @@
+"""Idempotency records, snapshots, shoes and the audit log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from ..errors import StoreError
+from . import schema as s
+from ._base import TxBase, require_int, require_text
+from .records import AuditEntry, IdempotencyRecord, ShoeRecord, Snapshot, dumps, loads_object
+
+__all__ = ["RecordOps"]
+
+
+class RecordOps(TxBase):
+    """Idempotency, snapshots, shoes, audit (part of :class:`~macau_tables.store.Tx`)."""
+
+    # -- idempotency --------------------------------------------------------------------------
+
+    def idempotency_get(self, key: str) -> IdempotencyRecord | None:
+        """The first result stored under ``key``, or ``None``."""
+        row = self.connection.execute(select(s.idempotency).where(s.idempotency.c.key == key))
+        found = row.first()
+        if found is None:
+            return None
+        response = loads_object(found.response) or {}
+        return IdempotencyRecord(
+            found.key, found.scope, found.request_sha256, response, found.created_at
+        )
+
+    def idempotency_put(
+        self, key: str, *, scope: str, request_sha256: str, response: Mapping[str, Any]
+    ) -> None:
+        """Store the first result of the command ``key``. Refuses a key already stored
+        (``store.idempotency_exists``: look it up first) and an empty key or scope."""
+        self.writable()
+        require_text(key, "key")
+        require_text(scope, "scope")
+        if self.idempotency_get(key) is not None:
+            raise StoreError("store.idempotency_exists", key=key)
+        self.connection.execute(
+            insert(s.idempotency).values(
+                key=key,
+                scope=scope,
+                request_sha256=request_sha256,
+                response=dumps(dict(response)),
+                created_at=self.now(),
+            )
+        )
+
+    # -- snapshots ----------------------------------------------------------------------------
+
+    def snapshot_put(self, table_id: str, seq: int, payload: Mapping[str, Any]) -> None:
+        """Store ``table_id``'s state after event ``seq``. The same snapshot again is a no-op;
+        another payload at the same seq is refused (``store.snapshot_conflict``)."""
+        self.writable()
+        require_int(seq, "seq", minimum=0)
+        text = dumps(dict(payload))
+        existing = self.connection.execute(
+            select(s.snapshots.c.payload).where(
+                s.snapshots.c.table_id == table_id, s.snapshots.c.seq == seq
+            )
+        ).scalar_one_or_none()
+        if existing is not None:
+            if existing != text:
+                raise StoreError("store.snapshot_conflict", table_id=table_id, seq=seq)
+            return
+        self.connection.execute(
+            insert(s.snapshots).values(
+                table_id=table_id, seq=seq, payload=text, created_at=self.now()
+            )
+        )
+
+    def snapshot_latest(self, table_id: str, *, at_most: int | None = None) -> Snapshot | None:
+        """The latest snapshot of ``table_id`` (at or before event ``at_most`` if given)."""
+        query = select(s.snapshots).where(s.snapshots.c.table_id == table_id)
+        if at_most is not None:
+            query = query.where(s.snapshots.c.seq <= at_most)
+        row = self.connection.execute(query.order_by(s.snapshots.c.seq.desc()).limit(1)).first()
+        if row is None:
+            return None
+        return Snapshot(row.table_id, row.seq, loads_object(row.payload) or {}, row.created_at)
+
+    # -- shoes --------------------------------------------------------------------------------
+
+    def shoe_put(self, table_id: str, shoe_no: int, commitment: str) -> None:
+        """Record a virtual shoe's published commitment. Refuses a shoe number already used
+        (``store.shoe_exists``)."""
+        self.writable()
+        require_int(shoe_no, "shoe_no", minimum=0)
+        require_text(commitment, "commitment")
+        if self._shoe_row(table_id, shoe_no) is not None:
+            raise StoreError("store.shoe_exists", table_id=table_id, shoe_no=shoe_no)
+        self.connection.execute(
+            insert(s.shoes).values(
+                table_id=table_id, shoe_no=shoe_no, commitment=commitment, created_at=self.now()
+            )
+        )
+
+    def shoe_reveal(
+        self, table_id: str, shoe_no: int, revealed: Mapping[str, Any], verified: bool
+    ) -> None:
+        """Record a shoe's reveal and whether the cards dealt matched it. Refuses an unknown
+        shoe (``store.unknown_shoe``) or one already revealed (``store.shoe_revealed``)."""
+        self.writable()
+        row = self._shoe_row(table_id, shoe_no)
+        if row is None:
+            raise StoreError("store.unknown_shoe", table_id=table_id, shoe_no=shoe_no)
+        if row.revealed is not None:
+            raise StoreError("store.shoe_revealed", table_id=table_id, shoe_no=shoe_no)
+        self.connection.execute(
+            update(s.shoes)
+            .where(s.shoes.c.table_id == table_id, s.shoes.c.shoe_no == shoe_no)
+            .values(revealed=dumps(dict(revealed)), verified=bool(verified), revealed_at=self.now())
+        )
+
+    def shoes(self, table_id: str) -> list[ShoeRecord]:
+        """Every shoe of ``table_id``, in order."""
+        rows = self.connection.execute(
+            select(s.shoes).where(s.shoes.c.table_id == table_id).order_by(s.shoes.c.shoe_no)
+        )
+        return [
+            ShoeRecord(
+                r.table_id,
+                r.shoe_no,
+                r.commitment,
+                loads_object(r.revealed),
+                r.verified,
+                r.created_at,
+                r.revealed_at,
+            )
+            for r in rows
+        ]
+
+    def next_shoe_no(self, table_id: str) -> int:
+        """One more than the highest shoe number of ``table_id`` (1 for the first)."""
+        top = self.connection.execute(
+            select(func.max(s.shoes.c.shoe_no)).where(s.shoes.c.table_id == table_id)
+        ).scalar_one_or_none()
+        return int(top or 0) + 1
+
+    def _shoe_row(self, table_id: str, shoe_no: int) -> Any:
+        return self.connection.execute(
+            select(s.shoes).where(s.shoes.c.table_id == table_id, s.shoes.c.shoe_no == shoe_no)
+        ).first()
+
+    # -- audit --------------------------------------------------------------------------------
+
+    def audit(
+        self,
+        action: str,
+        *,
+        actor: str,
+        table_id: str | None = None,
+        reason: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Record a privileged action or a fault; returns its id. Refuses an empty action or
+        actor (``store.bad_value``)."""
+        self.writable()
+        require_text(action, "action")
+        require_text(actor, "actor")
+        result = self.connection.execute(
+            insert(s.audit_log)
+            .values(
+                at=self.now(),
+                actor=actor,
+                action=action,
+                table_id=table_id,
+                reason=reason,
+                detail=dumps(dict(detail)) if detail is not None else None,
+            )
+            .returning(s.audit_log.c.id)
+        )
+        return int(result.scalar_one())
+
+    def audit_entries(
+        self, *, table_id: str | None = None, action: str | None = None
+    ) -> list[AuditEntry]:
+        """The audit log, oldest first (of one table and/or one action if given)."""
+        query = select(s.audit_log)
+        if table_id is not None:
+            query = query.where(s.audit_log.c.table_id == table_id)
+        if action is not None:
+            query = query.where(s.audit_log.c.action == action)
+        rows = self.connection.execute(query.order_by(s.audit_log.c.id))
+        return [
+            AuditEntry(r.id, r.at, r.actor, r.action, r.table_id, r.reason, loads_object(r.detail))
+            for r in rows
+        ]

@@ -1,0 +1,256 @@
+"""The schema (SQLAlchemy Core metadata) the code reads and writes; the migrations in
+``migrations/versions`` create exactly this (a test compares them).
+
+:data:`SCHEMA_VERSION` is the version this code needs; each migration records its version in
+``schema_info`` beside Alembic's own revision.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.types import TypeDecorator
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "UtcDateTime",
+    "accounts",
+    "audit_log",
+    "casino_tables",
+    "configs",
+    "events",
+    "idempotency",
+    "metadata",
+    "meter_hits",
+    "meter_log",
+    "meters",
+    "players",
+    "postings",
+    "schema_info",
+    "shoes",
+    "snapshots",
+    "transactions",
+]
+
+SCHEMA_VERSION: Final = 1
+"""The schema version this code reads and writes (``schema_info.version``)."""
+
+HASH = String(64)
+ID = String(100)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware (SQLite keeps no zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("the store keeps aware datetimes only")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+# An auto-increment key: BIGINT on PostgreSQL, INTEGER PRIMARY KEY (the rowid) on SQLite.
+SERIAL = BigInteger().with_variant(Integer(), "sqlite")
+
+metadata = MetaData()
+
+schema_info = Table(
+    "schema_info",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, nullable=False),
+)
+
+configs = Table(
+    "configs",
+    metadata,
+    Column("config_id", ID, primary_key=True),
+    Column("game", String(40), nullable=False),
+    Column("sha256", HASH, nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+players = Table(
+    "players",
+    metadata,
+    Column("player_id", ID, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+meters = Table(
+    "meters",
+    metadata,
+    Column("meter_id", ID, primary_key=True),
+    Column("game", String(40), nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("params", Text, nullable=False),
+    Column("params_pending", Text, nullable=True),
+    Column("seed_pending", BigInteger, nullable=True),
+    Column("hits", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+casino_tables = Table(
+    "casino_tables",
+    metadata,
+    Column("table_id", ID, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("game", String(40), nullable=False),
+    Column("mode", String(10), nullable=False),
+    Column("demo", Boolean, nullable=False),
+    Column("config_id", ID, ForeignKey("configs.config_id"), nullable=False),
+    Column("meter_id", ID, ForeignKey("meters.meter_id"), nullable=True),
+    Column("status", String(10), nullable=False),
+    Column("fault", Text, nullable=True),
+    Column("lease_owner", String(200), nullable=True),
+    Column("lease_until", UtcDateTime, nullable=True),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("table_id", ID, ForeignKey("casino_tables.table_id"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("round_id", ID, nullable=True),
+    Column("type", String(120), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("prev_hash", HASH, nullable=False),
+    Column("hash", HASH, nullable=False),
+    Column("recorded_at", UtcDateTime, nullable=False),
+    Index("ix_events_round", "table_id", "round_id"),
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("account_id", String(200), primary_key=True),
+    Column("kind", String(40), nullable=False),
+    Column("owner", ID, nullable=True),
+    Column("balance", BigInteger, nullable=False),
+    Column("may_go_negative", Boolean, nullable=False),
+)
+
+transactions = Table(
+    "transactions",
+    metadata,
+    Column("tx_id", SERIAL, primary_key=True, autoincrement=True),
+    Column("table_id", ID, ForeignKey("casino_tables.table_id"), nullable=True),
+    Column("event_seq", Integer, nullable=True),
+    Column("kind", String(40), nullable=False),
+    Column("actor", String(200), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("corrects", BigInteger, ForeignKey("transactions.tx_id"), nullable=True),
+    Column("digest", HASH, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_transactions_table", "table_id", "event_seq"),
+)
+
+postings = Table(
+    "postings",
+    metadata,
+    Column("tx_id", BigInteger, ForeignKey("transactions.tx_id"), primary_key=True),
+    Column("line", Integer, primary_key=True, autoincrement=False),
+    Column("account_id", String(200), ForeignKey("accounts.account_id"), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("reason", String(40), nullable=False),
+    Index("ix_postings_account", "account_id"),
+)
+
+meter_log = Table(
+    "meter_log",
+    metadata,
+    Column("meter_id", ID, ForeignKey("meters.meter_id"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(20), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("prev_hash", HASH, nullable=False),
+    Column("hash", HASH, nullable=False),
+)
+
+meter_hits = Table(
+    "meter_hits",
+    metadata,
+    Column("meter_id", ID, ForeignKey("meters.meter_id"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("table_id", ID, nullable=False),
+    Column("round_id", ID, nullable=False),
+    Column("box", Integer, nullable=False),
+    Column("combination", String(60), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+)
+
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("key", String(200), primary_key=True),
+    Column("scope", String(200), nullable=False),
+    Column("request_sha256", HASH, nullable=False),
+    Column("response", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("table_id", ID, ForeignKey("casino_tables.table_id"), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("payload", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+shoes = Table(
+    "shoes",
+    metadata,
+    Column("table_id", ID, ForeignKey("casino_tables.table_id"), primary_key=True),
+    Column("shoe_no", Integer, primary_key=True, autoincrement=False),
+    Column("commitment", String(200), nullable=False),
+    Column("revealed", Text, nullable=True),
+    Column("verified", Boolean, nullable=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("revealed_at", UtcDateTime, nullable=True),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", SERIAL, primary_key=True, autoincrement=True),
+    Column("at", UtcDateTime, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("action", String(80), nullable=False),
+    Column("table_id", ID, nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("detail", Text, nullable=True),
+    Index("ix_audit_table", "table_id"),
+)

@@ -1,0 +1,342 @@
+"""``Store``: open a database, migrate it, check it at start-up, run transactions.
+
+See the package docstring for the API; :mod:`.engine` for the connection settings.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, select, text
+from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+from ..errors import StoreError
+from . import schema as s
+from ._base import Clock, utc_now
+from .engine import BEGIN_OPTION, is_retryable, make_engine, resolve_url
+from .tx import Tx
+
+__all__ = ["METER_CHANNEL", "Listener", "MeterCallback", "Store", "retry_delay"]
+
+T = TypeVar("T")
+MeterCallback = Callable[[str, int], None]
+"""Called with ``(meter_id, amount)`` after a commit that changed the meter's amount."""
+
+METER_CHANNEL: Final = "macau_meters"
+"""The PostgreSQL ``NOTIFY`` channel of meter changes (payload ``"<meter_id>:<amount>"``)."""
+
+MIGRATIONS: Final = Path(__file__).with_name("migrations")
+
+log = logging.getLogger(__name__)
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds to wait before retry ``attempt`` (1, 2, …): 5 ms doubling, at most 0.2 s,
+    jittered by ±50 % so that conflicting writers do not meet again."""
+    return min(0.2, 0.005 * 2.0 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+
+
+class Listener:
+    """A subscription to meter changes; :meth:`close` ends it."""
+
+    def __init__(self, close: Callable[[], None]) -> None:
+        self._close = close
+        self._closed = False
+
+    def close(self) -> None:
+        """Stop calling the callback (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._close()
+
+
+class Store:
+    """A database holding tables, their event logs, the ledger and the meters."""
+
+    def __init__(self, engine: Engine, *, clock: Clock = utc_now) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.dialect: str = engine.dialect.name
+        self._callbacks: list[MeterCallback] = []
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls, url: str | None = None, *, clock: Clock = utc_now, busy_timeout: float = 10.0
+    ) -> Store:
+        """The store at ``url`` (else ``$MACAU_TABLES_DATABASE``, else
+        ``sqlite:///macau-tables.db``). Nothing is checked yet: call :meth:`check` (or
+        :meth:`upgrade`). Refuses a URL it cannot use (``store.bad_url``)."""
+        return cls(make_engine(resolve_url(url), busy_timeout=busy_timeout), clock=clock)
+
+    @property
+    def url(self) -> str:
+        """The database URL without its password."""
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @property
+    def raw_url(self) -> URL:
+        """The database URL (with its password: for child processes, never for display)."""
+        return self.engine.url
+
+    def close(self) -> None:
+        """Stop the listeners and close every connection."""
+        for listener in list(self._listeners):
+            listener.close()
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- schema -------------------------------------------------------------------------------
+
+    def schema_version(self) -> int | None:
+        """The schema version recorded in the database (``None`` when not migrated)."""
+        with self._reading() as conn:
+            return _schema_version(conn)
+
+    def upgrade(self) -> int:
+        """Create or migrate the schema to this code's version; returns it. Refuses a database
+        from a newer schema (``store.schema_newer``)."""
+        with self._translate():
+            with self._reading() as conn:
+                self._refuse_newer(conn)
+            with self.engine.begin() as conn:
+                config = Config()
+                config.set_main_option("script_location", str(MIGRATIONS))
+                config.attributes["connection"] = conn
+                command.upgrade(config, "head")
+            with self._reading() as conn:
+                version = _schema_version(conn)
+        assert version is not None
+        return version
+
+    def check(self) -> None:
+        """Start-up check: refuses a database that is not migrated (``store.not_migrated``),
+        older (``store.schema_older``) or newer (``store.schema_newer``) than this code, or
+        that fails its integrity check (``store.integrity_failed``: SQLite ``quick_check``;
+        the ledger sums to zero)."""
+        with self._translate(), self._reading() as conn:
+            self._refuse_newer(conn)
+            version = _schema_version(conn)
+            if version is None:
+                raise StoreError("store.not_migrated", url=self.url)
+            if version < s.SCHEMA_VERSION or _revision(conn) not in _heads():
+                raise StoreError(
+                    "store.schema_older", url=self.url, found=version, supported=s.SCHEMA_VERSION
+                )
+            if self.dialect == "sqlite":
+                rows = [r[0] for r in conn.exec_driver_sql("PRAGMA quick_check")]
+                if rows != ["ok"]:
+                    raise StoreError(
+                        "store.integrity_failed", url=self.url, detail="; ".join(rows)[:300]
+                    )
+            total = conn.execute(select(s.accounts.c.balance)).scalars()
+            balance = sum(int(b) for b in total)
+            conn.rollback()
+            if balance:
+                raise StoreError(
+                    "store.integrity_failed",
+                    url=self.url,
+                    detail=f"the ledger sums to {balance}, not 0",
+                )
+
+    def _refuse_newer(self, conn: Connection) -> None:
+        version = _schema_version(conn)
+        revision = _revision(conn)
+        known = _revisions()
+        if (version is not None and version > s.SCHEMA_VERSION) or (
+            revision is not None and revision not in known
+        ):
+            raise StoreError(
+                "store.schema_newer",
+                url=self.url,
+                found=version if version is not None else revision,
+                supported=s.SCHEMA_VERSION,
+            )
+
+    # -- transactions -------------------------------------------------------------------------
+
+    def run(
+        self,
+        fn: Callable[[Tx], T],
+        *,
+        retries: int = 5,
+        readonly: bool = False,
+        serializable: bool = False,
+    ) -> T:
+        """``fn(tx)`` in one database transaction, committed; returns what ``fn`` returns.
+
+        Conflicts (SQLSTATE 40001/40P01, SQLite "database is locked") are retried at most
+        ``retries`` times, then refused (``store.retries_exhausted``); any other exception
+        rolls back and propagates (database errors as ``store.unavailable`` /
+        ``store.database_error``). After the commit: meter notifications, then the
+        transaction's ``after_commit`` callbacks.
+        """
+        attempt = 0
+        while True:
+            try:
+                result, tx = self._attempt(fn, readonly=readonly, serializable=serializable)
+            except DBAPIError as exc:
+                if not is_retryable(exc):
+                    raise _database_error(exc, self.url) from exc
+                attempt += 1
+                if attempt > retries:
+                    raise StoreError("store.retries_exhausted", attempts=attempt) from exc
+                log.debug("conflict, retry %d of %d: %s", attempt, retries, exc.orig)
+                time.sleep(retry_delay(attempt))
+                continue
+            break
+        if tx.meter_changes and self.dialect != "postgresql":
+            for meter_id, amount in tx.meter_changes.items():
+                self._dispatch(meter_id, amount)
+        tx.run_after_commit()
+        return result
+
+    def read(self, fn: Callable[[Tx], T]) -> T:
+        """``fn(tx)`` in one read-only transaction (one consistent snapshot)."""
+        return self.run(fn, readonly=True)
+
+    def _attempt(
+        self, fn: Callable[[Tx], T], *, readonly: bool, serializable: bool
+    ) -> tuple[T, Tx]:
+        options: dict[str, Any] = {}
+        if self.dialect == "postgresql":
+            if readonly:
+                options = {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+            elif serializable:
+                options = {"isolation_level": "SERIALIZABLE"}
+        else:
+            options = {BEGIN_OPTION: "DEFERRED" if readonly else "IMMEDIATE"}
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(**options)
+            with conn.begin():
+                tx = Tx(conn, clock=self.clock, readonly=readonly)
+                result = fn(tx)
+                if self.dialect == "postgresql":
+                    for meter_id, amount in sorted(tx.meter_changes.items()):
+                        # Delivered by PostgreSQL only when (and if) this transaction commits.
+                        conn.execute(
+                            text("SELECT pg_notify(:channel, :payload)"),
+                            {"channel": METER_CHANNEL, "payload": f"{meter_id}:{amount}"},
+                        )
+        return result, tx
+
+    # -- meter notifications ------------------------------------------------------------------
+
+    def listen_meters(self, callback: MeterCallback) -> Listener:
+        """Call ``callback(meter_id, amount)`` after every committed change of a meter's
+        amount, made by this process or (PostgreSQL) any other; returns the subscription."""
+        if self.dialect == "postgresql":
+            from .notify import pg_listen
+
+            pg = pg_listen(self.engine.url, METER_CHANNEL, callback)
+            listener = Listener(pg.close)
+        else:
+            with self._lock:
+                self._callbacks.append(callback)
+
+            def remove() -> None:
+                with self._lock:
+                    if callback in self._callbacks:
+                        self._callbacks.remove(callback)
+
+            listener = Listener(remove)
+        self._listeners.append(listener)
+        return listener
+
+    def _dispatch(self, meter_id: str, amount: int) -> None:
+        with self._lock:
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            try:
+                callback(meter_id, amount)
+            except Exception:  # a subscriber's bug must not undo a committed transaction
+                log.exception("meter callback failed")
+
+    # -- errors -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn.execution_options(**{BEGIN_OPTION: "DEFERRED"})
+
+    def _translate(self) -> _Translate:
+        return _Translate(self.url)
+
+
+class _Translate:
+    """Turns a database error into a ``StoreError`` (a ``with`` block)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if isinstance(exc, DBAPIError):
+            raise _database_error(exc, self.url) from exc
+
+
+def _database_error(exc: DBAPIError, url: str) -> StoreError:
+    detail = str(exc.orig).strip().splitlines()[0][:300] if exc.orig else str(exc)[:300]
+    if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
+        return StoreError("store.unavailable", url=url, error=detail)
+    return StoreError("store.database_error", url=url, error=detail)
+
+
+def _schema_version(conn: Connection) -> int | None:
+    if not inspect(conn).has_table("schema_info"):
+        return None
+    value = conn.execute(
+        select(s.schema_info.c.version).where(s.schema_info.c.id == 1)
+    ).scalar_one_or_none()
+    conn.rollback()
+    return None if value is None else int(value)
+
+
+def _revision(conn: Connection) -> str | None:
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    value = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    conn.rollback()
+    return None if value is None else str(value)
+
+
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory(str(MIGRATIONS))
+
+
+def _revisions() -> frozenset[str]:
+    return frozenset(r.revision for r in _scripts().walk_revisions())
+
+
+def _heads() -> frozenset[str]:
+    return frozenset(_scripts().get_heads())

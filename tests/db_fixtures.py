@@ -1,0 +1,87 @@
+"""Database fixtures for the store and the table service, on SQLite and PostgreSQL.
+
+``database_url`` (parametrised ``sqlite`` / ``postgresql``) is an empty database: a file in
+``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` created once per
+test module on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG`` overrides) and
+dropped after it. ``store`` is a migrated :class:`~macau_tables.store.Store` on it. PostgreSQL
+unreachable: the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REQUIRE_ALL
+
+PG_ADMIN_URL = os.environ.get(
+    "MACAU_TABLES_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _pg_unavailable(reason: str) -> None:
+    if REQUIRE_ALL:
+        pytest.fail(f"PostgreSQL is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {reason}")
+    pytest.skip(f"PostgreSQL is not reachable: {reason}")
+
+
+@pytest.fixture(scope="module")
+def pg_module_database() -> Iterator[str]:
+    """A scratch PostgreSQL database for this test module (its URL); dropped afterwards."""
+    sqlalchemy = pytest.importorskip("sqlalchemy")
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(PG_ADMIN_URL)
+    name = f"mt_{secrets.token_hex(6)}"
+    try:
+        engine = sqlalchemy.create_engine(admin, isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except Exception as exc:  # unreachable server, no driver, no rights
+        _pg_unavailable(str(exc).splitlines()[0])
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        engine.dispose()
+
+
+def _reset_pg(url: str) -> None:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE")
+            conn.exec_driver_sql("CREATE SCHEMA public")
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database's URL, on each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'macau-tables.db'}"
+    url: str = request.getfixturevalue("pg_module_database")
+    _reset_pg(url)
+    return url
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[object]:
+    """A migrated store on each backend (closed afterwards)."""
+    from macau_tables.store import Store
+
+    opened = Store.open(database_url)
+    opened.upgrade()
+    try:
+        yield opened
+    finally:
+        opened.close()
