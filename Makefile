@@ -23,8 +23,8 @@ serve: $(STAMP)
 	$(BIN)/macau-tables analyze caribbean-stud --royal-odds 100 $(PAR_JACKPOT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench docs/examples
-	$(BIN)/ruff format --check src tests bench docs/examples
+	$(BIN)/ruff check --no-cache src tests bench docs/examples
+	$(BIN)/ruff format --no-cache --check src tests bench docs/examples
 
 types: $(STAMP)
 	$(BIN)/mypy

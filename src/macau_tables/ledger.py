@@ -165,9 +165,7 @@ def meter_seed(amount: int) -> tuple[Posting, ...]:
     )
 
 
-def settlement(
-    results: Iterable[WagerResult], *, seed_funding: int = 0
-) -> tuple[Posting, ...]:
+def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tuple[Posting, ...]:
     """The postings of settled (or voided) wagers and, when a meter restarted, its seed.
 
     Each :class:`~macau_tables.rounds.WagerResult` leaves its source (``IN_PLAY``, or

@@ -50,9 +50,7 @@ def catalog() -> Mapping[str, Mapping[str, str]]:
         namespace = entry.name.removesuffix(".toml")
         data = tomllib.loads(entry.read_text(encoding="utf-8"))
         for name, texts in data.items():
-            if not isinstance(texts, dict) or not all(
-                isinstance(v, str) for v in texts.values()
-            ):
+            if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
                 raise ValueError(f"{entry.name}: [{name}] must map languages to strings")
             out[f"{namespace}.{name}"] = dict(texts)
     return out
@@ -65,9 +63,7 @@ def placeholders(template: str) -> frozenset[str]:
     )
 
 
-def render(
-    key: str, params: Mapping[str, object], language: str = DEFAULT_LANGUAGE
-) -> str:
+def render(key: str, params: Mapping[str, object], language: str = DEFAULT_LANGUAGE) -> str:
     """The message ``key`` in ``language`` with ``params`` filled in.
 
     Never raises: an unknown language falls back to English; an unknown key or a template whose
