@@ -107,20 +107,13 @@ class EventOps(CatalogOps):
     def chain_heads(self) -> dict[str, ChainHead]:
         """Every table's chain head (tables with no events are left out)."""
         c = s.events.c
-        last = (
-            select(c.table_id, c.seq, c.hash)
-            .distinct(c.table_id)
-            .order_by(c.table_id, c.seq.desc())
-            if self.postgres
-            else None
+        last = select(c.table_id, func.max(c.seq).label("seq")).group_by(c.table_id).subquery()
+        rows = self.connection.execute(
+            select(c.table_id, c.seq, c.hash).join(
+                last, (last.c.table_id == c.table_id) & (last.c.seq == c.seq)
+            )
         )
-        if last is not None:
-            rows = self.connection.execute(last)
-            return {r.table_id: ChainHead(int(r.seq), r.hash) for r in rows}
-        heads: dict[str, ChainHead] = {}
-        for table_id in self.connection.execute(select(c.table_id).distinct()).scalars():
-            heads[table_id] = self.chain_head(table_id)
-        return heads
+        return {r.table_id: ChainHead(int(r.seq), r.hash) for r in rows}
 
     def round_ids(self, table_id: str) -> list[str]:
         """The ids of the rounds in ``table_id``'s log, in the order they first appear."""

@@ -1,0 +1,485 @@
+"""Verification of a whole database, reading only: what ``macau-tables verify`` checks.
+
+In order, the first failure wins:
+
+1. every configuration's payload hashes to its recorded SHA-256;
+2. every table's event chain: ``seq`` gap-free from 1, each ``prev_hash`` the hash before it,
+   each hash recomputed (:func:`~macau_tables.store.chain.chain_hash`), the ``type`` column the
+   payload's type, every rules reference ``{config_id, sha256}`` a stored configuration;
+3. every meter's log chain, the meter row re-derived from it, its hits equal to the logged ones;
+4. every revealed shoe (a codec ``core.ShoeReveal``) hashes to the commitment published;
+5. every ledger transaction: its digest recomputed, its postings summing to zero;
+6. every account's balance equal to the sum of its postings;
+7. the ledger sums to zero.
+
+:func:`verify` returns a :class:`Verification`: ``ok``, the counts, and the first
+:class:`Failure` naming the check, the database relation, the record (``"t1#17"``,
+``"tx 42"``, ``"wallet:alice"``, ``"m-bac#3"``) and the table id. The table service adds the
+re-derivation of each round's settlement by replay on top of this.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+from sqlalchemy import func, select
+
+from .. import messages
+from ..errors import Param, json_param
+from . import schema as s
+from .chain import GENESIS, chain_hash, iso, transaction_digest
+from .records import dumps
+from .store import Store
+from .tx import Tx
+
+__all__ = [
+    "BATCH",
+    "Check",
+    "Failure",
+    "Verification",
+    "verify",
+    "verify_balances",
+    "verify_chain",
+    "verify_configs",
+    "verify_meters",
+    "verify_shoes",
+    "verify_transactions",
+    "verify_tx",
+]
+
+BATCH: Final = 5_000
+"""Rows read at a time (the log of a long-running table does not fit in memory at once)."""
+
+
+class Check(StrEnum):
+    """What a failure broke."""
+
+    CONFIG = "config"
+    CHAIN = "chain"
+    METER = "meter"
+    SHOE = "shoe"
+    TRANSACTION = "transaction"
+    BALANCE = "balance"
+    LEDGER = "ledger"
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The first record that does not hold: ``relation`` is the database table, ``record``
+    the row (``"t1#17"``, ``"tx 42"``, ``"wallet:alice"``), ``table_id`` the casino table (if
+    any), ``key``/``params`` the message."""
+
+    check: Check
+    relation: str
+    record: str
+    table_id: str | None
+    key: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """The English sentence."""
+        return self.text()
+
+    def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        """The sentence in ``language``."""
+        return messages.render(self.key, self.params, language)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "check": self.check.value,
+            "relation": self.relation,
+            "record": self.record,
+            "table_id": self.table_id,
+            "key": self.key,
+            "params": dict(self.params),
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.relation} {self.record}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """What :func:`verify` found: the counts of what it read and the first failure."""
+
+    failure: Failure | None
+    configs: int = 0
+    tables: int = 0
+    events: int = 0
+    meters: int = 0
+    shoes: int = 0
+    transactions: int = 0
+    accounts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Whether everything holds."""
+        return self.failure is None
+
+
+def _fail(
+    check: Check, relation: str, record: str, table_id: str | None, key: str, /, **params: object
+) -> Failure:
+    return Failure(
+        check, relation, record, table_id, key, {k: json_param(v) for k, v in params.items()}
+    )
+
+
+def verify(store: Store) -> Verification:
+    """Verify the whole database in one read-only snapshot (see the module docstring)."""
+    return store.read(verify_tx)
+
+
+def verify_tx(tx: Tx) -> Verification:
+    """:func:`verify` inside an open transaction."""
+    counts: dict[str, int] = {}
+    failure = _verify_all(tx, counts)
+    return Verification(failure, **counts)
+
+
+def _verify_all(tx: Tx, counts: dict[str, int]) -> Failure | None:
+    configs = {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
+    counts["configs"] = len(configs)
+    failure = verify_configs(tx)
+    if failure:
+        return failure
+    table_ids = list(tx.connection.execute(select(s.casino_tables.c.table_id)).scalars())
+    counts["tables"] = len(table_ids)
+    counts["events"] = 0
+    for table_id in sorted(table_ids):
+        failure, n = verify_chain(tx, table_id, configs=configs)
+        counts["events"] += n
+        if failure:
+            return failure
+    counts["meters"] = int(
+        tx.connection.execute(select(func.count()).select_from(s.meters)).scalar_one()
+    )
+    failure = verify_meters(tx)
+    if failure:
+        return failure
+    failure, counts["shoes"] = verify_shoes(tx)
+    if failure:
+        return failure
+    failure, counts["transactions"] = verify_transactions(tx)
+    if failure:
+        return failure
+    failure, counts["accounts"] = verify_balances(tx)
+    return failure
+
+
+def verify_configs(tx: Tx) -> Failure | None:
+    """The first configuration whose payload does not hash to its recorded SHA-256."""
+    for row in tx.connection.execute(select(s.configs).order_by(s.configs.c.config_id)):
+        if hashlib.sha256(row.payload.encode("utf-8")).hexdigest() != row.sha256:
+            return _fail(
+                Check.CONFIG,
+                "configs",
+                row.config_id,
+                None,
+                "store.verify_config_hash",
+                config_id=row.config_id,
+            )
+    return None
+
+
+def _rules_refs(value: Any) -> Iterator[tuple[str, str]]:
+    """Every ``{config_id, sha256}`` object inside a JSON value."""
+    if isinstance(value, dict):
+        if set(value) == {"config_id", "sha256"}:
+            yield str(value["config_id"]), str(value["sha256"])
+            return
+        for inner in value.values():
+            yield from _rules_refs(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _rules_refs(inner)
+
+
+def verify_chain(
+    tx: Tx, table_id: str, *, configs: Mapping[str, str] | None = None
+) -> tuple[Failure | None, int]:
+    """Walk ``table_id``'s event chain; returns the first failure (or ``None``) and how many
+    events were read. ``configs`` maps config id -> SHA-256 (read from the store if omitted)."""
+    if configs is None:
+        configs = {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
+    expected, prev, count = 1, GENESIS, 0
+    while True:
+        batch = tx.read_events(table_id, after=expected - 1, limit=BATCH)
+        if not batch:
+            return None, count
+        for record in batch:
+            count += 1
+            name = f"{table_id}#{record.seq}"
+
+            def fail(key: str, rec: str = name, /, **params: object) -> Failure:
+                return _fail(Check.CHAIN, "events", rec, table_id, key, **params)
+
+            if record.seq != expected:
+                seq_record = f"{table_id}#{expected}"
+                return fail(
+                    "store.verify_seq_gap",
+                    seq_record,
+                    table_id=table_id,
+                    seq=record.seq,
+                    expected=expected,
+                ), count
+            if record.prev_hash != prev:
+                return fail("store.verify_chain_broken", table_id=table_id, seq=record.seq), count
+            if chain_hash(record.prev_hash, record.payload.encode("utf-8")) != record.hash:
+                return fail("store.verify_hash_mismatch", table_id=table_id, seq=record.seq), count
+            try:
+                data = json.loads(record.payload)
+            except ValueError:
+                data = None
+            if not isinstance(data, dict):
+                return fail("store.verify_payload", table_id=table_id, seq=record.seq), count
+            if data.get("type") != record.type:
+                return fail(
+                    "store.verify_type_mismatch",
+                    table_id=table_id,
+                    seq=record.seq,
+                    type=record.type,
+                    found=str(data.get("type")),
+                ), count
+            for config_id, digest in _rules_refs(data):
+                if configs.get(config_id) != digest:
+                    return fail(
+                        "store.verify_rules_ref",
+                        table_id=table_id,
+                        seq=record.seq,
+                        config_id=config_id,
+                    ), count
+            expected, prev = record.seq + 1, record.hash
+
+
+def verify_meters(tx: Tx) -> Failure | None:
+    """Each meter's log chain, its row re-derived from the log, its hits as logged."""
+    for row in tx.connection.execute(select(s.meters).order_by(s.meters.c.meter_id)):
+        failure = _verify_meter(tx, row)
+        if failure:
+            return failure
+    return None
+
+
+def _verify_meter(tx: Tx, row: Any) -> Failure | None:
+    meter_id = row.meter_id
+    c = s.meter_log.c
+    entries = tx.connection.execute(
+        select(s.meter_log).where(c.meter_id == meter_id).order_by(c.seq)
+    )
+    state: dict[str, Any] = {
+        "game": None,
+        "seed": None,
+        "params": None,
+        "params_pending": None,
+        "seed_pending": None,
+        "hits": 0,
+        "version": 0,
+    }
+    logged_hits: list[dict[str, Any]] = []
+    prev = GENESIS
+    for entry in entries:
+        seq = int(entry.seq)
+        broken = _fail(
+            Check.METER,
+            "meter_log",
+            f"{meter_id}#{seq}",
+            None,
+            "store.verify_meter_log",
+            meter_id=meter_id,
+            seq=seq,
+        )
+        if seq != state["version"] + 1 or entry.prev_hash != prev:
+            return broken
+        if chain_hash(entry.prev_hash, entry.payload.encode("utf-8")) != entry.hash:
+            return broken
+        data = json.loads(entry.payload)
+        if data.get("kind") != entry.kind or data.get("meter_id") != meter_id:
+            return broken
+        if entry.kind == "create":
+            state.update(game=data["game"], seed=data["seed"], params=dumps(data["params"]))
+        elif entry.kind == "params":
+            pending = data["params_pending"]
+            state.update(
+                seed_pending=data["seed_pending"],
+                params_pending=dumps(pending) if pending is not None else None,
+            )
+        elif entry.kind == "hit":
+            state["hits"] += 1
+            if state["params_pending"] is not None:
+                state["params"] = state["params_pending"]
+            if state["seed_pending"] is not None:
+                state["seed"] = state["seed_pending"]
+            state.update(params_pending=None, seed_pending=None)
+            logged_hits.append(data)
+        state["version"] = seq
+        prev = entry.hash
+    for name in ("game", "seed", "params", "params_pending", "seed_pending", "hits", "version"):
+        found = getattr(row, name)
+        if found is not None and name in ("seed", "seed_pending", "hits", "version"):
+            found = int(found)
+        if found != state[name]:
+            return _fail(
+                Check.METER,
+                "meters",
+                meter_id,
+                None,
+                "store.verify_meter_row",
+                meter_id=meter_id,
+                field=name,
+                found=str(found),
+                expected=str(state[name]),
+            )
+    h = s.meter_hits.c
+    stored = list(
+        tx.connection.execute(select(s.meter_hits).where(h.meter_id == meter_id).order_by(h.seq))
+    )
+    for i in range(max(len(stored), len(logged_hits))):
+        seq = i + 1
+        bad = _fail(
+            Check.METER,
+            "meter_hits",
+            f"{meter_id}#{seq}",
+            None,
+            "store.verify_meter_hit",
+            meter_id=meter_id,
+            seq=seq,
+        )
+        if i >= len(stored) or i >= len(logged_hits):
+            return bad
+        hit, logged = stored[i], logged_hits[i]
+        if {
+            "seq": int(hit.seq),
+            "table_id": hit.table_id,
+            "round_id": hit.round_id,
+            "box": int(hit.box),
+            "combination": hit.combination,
+            "amount": int(hit.amount),
+            "at": iso(hit.at),
+        } != {
+            k: logged.get(k)
+            for k in ("seq", "table_id", "round_id", "box", "combination", "amount", "at")
+        }:
+            return bad
+    return None
+
+
+def verify_shoes(tx: Tx) -> tuple[Failure | None, int]:
+    """Every revealed shoe stored as a codec ``core.ShoeReveal`` must hash to the commitment
+    published before its first card; returns the first failure and how many shoes were read."""
+    from .. import codec
+    from ..errors import MacauTablesError
+
+    count = 0
+    c = s.shoes.c
+    for row in tx.connection.execute(select(s.shoes).order_by(c.table_id, c.shoe_no)):
+        count += 1
+        if row.revealed is None:
+            continue
+        data = json.loads(row.revealed)
+        if not isinstance(data, dict) or data.get("type") != "core.ShoeReveal":
+            continue
+        try:
+            digest = codec.decode(data).commitment.digest
+        except (MacauTablesError, ValueError):
+            digest = None
+        if digest != row.commitment:
+            return _fail(
+                Check.SHOE,
+                "shoes",
+                f"{row.table_id}#{row.shoe_no}",
+                row.table_id,
+                "store.verify_shoe",
+                table_id=row.table_id,
+                shoe_no=row.shoe_no,
+            ), count
+    return None, count
+
+
+def verify_transactions(tx: Tx) -> tuple[Failure | None, int]:
+    """Every transaction's digest recomputed and its postings summing to zero; returns the
+    first failure and how many transactions were read."""
+    after, count = 0, 0
+    while True:
+        batch = tx.transactions(after=after, limit=BATCH)
+        if not batch:
+            return None, count
+        for t in batch:
+            count += 1
+            record = f"tx {t.tx_id}"
+            total = sum(p.amount for p in t.postings)
+            if total or not t.postings:
+                return _fail(
+                    Check.TRANSACTION,
+                    "postings",
+                    record,
+                    t.table_id,
+                    "store.verify_tx_unbalanced",
+                    tx_id=t.tx_id,
+                    total=total,
+                ), count
+            fields = {
+                "table_id": t.table_id,
+                "event_seq": t.event_seq,
+                "kind": t.kind,
+                "actor": t.actor,
+                "reason": t.reason,
+                "corrects": t.corrects,
+                "created_at": iso(t.created_at),
+            }
+            lines = [(p.line, p.account_id, p.amount, p.reason) for p in t.postings]
+            if transaction_digest(fields, lines) != t.digest:
+                return _fail(
+                    Check.TRANSACTION,
+                    "transactions",
+                    record,
+                    t.table_id,
+                    "store.verify_tx_digest",
+                    tx_id=t.tx_id,
+                ), count
+            after = t.tx_id
+
+
+def verify_balances(tx: Tx) -> tuple[Failure | None, int]:
+    """Every account's balance equal to the sum of its postings, then the ledger summing to
+    zero; returns the first failure and how many accounts were read."""
+    p = s.postings.c
+    sums = {
+        r.account_id: int(r.total)
+        for r in tx.connection.execute(
+            select(p.account_id, func.sum(p.amount).label("total")).group_by(p.account_id)
+        )
+    }
+    total, count = 0, 0
+    for row in tx.connection.execute(select(s.accounts).order_by(s.accounts.c.account_id)):
+        count += 1
+        balance = int(row.balance)
+        total += balance
+        posted = sums.get(row.account_id, 0)
+        if balance != posted:
+            table_id = row.account_id.partition(":")[2] or None
+            if row.kind in ("wallet", "jackpot_meter"):
+                table_id = None
+            return _fail(
+                Check.BALANCE,
+                "accounts",
+                row.account_id,
+                table_id,
+                "store.verify_balance",
+                account=row.account_id,
+                balance=balance,
+                postings=posted,
+            ), count
+    if total:
+        return _fail(
+            Check.LEDGER, "accounts", "*", None, "store.verify_ledger_total", total=total
+        ), count
+    return None, count

@@ -1,0 +1,120 @@
+"""Builders shared by the store tests (no tests here): toy codec types, a small casino, and SQL
+run behind the store's back (to tamper)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import text
+
+from macau_tables import codec
+from macau_tables.jackpot import Meter
+from macau_tables.ledger import Account, AccountKind, Posting, Reason
+from macau_tables.store import Store, TableMode, Tx, TxKind
+
+
+@dataclass(frozen=True, slots=True)
+class ToyRules:
+    """A configuration (a rules type: stored whole, referenced from events)."""
+
+    name: str
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToyOpened:
+    """An event naming the rules it runs under (stored as {config_id, sha256})."""
+
+    round_id: str
+    config_id: str
+    rules: ToyRules
+
+
+@dataclass(frozen=True, slots=True)
+class ToyDealt:
+    """An ordinary event."""
+
+    round_id: str
+    card: str
+    n: int
+
+
+codec.register("storetest", (ToyRules, ToyOpened, ToyDealt))
+
+RULES = ToyRules("standard", 1_000)
+GAME = "caribbean"
+
+
+def casino(tx: Tx, *, players: dict[str, int] | None = None, seed: int = 10_000) -> None:
+    """Config ``cfg-1``, meter ``m-1`` (seeded), table ``t1`` on it, players with deposits."""
+    tx.put_config(GAME, "cfg-1", RULES)
+    tx.create_meter("m-1", game=GAME, seed=seed, params={"share": "7/10"}, actor="admin")
+    tx.create_table(
+        "t1",
+        name="Table 1",
+        game=GAME,
+        mode=TableMode.VIRTUAL,
+        demo=True,
+        config_id="cfg-1",
+        meter_id="m-1",
+    )
+    for player, amount in (players if players is not None else {"alice": 1_000}).items():
+        tx.add_player(player, player.title())
+        if amount:
+            tx.deposit(player, amount, actor="cashier-1", reason="opening balance")
+
+
+def setup(store: Store, **kwargs: Any) -> None:
+    """:func:`casino` in its own transaction."""
+    store.run(lambda tx: casino(tx, **kwargs))
+
+
+def events(n: int, round_id: str = "r1") -> list[object]:
+    """``n`` toy events of one round (the first opens it under ``cfg-1``)."""
+    out: list[object] = [ToyOpened(round_id, "cfg-1", RULES)]
+    out += [ToyDealt(round_id, f"c{i}", i) for i in range(1, n)]
+    return out[:n]
+
+
+def contribution(amount: int) -> tuple[Posting, ...]:
+    """A meter contribution out of the table's in-play money... from house funding (so it can be
+    repeated any number of times)."""
+    return (
+        Posting(Account(AccountKind.HOUSE_FUNDING), -amount, Reason.CONTRIBUTION),
+        Posting(Account(AccountKind.JACKPOT_METER), amount, Reason.CONTRIBUTION),
+    )
+
+
+def contribute(store: Store, amount: int, *, meter_id: str = "m-1") -> int | None:
+    """Post one contribution to ``meter_id`` in its own transaction."""
+    return store.run(lambda tx: tx.post(contribution(amount), kind=TxKind.ROUND, meter_id=meter_id))
+
+
+def behind_the_back(store: Store, sql: str, **params: Any) -> int:
+    """Run ``sql`` directly (no store checks): how a tamperer would; returns the row count."""
+    with store.engine.begin() as conn:
+        return conn.execute(text(sql), params).rowcount
+
+
+def count(store: Store, relation: str) -> int:
+    """Rows in ``relation``."""
+    with store.engine.connect() as conn:
+        return int(conn.execute(text(f"SELECT COUNT(*) FROM {relation}")).scalar_one())
+
+
+__all__ = [
+    "GAME",
+    "RULES",
+    "Meter",
+    "ToyDealt",
+    "ToyOpened",
+    "ToyRules",
+    "behind_the_back",
+    "casino",
+    "contribute",
+    "contribution",
+    "count",
+    "events",
+    "setup",
+]
