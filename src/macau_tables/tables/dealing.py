@@ -1,0 +1,161 @@
+"""How a table's cards are dealt: the one game-specific part of the table service.
+
+The service drives every round through the round contract (:class:`macau_tables.rounds.Round`)
+alone. What differs per game is the *dealing*: where the cards come from and how a round is
+opened and closed around them. A :class:`Dealing` adapter says it, for one game:
+
+* Caribbean Stud (:mod:`.dealing_caribbean`): a fresh CSPRNG-shuffled 52-card deck per round,
+  committed in ``CloseBetting(shoe_commitment)`` before the first card (virtual mode);
+* baccarat (:mod:`.dealing_baccarat`): the shoe procedure of :mod:`macau_tables.baccarat.shoe`
+  (shoe opened with its commitment, cut, burn, demonstration rounds, rounds started and ended in
+  the shoe, the cut card's last round, the automatic machine's per-round shuffles).
+
+Each adapter also says how a round is opened with the wagers the last one carried out, what to
+submit to settle it (the game's settlement command with the jackpot meter read under lock),
+which command is a jackpot wager (refused while the meter is out of reach), which time-outs the
+clock issues (CSP-6.4, BAC-16), what start-up recovery does to a round left open (CSP-11.4,
+BAC-10) and which awards are jackpot hits.
+
+This module holds the protocol and what both adapters share: sealing a shuffled order with its
+commitment (:func:`seal`) and checking a finished shoe against it (:func:`reveal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..cards import Card
+from ..rng import RandomSource, commit_shoe, shuffle, verify_commitment
+from ..rounds import Due
+from .model import Hit, OpenRound, Sealed, ShoeRevealed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Batch
+
+__all__ = ["Dealing", "reveal", "seal"]
+
+
+class Dealing(Protocol):
+    """A game's dealing adapter (see the module docstring). The dealing state is a value
+    (``deal`` in :class:`~.engine.TableState`); every method is pure but for the random source
+    and the meter reader the :class:`~.engine.Batch` carries."""
+
+    @property
+    def game(self) -> str:
+        """The game's name (a key of :data:`macau_tables.games.GAMES`)."""
+        ...
+
+    def initial(self) -> Any:
+        """The dealing state of a table that never dealt."""
+        ...
+
+    def load(self, deal: Any, events: Sequence[object]) -> Any:
+        """``deal`` after the recorded ``events`` (every event of the table's log after the
+        state ``deal`` stood for, in order; the adapter takes the ones that concern it)."""
+        ...
+
+    def is_dealing_event(self, event: object) -> bool:
+        """Whether ``event`` is one of the dealing's own (a shoe event), not a round's."""
+        ...
+
+    def opens_round(self, event: object) -> bool:
+        """Whether ``event`` is the first event of a round (its ``RoundOpened``)."""
+        ...
+
+    def snapshot(self, deal: Any) -> Mapping[str, Any]:
+        """``deal`` as JSON-ready data (never a sealed order: that stays hidden)."""
+        ...
+
+    def restore(self, data: Mapping[str, Any], rules: Any) -> Any:
+        """The dealing state :meth:`snapshot` wrote."""
+        ...
+
+    def awaiting_seal(self, deal: Any) -> tuple[int, str, str] | None:
+        """A committed virtual order in play whose sealed order is not in memory (after a
+        restart): ``(shoe_no, shoe_id, commitment)``; ``None`` when nothing is missing."""
+        ...
+
+    def with_sealed(self, deal: Any, sealed: Sealed) -> Any:
+        """``deal`` holding ``sealed`` again (recovered after a restart)."""
+        ...
+
+    def lose_seal(self, batch: Batch, reason: str) -> None:
+        """The sealed order in play is lost (CSP-11.4 "lost shoe"): record it and close it."""
+        ...
+
+    def open_round(self, batch: Batch, command: OpenRound, when: datetime) -> None:
+        """Open the table's next round (and whatever the dealing needs first: a new virtual
+        shoe, its cut and burn, demonstration rounds), carrying the last round's wagers."""
+        ...
+
+    def open_shoe(self, batch: Batch) -> None:
+        """Live mode: a new physical shoe (refused where the game or mode has none)."""
+        ...
+
+    def admit(self, batch: Batch, command: object) -> None:
+        """Apply a client's game command: to the round, or to the dealing (a live shoe's cut,
+        burn, cut card, change of shoe); refuse what only the service may do (virtual cards,
+        the settlement)."""
+        ...
+
+    def automatic(self, batch: Batch, *, play: bool) -> bool:
+        """Do the next thing nobody has to be asked for, if any, and say whether it did:
+        bookkeeping always (ending a round in the shoe, revealing a finished virtual shoe);
+        with ``play`` also dealing virtual cards, the virtual dealer's reveals and the
+        settlement (the game's command with the meter read through the batch)."""
+        ...
+
+    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
+        """What resolves ``round_`` (open after an interruption) by the law: ``(command or None
+        to resume, rule id, reason)``; ``cards_available`` is False when the virtual shoe's
+        sealed order was lost (no further card can be dealt)."""
+        ...
+
+    def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:
+        """The time-out command for ``due`` and after how many seconds the clock issues it
+        (CSP-6.4 decision, BAC-16 card holding), or ``None``."""
+        ...
+
+    def is_jackpot_wager(self, command: object) -> bool:
+        """Whether ``command`` places a jackpot wager (refused while the meter is unreachable)."""
+        ...
+
+    def hits(self, event: object) -> tuple[Hit, ...]:
+        """The jackpot awards ``event`` pays, in the order they were paid."""
+        ...
+
+
+def seal(cards: Sequence[Card], source: RandomSource, shoe_no: int, shoe_id: str) -> Sealed:
+    """``cards`` shuffled by ``source`` (unbiased Fisher-Yates) and committed (SHA-256 over the
+    order and a fresh 32-byte salt, :func:`macau_tables.rng.commit_shoe`)."""
+    order = tuple(shuffle(cards, source))
+    commitment, revealed = commit_shoe(order, source)
+    production = bool(getattr(source, "production", False))
+    return Sealed(shoe_no, shoe_id, order, revealed.salt, commitment.digest, 0, production)
+
+
+def reveal(sealed: Sealed, dealt: Sequence[Card | None]) -> ShoeRevealed:
+    """The reveal of ``sealed`` once its shoe is over, with the check of the ``dealt`` cards
+    (every card that left the shoe, in order; ``None``: a card burned unseen) against the
+    committed order after the cut, and of the order and salt against the commitment."""
+    mismatch = None
+    for position, card in enumerate(dealt):
+        if position >= len(sealed.order) or (
+            card is not None and card != sealed.order[(sealed.cut + position) % len(sealed.order)]
+        ):
+            mismatch = position
+            break
+    return ShoeRevealed(
+        shoe_no=sealed.shoe_no,
+        shoe_id=sealed.shoe_id,
+        commitment=sealed.commitment,
+        order=sealed.order,
+        salt=sealed.salt,
+        cut=sealed.cut,
+        dealt=len(dealt),
+        commitment_ok=verify_commitment(sealed.commitment, sealed.order, sealed.salt),
+        dealt_ok=mismatch is None,
+        mismatch_at=mismatch,
+    )

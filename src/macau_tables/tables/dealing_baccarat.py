@@ -1,0 +1,440 @@
+"""Dealing a baccarat table: the shoe procedure around the rounds (BAC-1 … BAC-3, BAC-7.2,
+BAC-10, BAC-16, BAC-17).
+
+Virtual mode: the service shuffles each shoe with the CSPRNG and commits it
+(:func:`~.dealing.seal`) in the shoe's ``ShoeOpened`` before any card; it cuts at a random
+position (the virtual dealer, BAC-2.1), burns by the table's rule, plays the table's
+demonstration rounds (BAC-2.2), starts and ends every round in the shoe, deals each card the
+round says is due, reveals for the virtual dealer (BAC-16, when nobody holds the cards or the
+holder's time ran out), and when the shoe is finished (the cut card's last round, BAC-3.1, or a
+change of shoe) reveals it and checks every card that left it against the committed order
+(:class:`~.model.ShoeRevealed`). With the automatic machine (BAC-2.3, BAC-7.2) every round is
+dealt from its own committed shuffle of the full set, revealed when the round ends.
+
+Live mode: ``OpenShoe`` opens a physical shoe; the console sends the cut, the burn, the cut card
+(``baccarat.Cut``, ``Burn``, ``CutCardOut``, ``ChangeShoe``) and every card (``DealCard``),
+each checked by the shoe procedure or the round (BAC-10: a wrong card refused and flagged).
+
+The settlement is the service's: ``Settle(meter)`` with the linked meter read under lock when a
+jackpot wager is in play (BAC-17), ``Settle()`` otherwise.
+
+Start-up recovery (SPEC "Faults", BAC-10): a round left open resumes from its recorded cards
+when they are all recorded — its hand is complete (only reveals, a supervisor's correction or
+the settlement may be due), or no card was dealt yet and the shoe can still deal — otherwise it
+is void, every wager in play returned. The card-holding timer (BAC-16) turns an absent holder's
+reveal over to the dealer after ``holding_timeout_seconds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from .. import codec
+from ..baccarat import shoe as S
+from ..baccarat.commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
+from ..baccarat.events import RoundOpened, RoundPhase, RoundSettled
+from ..baccarat.round import BaccaratRound
+from ..baccarat.rules import BaccaratRules, BurnRule, WagerKind
+from ..cards import Card, new_shoe
+from ..rng import ShoeCommitment
+from ..rounds import DEALER, Due, DueKind
+from .clock import opening_date
+from .dealing import reveal, seal
+from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Batch
+
+__all__ = ["VIRTUAL_DEALER", "BaccaratDeal", "BaccaratDealing"]
+
+VIRTUAL_DEALER: Final = "virtual-dealer"
+"""Who cuts a virtual shoe (BAC-2.1 records who cut) and voids at recovery."""
+
+_SHOE_COMMANDS: Final = (S.Cut, S.Burn, S.CutCardOut, S.ChangeShoe)
+_SHOE_EVENTS: Final = (
+    S.ShoeOpened,
+    S.ShoeCut,
+    S.CardsBurned,
+    S.RoundStarted,
+    S.RoundEnded,
+    S.CutCardCameOut,
+    S.ShoeFinished,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BaccaratDeal:
+    """The dealing state of a baccarat table: ``seals`` orders committed and ``shoes`` shoes
+    opened so far; the current shoe's ``events`` and state ``shoe``; the committed order in
+    play (``sealed_no``, ``sealed_id``, ``commitment``: not yet revealed or lost) and its
+    ``sealed`` order (in memory only)."""
+
+    seals: int = 0
+    shoes: int = 0
+    events: tuple[Any, ...] = ()
+    shoe: S.ShoeState | None = None
+    sealed_no: int | None = None
+    sealed_id: str | None = None
+    commitment: str | None = None
+    sealed: Sealed | None = field(default=None, compare=False)
+
+    def after(self, shoe: S.ShoeState, events: Sequence[object]) -> BaccaratDeal:
+        """The same dealing with the shoe ``shoe`` after ``events``."""
+        return replace(self, shoe=shoe, events=(*self.events, *events))
+
+    def sealing(self, sealed_id: str, commitment: str, sealed: Sealed | None) -> BaccaratDeal:
+        """The same dealing with one more committed order in play (``sealed`` in memory)."""
+        n = self.seals + 1
+        return replace(
+            self, seals=n, sealed_no=n, sealed_id=sealed_id, commitment=commitment, sealed=sealed
+        )
+
+    def closed_seal(self) -> BaccaratDeal:
+        """The same shoe with no committed order in play."""
+        return replace(self, sealed_no=None, sealed_id=None, commitment=None, sealed=None)
+
+
+def _fold(deal: BaccaratDeal, e: object) -> BaccaratDeal:
+    """``deal`` after one recorded event (the shoe state itself is rebuilt afterwards)."""
+    if isinstance(e, S.ShoeOpened):
+        deal = replace(deal.closed_seal(), shoes=deal.shoes + 1, events=(e,))
+        if e.commitment is not None:
+            deal = deal.sealing(e.shoe_id, e.commitment, None)
+        return deal
+    if isinstance(e, S.RoundStarted):
+        deal = replace(deal, events=(*deal.events, e))
+        if e.commitment is not None and e.commitment != deal.commitment:
+            deal = deal.sealing(e.round_id, e.commitment, None)
+        return deal
+    if isinstance(e, _SHOE_EVENTS):
+        return replace(deal, events=(*deal.events, e))
+    if isinstance(e, ShoeRevealed | ShoeLost):
+        return deal.closed_seal()
+    return deal
+
+
+class BaccaratDealing:
+    """The dealing adapter of baccarat (see the module docstring)."""
+
+    game: Final = "baccarat"
+
+    def __init__(self, *, live: bool) -> None:
+        self.live = live
+
+    def initial(self) -> BaccaratDeal:
+        """No shoe yet."""
+        return BaccaratDeal()
+
+    def is_dealing_event(self, event: object) -> bool:
+        """The shoe procedure's events."""
+        return isinstance(event, _SHOE_EVENTS)
+
+    def opens_round(self, event: object) -> bool:
+        """A baccarat ``RoundOpened``."""
+        return isinstance(event, RoundOpened)
+
+    def load(self, deal: BaccaratDeal, events: Sequence[object]) -> BaccaratDeal:
+        """The shoe events and reveals among ``events``, the shoe rebuilt by ``replay``."""
+        for e in events:
+            deal = _fold(deal, e)
+        return replace(deal, shoe=S.replay(deal.events) if deal.events else None)
+
+    def snapshot(self, deal: BaccaratDeal) -> Mapping[str, Any]:
+        """The counters, the current shoe's events and the commitment in play (no order)."""
+        return {
+            "seals": deal.seals,
+            "shoes": deal.shoes,
+            "events": [codec.encode(e) for e in deal.events],
+            "sealed_no": deal.sealed_no,
+            "sealed_id": deal.sealed_id,
+            "commitment": deal.commitment,
+        }
+
+    def restore(self, data: Mapping[str, Any], rules: Any) -> BaccaratDeal:
+        """What :meth:`snapshot` wrote."""
+        events = tuple(codec.decode(e) for e in data.get("events", []))
+        return BaccaratDeal(
+            int(data.get("seals", 0)),
+            int(data.get("shoes", 0)),
+            events,
+            S.replay(events) if events else None,
+            data.get("sealed_no"),
+            data.get("sealed_id"),
+            data.get("commitment"),
+        )
+
+    def awaiting_seal(self, deal: BaccaratDeal) -> tuple[int, str, str] | None:
+        """The committed order in play when it is not in memory."""
+        if deal.commitment is None or deal.sealed is not None or deal.sealed_no is None:
+            return None
+        return deal.sealed_no, deal.sealed_id or "?", deal.commitment
+
+    def with_sealed(self, deal: BaccaratDeal, sealed: Sealed) -> BaccaratDeal:
+        """The order in play recovered."""
+        return replace(deal, sealed=sealed)
+
+    def lose_seal(self, batch: Batch, reason: str) -> None:
+        """The order in play is lost (CSP-11.4 "lost shoe" read for baccarat): recorded; the
+        shoe is then changed as soon as no round is in it (:meth:`automatic`)."""
+        deal: BaccaratDeal = batch.state.deal
+        if deal.commitment is None or deal.sealed_no is None:
+            return
+        lost = ShoeLost(deal.sealed_no, deal.sealed_id or "?", deal.commitment, reason)
+        batch.dealt(deal.closed_seal(), (lost,))
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def open_shoe(self, batch: Batch) -> None:
+        """Live mode: a new physical shoe (approvals checked, BAC-19); refused in virtual mode
+        and while the current shoe is not finished."""
+        if not self.live:
+            raise TableError("tables.virtual_shoe_itself", command="OpenShoe")
+        deal: BaccaratDeal = batch.state.deal
+        if deal.shoe is not None and deal.shoe.phase is not S.ShoePhase.FINISHED:
+            raise TableError("tables.shoe_in_use", shoe=deal.shoe.shoe_id)
+        shoe_id = f"{batch.state.setup.table_id}-shoe-{deal.shoes + 1}"
+        shoe, events = S.open_table_shoe(
+            batch.state.rules, shoe_id, opening_date(batch.now), live=True
+        )
+        batch.dealt(
+            replace(deal.closed_seal(), shoes=deal.shoes + 1, events=tuple(events), shoe=shoe),
+            events,
+        )
+
+    def _virtual_shoe(self, batch: Batch) -> None:
+        """A new virtual shoe: shuffled and committed, opened (BAC-19 approvals), cut at a
+        random position by the virtual dealer and burned by the table's rule (BAC-2.1); with
+        the machine (BAC-2.3) no cut and no burn."""
+        state, deal = batch.state, batch.state.deal
+        rules: BaccaratRules = state.rules
+        settings = rules.shoe
+        shoe_id = f"{state.setup.table_id}-shoe-{deal.shoes + 1}"
+        n = deal.seals + 1
+        sealed = seal(new_shoe(settings.decks), batch.source, n, shoe_id)
+        shoe, events = S.open_table_shoe(
+            rules, shoe_id, opening_date(batch.now), commitment=ShoeCommitment(sealed.commitment)
+        )
+        if not settings.machine:
+            cut = 1 + batch.source.randbelow(settings.cards - 1)
+            shoe, ev = S.apply(shoe, S.Cut(S.Cutter.DEALER, VIRTUAL_DEALER, cut))
+            events += ev
+            sealed = replace(sealed, cut=cut)
+            shoe, ev = S.apply(shoe, S.Burn(_burn(settings, sealed)))
+            events += ev
+        batch.seal(sealed)
+        opened = replace(deal.closed_seal(), shoes=deal.shoes + 1, events=tuple(events), shoe=shoe)
+        batch.dealt(opened.sealing(shoe_id, sealed.commitment, sealed), events)
+
+    def open_round(self, batch: Batch, command: OpenRound, when: datetime) -> None:
+        """The next round: a new virtual shoe first when there is none or it is finished
+        (live: refused, ``OpenShoe`` then the cut and the burn come first); the round started
+        in the shoe (a demonstration round while the table's are due, BAC-2.2) and opened from
+        it with the wagers the last round carried (BAC-12). A virtual table plays its
+        demonstration rounds through at once and opens the first round with wagers."""
+        rules: BaccaratRules = batch.state.rules
+        while True:
+            deal: BaccaratDeal = batch.state.deal
+            if deal.shoe is None or deal.shoe.phase is S.ShoePhase.FINISHED:
+                if self.live:
+                    raise TableError("tables.open_shoe_first")
+                self._virtual_shoe(batch)
+                deal = batch.state.deal
+            shoe = deal.shoe
+            assert shoe is not None
+            if shoe.phase is not S.ShoePhase.READY:
+                expected = shoe.expected()
+                raise TableError(
+                    "tables.shoe_not_ready", expected=expected.__name__ if expected else "-"
+                )
+            round_id = batch.state.next_round_id()
+            demo = shoe.rounds == shoe.demo_rounds < rules.shoe.demo_rounds
+            commitment = None
+            if rules.shoe.machine and not self.live:
+                deal = self._machine_shuffle(batch, deal, round_id)
+                commitment = ShoeCommitment(deal.commitment or "")
+            shoe, events = S.apply(shoe, S.StartRound(round_id, demo, commitment))
+            batch.dealt(deal.after(shoe, events), events, round_id)
+            r = BaccaratRound.from_shoe(
+                shoe,
+                rules,
+                round_id,
+                opening_date(when),
+                carried=batch.state.carried(),
+                config_id=batch.state.setup.config_id,
+                seated=dict(command.seated),
+            )
+            batch.open(r)
+            if not demo or self.live:
+                return
+            batch.advance()  # a virtual demonstration round plays itself through
+
+    def _machine_shuffle(self, batch: Batch, deal: BaccaratDeal, round_id: str) -> BaccaratDeal:
+        """BAC-7.2: the round's own committed shuffle of the full set (the shoe's first one,
+        committed when it opened, serves its first round)."""
+        if deal.sealed is not None and not any(isinstance(e, S.RoundStarted) for e in deal.events):
+            return deal
+        decks = batch.state.rules.shoe.decks
+        sealed = seal(new_shoe(decks), batch.source, deal.seals + 1, round_id)
+        batch.seal(sealed)
+        return deal.sealing(round_id, sealed.commitment, sealed)
+
+    # -- client commands ---------------------------------------------------------------------
+
+    def admit(self, batch: Batch, command: object) -> None:
+        """A client's command: a live shoe's cut, burn, cut card or change of shoe (a virtual
+        table does those itself, but for a change of shoe between rounds), or a round command
+        (a virtual table deals its own cards; the settlement is always the service's)."""
+        if isinstance(command, Settle):
+            raise TableError("tables.service_settles", command="Settle")
+        if isinstance(command, _SHOE_COMMANDS):
+            if not self.live and not isinstance(command, S.ChangeShoe):
+                raise TableError("tables.virtual_shoe_itself", command=type(command).__name__)
+            deal: BaccaratDeal = batch.state.deal
+            if deal.shoe is None:
+                raise TableError("tables.no_shoe")
+            shoe, events = S.apply(deal.shoe, command)
+            batch.dealt(deal.after(shoe, events), events)
+            return
+        if isinstance(command, DealCard) and not self.live:
+            raise TableError("tables.virtual_deals", command="DealCard")
+        batch.apply_round(command)
+
+    # -- automatic steps ---------------------------------------------------------------------
+
+    def automatic(self, batch: Batch, *, play: bool) -> bool:
+        """Bookkeeping: end a round that is over in the shoe; reveal a finished virtual shoe
+        (with the machine: each round's shuffle once the round ended); change a virtual shoe
+        whose order was lost. With ``play``: deal the card due from the virtual shoe, reveal for
+        the virtual dealer, settle a complete round."""
+        r: BaccaratRound | None = batch.state.round
+        deal: BaccaratDeal = batch.state.deal
+        shoe = deal.shoe
+        if shoe is not None and r is not None and r.is_over and shoe.current_round == r.round_id:
+            shoe, events = S.apply(shoe, S.EndRound(r.accepted_cards(), tuple(r.discarded)))
+            batch.dealt(deal.after(shoe, events), events, r.round_id)
+            return True
+        if shoe is not None and deal.sealed is not None and self._seal_spent(deal, shoe):
+            dealt = _dealt(deal, shoe.settings.machine)
+            batch.dealt(deal.closed_seal(), (reveal(deal.sealed, dealt),))
+            return True
+        if (
+            shoe is not None
+            and not self.live
+            and not shoe.settings.machine
+            and deal.commitment is None
+            and shoe.phase is S.ShoePhase.READY
+        ):
+            shoe, events = S.apply(shoe, S.ChangeShoe("the shoe's sealed order was lost"))
+            batch.dealt(deal.after(shoe, events), events)
+            return True
+        if not play or r is None or r.is_over:
+            return False
+        return self._play(batch, r, deal)
+
+    def _seal_spent(self, deal: BaccaratDeal, shoe: S.ShoeState) -> bool:
+        if shoe.phase is S.ShoePhase.FINISHED:
+            return True
+        return shoe.settings.machine and _machine_round_ended(deal) is not None
+
+    def _play(self, batch: Batch, r: BaccaratRound, deal: BaccaratDeal) -> bool:
+        due = r.expected_next().due
+        if not due:
+            return False
+        first = due[0]
+        if first.kind is DueKind.SETTLEMENT:
+            jackpot = any(w.kind is WagerKind.JACKPOT for w in r.wagers)
+            if jackpot and not batch.meter_up:
+                return False  # waits for the meter (the service retries on its clock)
+            batch.apply_round(Settle(batch.meter(lock=True) if jackpot else None))
+            return True
+        if self.live or deal.sealed is None or deal.shoe is None:
+            return False
+        if first.kind is DueKind.REVEAL and first.position is DEALER:
+            step = r.pending_reveal()
+            if step is None:  # pragma: no cover - the round says a reveal is due
+                return False
+            batch.apply_round(Reveal(step.side, step.part, DEALER))
+            return True
+        slot = r.card_due()
+        if first.kind is DueKind.CARD and slot is not None:
+            position = deal.shoe.out + len(r.cards) + len(r.discarded)
+            batch.apply_round(DealCard(deal.sealed.card_at(position), slot))
+            return True
+        return False
+
+    # -- recovery, time-outs, jackpot ------------------------------------------------------
+
+    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
+        """BAC-10 (SPEC "Faults"): resume when the round's cards are all recorded (its hand is
+        complete), or when none was dealt yet and the shoe can deal; otherwise void."""
+        r: BaccaratRound = round_
+        if r.phase is RoundPhase.BETTING and not r.cards and cards_available:
+            return None, "BAC-10", "no card was dealt yet: betting goes on"
+        if len(r.cards) >= 4 and r.due_slot() is None:
+            return None, "BAC-10", "its cards are all recorded: the round resumes"
+        why = "interrupted before all its cards were recorded: void, every wager returned"
+        return Void(VIRTUAL_DEALER, why), "BAC-10", why
+
+    def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:
+        """BAC-16: the holder's reveal passes to the dealer after ``holding_timeout_seconds``."""
+        r: BaccaratRound = round_
+        step = r.pending_reveal()
+        if due.kind is DueKind.REVEAL and due.player is not None and step is not None:
+            return RevealTimeout(step.side, step.part), int(r.rules.holding_timeout_seconds)
+        return None
+
+    def is_jackpot_wager(self, command: object) -> bool:
+        """A ``PlaceWager`` on the jackpot."""
+        return isinstance(command, PlaceWager) and command.kind == WagerKind.JACKPOT
+
+    def hits(self, event: object) -> tuple[Hit, ...]:
+        """Every jackpot award of a settlement, in payment order (BAC-17)."""
+        if isinstance(event, RoundSettled) and event.settlement.jackpot is not None:
+            return tuple(
+                Hit(a.box, a.combination.value, a.amount, a.from_meter)
+                for a in event.settlement.jackpot.awards
+            )
+        return ()
+
+
+def _burn(settings: Any, sealed: Sealed) -> tuple[Card | None, ...]:
+    """The start-of-shoe burn by the table's rule (BAC-2.1; 83/2011)."""
+    if settings.burn_rule is BurnRule.DECKS:
+        count = settings.decks
+    elif settings.burn_rule is BurnRule.FIXED:
+        count = settings.fixed_burn
+    else:
+        count = 1 + S.burn_value(sealed.card_at(0))
+    return tuple(sealed.card_at(i) for i in range(count))
+
+
+def _machine_round_ended(deal: BaccaratDeal) -> S.RoundEnded | None:
+    """With the machine: the end of the round dealt from the order in play, if it ended."""
+    started = next(
+        (
+            e.round_id
+            for e in deal.events
+            if isinstance(e, S.RoundStarted) and e.commitment == deal.commitment
+        ),
+        None,
+    )
+    return next(
+        (e for e in deal.events if isinstance(e, S.RoundEnded) and e.round_id == started), None
+    )
+
+
+def _dealt(deal: BaccaratDeal, machine: bool) -> list[Card | None]:
+    """Every card that left the shoe for the order in play, in order."""
+    if machine:
+        ended = _machine_round_ended(deal)
+        return [] if ended is None else [*ended.cards, *ended.discarded]
+    cards: list[Card | None] = []
+    for e in deal.events:
+        if isinstance(e, S.CardsBurned):
+            cards += e.cards
+        elif isinstance(e, S.RoundEnded):
+            cards += [*e.cards, *e.discarded]
+    return cards

@@ -1,0 +1,239 @@
+"""Dealing a Caribbean Stud table (CSP-3, CSP-6.4, CSP-7, CSP-10, CSP-11.4).
+
+Virtual mode: every round has a fresh 52-card deck shuffled by the CSPRNG and committed in the
+round's ``CloseBetting(shoe_commitment)`` — recorded before the first card (Common rules
+"Randomness") — from which the service deals each card the round says is due (CSP-7). When
+the round is over (settled or void) the deck is revealed and the cards dealt are checked
+against it (:class:`~.model.ShoeRevealed`). Live mode: the dealer console enters every card
+(``DealCard``), checked by the round; there is no deck to reveal.
+
+The showdown is the service's: ``Showdown(meter)`` with the linked meter read in the settling
+transaction (under lock when a jackpot wager is in play, CSP-10). A client's ``Showdown`` is
+refused, as is a client's card at a virtual table.
+
+Start-up recovery (CSP-11.4, SPEC "Faults"): a round left open is void — wagers returned,
+jackpot wagers carried over to the next round. The decision timer (CSP-6.4) folds an absent
+player's hand after the table's ``decision_timeout_seconds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from ..cards import DECK, Card
+from ..caribbean.actions import (
+    CloseBetting,
+    DealCard,
+    DealtToEmptyBox,
+    DecisionTimeout,
+    PlaceJackpotWager,
+    Showdown,
+    Void,
+)
+from ..caribbean.events import BettingClosed, CardDealt, RoundOpened, RoundSettled
+from ..caribbean.round import CaribbeanRound
+from ..jackpot import Meter
+from ..rounds import Due, DueKind
+from .clock import opening_date
+from .dealing import reveal, seal
+from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Batch
+
+__all__ = ["CaribbeanDeal", "CaribbeanDealing"]
+
+RECOVERY_REASON: Final = "the round was interrupted; void, wagers returned, jackpot wagers carried"
+
+
+@dataclass(frozen=True, slots=True)
+class CaribbeanDeal:
+    """The dealing state of a Caribbean Stud table: ``seals`` decks committed so far; the deck
+    in play (committed, not yet revealed): its number, id and ``commitment``; ``deck`` its
+    sealed order (in memory only)."""
+
+    seals: int = 0
+    deck_no: int | None = None
+    deck_id: str | None = None
+    commitment: str | None = None
+    deck: Sealed | None = field(default=None, compare=False)
+
+
+class CaribbeanDealing:
+    """The dealing adapter of Caribbean Stud (see the module docstring)."""
+
+    game: Final = "caribbean"
+
+    def __init__(self, *, live: bool) -> None:
+        self.live = live
+
+    def initial(self) -> CaribbeanDeal:
+        """No deck yet."""
+        return CaribbeanDeal()
+
+    def is_dealing_event(self, event: object) -> bool:
+        """Caribbean Stud has no dealing events of its own (the deck is committed in the
+        round's ``BettingClosed``)."""
+        return False
+
+    def opens_round(self, event: object) -> bool:
+        """A Caribbean ``RoundOpened``."""
+        return isinstance(event, RoundOpened)
+
+    def load(self, deal: CaribbeanDeal, events: Sequence[object]) -> CaribbeanDeal:
+        """Decks committed (``BettingClosed`` with a commitment) and revealed or lost."""
+        round_id = deal.deck_id
+        for e in events:
+            if isinstance(e, RoundOpened):
+                round_id = e.round_id
+            elif isinstance(e, BettingClosed) and e.shoe_commitment is not None:
+                n = deal.seals + 1
+                deal = CaribbeanDeal(n, n, _deck_id(round_id or "?"), e.shoe_commitment)
+            elif isinstance(e, ShoeRevealed | ShoeLost):
+                deal = CaribbeanDeal(deal.seals)
+        return deal
+
+    def snapshot(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
+        """The counters and the deck in play's commitment (never its order)."""
+        return {
+            "seals": deal.seals,
+            "deck_no": deal.deck_no,
+            "deck_id": deal.deck_id,
+            "commitment": deal.commitment,
+        }
+
+    def restore(self, data: Mapping[str, Any], rules: Any) -> CaribbeanDeal:
+        """What :meth:`snapshot` wrote."""
+        g = data.get
+        return CaribbeanDeal(int(g("seals", 0)), g("deck_no"), g("deck_id"), g("commitment"))
+
+    def awaiting_seal(self, deal: CaribbeanDeal) -> tuple[int, str, str] | None:
+        """The deck in play when its order is not in memory."""
+        if deal.commitment is None or deal.deck is not None or deal.deck_no is None:
+            return None
+        return deal.deck_no, deal.deck_id or "?", deal.commitment
+
+    def with_sealed(self, deal: CaribbeanDeal, sealed: Sealed) -> CaribbeanDeal:
+        """The deck in play, its order recovered."""
+        return replace(deal, deck=sealed)
+
+    def lose_seal(self, batch: Batch, reason: str) -> None:
+        """The deck in play cannot be revealed (CSP-11.4): recorded as lost."""
+        deal: CaribbeanDeal = batch.state.deal
+        if deal.commitment is None or deal.deck_no is None:
+            return
+        lost = ShoeLost(deal.deck_no, deal.deck_id or "?", deal.commitment, reason)
+        batch.dealt(CaribbeanDeal(deal.seals), (lost,), batch.round_id)
+
+    # -- opening and client commands ---------------------------------------------------------
+
+    def open_round(self, batch: Batch, command: OpenRound, when: datetime) -> None:
+        """``CaribbeanRound.new`` (approvals checked, CSP-13) with the jackpot wagers the last
+        round carried over (CSP-11.1)."""
+        state = batch.state
+        r = CaribbeanRound.new(
+            state.rules,
+            state.next_round_id(),
+            opening_date(when),
+            carried=state.carried(),
+            config_id=state.setup.config_id,
+        )
+        batch.open(r)
+
+    def open_shoe(self, batch: Batch) -> None:
+        """Refused: Caribbean Stud has no shoe procedure to open."""
+        raise TableError("tables.no_shoe_procedure", game=self.game)
+
+    def admit(self, batch: Batch, command: object) -> None:
+        """A client's command to the round. Virtual mode: ``CloseBetting`` gets the new deck's
+        commitment (CSP-3, "Randomness"); cards are the service's. The showdown is always the
+        service's (it reads the meter)."""
+        if isinstance(command, Showdown):
+            raise TableError("tables.service_settles", command="Showdown")
+        if self.live:
+            batch.apply_round(command)
+            return
+        if isinstance(command, DealCard | DealtToEmptyBox):
+            raise TableError("tables.virtual_deals", command=type(command).__name__)
+        if isinstance(command, CloseBetting):
+            deal: CaribbeanDeal = batch.state.deal
+            round_id = batch.round_id or "?"
+            n = deal.seals + 1
+            deck = seal(DECK, batch.source, n, _deck_id(round_id))
+            batch.apply_round(CloseBetting(deck.commitment))
+            batch.seal(deck)
+            batch.dealt(CaribbeanDeal(n, n, deck.shoe_id, deck.commitment, deck), ())
+            return
+        batch.apply_round(command)
+
+    # -- automatic steps ---------------------------------------------------------------------
+
+    def automatic(self, batch: Batch, *, play: bool) -> bool:
+        """Reveal the deck of a round that is over; with ``play``, deal the card due from the
+        virtual deck, and hold the showdown with the meter when it is due."""
+        r: CaribbeanRound | None = batch.state.round
+        deal: CaribbeanDeal = batch.state.deal
+        if r is None:
+            return False
+        if r.is_over:
+            if deal.deck is not None and deal.commitment is not None:
+                dealt: list[Card | None] = [e.card for e in r.events if isinstance(e, CardDealt)]
+                batch.dealt(CaribbeanDeal(deal.seals), (reveal(deal.deck, dealt),), r.round_id)
+                return True
+            return False
+        if not play:
+            return False
+        due = r.expected_next().due
+        if not due:
+            return False
+        if due[0].kind is DueKind.SETTLEMENT:
+            return self._showdown(batch, r)
+        if due[0].kind is DueKind.CARD and not self.live and deal.deck is not None:
+            batch.apply_round(DealCard(deal.deck.card_at(r.dealt)))
+            return True
+        return False
+
+    def _showdown(self, batch: Batch, r: CaribbeanRound) -> bool:
+        jackpot = any(b.jackpot for b in r.in_play)
+        if batch.meter_up:
+            meter = batch.meter(lock=jackpot)
+        elif jackpot:
+            return False  # waits for the meter (the service retries on its clock)
+        else:
+            # No jackpot wager in play: the meter's amount matters to no one in the round; it is
+            # settled on the last amount the table saw (or the seed), never blocked.
+            meter = batch.last_meter or Meter.seeded(r.rules.jackpot_seed)
+        batch.apply_round(Showdown(meter))
+        return True
+
+    # -- recovery, time-outs, jackpot ------------------------------------------------------
+
+    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
+        """CSP-11.4: any interrupted round is void (wagers returned, jackpot wagers carried)."""
+        return Void(RECOVERY_REASON), "CSP-11.4", RECOVERY_REASON
+
+    def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:
+        """CSP-6.4: a pending decision is folded after ``decision_timeout_seconds``."""
+        if due.kind is DueKind.DECISION and isinstance(due.position, int):
+            return DecisionTimeout(due.position), int(round_.rules.decision_timeout_seconds)
+        return None
+
+    def is_jackpot_wager(self, command: object) -> bool:
+        """``PlaceJackpotWager``."""
+        return isinstance(command, PlaceJackpotWager)
+
+    def hits(self, event: object) -> tuple[Hit, ...]:
+        """Every jackpot award of a showdown, in payment order (CSP-10.4, CSP-10.7)."""
+        if isinstance(event, RoundSettled) and event.settlement.jackpot is not None:
+            return tuple(
+                Hit(a.box, a.combination.value, a.amount, a.from_meter)
+                for a in event.settlement.jackpot.awards
+            )
+        return ()
+
+
+def _deck_id(round_id: str) -> str:
+    return f"{round_id}-deck"

@@ -1,0 +1,338 @@
+"""The table as a pure value and what one command does to it (no database here).
+
+:class:`TableState` is everything the service knows about a table between commands: its setup
+and rules, the current (or last) round, the dealing state of its game (:mod:`.dealing`), how
+many rounds it opened and the fault in force. :func:`execute` runs one command on it in a
+:class:`Batch` — the command itself, then everything automatic that follows (virtual cards,
+the virtual dealer's reveals, the settlement with the meter, ending the round in the shoe,
+revealing a finished shoe) — and the batch holds what to persist, in order: the records
+(event + ledger postings), the sealed orders, the jackpot hits. The service (:mod:`.service`)
+writes a batch in one database transaction or not at all.
+
+:func:`load` rebuilds the state from a snapshot and the events recorded after it; it must equal
+the state the live commands produced (tests check it). :func:`recover` is start-up recovery:
+every round left open is resolved by the law (CSP-11.4, BAC-10) through the adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Final
+
+from .. import codec
+from ..games import GAMES
+from ..jackpot import Meter
+from ..ledger import Posting
+from ..rng import RandomSource
+from ..rounds import Round
+from .dealing import Dealing
+from .model import (
+    TABLE_EVENTS,
+    ClearFault,
+    FaultCleared,
+    Hit,
+    OpenRound,
+    OpenShoe,
+    ReportFault,
+    RoundRecovered,
+    Sealed,
+    ShoeRevealed,
+    TableError,
+    TableFaulted,
+    TableSetup,
+)
+
+__all__ = [
+    "AUTOMATIC_LIMIT",
+    "Batch",
+    "Record",
+    "TableState",
+    "execute",
+    "load",
+    "recover",
+    "restore",
+    "snapshot",
+]
+
+AUTOMATIC_LIMIT: Final = 10_000
+"""A bound on the automatic steps after one command (a whole virtual baccarat round with its
+demonstration rounds takes a few dozen): reaching it is a bug, refused, never a hang."""
+
+MeterReader = Callable[[bool], Meter]
+"""Reads the table's jackpot meter (``True``: under lock, for an award)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """A table between commands. ``round``: the current round, or the last one once it is over
+    (``None`` before the first); ``rounds``: rounds opened so far (round ids are
+    ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force."""
+
+    setup: TableSetup
+    rules: Any
+    deal: Any
+    round: Any = None
+    rounds: int = 0
+    fault: TableFaulted | None = None
+
+    @property
+    def round_open(self) -> bool:
+        """A round is in progress."""
+        return self.round is not None and not self.round.is_over
+
+    def carried(self) -> tuple[Any, ...]:
+        """What the next round takes over from the last one (its ``carried_out()``)."""
+        if self.round is None or not self.round.is_over:
+            return ()
+        return tuple(self.round.carried_out())
+
+    def next_round_id(self) -> str:
+        """The id of the round to open next."""
+        return f"{self.setup.table_id}-{self.rounds + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One event to append to the table's log, with its round (``None`` for a table-level
+    event) and the ledger postings it moves (``()`` for none)."""
+
+    round_id: str | None
+    event: object
+    postings: tuple[Posting, ...] = ()
+
+
+@dataclass(slots=True)
+class Batch:
+    """What one command does to a table, built up step by step (then persisted at once).
+
+    ``state`` is the table after the steps so far; ``records`` the events to append, in
+    order; ``sealed`` the virtual orders shuffled and committed; ``hits`` the jackpot awards
+    ``(round_id, hit)`` in the order they were paid. ``source`` shuffles, ``meter`` reads the
+    meter (``None``: the table has no meter), ``meter_up`` says whether it can be reached.
+    """
+
+    state: TableState
+    dealing: Dealing
+    source: RandomSource
+    actor: str
+    now: datetime
+    meter_reader: MeterReader | None = None
+    meter_up: bool = True
+    meter_reason: str | None = None
+    last_meter: Meter | None = None
+    records: list[Record] = field(default_factory=list)
+    sealed: list[Sealed] = field(default_factory=list)
+    hits: list[tuple[str, Hit]] = field(default_factory=list)
+    snapshotted: bool = False
+
+    # -- the steps ---------------------------------------------------------------------------
+
+    def meter(self, *, lock: bool) -> Meter:
+        """The table's jackpot meter as it stands (``lock``: for an award, read under lock).
+        Refuses (``TableError``) when the table has none or it cannot be reached."""
+        if self.meter_reader is None:
+            raise TableError("tables.no_meter", table=self.state.setup.table_id)
+        if not self.meter_up:
+            raise TableError(
+                "tables.meter_link_down",
+                meter=self.state.setup.meter_id,
+                reason=self.meter_reason or "-",
+            )
+        return self.meter_reader(lock)
+
+    def open(self, round_: Any) -> None:
+        """A round was opened: it becomes the table's round; its first events are recorded."""
+        self.state = replace(self.state, round=round_, rounds=self.state.rounds + 1)
+        self._record_round(round_, tuple(round_.events))
+
+    def apply_round(self, command: object) -> tuple[object, ...]:
+        """Apply ``command`` to the round (the round contract refuses it, naming the rule, or
+        returns the events recorded here with their postings and hits)."""
+        current = self.state.round
+        if current is None:
+            raise TableError("tables.no_round", table=self.state.setup.table_id)
+        new, events = current.apply(command)
+        self.state = replace(self.state, round=new)
+        self._record_round(new, events)
+        return tuple(events)
+
+    def _record_round(self, round_: Round, events: Sequence[object]) -> None:
+        for e in events:
+            self.records.append(Record(round_.round_id, e, tuple(round_.postings(e))))
+            self.hits.extend((round_.round_id, h) for h in self.dealing.hits(e))
+
+    def dealt(self, deal: Any, events: Sequence[object], round_id: str | None = None) -> None:
+        """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""
+        self.state = replace(self.state, deal=deal)
+        self.records.extend(Record(round_id, e) for e in events)
+        for e in events:
+            if isinstance(e, ShoeRevealed) and not e.verified:
+                # The shoe dealt is not the shoe committed: nothing more is dealt until a
+                # supervisor has looked into it (Common rules "Randomness").
+                self.table_event(TableFaulted(f"shoe {e.shoe_id} failed its check", "service"))
+
+    def table_event(self, event: object, round_id: str | None = None) -> None:
+        """Record a table event (:mod:`.model`); a fault goes into force or is cleared."""
+        if isinstance(event, TableFaulted):
+            self.state = replace(self.state, fault=event)
+        elif isinstance(event, FaultCleared):
+            self.state = replace(self.state, fault=None)
+        self.records.append(Record(round_id, event))
+
+    def seal(self, sealed: Sealed) -> None:
+        """A virtual order was shuffled and committed (kept to be stored sealed)."""
+        self.sealed.append(sealed)
+
+    def advance(self) -> None:
+        """Every automatic step now due (see :func:`advance`)."""
+        advance(self)
+
+    @property
+    def round_id(self) -> str | None:
+        """The round concerned: the table's current or last round."""
+        r = self.state.round
+        return None if r is None else str(r.round_id)
+
+
+def _text(value: object, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TableError("tables.text_required", field=name)
+    return value
+
+
+def execute(batch: Batch, command: object) -> Batch:
+    """Run ``command`` on ``batch.state``, then every automatic step after it; returns
+    ``batch`` (holding what to persist).
+
+    Refuses (``TableError``): anything but :class:`ClearFault` while a fault is in force; a new
+    round while one is open; a jackpot wager while the meter cannot be reached; a fault report
+    or clearance without its reason (or supervisor); clearing a fault not in force. The round
+    contract and the shoe procedure refuse the rest (``RuleViolation`` naming the rule).
+    """
+    state = batch.state
+    if state.fault is not None and not isinstance(command, ClearFault):
+        raise TableError("tables.in_fault", table=state.setup.table_id, reason=state.fault.reason)
+    if isinstance(command, OpenRound):
+        if state.round_open:
+            raise TableError("tables.round_open", round_id=batch.round_id)
+        batch.dealing.open_round(batch, command, batch.now)
+    elif isinstance(command, OpenShoe):
+        if state.round_open:
+            raise TableError("tables.round_open", round_id=batch.round_id)
+        batch.dealing.open_shoe(batch)
+    elif isinstance(command, ReportFault):
+        batch.table_event(TableFaulted(_text(command.reason, "reason"), batch.actor))
+        _resolve_open_round(batch, command.reason, seal_lost=False)
+    elif isinstance(command, ClearFault):
+        if state.fault is None:
+            raise TableError("tables.no_fault", table=state.setup.table_id)
+        supervisor = _text(command.supervisor, "supervisor")
+        batch.table_event(FaultCleared(supervisor, _text(command.reason, "reason")))
+    else:
+        jackpot = batch.dealing.is_jackpot_wager(command)
+        if jackpot and state.setup.meter_id is not None and not batch.meter_up:
+            raise TableError(
+                "tables.meter_link_down",
+                meter=state.setup.meter_id,
+                reason=batch.meter_reason or "-",
+            )
+        batch.dealing.admit(batch, command)
+    advance(batch)
+    return batch
+
+
+def advance(batch: Batch) -> None:
+    """Every automatic step, until none is due (play stops while a fault is in force; the
+    bookkeeping of a round that ended goes on)."""
+    for _ in range(AUTOMATIC_LIMIT):
+        if not batch.dealing.automatic(batch, play=batch.state.fault is None):
+            return
+    raise TableError("tables.automatic_loop", table=batch.state.setup.table_id)
+
+
+def _resolve_open_round(batch: Batch, reason: str, *, seal_lost: bool) -> None:
+    r = batch.state.round
+    if r is None or r.is_over:
+        return
+    command, rule, why = batch.dealing.recovery(r, cards_available=not seal_lost)
+    action = "resume" if command is None else "void"
+    batch.table_event(RoundRecovered(r.round_id, action, rule, f"{reason}: {why}"), r.round_id)
+    if command is not None:
+        batch.apply_round(command)
+
+
+def recover(batch: Batch, reason: str, *, seal_lost: bool = False) -> Batch:
+    """Start-up recovery: the round left open is resolved by the law through the adapter
+    (CSP-11.4: Caribbean Stud void; BAC-10: baccarat resumed when its cards are all recorded,
+    else void), a lost sealed order is recorded (``seal_lost``), then the automatic steps run
+    (a resumed round whose cards are all dealt is settled). Returns ``batch``."""
+    _resolve_open_round(batch, reason, seal_lost=seal_lost)
+    if seal_lost:
+        batch.dealing.lose_seal(batch, reason)
+    advance(batch)
+    return batch
+
+
+# -- the state from the log -------------------------------------------------------------------
+
+
+def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableState:
+    """``base`` (the state a snapshot or a fresh table stands for) after ``events`` (the log
+    after it, in order)."""
+    current = [] if base.round is None else list(base.round.events)
+    rounds, fault = base.rounds, base.fault
+    for e in events:
+        if dealing.opens_round(e):
+            current, rounds = [e], rounds + 1
+        elif isinstance(e, TableFaulted):
+            fault = e
+        elif isinstance(e, FaultCleared):
+            fault = None
+        elif isinstance(e, TABLE_EVENTS) or dealing.is_dealing_event(e):
+            continue
+        elif current:
+            current.append(e)
+    game = GAMES[base.setup.game]
+    r = game.replay(current) if current else None
+    return replace(base, round=r, rounds=rounds, fault=fault, deal=dealing.load(base.deal, events))
+
+
+SNAPSHOT_VERSION: Final = 1
+
+
+def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
+    """``state`` as JSON-ready data (no sealed order): its round's events, the dealing state,
+    the rounds counter and the fault."""
+    r = state.round
+    return {
+        "v": SNAPSHOT_VERSION,
+        "rounds": state.rounds,
+        "fault": None if state.fault is None else codec.encode(state.fault),
+        "round": [] if r is None else [codec.encode(e) for e in r.events],
+        "deal": dict(dealing.snapshot(state.deal)),
+    }
+
+
+def restore(
+    setup: TableSetup,
+    rules: Any,
+    data: Mapping[str, Any],
+    dealing: Dealing,
+    resolver: Callable[[str], Any],
+) -> TableState:
+    """The state :func:`snapshot` wrote (``resolver``: config id → rules, for the events).
+    Refuses (``TableError``) a snapshot of another version."""
+    if data.get("v") != SNAPSHOT_VERSION:
+        raise TableError("tables.snapshot_version", version=repr(data.get("v")))
+    fault = data.get("fault")
+    events = [codec.decode(e, rules=resolver) for e in data.get("round", [])]
+    return TableState(
+        setup,
+        rules,
+        dealing.restore(data.get("deal", {}), rules),
+        round=GAMES[setup.game].replay(events) if events else None,
+        rounds=int(data["rounds"]),
+        fault=None if fault is None else codec.decode(fault, expect=TableFaulted),
+    )

@@ -1,0 +1,98 @@
+"""A table's links to shared things: its linked jackpot meter and its lease.
+
+:class:`MeterLink` says whether the table can reach its meter (a table that cannot refuses
+jackpot wagers and says so, issue 9 "Linked progressive jackpot") and keeps the meter as last
+seen (from its own reads and the store's meter notifications). :class:`Lease` makes the service
+the one process running its table (``casino_tables.lease_owner``), renewed as it works.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Final
+
+from ..jackpot import Meter
+from ..store import Store, Tx
+from .model import TableError
+
+__all__ = ["LEASE_SECONDS", "Lease", "MeterLink"]
+
+LEASE_SECONDS: Final = 30
+"""How long a process holds a table after its last command or tick."""
+
+
+class MeterLink:
+    """Whether the meter ``meter_id`` can be reached, why not, and its last seen value."""
+
+    def __init__(self, meter_id: str | None, last: Meter | None) -> None:
+        self.meter_id = meter_id
+        self.up = True
+        self.manual = False
+        self.reason: str | None = None
+        self.last = last
+        self._lock = threading.Lock()
+
+    def lost(self, reason: str, *, manual: bool) -> None:
+        """The link is down for ``reason`` (``manual``: reported, not found by a failed
+        read; only :meth:`restored` brings it back)."""
+        with self._lock:
+            self.up, self.manual, self.reason = False, manual, reason
+
+    def restored(self) -> None:
+        """The link is back."""
+        with self._lock:
+            self.up, self.manual, self.reason = True, False, None
+
+    def seen(self, amount: int, seed: int | None = None) -> None:
+        """The meter was seen at ``amount`` (with ``seed``, else the seed known so far)."""
+        with self._lock:
+            known = self.last.seed if self.last is not None else 0
+            self.last = Meter(amount, known if seed is None else seed)
+
+    def probe(self, store: Store) -> bool:
+        """Try to read the meter (when the link was found down, not reported down); on
+        success the link is back. Returns whether it is up."""
+        if self.up or self.manual or self.meter_id is None:
+            return self.up
+        meter_id = self.meter_id
+        try:
+            amount = store.read(lambda tx: tx.meter_amount(meter_id))
+        except Exception:  # still out of reach, whatever the reason
+            return False
+        self.seen(amount)
+        self.restored()
+        return True
+
+
+class Lease:
+    """``owner``'s lease of ``table_id`` (one actor per table)."""
+
+    def __init__(self, store: Store, table_id: str, owner: str) -> None:
+        self.store = store
+        self.table_id = table_id
+        self.owner = owner
+        self.until: datetime | None = None
+
+    def renew(self, now: datetime, *, force: bool = False) -> None:
+        """Take or renew the lease when less than half of it is left (``force``: now).
+        Refuses (``tables.leased``) while another owner's lease runs."""
+        if (
+            not force
+            and self.until is not None
+            and self.until - now > timedelta(seconds=LEASE_SECONDS / 2)
+        ):
+            return
+
+        def take(tx: Tx) -> bool:
+            until = tx.now() + timedelta(seconds=LEASE_SECONDS)
+            return tx.acquire_lease(self.table_id, self.owner, until=until)
+
+        if not self.store.run(take):
+            raise TableError("tables.leased", table=self.table_id)
+        self.until = now + timedelta(seconds=LEASE_SECONDS)
+
+    def release(self) -> None:
+        """Give the table up."""
+        self.store.run(lambda tx: tx.release_lease(self.table_id, self.owner))
+        self.until = None

@@ -1,0 +1,248 @@
+"""The table service's own values: table commands, table events, sealed shoes, results.
+
+Everything a client sends to a table is either a game command (``caribbean.PlaceAnte``,
+``baccarat.PlaceWager``, …: checked by the round contract) or one of the *table commands* here
+(:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`). The service
+records, beside the games' events, a few *table events* in the same hash-chained log:
+:class:`ShoeRevealed` / :class:`ShoeLost` (the shoe check after a virtual shoe ends),
+:class:`TableFaulted` / :class:`FaultCleared` (a fault in force survives a restart) and
+:class:`RoundRecovered` (what start-up recovery did to a round left open, CSP-11.4 / BAC-10).
+
+Every type here is registered with :mod:`macau_tables.codec` under the namespace ``tables``
+(``tables.OpenRound``, …) when :mod:`macau_tables.tables` is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from ..cards import Card
+from ..errors import MacauTablesError
+
+__all__ = [
+    "CODEC_TYPES",
+    "ClearFault",
+    "FaultCleared",
+    "Hit",
+    "OpenRound",
+    "OpenShoe",
+    "ReportFault",
+    "RoundRecovered",
+    "Sealed",
+    "ShoeLost",
+    "ShoeRevealed",
+    "Submitted",
+    "TableCommand",
+    "TableError",
+    "TableEvent",
+    "TableFaulted",
+    "TableSetup",
+]
+
+
+class TableError(MacauTablesError):
+    """A request the table service refuses (an unknown table, a table in fault, a retried
+    request with other parameters, a meter out of reach, …); the message says what to do."""
+
+    code: ClassVar[str] = "table_error"
+
+
+@dataclass(frozen=True, slots=True)
+class TableSetup:
+    """What a table is: ``game`` (a key of :data:`macau_tables.games.GAMES`), ``live``
+    (cards entered at a console or read by a card-reading shoe) or virtual (the CSPRNG shoe),
+    ``demo`` (a demonstration table: a seeded source is allowed), its configuration
+    ``config_id`` and its linked jackpot meter ``meter_id`` (``None``: no jackpot)."""
+
+    table_id: str
+    game: str
+    live: bool
+    demo: bool
+    config_id: str
+    meter_id: str | None = None
+
+
+# -- table commands ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OpenRound:
+    """Open the table's next round with the wagers the previous one carried out (CSP-11.1,
+    BAC-12). ``seated``: seat number → player id (baccarat BAC-15 / BAC-16; ignored by
+    Caribbean Stud, whose boxes are taken by the wagers)."""
+
+    seated: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenShoe:
+    """Live baccarat: a new physical shoe is in the shoe box; the console then sends the cut
+    and the burn (``baccarat.Cut``, ``baccarat.Burn``). A virtual table opens its shoes itself."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFault:
+    """A fault stops the table (CSP-11.4, BAC-10): the open round is resolved by the law and no
+    round opens until a supervisor clears the fault (:class:`ClearFault`)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClearFault:
+    """Supervisor ``supervisor`` puts the table back in service, saying ``reason``."""
+
+    supervisor: str
+    reason: str
+
+
+TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault
+"""The commands the service itself handles (everything else goes to the round or the shoe)."""
+
+
+# -- table events -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRevealed:
+    """A virtual shoe ended: its committed ``order`` (uncut) and ``salt`` published, and the
+    service's check of it: ``commitment_ok`` (the order and salt hash to ``commitment``) and
+    ``dealt_ok`` (the ``dealt`` cards that left the shoe, cut at ``cut``, are the order's;
+    ``mismatch_at``: the first position that is not). ``verified`` is both."""
+
+    shoe_no: int
+    shoe_id: str
+    commitment: str
+    order: tuple[Card, ...]
+    salt: str
+    cut: int
+    dealt: int
+    commitment_ok: bool
+    dealt_ok: bool
+    mismatch_at: int | None = None
+
+    @property
+    def verified(self) -> bool:
+        """The shoe dealt was the shoe committed."""
+        return self.commitment_ok and self.dealt_ok
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeLost:
+    """A virtual shoe's sealed order could not be recovered after a fault (CSP-11.4: "lost
+    shoe"): it cannot be revealed; the shoe is closed and a new one is shuffled."""
+
+    shoe_no: int
+    shoe_id: str
+    commitment: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableFaulted:
+    """A fault stopped the table (reported by ``reported_by``); in force until cleared."""
+
+    reason: str
+    reported_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCleared:
+    """A supervisor cleared the table's fault."""
+
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecovered:
+    """Start-up found round ``round_id`` open after an interruption and resolved it by the law
+    (``rule``: CSP-11.4 or BAC-10): ``action`` is ``"void"`` or ``"resume"``."""
+
+    round_id: str
+    action: str
+    rule: str
+    reason: str
+
+
+TableEvent = ShoeRevealed | ShoeLost | TableFaulted | FaultCleared | RoundRecovered
+"""The events the service records beside the games' events."""
+
+TABLE_EVENTS: Final[tuple[type, ...]] = (
+    ShoeRevealed,
+    ShoeLost,
+    TableFaulted,
+    FaultCleared,
+    RoundRecovered,
+)
+
+
+# -- values -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """A virtual shoe's hidden order, kept by the service until the shoe ends: ``order``
+    (uncut, as committed), ``salt`` (hex), ``commitment`` (the published digest), ``cut`` (the
+    rotation, see :mod:`macau_tables.baccarat.shoe`), ``production`` (the CSPRNG made it).
+    Hidden information: never in a view, a log record or a ``repr``."""
+
+    shoe_no: int
+    shoe_id: str
+    order: tuple[Card, ...]
+    salt: str
+    commitment: str
+    cut: int = 0
+    production: bool = True
+
+    def __repr__(self) -> str:
+        return f"Sealed(shoe {self.shoe_id!r}, {len(self.order)} cards, {self.commitment[:12]}…)"
+
+    def card_at(self, position: int) -> Card:
+        """The card dealt at ``position`` (0-based, after the cut)."""
+        if not 0 <= position < len(self.order):
+            raise TableError("tables.shoe_exhausted", shoe=self.shoe_id, position=position)
+        return self.order[(self.cut + position) % len(self.order)]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One jackpot award: the winning ``box``, the ``combination`` (a
+    :class:`~macau_tables.jackpot.Combination` value), the ``amount`` paid and the part of it
+    ``from_meter`` (a hit of the meter when > 0: recorded in its history)."""
+
+    box: int
+    combination: str
+    amount: int
+    from_meter: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """What an accepted command did (the answer stored for its idempotency key, so a retry
+    gets exactly this back): the records ``first_seq`` … ``last_seq`` of table ``table_id``
+    (``first_seq > last_seq`` when nothing was recorded), the chain ``head`` hash after them,
+    the round concerned and its phase. Carries no card: views come from subscriptions."""
+
+    table_id: str
+    round_id: str | None
+    first_seq: int
+    last_seq: int
+    head: str
+    phase: str | None
+    events: tuple[str, ...] = ()
+
+
+CODEC_TYPES: Final[tuple[type, ...]] = (
+    TableSetup,
+    OpenRound,
+    OpenShoe,
+    ReportFault,
+    ClearFault,
+    *TABLE_EVENTS,
+    Sealed,
+    Hit,
+    Submitted,
+)
+"""Every type of the table service the codec stores (namespace ``tables``)."""

@@ -1,0 +1,101 @@
+"""Publishing a table's views to its subscribers, per audience, after each commit.
+
+A subscriber names its :class:`~macau_tables.rounds.Audience` (a player by id, the dealer, a
+supervisor, the public) and gets a :class:`TableUpdate` holding the round's ``view(audience)``
+— never the raw state: what the round contract lets that audience see (SPEC "Hidden
+information"). Updates go out only after the database committed (a refused or rolled-back
+command publishes nothing), in commit order. A subscriber's exception is logged and never
+disturbs the table or the other subscribers.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..rounds import Audience, require_audience
+
+__all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TableUpdate:
+    """What a subscriber receives after a commit: table ``table_id`` at record ``seq``, the
+    round ``round_id`` as ``audience`` may see it (``view``; ``None`` before the first round),
+    the fault in force (its reason) and whether the meter can be reached."""
+
+    table_id: str
+    seq: int
+    audience: Audience
+    round_id: str | None
+    view: Any
+    fault: str | None
+    meter_link: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MeterUpdate:
+    """The linked meter ``meter_id`` now stands at ``amount`` (public: the jackpot display)."""
+
+    meter_id: str
+    amount: int
+
+
+Callback = Callable[[Any], None]
+
+
+class Subscription:
+    """One subscriber; :meth:`close` ends it."""
+
+    def __init__(self, hub: Hub, audience: Audience, callback: Callback) -> None:
+        self.audience = audience
+        self.callback = callback
+        self._hub = hub
+
+    def close(self) -> None:
+        """Stop receiving updates (idempotent)."""
+        self._hub.remove(self)
+
+
+class Hub:
+    """The subscribers of one table."""
+
+    def __init__(self) -> None:
+        self._subs: list[Subscription] = []
+        self._lock = threading.Lock()
+
+    def add(self, audience: object, callback: Callback) -> Subscription:
+        """Subscribe ``callback`` as ``audience`` (refuses anything that is not an
+        :class:`~macau_tables.rounds.Audience`)."""
+        sub = Subscription(self, require_audience(audience), callback)
+        with self._lock:
+            self._subs.append(sub)
+        return sub
+
+    def remove(self, sub: Subscription) -> None:
+        """Unsubscribe ``sub``."""
+        with self._lock:
+            if sub in self._subs:
+                self._subs.remove(sub)
+
+    def subscribers(self) -> list[Subscription]:
+        """The subscribers now."""
+        with self._lock:
+            return list(self._subs)
+
+    def publish(self, make: Callable[[Audience], Any], only: Subscription | None = None) -> None:
+        """Send each subscriber (or ``only`` one) ``make(its audience)``."""
+        for sub in [only] if only is not None else self.subscribers():
+            try:
+                sub.callback(make(sub.audience))
+            except Exception:
+                log.exception("a subscriber of the table failed")
+
+    def publish_public(self, update: Any) -> None:
+        """Send ``update`` to every subscriber (public information, e.g. the meter)."""
+        self.publish(lambda audience: update)

@@ -1,0 +1,541 @@
+"""The table service: one actor per table, on the store (issue 9, "Table service").
+
+``TableService(store, table_id, clock=…, rng=…)`` loads the table — its latest snapshot and
+the events recorded after it (so start-up does not grow with history) — resolves a round left
+open by the law (CSP-11.4, BAC-10; a fault recorded before is still in force), and then runs
+the table's commands one at a time:
+
+* :meth:`~TableService.submit` ``(command, idempotency_key=…, actor=…)``: the command runs on
+  the table's state (:func:`~.engine.execute`: the round contract, the shoe procedure, the
+  automatic steps after it), then ONE store transaction appends its events to the hash-chained
+  log, posts each event's ledger postings (jackpot contributions as deltas; an award computed
+  on the meter read under lock in that same transaction), records the meter's hits, the shoe
+  commitments and reveals, a snapshot now and then, and the idempotency record; only after the
+  commit are the views published to the subscribers. Returns a :class:`~.model.Submitted`.
+  The same key again returns the first result, nothing re-applied; the same key with another
+  request is refused (``tables.idempotency_mismatch``).
+* :meth:`~TableService.tick` ``(now)``: the clock's work — decision time-outs (CSP-6.4), card
+  holding time-outs (BAC-16), a settlement that waited for the meter, the lease.
+* :meth:`~TableService.subscribe` ``(audience, callback)``: views per audience.
+
+A table that is not a demonstration table refuses a seeded random source
+(:func:`~macau_tables.rng.require_production`). A table whose meter cannot be reached refuses
+jackpot wagers and says so (``tables.meter_link_down``) until the link is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Final
+
+from .. import codec
+from ..errors import CodecError, MacauTablesError, StoreError
+from ..jackpot import Meter
+from ..rng import RandomSource, SystemRandom, require_production
+from ..rounds import Audience, Expected
+from ..store import Store, TableStatus, Tx, TxKind
+from .clock import Clock, SystemClock, opening_date
+from .dealing import Dealing
+from .engine import Batch, TableState, advance, execute, recover
+from .links import Lease, MeterLink
+from .model import (
+    FaultCleared,
+    OpenRound,
+    ShoeLost,
+    ShoeRevealed,
+    Submitted,
+    TableError,
+    TableFaulted,
+    TableSetup,
+)
+from .publish import Hub, MeterUpdate, Subscription, TableUpdate
+from .storage import persist, read_table
+from .timers import DueTimers
+from .vault import DEFAULT_VAULT, SealedVault
+
+__all__ = ["SNAPSHOT_EVERY", "TableService", "request_digest"]
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_EVERY: Final = 500
+"""A snapshot is written between rounds once this many events were recorded since the last."""
+
+
+def request_digest(command: object) -> str:
+    """SHA-256 of the command's canonical bytes (what an idempotency key is bound to).
+    Refuses (``TableError``) anything the codec cannot store: it is no command."""
+    try:
+        return codec.sha256(command)
+    except CodecError as exc:
+        raise TableError("tables.not_a_command", command=repr(command)[:120]) from exc
+
+
+def _text(value: object, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TableError("tables.text_required", field=name)
+    return value
+
+
+class TableService:
+    """One casino table on the store (see the module docstring).
+
+    Refuses (at construction): an unknown table (``store.unknown_table``); a seeded random
+    source at a table that is not a demonstration table (``core.rng_not_production``); a table
+    whose meter's seed is not its configuration's (``tables.meter_seed_mismatch``); a table
+    another process holds (``tables.leased``).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        table_id: str,
+        *,
+        clock: Clock | None = None,
+        rng: RandomSource | None = None,
+        vault: SealedVault | None = None,
+        owner: str | None = None,
+        snapshot_every: int = SNAPSHOT_EVERY,
+    ) -> None:
+        self.store = store
+        self.table_id = table_id
+        self.clock: Clock = clock or SystemClock()
+        self.vault: SealedVault = vault or DEFAULT_VAULT
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.snapshot_every = snapshot_every
+        self._lock = threading.RLock()
+        self._hub = Hub()
+        self._timers = DueTimers()
+        self._load()
+        source: RandomSource = rng if rng is not None else SystemRandom()
+        if not self.setup.demo:
+            require_production(source)
+        self.rng = source
+        self._lease = Lease(store, table_id, self.owner)
+        self._lease.renew(self.clock.now(), force=True)
+        self._listener = (
+            store.listen_meters(self._on_meter) if self.setup.meter_id is not None else None
+        )
+        self._recover()
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        loaded = self.store.read(lambda tx: read_table(tx, self.table_id))
+        self.status: TableStatus = loaded.status
+        self.dealing: Dealing = loaded.dealing
+        self.state: TableState = loaded.state
+        self.setup: TableSetup = loaded.state.setup
+        self._seq: int = loaded.head.seq
+        self._head: str = loaded.head.hash
+        self._snap_seq: int = loaded.snapshot_seq
+        meter = loaded.meter
+        self._link = MeterLink(self.setup.meter_id, None)
+        if meter is not None:
+            seed = getattr(loaded.state.rules, "jackpot_seed", meter.seed)
+            if meter.seed != seed:
+                raise TableError(
+                    "tables.meter_seed_mismatch",
+                    table=self.table_id,
+                    meter=meter.meter_id,
+                    seed=meter.seed,
+                    table_seed=seed,
+                )
+            self._link.seen(meter.amount, meter.seed)
+        self._timers.track(self.state.round, self.dealing, self.clock.now())
+
+    def reload(self) -> None:
+        """Read the table again from the store (after a change made elsewhere, e.g. a new
+        configuration between rounds). The sealed order in play is kept."""
+        with self._lock:
+            deal = self.state.deal
+            self._load()
+            missing = self.dealing.awaiting_seal(self.state.deal)
+            sealed = getattr(deal, "sealed", None) or getattr(deal, "deck", None)
+            if missing is not None and sealed is not None and sealed.commitment == missing[2]:
+                self.state = replace(
+                    self.state, deal=self.dealing.with_sealed(self.state.deal, sealed)
+                )
+
+    def _recover(self) -> None:
+        """Start-up recovery (SPEC "Faults"): the sealed order in play comes back from the
+        vault or is recorded as lost; a round left open is resolved by the law."""
+        lost = False
+        missing = self.dealing.awaiting_seal(self.state.deal)
+        if missing is not None:
+            sealed = self.vault.get(self.table_id, missing[0])
+            if sealed is not None and sealed.commitment == missing[2]:
+                deal = self.dealing.with_sealed(self.state.deal, sealed)
+                self.state = replace(self.state, deal=deal)
+            else:
+                lost = True
+        if self.state.round_open or lost:
+            key = f"{self.table_id}:recovery:{self._seq}"
+            self._run(
+                lambda b: recover(b, "restart after an interruption", seal_lost=lost),
+                key=key,
+                request=codec.sha256({"recovery": self._seq}),
+                actor="recovery",
+                kind=TxKind.RECOVERY,
+            )
+
+    # -- commands --------------------------------------------------------------------------
+
+    def submit(self, command: object, *, idempotency_key: str, actor: str) -> Submitted:
+        """Run a client's ``command`` (a game command or a table command of :mod:`.model`)
+        and persist it with everything it set off, in one transaction; returns what it did.
+
+        Refuses, with nothing written: an empty key or actor (``tables.text_required``);
+        something that is no command (``tables.not_a_command``); a key already used for
+        another request (``tables.idempotency_mismatch``); a new round at a table that is not
+        open (``tables.table_closed``); whatever the law refuses (``RuleViolation`` naming the
+        rule) and the service refuses (``TableError``); a wallet too short for a wager
+        (``ledger.insufficient_funds``)."""
+        key = _text(idempotency_key, "idempotency_key")
+        who = _text(actor, "actor")
+        request = request_digest(command)
+
+        def step(batch: Batch) -> None:
+            if isinstance(command, OpenRound) and self.status is not TableStatus.OPEN:
+                raise TableError(
+                    "tables.table_closed", table=self.table_id, status=self.status.value
+                )
+            execute(batch, command)
+
+        return self._run(step, key=key, request=request, actor=who, kind=TxKind.ROUND)
+
+    def _run(
+        self,
+        step: Callable[[Batch], object],
+        *,
+        key: str,
+        request: str,
+        actor: str,
+        kind: TxKind,
+    ) -> Submitted:
+        with self._lock:
+            for _ in range(3):
+                try:
+                    outcome = self.store.run(
+                        lambda tx: self._transact(tx, step, key, request, actor, kind)
+                    )
+                except _MeterUnreachable as exc:
+                    self._link_down(exc.reason, manual=False)
+                    raise TableError(
+                        "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
+                    ) from exc
+                if outcome is None:  # another writer moved the log on: read it again
+                    self.reload()
+                    continue
+                if outcome.batch is not None:
+                    self._committed(outcome.batch, outcome.result)
+                self._lease.renew(self.clock.now())
+                return outcome.result
+            raise TableError("tables.stale", table=self.table_id)
+
+    def _transact(
+        self,
+        tx: Tx,
+        step: Callable[[Batch], object],
+        key: str,
+        request: str,
+        actor: str,
+        kind: TxKind,
+    ) -> _Done | None:
+        found = tx.idempotency_get(key)
+        if found is not None:
+            if found.scope != self.table_id or found.request_sha256 != request:
+                raise TableError("tables.idempotency_mismatch", key=key)
+            return _Done(codec.decode(found.response, expect=Submitted), None)
+        head = tx.chain_head(self.table_id)
+        if head.seq != self._seq:
+            return None
+        batch = Batch(
+            self.state,
+            self.dealing,
+            self.rng,
+            actor,
+            self.clock.now(),
+            meter_reader=self._meter_reader(tx) if self.setup.meter_id is not None else None,
+            meter_up=self._link.up,
+            meter_reason=self._link.reason,
+            last_meter=self._link.last,
+        )
+        step(batch)
+        result, snapped = persist(
+            tx,
+            batch,
+            actor=actor,
+            kind=kind,
+            seq=self._seq,
+            head=self._head,
+            snapshot_after=self._snap_seq + self.snapshot_every,
+        )
+        batch.snapshotted = snapped
+        tx.idempotency_put(
+            key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
+        )
+        return _Done(result, batch)
+
+    def _meter_reader(self, tx: Tx) -> Callable[[bool], Meter]:
+        meter_id = self.setup.meter_id
+        assert meter_id is not None
+
+        def read(lock: bool) -> Meter:
+            try:
+                amount = tx.meter_amount(meter_id, lock=lock)
+                seed = tx.meter(meter_id).seed
+            except StoreError as exc:
+                if exc.key == "store.unknown_meter":
+                    raise _MeterUnreachable(exc.message) from exc
+                raise
+            return Meter(amount, seed)
+
+        return read
+
+    def _committed(self, batch: Batch, result: Submitted) -> None:
+        """The transaction committed: the service's state moves on, then the views go out."""
+        self.state = batch.state
+        self._seq, self._head = result.last_seq, result.head
+        if batch.snapshotted:
+            self._snap_seq = self._seq
+        for sealed in batch.sealed:
+            self.vault.put(self.table_id, sealed)
+        for rec in batch.records:
+            e = rec.event
+            if isinstance(e, ShoeRevealed | ShoeLost):
+                self.vault.discard(self.table_id, e.shoe_no)
+            elif isinstance(e, TableFaulted):
+                self.status = TableStatus.FAULT
+            elif isinstance(e, FaultCleared):
+                self.status = TableStatus.OPEN
+        self._timers.track(self.state.round, self.dealing, self.clock.now())
+        if batch.records:
+            self._publish()
+
+    # -- the clock -------------------------------------------------------------------------
+
+    def tick(self, now: datetime | None = None) -> list[Submitted]:
+        """The clock's work at ``now`` (default: the service's clock): renew the lease; probe a
+        meter that could not be reached (and settle what waited for it); issue every time-out
+        now ripe — the decision time-out (CSP-6.4, ``decision_timeout_seconds``) and the card
+        holding time-out (BAC-16, ``holding_timeout_seconds``). Each issued command is an
+        ordinary idempotent submission (key ``"<table>:timeout:<seq>"``). Returns them."""
+        when = now or self.clock.now()
+        done: list[Submitted] = []
+        with self._lock:
+            self._lease.renew(when)
+            if not self._link.up and self._link.probe(self.store):
+                self._audit("meter_link_up", None)
+            if self._link.up and self._automatic_due():
+                done.append(self._advance("meter"))
+            if self.state.fault is not None:
+                return done
+            for _ in range(64):
+                ripe = self._timers.ripe(self.state.round, self.dealing, when)
+                if not ripe:
+                    break
+                command = ripe[0]
+                done.append(
+                    self.submit(
+                        command,
+                        idempotency_key=f"{self.table_id}:timeout:{self._seq}",
+                        actor="clock",
+                    )
+                )
+        return done
+
+    def next_deadline(self) -> datetime | None:
+        """When the next time-out falls due (``None``: none is running)."""
+        with self._lock:
+            return self._timers.next_deadline(self.state.round, self.dealing)
+
+    def _automatic_due(self) -> bool:
+        """Whether an automatic step waits (e.g. a settlement that waited for the meter)."""
+        probe = Batch(
+            self.state,
+            self.dealing,
+            self.rng,
+            "probe",
+            self.clock.now(),
+            meter_reader=lambda lock: self._link.last or Meter(0, 0),
+            meter_up=self._link.up,
+            last_meter=self._link.last,
+        )
+        try:
+            return bool(self.dealing.automatic(probe, play=self.state.fault is None))
+        except MacauTablesError:
+            return True
+
+    def _advance(self, why: str) -> Submitted:
+        key = f"{self.table_id}:{why}:{self._seq}"
+        return self._run(
+            advance,
+            key=key,
+            request=codec.sha256({why: self._seq}),
+            actor="service",
+            kind=TxKind.ROUND,
+        )
+
+    # -- the meter link --------------------------------------------------------------------
+
+    @property
+    def meter_link(self) -> tuple[bool, str | None]:
+        """``(up, reason it is down)``: whether the table can reach its meter."""
+        return self._link.up, self._link.reason
+
+    def meter_link_lost(self, reason: str) -> None:
+        """The link to the meter is down (reported by whoever watches it): jackpot wagers are
+        refused, saying so, until :meth:`meter_link_restored`."""
+        with self._lock:
+            self._link_down(_text(reason, "reason"), manual=True)
+
+    def meter_link_restored(self) -> None:
+        """The link to the meter is back: jackpot wagers are taken again, and a settlement
+        that waited for the meter is made."""
+        with self._lock:
+            self._link.restored()
+            self._audit("meter_link_up", None)
+            if self._automatic_due():
+                self._advance("meter")
+            self._publish()
+
+    def _link_down(self, reason: str, *, manual: bool) -> None:
+        self._link.lost(reason, manual=manual)
+        self._audit("meter_link_down", reason)
+        self._publish()
+
+    def _on_meter(self, meter_id: str, amount: int) -> None:
+        if meter_id == self.setup.meter_id:
+            self._link.seen(amount)
+            self._hub.publish_public(MeterUpdate(meter_id, amount))
+
+    def _audit(self, action: str, reason: str | None) -> None:
+        detail = {"meter_id": self.setup.meter_id}
+        try:
+            self.store.run(
+                lambda tx: tx.audit(
+                    action, actor=self.owner, table_id=self.table_id, reason=reason, detail=detail
+                )
+            )
+        except StoreError:  # the database itself is out of reach: the log says so
+            log.warning("table %s: %s (%s), not audited", self.table_id, action, reason)
+
+    # -- the table's status ------------------------------------------------------------------
+
+    def open_table(self, *, actor: str, reason: str) -> None:
+        """Open the table for rounds (audited). Refuses (``RuleViolation`` CSP-13 / BAC-19) a
+        configuration with an option lacking a valid, effective approval today, and a table
+        with a fault in force (``tables.in_fault``)."""
+        who, why = _text(actor, "actor"), _text(reason, "reason")
+        with self._lock:
+            if self.state.fault is not None:
+                raise TableError(
+                    "tables.in_fault", table=self.table_id, reason=self.state.fault.reason
+                )
+            self.state.rules.check_approvals(opening_date(self.clock.now()))
+            self._set_status(TableStatus.OPEN, who, why)
+
+    def close_table(self, *, actor: str, reason: str) -> None:
+        """Close the table (audited): no new round opens; a round in progress goes on."""
+        who, why = _text(actor, "actor"), _text(reason, "reason")
+        with self._lock:
+            self._set_status(TableStatus.CLOSED, who, why)
+
+    def _set_status(self, status: TableStatus, actor: str, reason: str) -> None:
+        self.store.run(
+            lambda tx: tx.set_table_status(self.table_id, status, actor=actor, reason=reason)
+        )
+        self.status = status
+        self._publish()
+
+    # -- views -----------------------------------------------------------------------------
+
+    @property
+    def round(self) -> Any:
+        """The current round, or the last one once it is over (``None`` before the first)."""
+        return self.state.round
+
+    def expected(self) -> Expected | None:
+        """What the current round waits for (``None`` before the first round)."""
+        r = self.state.round
+        return None if r is None else r.expected_next()
+
+    def view(self, audience: Audience) -> TableUpdate:
+        """What ``audience`` may see of the table now (the round's ``view``)."""
+        with self._lock:
+            return self._update(audience)
+
+    def subscribe(self, audience: Audience, callback: Callable[[Any], None]) -> Subscription:
+        """Send ``callback`` a :class:`~.publish.TableUpdate` for ``audience`` now and after
+        every commit, and the meter's :class:`~.publish.MeterUpdate` when it changes."""
+        with self._lock:
+            sub = self._hub.add(audience, callback)
+            self._hub.publish(self._update, only=sub)
+            return sub
+
+    def _update(self, audience: Audience) -> TableUpdate:
+        r = self.state.round
+        fault = self.state.fault
+        return TableUpdate(
+            self.table_id,
+            self._seq,
+            audience,
+            None if r is None else str(r.round_id),
+            None if r is None else r.view(audience),
+            None if fault is None else fault.reason,
+            self._link.up,
+        )
+
+    def _publish(self) -> None:
+        self._hub.publish(self._update)
+
+    # -- life --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop listening to the meter and give up the table's lease."""
+        with self._lock:
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
+            try:
+                self._lease.release()
+            except StoreError:
+                log.warning("table %s: lease not released", self.table_id)
+
+    def __enter__(self) -> TableService:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"TableService({self.table_id!r}, {self.setup.game}, seq {self._seq})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    """A transaction's outcome: the result, and the batch committed (``None``: a retry that
+    found its first result)."""
+
+    result: Submitted
+    batch: Batch | None
+
+
+class _MeterUnreachable(Exception):
+    """Reading the meter failed inside a transaction (rolled back; the link is marked down)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -1,0 +1,162 @@
+"""What the table service reads from the store and writes to it (always through ``Tx``).
+
+:func:`read_table` loads a table: its row, configuration, latest snapshot and the events after
+it, folded into a :class:`~.engine.TableState`. :func:`persist` writes one
+:class:`~.engine.Batch` inside the caller's transaction: the sealed shoes' commitments, the
+events (hash-chained by the store), each event's ledger postings, the side records of table
+events (shoe reveals, faults, recoveries: the shoes table, the table's status, the audit log),
+the meter's hits (awards that took money from the meter, in the order they were paid) and, now
+and then between rounds, a snapshot.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from .. import codec
+from ..store import ChainHead, MeterRecord, TableMode, TableStatus, Tx, TxKind
+from .adapters import dealing_for
+from .dealing import Dealing
+from .engine import Batch, TableState, load, restore, snapshot
+from .model import (
+    FaultCleared,
+    RoundRecovered,
+    ShoeLost,
+    ShoeRevealed,
+    Submitted,
+    TableFaulted,
+    TableSetup,
+)
+
+__all__ = ["Loaded", "persist", "read_table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A table as read: its status, dealing adapter, state, chain head, the seq of the
+    snapshot it started from (0: none) and its meter (``None``: no meter)."""
+
+    status: TableStatus
+    dealing: Dealing
+    state: TableState
+    head: ChainHead
+    snapshot_seq: int
+    meter: MeterRecord | None
+
+
+def read_table(tx: Tx, table_id: str) -> Loaded:
+    """Load ``table_id`` (refuses an unknown table: ``store.unknown_table``)."""
+    rec = tx.table(table_id)
+    rules = tx.get_config(rec.config_id)
+    resolver = tx.config_resolver()
+    setup = TableSetup(
+        rec.table_id, rec.game, rec.mode is TableMode.LIVE, rec.demo, rec.config_id, rec.meter_id
+    )
+    dealing = dealing_for(rec.game, live=setup.live)
+    snap = tx.snapshot_latest(table_id)
+    if snap is None:
+        base = TableState(setup, rules, dealing.initial())
+    else:
+        base = restore(setup, rules, snap.payload, dealing, resolver)
+    after = snap.seq if snap is not None else 0
+    events = [r.decode(resolver) for r in tx.read_events(table_id, after=after)]
+    meter = tx.meter(rec.meter_id) if rec.meter_id is not None else None
+    return Loaded(
+        rec.status, dealing, load(base, events, dealing), tx.chain_head(table_id), after, meter
+    )
+
+
+def persist(
+    tx: Tx,
+    batch: Batch,
+    *,
+    actor: str,
+    kind: TxKind,
+    seq: int,
+    head: str,
+    snapshot_after: int,
+) -> tuple[Submitted, bool]:
+    """Write everything ``batch`` did in ``tx`` (the table's log stood at ``seq``/``head``);
+    a snapshot is written when the table ends between rounds at or past ``snapshot_after``.
+    Returns the result and whether a snapshot was written."""
+    state = batch.state
+    table_id, meter_id = state.setup.table_id, state.setup.meter_id
+    for sealed in batch.sealed:
+        tx.shoe_put(table_id, sealed.shoe_no, sealed.commitment)
+    stored = []
+    for round_id, group in itertools.groupby(batch.records, key=lambda r: r.round_id):
+        stored += tx.append_events(table_id, [r.event for r in group], round_id=round_id)
+    for rec, ev in zip(batch.records, stored, strict=True):
+        if rec.postings:
+            tx.post(
+                rec.postings,
+                kind=kind,
+                table_id=table_id,
+                meter_id=meter_id,
+                actor=actor,
+                reason=ev.type,
+                event_seq=ev.seq,
+            )
+        _side_record(tx, table_id, rec.event, actor)
+    if meter_id is not None:
+        for round_id, hit in batch.hits:
+            if hit.from_meter > 0:
+                tx.record_hit(
+                    meter_id,
+                    table_id=table_id,
+                    round_id=round_id,
+                    box=hit.box,
+                    combination=hit.combination,
+                    amount=hit.amount,
+                )
+    last = stored[-1] if stored else None
+    new_seq = last.seq if last is not None else seq
+    snap = last is not None and not state.round_open and new_seq >= snapshot_after
+    if snap:
+        tx.snapshot_put(table_id, new_seq, snapshot(state, batch.dealing))
+    r: Any = state.round
+    result = Submitted(
+        table_id,
+        None if r is None else str(r.round_id),
+        stored[0].seq if stored else seq + 1,
+        new_seq,
+        last.hash if last is not None else head,
+        None if r is None else str(r.expected_next().phase),
+        tuple(ev.type for ev in stored),
+    )
+    return result, snap
+
+
+def _side_record(tx: Tx, table_id: str, event: object, actor: str) -> None:
+    """What a table event changes beside the log: the shoes table, the table's status, the
+    audit log."""
+    if isinstance(event, ShoeRevealed):
+        tx.shoe_reveal(table_id, event.shoe_no, codec.encode(event), event.verified)
+    elif isinstance(event, ShoeLost):
+        tx.audit(
+            "shoe_lost",
+            actor=actor,
+            table_id=table_id,
+            reason=event.reason,
+            detail={"shoe_no": event.shoe_no, "shoe_id": event.shoe_id},
+        )
+    elif isinstance(event, TableFaulted):
+        tx.set_table_status(
+            table_id,
+            TableStatus.FAULT,
+            actor=actor,
+            reason=event.reason,
+            fault={"reason": event.reason, "reported_by": event.reported_by},
+        )
+    elif isinstance(event, FaultCleared):
+        tx.set_table_status(table_id, TableStatus.OPEN, actor=event.supervisor, reason=event.reason)
+    elif isinstance(event, RoundRecovered):
+        tx.audit(
+            "round_recovered",
+            actor=actor,
+            table_id=table_id,
+            reason=event.reason,
+            detail={"round_id": event.round_id, "action": event.action, "rule": event.rule},
+        )

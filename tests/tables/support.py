@@ -1,0 +1,117 @@
+"""Builders shared by the table service tests (no tests here): approved rules of both games,
+a small casino on a store (configurations, linked meters, players with money, tables), and
+checks of the invariants every test repeats."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from fractions import Fraction
+from typing import Any
+
+from macau_tables.approvals import Approval
+from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind
+from macau_tables.baccarat.rules import default_limits as baccarat_limits
+from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
+from macau_tables.store import Store, TableMode, TableStatus
+from macau_tables.tables import FakeClock, TableService
+
+START = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # Monday 10:00 in Macau
+APPLIED, EFFECTIVE = date(2025, 12, 1), date(2025, 12, 5)
+UNIT = 100
+CARIBBEAN_SEED = 1_000_000
+BACCARAT_SEED = 1_000_000
+PLAYERS = tuple(f"p{n}" for n in range(1, 8))
+BANKROLL = 10_000_000
+
+
+def approved(rules: Any) -> Any:
+    """``rules`` with an approval (applied 1 Dec, effective 5 Dec 2025) for every option."""
+    records = tuple(
+        Approval(q.option, q.value, f"DICJ/{i}", APPLIED, EFFECTIVE)
+        for i, q in enumerate(rules.options_requiring_approval())
+    )
+    return replace(rules, approvals=records)
+
+
+def caribbean_rules(**overrides: Any) -> CaribbeanRules:
+    """A Caribbean Stud table (royal flush 100:1 approved)."""
+    settings: dict[str, Any] = {
+        "bet_unit": UNIT,
+        "ante_minimum": UNIT,
+        "ante_maximum": 100 * UNIT,
+        "jackpot_wager": UNIT,
+        "royal_flush_odds": 100,
+        "max_payout_per_box": 100_000_000,
+        "jackpot_fixed_awards": JackpotFixedAwards(5_000_000, 500_000, 50_000, 15_000, 10_000),
+        "jackpot_contribution": Fraction(7, 10),
+        "jackpot_seed": CARIBBEAN_SEED,
+        "dealing_procedure": DealingProcedure.SHUFFLER,
+        "decision_timeout_seconds": 30,
+    }
+    settings.update(overrides)
+    return approved(CaribbeanRules(**settings))
+
+
+def baccarat_rules(**overrides: Any) -> BaccaratRules:
+    """An 8-deck baccarat table with every wager, the jackpot and card holding."""
+    unit = 100
+    shoe = overrides.pop("shoe", ShoeSettings(decks=8, burn_rule=BurnRule.DECKS, demo_rounds=1))
+    settings: dict[str, Any] = {
+        "shoe": shoe,
+        "bet_unit": unit,
+        "limits": baccarat_limits(unit, tuple(WagerKind)),
+        "jackpot_wager": unit,
+        "jackpot_seed": BACCARAT_SEED,
+        "card_holding": True,
+        "holding_timeout_seconds": 20,
+    }
+    settings.update(overrides)
+    return approved(BaccaratRules(**settings))
+
+
+def casino(
+    store: Store,
+    tables: dict[str, tuple[str, Any, bool]],
+    *,
+    demo: bool = True,
+    meters: dict[str, str] | None = None,
+) -> None:
+    """Create on ``store``: the players p1..p7 with money, a meter per game (``meters``: game
+    → meter id; default ``m-<game>``), and ``tables`` (id → (game, rules, live)), open."""
+    meters = meters if meters is not None else {"caribbean": "m-car", "baccarat": "m-bac"}
+
+    def build(tx: Any) -> None:
+        for game, meter_id in meters.items():
+            seed = CARIBBEAN_SEED if game == "caribbean" else BACCARAT_SEED
+            tx.create_meter(meter_id, game=game, seed=seed, params={}, actor="test")
+        for p in PLAYERS:
+            tx.add_player(p, p.upper())
+            tx.deposit(p, BANKROLL, actor="cashier", reason="test float")
+        for table_id, (game, rules, live) in tables.items():
+            config_id = f"{table_id}-cfg"
+            tx.put_config(game, config_id, rules)
+            tx.create_table(
+                table_id,
+                name=table_id,
+                game=game,
+                mode=TableMode.LIVE if live else TableMode.VIRTUAL,
+                demo=demo,
+                config_id=config_id,
+                meter_id=meters.get(game),
+            )
+            tx.set_table_status(table_id, TableStatus.OPEN, actor="test", reason="open")
+
+    store.run(build)
+
+
+def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: Any) -> TableService:
+    """A service for ``table_id`` on a fake clock (a stable owner: a restart takes over)."""
+    return TableService(
+        store, table_id, clock=clock or FakeClock(START), owner=f"test:{table_id}", **kw
+    )
+
+
+def ledger_total(store: Store) -> int:
+    """The sum of every account's balance (0 at every commit)."""
+    return store.read(lambda tx: sum(a.balance for a in tx.accounts()))
