@@ -25,6 +25,11 @@ def require_module(name: str) -> ModuleType:
         pytest.skip(f"{name} is not installed")
 
 
-# Database fixtures (``database_url``, ``store``, ``pg_module_database``) for tests/store and
-# tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
-from tests.db_fixtures import database_url, pg_module_database, store  # noqa: E402, F401
+# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``) for
+# tests/store and tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
+from tests.db_fixtures import (  # noqa: E402, F401
+    database_url,
+    pg_module_database,
+    pg_store,
+    store,
+)

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REQUIRE_ALL
-
 PG_ADMIN_URL = os.environ.get(
     "MACAU_TABLES_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
 BACKENDS = ("sqlite", "postgresql")
+REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"  # as tests/conftest.py
 
 
 def _pg_unavailable(reason: str) -> None:
@@ -74,14 +73,64 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture
-def store(database_url: str) -> Iterator[object]:
-    """A migrated store on each backend (closed afterwards)."""
+def _pg_truncate_if_current(url: str) -> bool:
+    """Empty every table of a PostgreSQL database already at the current schema (much faster
+    than creating the schema again); ``False`` when the schema is not current."""
+    import sqlalchemy
+
+    from macau_tables.store import SCHEMA_VERSION, Store
+
+    probe = Store.open(url)
+    try:
+        if probe.schema_version() != SCHEMA_VERSION:
+            return False
+        probe.upgrade()  # refuses a foreign (newer) Alembic revision
+    except Exception:
+        return False
+    finally:
+        probe.close()
+    from macau_tables.store.schema import metadata
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.begin() as conn:  # DELETE is far quicker than TRUNCATE on tiny tables
+            for table in reversed(metadata.sorted_tables):
+                if table.name != "schema_info":
+                    conn.execute(table.delete())
+    finally:
+        engine.dispose()
+    return True
+
+
+def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> object:
     from macau_tables.store import Store
 
-    opened = Store.open(database_url)
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'macau-tables.db'}"
+    else:
+        url = request.getfixturevalue("pg_module_database")
+        if not _pg_truncate_if_current(url):
+            _reset_pg(url)
+    opened = Store.open(url)
     opened.upgrade()
+    return opened
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A migrated, empty store on each backend (closed afterwards)."""
+    opened = _migrated_store(request, request.param, tmp_path)
     try:
         yield opened
     finally:
-        opened.close()
+        opened.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def pg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A migrated, empty store on PostgreSQL only (multi-process, row locks, NOTIFY)."""
+    opened = _migrated_store(request, "postgresql", tmp_path)
+    try:
+        yield opened
+    finally:
+        opened.close()  # type: ignore[attr-defined]
