@@ -10,8 +10,8 @@ from sqlalchemy import text
 
 from macau_tables import codec
 from macau_tables.jackpot import Meter
-from macau_tables.ledger import Account, AccountKind, Posting, Reason
-from macau_tables.store import Store, TableMode, Tx, TxKind
+from macau_tables.store import Store, TableMode, Tx
+from tests.store.workers import contribute, contribution
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,20 +75,6 @@ def events(n: int, round_id: str = "r1") -> list[object]:
     out: list[object] = [ToyOpened(round_id, "cfg-1", RULES)]
     out += [ToyDealt(round_id, f"c{i}", i) for i in range(1, n)]
     return out[:n]
-
-
-def contribution(amount: int) -> tuple[Posting, ...]:
-    """A meter contribution out of the table's in-play money... from house funding (so it can be
-    repeated any number of times)."""
-    return (
-        Posting(Account(AccountKind.HOUSE_FUNDING), -amount, Reason.CONTRIBUTION),
-        Posting(Account(AccountKind.JACKPOT_METER), amount, Reason.CONTRIBUTION),
-    )
-
-
-def contribute(store: Store, amount: int, *, meter_id: str = "m-1") -> int | None:
-    """Post one contribution to ``meter_id`` in its own transaction."""
-    return store.run(lambda tx: tx.post(contribution(amount), kind=TxKind.ROUND, meter_id=meter_id))
 
 
 def behind_the_back(store: Store, sql: str, **params: Any) -> int:

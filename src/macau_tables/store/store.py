@@ -13,11 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, select, text
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
@@ -27,6 +24,9 @@ from . import schema as s
 from ._base import Clock, utc_now
 from .engine import BEGIN_OPTION, is_retryable, make_engine, resolve_url
 from .tx import Tx
+
+if TYPE_CHECKING:  # alembic is imported when migrating or checking, not to run transactions
+    from alembic.script import ScriptDirectory
 
 __all__ = ["METER_CHANNEL", "Listener", "MeterCallback", "Store", "retry_delay"]
 
@@ -122,6 +122,9 @@ class Store:
         with self._translate():
             with self._reading() as conn:
                 self._refuse_newer(conn)
+            from alembic import command
+            from alembic.config import Config
+
             with self.engine.begin() as conn:
                 config = Config()
                 config.set_main_option("script_location", str(MIGRATIONS))
@@ -331,6 +334,8 @@ def _revision(conn: Connection) -> str | None:
 
 
 def _scripts() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory(str(MIGRATIONS))
 
 

@@ -1,0 +1,192 @@
+"""Players, tables, leases, configurations, idempotency records, snapshots, shoes and the
+audit log, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from macau_tables import codec
+from macau_tables.cards import parse_cards
+from macau_tables.errors import StoreError
+from macau_tables.rng import SeededRandom, commit_shoe
+from macau_tables.store import Store, TableMode, TableStatus
+from macau_tables.store.verify import Check, verify
+from tests.store.support import GAME, RULES, ToyRules, behind_the_back, setup
+
+
+def test_players_have_wallets(store: Store) -> None:
+    setup(store, players={"alice": 300, "bob": 0})
+    players = store.read(lambda tx: tx.players())
+    assert [(p.player_id, p.name, p.balance) for p in players] == [
+        ("alice", "Alice", 300),
+        ("bob", "Bob", 0),
+    ]
+    assert store.read(lambda tx: tx.player("zoe")) is None
+    with pytest.raises(StoreError) as err:
+        store.run(lambda tx: tx.add_player("alice", "Again"))
+    assert err.value.key == "store.player_exists"
+    with pytest.raises(StoreError) as err:
+        store.read(lambda tx: tx.wallet_balance("zoe"))
+    assert err.value.key == "store.unknown_player"
+
+
+def test_tables_status_fault_and_audit(store: Store) -> None:
+    setup(store)
+    table = store.read(lambda tx: tx.table("t1"))
+    assert (table.game, table.mode, table.demo, table.status, table.meter_id) == (
+        GAME,
+        TableMode.VIRTUAL,
+        True,
+        TableStatus.CLOSED,
+        "m-1",
+    )
+    store.run(lambda tx: tx.set_table_status("t1", TableStatus.OPEN, actor="pit", reason="open"))
+    fault = {"kind": "shuffler", "round_id": "r7"}
+    store.run(
+        lambda tx: tx.set_table_status(
+            "t1", TableStatus.FAULT, actor="pit", reason="shuffler jam", fault=fault
+        )
+    )
+    faulted = store.read(lambda tx: tx.table("t1"))
+    assert (faulted.status, faulted.fault) == (TableStatus.FAULT, fault)
+    audit = store.read(lambda tx: tx.audit_entries(table_id="t1"))
+    assert [(a.action, a.actor, a.reason) for a in audit] == [
+        ("table_open", "pit", "open"),
+        ("table_fault", "pit", "shuffler jam"),
+    ]
+    assert audit[1].detail == fault
+    assert [t.table_id for t in store.read(lambda tx: tx.tables())] == ["t1"]
+    for call, key in (
+        (lambda tx: tx.table("t9"), "store.unknown_table"),
+        (
+            lambda tx: tx.create_table(
+                "t1", name="x", game=GAME, mode=TableMode.LIVE, demo=False, config_id="cfg-1"
+            ),
+            "store.table_exists",
+        ),
+        (
+            lambda tx: tx.create_table(
+                "t2", name="x", game="baccarat", mode=TableMode.LIVE, demo=False, config_id="cfg-1"
+            ),
+            "store.wrong_game",
+        ),
+        (
+            lambda tx: tx.create_table(
+                "t2", name="x", game=GAME, mode=TableMode.LIVE, demo=False, config_id="cfg-9"
+            ),
+            "store.unknown_config",
+        ),
+        (
+            lambda tx: tx.create_table(
+                "t2",
+                name="x",
+                game=GAME,
+                mode=TableMode.LIVE,
+                demo=False,
+                config_id="cfg-1",
+                meter_id="m-9",
+            ),
+            "store.unknown_meter",
+        ),
+    ):
+        with pytest.raises(StoreError) as err:
+            store.run(call)
+        assert err.value.key == key
+
+
+def test_a_table_moves_to_a_new_configuration_version(store: Store) -> None:
+    setup(store)
+    store.run(lambda tx: tx.put_config(GAME, "cfg-2", ToyRules("higher", 5_000)))
+    store.run(lambda tx: tx.set_table_config("t1", "cfg-2", actor="manager", reason="limits"))
+    assert store.read(lambda tx: tx.table("t1")).config_id == "cfg-2"
+    assert store.read(lambda tx: tx.config("cfg-1")).sha256 == codec.sha256(RULES)
+
+
+def test_a_tampered_configuration_is_refused_and_fails_verify(store: Store) -> None:
+    setup(store)
+    behind_the_back(
+        store,
+        "UPDATE configs SET payload = REPLACE(payload, '1000', '9000') WHERE config_id = 'cfg-1'",
+    )
+    with pytest.raises(StoreError) as err:
+        store.read(lambda tx: tx.get_config("cfg-1"))
+    assert err.value.key == "store.config_tampered"
+    failure = verify(store).failure
+    assert failure is not None
+    assert (failure.check, failure.relation, failure.record) == (Check.CONFIG, "configs", "cfg-1")
+
+
+def test_one_lease_holder_per_table_until_it_expires(store: Store) -> None:
+    setup(store)
+    now = store.read(lambda tx: tx.now())
+    soon = now + timedelta(seconds=30)
+    assert store.run(lambda tx: tx.acquire_lease("t1", "proc-a", until=soon))
+    assert not store.run(lambda tx: tx.acquire_lease("t1", "proc-b", until=soon))
+    assert store.run(lambda tx: tx.acquire_lease("t1", "proc-a", until=soon))  # renewal
+    store.run(lambda tx: tx.release_lease("t1", "proc-a"))
+    assert store.run(lambda tx: tx.acquire_lease("t1", "proc-b", until=now - timedelta(1)))
+    # proc-b's lease has expired: proc-a may take the table over.
+    assert store.run(lambda tx: tx.acquire_lease("t1", "proc-a", until=soon))
+    assert store.read(lambda tx: tx.table("t1")).lease_owner == "proc-a"
+
+
+def test_idempotency_records(store: Store) -> None:
+    setup(store)
+    assert store.read(lambda tx: tx.idempotency_get("k1")) is None
+    response = {"ok": True, "events": [1, 2], "text": "莊"}
+    store.run(
+        lambda tx: tx.idempotency_put("k1", scope="t1", request_sha256="ab" * 32, response=response)
+    )
+    record = store.read(lambda tx: tx.idempotency_get("k1"))
+    assert record is not None
+    assert (record.scope, record.request_sha256, record.response) == ("t1", "ab" * 32, response)
+    with pytest.raises(StoreError) as err:
+        store.run(
+            lambda tx: tx.idempotency_put("k1", scope="t1", request_sha256="cd" * 32, response={})
+        )
+    assert err.value.key == "store.idempotency_exists"
+
+
+def test_snapshots_latest_and_conflicts(store: Store) -> None:
+    setup(store)
+    assert store.read(lambda tx: tx.snapshot_latest("t1")) is None
+    store.run(lambda tx: tx.snapshot_put("t1", 10, {"state": "a"}))
+    store.run(lambda tx: tx.snapshot_put("t1", 20, {"state": "b"}))
+    store.run(lambda tx: tx.snapshot_put("t1", 20, {"state": "b"}))  # the same again: no-op
+    latest = store.read(lambda tx: tx.snapshot_latest("t1"))
+    assert latest is not None and (latest.seq, latest.payload) == (20, {"state": "b"})
+    earlier = store.read(lambda tx: tx.snapshot_latest("t1", at_most=15))
+    assert earlier is not None and earlier.seq == 10
+    with pytest.raises(StoreError) as err:
+        store.run(lambda tx: tx.snapshot_put("t1", 20, {"state": "c"}))
+    assert err.value.key == "store.snapshot_conflict"
+
+
+def test_shoes_commitment_then_reveal_once_and_verify_checks_it(store: Store) -> None:
+    setup(store)
+    order = parse_cards("As Kd 7h 2c")
+    commitment, reveal = commit_shoe(order, SeededRandom(1))
+    assert store.read(lambda tx: tx.next_shoe_no("t1")) == 1
+    store.run(lambda tx: tx.shoe_put("t1", 1, commitment.digest))
+    with pytest.raises(StoreError) as err:
+        store.run(lambda tx: tx.shoe_put("t1", 1, commitment.digest))
+    assert err.value.key == "store.shoe_exists"
+    store.run(lambda tx: tx.shoe_reveal("t1", 1, codec.encode(reveal), True))
+    with pytest.raises(StoreError) as err:
+        store.run(lambda tx: tx.shoe_reveal("t1", 1, codec.encode(reveal), True))
+    assert err.value.key == "store.shoe_revealed"
+    shoe = store.read(lambda tx: tx.shoes("t1"))[0]
+    assert (shoe.commitment, shoe.verified) == (commitment.digest, True)
+    assert codec.decode(shoe.revealed) == reveal
+    assert verify(store).ok
+    other = codec.encode(commit_shoe(parse_cards("As Kd 7h 3c"), SeededRandom(1))[1])
+    behind_the_back(
+        store,
+        "UPDATE shoes SET revealed = :r WHERE table_id = 't1' AND shoe_no = 1",
+        r=codec.canonical_bytes(other).decode(),
+    )
+    failure = verify(store).failure
+    assert failure is not None
+    assert (failure.check, failure.record, failure.key) == (Check.SHOE, "t1#1", "store.verify_shoe")
