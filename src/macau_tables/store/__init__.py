@@ -19,7 +19,9 @@ plain ``postgresql://`` URL is taken as psycopg too).
   macau-tables"), or that fails its integrity check (``store.integrity_failed``: SQLite
   ``PRAGMA quick_check``; both: the ledger sums to zero).
 * ``store.close()`` (also a context manager). ``store.dialect`` is ``"sqlite"`` or
-  ``"postgresql"``; ``store.url`` the URL without its password.
+  ``"postgresql"``; ``store.url`` the URL without its password (``store.raw_url`` with it, for
+  child processes); ``store.schema_version() -> int | None``.
+  ``Store.open(url, *, clock=utc_now, busy_timeout=10.0)``: ``clock`` gives every stored time.
 
 Transactions
 ------------
@@ -49,8 +51,9 @@ Players and casino tables
   ``add_player(player_id, name) -> None`` (creates the wallet ``wallet:<player_id>``);
   ``player(player_id) -> PlayerRecord | None``; ``players() -> list[PlayerRecord]``;
   ``create_table(table_id, *, name, game, mode: TableMode, demo: bool, config_id,
-  meter_id: str | None = None) -> TableRecord``; ``table(table_id) -> TableRecord`` (refuses an
-  unknown table: ``store.unknown_table``); ``tables() -> list[TableRecord]``;
+  meter_id: str | None = None) -> TableRecord`` (created CLOSED); ``table(table_id) ->
+  TableRecord`` (refuses an unknown table: ``store.unknown_table``); ``tables() ->
+  list[TableRecord]``;
   ``set_table_status(table_id, status: TableStatus, *, actor, reason, fault: Mapping | None =
   None) -> None`` (audited); ``set_table_config(table_id, config_id, *, actor, reason)``
   (audited); ``acquire_lease(table_id, owner, *, until: datetime) -> bool``;
@@ -61,7 +64,9 @@ Event log (per table, append-only, hash-chained; :mod:`macau_tables.store.chain`
   bytes.fromhex(prev_hash) + payload)``; genesis ``prev_hash`` = 64 zeros; the table's row is
   locked so appends to one table are serial); ``read_events(table_id, *, after: int = 0,
   limit: int | None = None) -> list[EventRecord]`` (``record.decode(rules)`` gives the event);
-  ``chain_head(table_id) -> ChainHead`` (``seq``, ``hash``; seq 0 and genesis when empty).
+  ``chain_head(table_id) -> ChainHead`` (``seq``, ``hash``; seq 0 and genesis when empty);
+  ``chain_heads() -> dict[str, ChainHead]``; ``round_ids(table_id) -> list[str]`` (in order);
+  ``read_events(..., round_id=...)`` reads one round.
 Ledger (double entry; balances updated in the same transaction)
   ``post(postings: Iterable[ledger.Posting], *, kind: TxKind, table_id: str | None = None,
   meter_id: str | None = None, actor: str | None = None, reason: str | None = None,
@@ -75,8 +80,9 @@ Ledger (double entry; balances updated in the same transaction)
   (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and reason required).
   ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔
   wallet transactions with who and why. ``balance(account_id) -> int``; ``wallet_balance(
-  player_id) -> int``; ``accounts() -> list[AccountRecord]``; ``transactions(*, table_id=None,
-  after: int = 0) -> list[TransactionRecord]`` (with their postings).
+  player_id) -> int``; ``accounts() -> list[AccountRecord]``; ``ledger_total() -> int``;
+  ``transaction(tx_id) -> TransactionRecord``; ``transactions(*, table_id=None, after: int = 0,
+  limit: int | None = None, tx_ids=None) -> list[TransactionRecord]`` (with their postings).
   Account ids (:func:`account_id`): ``wallet:<player>``, ``<kind>:<table_id>`` for in_play,
   carried, table_bank, commission; ``jackpot_meter:<meter_id>``; ``house_funding``; ``cashier``.
 Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one truth)
@@ -88,7 +94,8 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
   box: int, combination: str, amount: int) -> MeterHit`` (hits +1, pending parameters take
   effect now); ``hits(meter_id, *, last: int = 25) -> list[MeterHit]`` (newest first);
   ``set_meter_params(meter_id, *, seed: int | None = None, params: Mapping | None = None, actor,
-  reason) -> MeterRecord`` (pending until the next hit); ``adjust_meter(meter_id, amount, *,
+  reason) -> MeterRecord`` (``seed_pending``/``params_pending`` until the next hit; whether a
+  round is open is the service's check); ``adjust_meter(meter_id, amount, *,
   actor, reason) -> int`` (an audited adjustment transaction, either sign). Each meter change is
   in the meter's own hash-chained log (``meter_log``), so a tampered meter row is found.
   ``store.listen_meters(callback: Callable[[str, int], None]) -> Listener`` — called with
@@ -98,19 +105,24 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
 Idempotency, snapshots, shoes, audit
   ``idempotency_get(key) -> IdempotencyRecord | None``; ``idempotency_put(key, *, scope,
   request_sha256, response: Mapping) -> None`` (a key already stored: ``store.idempotency_exists``);
-  ``snapshot_put(table_id, seq, payload: Mapping) -> None``; ``snapshot_latest(table_id) ->
-  Snapshot | None``; ``shoe_put(table_id, shoe_no, commitment: str) -> None``;
+  ``snapshot_put(table_id, seq, payload: Mapping) -> None`` (the same again is a no-op);
+  ``snapshot_latest(table_id, *, at_most: int | None = None) -> Snapshot | None``;
+  ``shoe_put(table_id, shoe_no, commitment: str) -> None``; ``next_shoe_no(table_id) -> int``;
   ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
-  ``shoes(table_id) -> list[ShoeRecord]``; ``audit(action, *, actor, table_id=None, reason=None,
-  detail: Mapping | None = None) -> int``; ``audit_entries(*, table_id=None) -> list[AuditEntry]``.
+  ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
+  ShoeReveal)`` so that verify checks it against the commitment); ``audit(action, *, actor,
+  table_id=None, reason=None, detail: Mapping | None = None) -> int``; ``audit_entries(*,
+  table_id=None, action=None) -> list[AuditEntry]``.
   ``tx.now() -> datetime`` (UTC, the store's clock); ``tx.after_commit(callback)``.
 
 Verification (:mod:`macau_tables.store.verify`, reads only)
   ``verify(store) -> Verification`` (``.ok``, ``.failure: Failure | None``, counts):
-  every table's chain (hashes recomputed, seq contiguous, type column = payload type, rules
-  references known with their hash), every configuration's hash, every meter's log chain and its
-  row, every transaction's digest and sum zero, every account balance = the sum of its postings,
-  the ledger sums to zero. The first failure names the check, the database relation, the record
+  every configuration's hash, every table's chain (hashes recomputed, seq contiguous, type column
+  = payload type, rules references known with their hash), every meter's log chain and its row
+  and hits, every revealed shoe against its commitment, every transaction's digest and sum zero,
+  every account balance = the sum of its postings, the ledger sums to zero. ``verify_tx(tx)``
+  does the same inside an open transaction; ``verify_chain``, ``verify_meters``, … each part.
+  The first failure names the check, the database relation, the record
   (``"t1#17"``, ``"tx 42"``, ``"wallet:alice"``) and the table id.
 """
 
