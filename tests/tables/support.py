@@ -115,3 +115,79 @@ def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: A
 def ledger_total(store: Store) -> int:
     """The sum of every account's balance (0 at every commit)."""
     return store.read(lambda tx: sum(a.balance for a in tx.accounts()))
+
+
+class PureTable:
+    """A table run by the pure engine alone (no database): every command's batch is checked
+    (balanced postings) and "committed" to an in-memory log, a meter and the sealed orders."""
+
+    def __init__(
+        self,
+        game: str,
+        rules: Any,
+        *,
+        live: bool = False,
+        seed: int = 1,
+        meter: int | None = None,
+        table_id: str = "t1",
+    ) -> None:
+        from macau_tables.rng import SeededRandom
+        from macau_tables.tables.adapters import dealing_for
+        from macau_tables.tables.engine import TableState
+        from macau_tables.tables.model import TableSetup
+
+        self.setup = TableSetup(table_id, game, live, True, "cfg", "m1")
+        self.dealing = dealing_for(game, live=live)
+        self.state = TableState(self.setup, rules, self.dealing.initial())
+        self.source = SeededRandom(seed)
+        self.meter = rules.jackpot_seed if meter is None else meter
+        self.meter_up = True
+        self.log: list[object] = []
+        self.records: list[Any] = []
+        self.sealed: list[Any] = []
+        self.hits: list[Any] = []
+        self.now = START
+
+    def batch(self) -> Any:
+        from macau_tables.jackpot import Meter
+        from macau_tables.tables.engine import Batch
+
+        seed = self.state.rules.jackpot_seed
+        return Batch(
+            self.state,
+            self.dealing,
+            self.source,
+            "test",
+            self.now,
+            meter_reader=lambda lock: Meter(self.meter, seed),
+            meter_up=self.meter_up,
+            meter_reason=None if self.meter_up else "test",
+        )
+
+    def commit(self, batch: Any) -> Any:
+        from macau_tables import ledger
+
+        for rec in batch.records:
+            assert ledger.is_balanced(rec.postings), rec
+            for p in rec.postings:
+                if p.account.kind is ledger.AccountKind.JACKPOT_METER:
+                    self.meter += p.amount
+        self.log.extend(r.event for r in batch.records)
+        self.records.extend(batch.records)
+        self.sealed.extend(batch.sealed)
+        self.hits.extend(batch.hits)
+        self.state = batch.state
+        return batch
+
+    def run(self, command: object) -> Any:
+        """Execute ``command`` and commit it; returns the batch."""
+        from macau_tables.tables.engine import execute
+
+        return self.commit(execute(self.batch(), command))
+
+    def reloaded(self) -> Any:
+        """The state rebuilt from the log alone (as start-up does, without a snapshot)."""
+        from macau_tables.tables.engine import TableState, load
+
+        base = TableState(self.setup, self.state.rules, self.dealing.initial())
+        return load(base, self.log, self.dealing)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import codec
+from ..rng import ShoeReveal
 from ..store import ChainHead, MeterRecord, TableMode, TableStatus, Tx, TxKind
 from .adapters import dealing_for
 from .dealing import Dealing
@@ -133,7 +134,10 @@ def _side_record(tx: Tx, table_id: str, event: object, actor: str) -> None:
     """What a table event changes beside the log: the shoes table, the table's status, the
     audit log."""
     if isinstance(event, ShoeRevealed):
-        tx.shoe_reveal(table_id, event.shoe_no, codec.encode(event), event.verified)
+        # The shoes table keeps the reveal as the core ShoeReveal (order and salt: what the
+        # store's verification hashes against the commitment); the log keeps the full check.
+        revealed = codec.encode(ShoeReveal(event.order, event.salt))
+        tx.shoe_reveal(table_id, event.shoe_no, revealed, event.verified)
     elif isinstance(event, ShoeLost):
         tx.audit(
             "shoe_lost",

@@ -1,0 +1,461 @@
+"""The table engine without a database: the dealing adapters of both games, the reveal and its
+check, replay of the log, snapshots, recovery decisions and the refusals of the service's own
+rules (virtual cards, the settlement, faults, the meter link)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from macau_tables import codec
+from macau_tables.baccarat import shoe as S
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import CloseBetting as BacClose
+from macau_tables.baccarat.commands import DealCard as BacDeal
+from macau_tables.baccarat.commands import PlaceWager, Reveal, Settle
+from macau_tables.baccarat.events import CardDealt as BacCardDealt
+from macau_tables.baccarat.events import RoundSettled as BacSettled
+from macau_tables.baccarat.round import BaccaratRound
+from macau_tables.baccarat.rules import BurnRule, ShoeSettings, WagerKind
+from macau_tables.cards import DECK, Card
+from macau_tables.caribbean.actions import (
+    CloseBetting,
+    DealCard,
+    Fold,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+    Showdown,
+    Void,
+)
+from macau_tables.caribbean.events import BettingClosed, CardDealt, RoundVoided
+from macau_tables.errors import RuleViolation
+from macau_tables.rng import SeededRandom, verify_commitment
+from macau_tables.rounds import DueKind
+from macau_tables.tables.dealing import reveal, seal
+from macau_tables.tables.engine import TableState, recover, restore, snapshot
+from macau_tables.tables.model import (
+    ClearFault,
+    OpenRound,
+    ReportFault,
+    RoundRecovered,
+    Sealed,
+    ShoeLost,
+    ShoeRevealed,
+    TableError,
+    TableFaulted,
+)
+
+from .support import PureTable, baccarat_rules, caribbean_rules
+
+# -- drivers ----------------------------------------------------------------------------------
+
+
+def caribbean_round(t: PureTable, rnd: random.Random, *, boxes: int = 3) -> Any:
+    """One Caribbean Stud round with ``boxes`` players (jackpot wagers now and then)."""
+    t.run(OpenRound())
+    for box in range(1, boxes + 1):
+        player = f"p{box}"
+        if t.state.round.box(box) is None or t.state.round.box(box).ante == 0:
+            t.run(PlaceAnte(box, player, 100 * rnd.randint(1, 5)))
+        if not t.state.round.box(box).jackpot and rnd.random() < 0.5:
+            t.run(PlaceJackpotWager(box, player))
+    t.run(CloseBetting())
+    r = t.state.round
+    for due in r.expected_next().due:
+        if due.kind is DueKind.DECISION:
+            ante = r.box(due.position).ante
+            if rnd.random() < 0.6:
+                t.run(Raise(due.position, due.player, 2 * ante))
+            else:
+                t.run(Fold(due.position, due.player))
+    assert t.state.round.is_over
+    return t.state.round
+
+
+def baccarat_round(t: PureTable, rnd: random.Random) -> Any:
+    """One baccarat round (two seated players, card holding answered by the holder)."""
+    t.run(OpenRound(((1, "alice"), (2, "bob"))))
+    r = t.state.round
+    if not any(w.carried and w.player == "alice" for w in r.wagers):
+        t.run(PlaceWager("alice", seat(1), rnd.choice([WagerKind.BANKER, WagerKind.PLAYER]), 1000))
+    t.run(PlaceWager("bob", seat(2), WagerKind.PLAYER, 500))
+    if rnd.random() < 0.5:
+        t.run(PlaceWager("bob", seat(2), WagerKind.JACKPOT, 100))
+    t.run(BacClose())
+    while not t.state.round.is_over:
+        r = t.state.round
+        due = r.expected_next().due[0]
+        assert due.kind is DueKind.REVEAL and due.player is not None, due
+        step = r.pending_reveal()
+        t.run(Reveal(step.side, step.part, due.player))
+    return t.state.round
+
+
+# -- Caribbean Stud ---------------------------------------------------------------------------
+
+
+def test_caribbean_virtual_rounds_deal_from_a_deck_committed_before_the_first_card() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    rnd = random.Random(3)
+    for _ in range(25):
+        caribbean_round(t, rnd)
+    assert t.reloaded() == t.state
+    reveals = [e for e in t.log if isinstance(e, ShoeRevealed)]
+    assert len(reveals) == 25 and all(x.verified for x in reveals)
+    # Randomness: each round's commitment is in its BettingClosed, before its first card; the
+    # reveal is that commitment and the cards dealt are the committed order's first cards.
+    closed = [i for i, e in enumerate(t.log) if isinstance(e, BettingClosed)]
+    first_cards = [
+        next(i for i in range(c, len(t.log)) if isinstance(t.log[i], CardDealt)) for c in closed
+    ]
+    assert all(c < f for c, f in zip(closed, first_cards, strict=True))
+    for c, x in zip(closed, reveals, strict=True):
+        assert t.log[c].shoe_commitment == x.commitment
+        assert verify_commitment(x.commitment, x.order, x.salt)
+    assert all(s.production is False for s in t.sealed)  # the test's seeded source
+
+
+def test_caribbean_refuses_cards_and_the_showdown_from_a_client_at_a_virtual_table() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    with pytest.raises(TableError) as exc:
+        t.run(DealCard(DECK[0]))
+    assert exc.value.key == "tables.virtual_deals"
+    t.run(CloseBetting())
+    with pytest.raises(TableError) as exc:
+        t.run(Showdown(t.state.rules.new_meter()))
+    assert exc.value.key == "tables.service_settles"
+    with pytest.raises(TableError) as exc:
+        t.run(OpenRound())
+    assert exc.value.key == "tables.round_open"
+
+
+def test_caribbean_live_takes_the_console_cards_checked_by_the_round_CSP_7() -> None:
+    t = PureTable("caribbean", caribbean_rules(), live=True)
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(CloseBetting())
+    deck = list(DECK)
+    while t.state.round.expected_next().due[0].kind is DueKind.CARD:
+        t.run(DealCard(deck.pop()))
+    with pytest.raises(RuleViolation):  # a card already in the round
+        t.run(DealCard(t.state.round.dealer_cards[0]))
+    t.run(Fold(1, "p1"))
+    assert t.state.round.is_over and not any(isinstance(e, ShoeRevealed) for e in t.log)
+
+
+def test_caribbean_recovery_voids_the_round_and_carries_the_jackpot_wagers_CSP_11_4() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(2, "p2", 300))
+    t.run(PlaceJackpotWager(2, "p2"))
+    t.run(CloseBetting())
+    b = recover(t.batch(), "restart")
+    t.commit(b)
+    events = [r.event for r in b.records]
+    assert isinstance(events[0], RoundRecovered) and events[0].rule == "CSP-11.4"
+    assert events[0].action == "void"
+    assert any(isinstance(e, RoundVoided) for e in events)
+    assert isinstance(events[-1], ShoeRevealed) and events[-1].verified
+    carried = t.state.carried()
+    assert [(w.box, w.player, w.amount) for w in carried] == [(2, "p2", 100)]
+    t.run(OpenRound())  # the next round takes the jackpot wager over
+    assert t.state.round.box(2).jackpot_carried
+
+
+def test_a_lost_deck_is_recorded_and_the_round_still_void_CSP_11_4() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(CloseBetting())
+    restarted = replace(t.state, deal=t.dealing.load(t.dealing.initial(), t.log))
+    assert t.dealing.awaiting_seal(restarted.deal) is not None
+    t.state = restarted
+    b = t.commit(recover(t.batch(), "restart", seal_lost=True))
+    kinds = [type(r.event).__name__ for r in b.records]
+    assert kinds[:2] == ["RoundRecovered", "RoundVoided"] and kinds[-1] == "ShoeLost"
+    assert t.dealing.awaiting_seal(t.state.deal) is None
+    assert t.reloaded() == t.state
+
+
+# -- baccarat ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("burn", list(BurnRule))
+def test_baccarat_virtual_shoes_cut_burn_demo_rounds_and_verified_reveals(burn: BurnRule) -> None:
+    fixed = 3 if burn is BurnRule.FIXED else 0
+    shoe = ShoeSettings(decks=6, burn_rule=burn, fixed_burn=fixed, demo_rounds=2)
+    t = PureTable("baccarat", baccarat_rules(shoe=shoe), seed=5)
+    rnd = random.Random(5)
+    for _ in range(150):
+        baccarat_round(t, rnd)
+    assert t.reloaded() == t.state
+    opened = [e for e in t.log if isinstance(e, S.ShoeOpened)]
+    reveals = [e for e in t.log if isinstance(e, ShoeRevealed)]
+    assert len(opened) >= 2 and len(reveals) == len(opened) - 1
+    assert all(x.verified for x in reveals)
+    demo = [e for e in t.log if isinstance(e, S.RoundStarted) and e.demo]
+    assert len(demo) == 2 * len(opened)  # BAC-2.2: the table's demonstration rounds, each shoe
+    # the commitment of each shoe is recorded in its ShoeOpened, before any of its cards
+    for o, x in zip(opened, reveals, strict=False):
+        assert o.commitment == x.commitment
+    cut = [e for e in t.log if isinstance(e, S.ShoeCut)]
+    assert all(c.cutter is S.Cutter.DEALER for c in cut)  # BAC-2.1: who cut is recorded
+
+
+def test_baccarat_machine_deals_each_round_from_its_own_committed_shuffle_BAC_7_2() -> None:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8, machine=True), card_holding=False)
+    t = PureTable("baccarat", rules, seed=9)
+    for _ in range(12):
+        t.run(OpenRound(((1, "alice"),)))
+        t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+        t.run(BacClose())
+        assert t.state.round.is_over
+    reveals = [e for e in t.log if isinstance(e, ShoeRevealed)]
+    assert len(reveals) == 12 and all(x.verified and x.cut == 0 for x in reveals)
+    assert len({x.commitment for x in reveals}) == 12
+    assert t.reloaded() == t.state
+
+
+def test_baccarat_client_cards_shoe_commands_and_settlement_refused_at_a_virtual_table() -> None:
+    t = PureTable("baccarat", baccarat_rules())
+    t.run(OpenRound(((1, "alice"),)))
+    for command, key in [
+        (BacDeal(DECK[0]), "tables.virtual_deals"),
+        (S.Cut(S.Cutter.PLAYER, "alice", 10), "tables.virtual_shoe_itself"),
+        (S.Burn((None,)), "tables.virtual_shoe_itself"),
+        (Settle(), "tables.service_settles"),
+    ]:
+        with pytest.raises(TableError) as exc:
+            t.run(command)
+        assert exc.value.key == key
+
+
+def test_baccarat_live_shoe_opened_cut_burned_then_rounds_from_the_console_BAC_10() -> None:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=False)
+    t = PureTable("baccarat", rules, live=True)
+    with pytest.raises(TableError) as exc:
+        t.run(OpenRound())
+    assert exc.value.key == "tables.open_shoe_first"
+    from macau_tables.tables.model import OpenShoe
+
+    t.run(OpenShoe())
+    with pytest.raises(TableError) as exc:
+        t.run(OpenRound())
+    assert exc.value.key == "tables.shoe_not_ready"
+    t.run(S.Cut(S.Cutter.PLAYER, "alice", 200))
+    t.run(S.Burn((None,) * 8))
+    t.run(OpenRound(((1, "alice"),)))
+    t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    physical = [Card.parse(x) for x in ("9s", "2h", "Kd", "3c")]
+    for card in physical:
+        t.run(BacDeal(card))
+    assert t.state.round.is_over  # a natural: settled by the service
+    assert t.state.deal.shoe.out == 12 and t.state.deal.shoe.current_round is None
+    assert t.reloaded() == t.state
+
+
+@pytest.mark.parametrize(
+    ("cards", "action"),
+    [
+        (0, "resume"),  # betting: no card dealt yet
+        (2, "void"),  # two of four cards: not all recorded (BAC-10)
+        (4, "resume"),  # the first four, a reveal due: all its cards recorded so far
+    ],
+)
+def test_baccarat_recovery_resumes_only_a_round_whose_cards_are_recorded_BAC_10(
+    cards: int, action: str
+) -> None:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=True)
+    t = PureTable("baccarat", rules, live=True)
+    from macau_tables.tables.model import OpenShoe
+
+    t.run(OpenShoe())
+    t.run(S.Cut(S.Cutter.PLAYER, "alice", 200))
+    t.run(S.Burn((None,) * 8))
+    t.run(OpenRound(((1, "alice"),)))
+    t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    for card in [Card.parse(x) for x in ("2s", "3h", "4d", "5c")][:cards]:
+        t.run(BacDeal(card))
+    b = t.commit(recover(t.batch(), "restart"))
+    first = b.records[0].event
+    assert isinstance(first, RoundRecovered) and first.rule == "BAC-10" and first.action == action
+    assert t.state.round.is_over is (action == "void")
+    if action == "void":
+        assert t.state.round.settlement.lines[0].outcome == "returned"
+
+
+def test_baccarat_with_its_shoe_lost_voids_a_round_that_needs_cards_and_changes_the_shoe() -> None:
+    t = PureTable("baccarat", baccarat_rules(card_holding=False))
+    t.run(OpenRound(((1, "alice"),)))
+    t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    t.state = replace(t.state, deal=t.dealing.load(t.dealing.initial(), t.log))
+    b = t.commit(recover(t.batch(), "restart", seal_lost=True))
+    kinds = [type(r.event).__name__ for r in b.records]
+    assert kinds[0] == "RoundRecovered" and b.records[0].event.action == "void"
+    assert "ShoeLost" in kinds and kinds[-1] == "ShoeFinished"
+    t.run(OpenRound(((1, "alice"),)))  # a new shoe, shuffled and committed
+    assert t.state.deal.shoes == 2 and t.state.deal.sealed is not None
+    assert t.reloaded() == t.state
+
+
+# -- the reveal and its check -----------------------------------------------------------------
+
+
+def test_reveal_checks_every_card_dealt_against_the_committed_order_after_the_cut() -> None:
+    sealed = replace(seal(DECK, SeededRandom(1), 1, "s1"), cut=5)
+    dealt = [sealed.card_at(i) for i in range(20)]
+    ok = reveal(sealed, dealt)
+    assert ok.verified and ok.dealt == 20 and ok.mismatch_at is None
+    swapped = [*dealt[:7], dealt[8], dealt[7], *dealt[9:]]
+    bad = reveal(sealed, swapped)
+    assert not bad.verified and bad.commitment_ok and bad.mismatch_at == 7
+    unseen = reveal(sealed, [None, *dealt[1:]])  # a card burned face down counts, unseen
+    assert unseen.verified
+    forged = reveal(replace(sealed, salt="00" * 32), dealt)
+    assert not forged.commitment_ok and not forged.verified
+    assert "order" not in repr(sealed) and str(DECK[0]) not in repr(sealed)
+
+
+def test_a_shoe_that_fails_its_check_stops_the_table() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(CloseBetting())
+    deck = t.state.deal.deck
+    order = list(deck.order)
+    order[0], order[1] = order[1], order[0]
+    forged = Sealed(deck.shoe_no, deck.shoe_id, tuple(order), deck.salt, deck.commitment)
+    t.state = replace(t.state, deal=replace(t.state.deal, deck=forged))
+    t.run(Fold(1, "p1"))
+    assert isinstance(t.log[-1], TableFaulted) and t.state.fault is not None
+    with pytest.raises(TableError) as exc:
+        t.run(OpenRound())
+    assert exc.value.key == "tables.in_fault"
+
+
+# -- faults, the meter link -------------------------------------------------------------------
+
+
+def test_a_reported_fault_voids_the_round_and_holds_until_cleared() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(ReportFault("shuffler jammed"))
+    assert t.state.fault is not None and t.state.round.is_over
+    for command in (OpenRound(), PlaceAnte(2, "p2", 100)):
+        with pytest.raises(TableError) as exc:
+            t.run(command)
+        assert exc.value.key == "tables.in_fault"
+    with pytest.raises(TableError):
+        t.run(ClearFault("", "ok"))
+    assert t.reloaded().fault == t.state.fault
+    t.run(ClearFault("sup-1", "shuffler replaced"))
+    assert t.state.fault is None and t.reloaded() == t.state
+    t.run(OpenRound())
+
+
+def test_jackpot_wagers_refused_while_the_meter_cannot_be_reached() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.meter_up = False
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    with pytest.raises(TableError) as exc:
+        t.run(PlaceJackpotWager(1, "p1"))
+    assert exc.value.key == "tables.meter_link_down"
+    t.run(CloseBetting())
+    t.run(Fold(1, "p1"))  # no jackpot wager in play: settled on the last meter known
+    assert t.state.round.is_over
+    b = PureTable("baccarat", baccarat_rules())
+    b.meter_up = False
+    b.run(OpenRound(((1, "alice"),)))
+    with pytest.raises(TableError) as exc:
+        b.run(PlaceWager("alice", seat(1), WagerKind.JACKPOT, 100))
+    assert exc.value.key == "tables.meter_link_down"
+
+
+def test_a_settlement_with_a_jackpot_wager_waits_for_the_meter() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(PlaceJackpotWager(1, "p1"))
+    t.run(CloseBetting())
+    t.meter_up = False
+    t.run(Fold(1, "p1"))
+    assert not t.state.round.is_over  # the showdown waits
+    t.meter_up = True
+    from macau_tables.tables.engine import advance
+
+    b = t.batch()
+    advance(b)
+    t.commit(b)
+    assert t.state.round.is_over
+
+
+# -- snapshots --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_a_snapshot_restores_the_state_and_the_log_continues_from_it(game: str) -> None:
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
+    t = PureTable(game, rules, seed=11)
+    rnd = random.Random(11)
+    play = caribbean_round if game == "caribbean" else baccarat_round
+    for _ in range(30):
+        play(t, rnd)
+    data = codec.canonical_bytes(snapshot(t.state, t.dealing))  # JSON-ready
+    import json
+
+    resolver = {"cfg": rules}
+    restored = restore(t.setup, rules, json.loads(data), t.dealing, resolver.__getitem__)
+    assert restored == t.state
+    mark = len(t.log)
+    for _ in range(10):
+        play(t, rnd)
+    from macau_tables.tables.engine import load
+
+    assert load(restored, t.log[mark:], t.dealing) == t.state
+    sealed = t.state.deal.sealed if game == "baccarat" else None
+    if sealed is not None:  # the shoe in play: never its salt (nor its order) in a snapshot
+        assert sealed.salt not in data.decode() and sealed.commitment in data.decode()
+
+
+def test_recover_of_a_table_between_rounds_does_nothing() -> None:
+    t = PureTable("baccarat", baccarat_rules())
+    baccarat_round(t, random.Random(1))
+    b = recover(t.batch(), "restart")
+    assert b.records == [] and b.state == t.state
+
+
+def test_table_state_names_its_rounds_by_table_and_number() -> None:
+    t = PureTable("caribbean", caribbean_rules(), table_id="car-7")
+    assert isinstance(t.state, TableState) and t.state.next_round_id() == "car-7-1"
+    caribbean_round(t, random.Random(2))
+    assert t.state.round.round_id == "car-7-1" and t.state.next_round_id() == "car-7-2"
+
+
+def test_baccarat_settles_a_complete_round_with_the_meter_when_a_jackpot_wager_is_in_play() -> None:
+    t = PureTable("baccarat", baccarat_rules(card_holding=False), meter=5_000_000)
+    t.run(OpenRound(((1, "alice"),)))
+    t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
+    t.run(PlaceWager("alice", seat(1), WagerKind.JACKPOT, 100))
+    t.run(BacClose())
+    settled = [e for e in t.log if isinstance(e, BacSettled)][-1]  # after the demo round
+    assert settled.settlement.meter_before is not None
+    assert settled.settlement.meter_before.amount == 5_000_000
+    assert any(isinstance(e, BacCardDealt) for e in t.log)
+    assert isinstance(t.state.round, BaccaratRound)
+
+
+def test_void_by_a_client_is_a_round_command() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(Void("power loss at the table"))
+    assert t.state.round.is_over and t.state.carried() == ()
+    assert not any(isinstance(e, ShoeLost) for e in t.log)

@@ -1,0 +1,266 @@
+"""The table service on a real database (SQLite and PostgreSQL): bots playing many rounds of
+both games through it, the ledger, replay of the log, idempotency, the random source, the
+approvals, snapshots, publishing, the meter link and the refusals that write nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation, StoreError
+from macau_tables.rng import SeededRandom
+from macau_tables.rounds import Audience
+from macau_tables.store import Store, TableStatus
+from macau_tables.store.verify import verify
+from macau_tables.tables import (
+    FakeClock,
+    OpenRound,
+    ShoeRevealed,
+    Submitted,
+    TableError,
+    TableService,
+    TableUpdate,
+)
+from macau_tables.tables.bots import Bots
+from macau_tables.tables.storage import read_table
+
+from .support import (
+    BANKROLL,
+    PLAYERS,
+    START,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    ledger_total,
+    service,
+)
+
+
+def replayed(store: Store, table_id: str) -> Any:
+    """The table's state as a fresh start-up reads it (snapshot + the log after it)."""
+    return store.read(lambda tx: read_table(tx, table_id)).state
+
+
+def wallets(store: Store) -> dict[str, int]:
+    return store.read(lambda tx: {p.player_id: p.balance for p in tx.players()})
+
+
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_bots_play_many_rounds_the_ledger_balances_and_the_log_replays(
+    store: Store, game: str
+) -> None:
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
+    casino(store, {"t1": (game, rules, False)})
+    svc = service(store, "t1", rng=SeededRandom(7))  # a demonstration table may be seeded
+    bots = Bots(svc, PLAYERS[:5], seed=7)
+    seen: list[str] = []
+
+    def after_round(r: Any) -> None:
+        assert ledger_total(store) == 0  # at every commit: here after every round
+        assert r.is_over
+        seen.append(r.round_id)
+
+    played = bots.play(25 if game == "caribbean" else 40, progress=after_round)
+    assert played.rounds == len(seen) and len(set(seen)) == len(seen)
+    assert replayed(store, "t1") == svc.state
+    # money only moved: the players' loss is the house's, the meter's and commission's gain
+    moved = sum(BANKROLL - b for b in wallets(store).values())
+    tables = store.read(lambda tx: {a.account_id: a.balance for a in tx.accounts()})
+    assert moved == sum(v for k, v in tables.items() if not k.startswith(("wallet:", "cashier")))
+    shoes = store.read(lambda tx: tx.shoes("t1"))
+    assert shoes and all(s.verified for s in shoes if s.revealed is not None)
+    check = verify(store)
+    assert check.ok, check.failure
+
+
+def test_idempotent_retry_returns_the_first_result_and_other_parameters_are_refused(
+    store: Store,
+) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    opened = svc.submit(OpenRound(), idempotency_key="k-open", actor="dealer")
+    first = svc.submit(PlaceAnte(1, "p1", 500), idempotency_key="k1", actor="p1")
+    again = svc.submit(PlaceAnte(1, "p1", 500), idempotency_key="k1", actor="p1")
+    assert isinstance(first, Submitted) and again == first
+    assert first.round_id == opened.round_id and first.events == ("caribbean.AntePlaced",)
+    assert wallets(store)["p1"] == BANKROLL - 500  # applied once
+    with pytest.raises(TableError) as exc:
+        svc.submit(PlaceAnte(1, "p1", 700), idempotency_key="k1", actor="p1")
+    assert exc.value.key == "tables.idempotency_mismatch"
+    # a retry after a restart finds the first result too (the restart voided the round left
+    # open, CSP-11.4: the retry does not place the ante again)
+    reopened = service(store, "c1")
+    assert reopened.submit(PlaceAnte(1, "p1", 500), idempotency_key="k1", actor="p1") == first
+    log = store.read(lambda tx: tx.read_events("c1", after=first.last_seq))
+    assert [r.type for r in log] == ["tables.RoundRecovered", "caribbean.RoundVoided"]
+    assert wallets(store)["p1"] == BANKROLL
+
+
+def test_a_refused_command_writes_nothing_and_publishes_nothing(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    store.run(lambda tx: tx.add_player("poor", "Poor"))
+    store.run(lambda tx: tx.deposit("poor", 50, actor="cashier", reason="test"))
+    svc = service(store, "c1")
+    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    got: list[Any] = []
+    svc.subscribe(Audience.public(), got.append)
+    head = store.read(lambda tx: tx.chain_head("c1"))
+    with pytest.raises(MacauTablesError) as exc:  # the wallet holds 50, the ante is 100
+        svc.submit(PlaceAnte(3, "poor", 100), idempotency_key="a", actor="poor")
+    assert exc.value.key == "ledger.insufficient_funds"
+    with pytest.raises(RuleViolation):  # the law: no box 9 (CSP-2)
+        svc.submit(PlaceAnte(9, "p1", 100), idempotency_key="b", actor="p1")
+    with pytest.raises(RuleViolation) as exc2:  # the round contract refuses what is no command
+        svc.submit("PlaceAnte", idempotency_key="c", actor="p1")
+    assert exc2.value.rule == "CSP-5"
+    with pytest.raises(TableError) as exc3:  # not even storable: no request to bind a key to
+        svc.submit(object(), idempotency_key="d", actor="p1")
+    assert exc3.value.key == "tables.not_a_command"
+    with pytest.raises(TableError):
+        svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="", actor="p1")
+    assert store.read(lambda tx: tx.chain_head("c1")) == head
+    assert len(got) == 1  # only the view sent on subscribing
+    assert svc.round.box(3) is None and ledger_total(store) == 0
+    # the refused key was not spent: the request may come again, and then it is accepted
+    svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="b", actor="p1")
+
+
+def test_a_table_that_is_not_a_demonstration_refuses_a_seeded_source(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)}, demo=False)
+    with pytest.raises(ConfigError) as exc:
+        service(store, "c1", rng=SeededRandom(1))
+    assert exc.value.key == "core.rng_not_production"
+    svc = service(store, "c1")  # the CSPRNG
+    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
+    svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")
+    assert svc.state.deal.deck is not None and svc.state.deal.deck.production
+
+
+def test_a_table_refuses_to_open_with_an_option_lacking_an_approval_CSP_13_BAC_19(
+    store: Store,
+) -> None:
+    from dataclasses import replace
+
+    bare = replace(caribbean_rules(), approvals=())
+    bac = replace(baccarat_rules(), approvals=())
+    casino(store, {"c1": ("caribbean", bare, False), "b1": ("baccarat", bac, False)})
+    for table_id, rule in (("c1", "CSP-13"), ("b1", "BAC-19")):
+        svc = service(store, table_id)
+        with pytest.raises(RuleViolation) as exc:
+            svc.open_table(actor="manager", reason="morning")
+        assert exc.value.rule == rule
+        with pytest.raises(RuleViolation) as exc:
+            svc.submit(OpenRound(), idempotency_key=f"{table_id}-o", actor="dealer")
+        assert exc.value.rule == rule
+        assert store.read(lambda tx, t=table_id: tx.chain_head(t)).seq == 0
+
+
+def test_opening_and_closing_the_table_is_audited_and_a_closed_table_opens_no_round(
+    store: Store,
+) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    svc.close_table(actor="manager", reason="end of shift")
+    with pytest.raises(TableError) as exc:
+        svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    assert exc.value.key == "tables.table_closed"
+    svc.open_table(actor="manager", reason="next shift")
+    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    actions = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
+    assert actions.count("table_closed") == 1 and actions.count("table_open") >= 2
+
+
+def test_start_up_reads_the_latest_snapshot_and_the_events_after_it(store: Store) -> None:
+    casino(store, {"b1": ("baccarat", baccarat_rules(), False)})
+    svc = service(store, "b1", snapshot_every=40)
+    Bots(svc, PLAYERS[:3], seed=3).play(15)
+    loaded = store.read(lambda tx: read_table(tx, "b1"))
+    assert loaded.snapshot_seq > 0 and loaded.state == svc.state
+    snap = store.read(lambda tx: tx.snapshot_latest("b1"))
+    assert snap is not None and svc.state.deal.sealed.salt not in str(snap.payload)
+    # the reopened service carries on from the snapshot (its shoe's order from the vault)
+    again = service(store, "b1", snapshot_every=40)
+    assert again.state == svc.state
+    Bots(again, PLAYERS[:3], seed=4).play(3)
+    assert replayed(store, "b1") == again.state and ledger_total(store) == 0
+
+
+def test_views_are_published_per_audience_after_each_commit(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    got: dict[str, list[Any]] = {"p1": [], "public": [], "dealer": []}
+    audiences = {
+        "p1": Audience.of_player("p1"),
+        "public": Audience.public(),
+        "dealer": Audience.dealer(),
+    }
+    for name, audience in audiences.items():
+        svc.subscribe(audience, got[name].append)
+    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a1", actor="p1")
+    svc.submit(PlaceAnte(2, "p2", 100), idempotency_key="a2", actor="p2")
+    svc.submit(PlaceJackpotWager(1, "p1"), idempotency_key="j1", actor="p1")
+    svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")
+    for name, audience in audiences.items():
+        last = got[name][-1]
+        assert isinstance(last, TableUpdate) and last.audience == audience
+        assert last.view == svc.round.view(audience)  # exactly what the round lets it see
+        assert last.seq == store.read(lambda tx: tx.chain_head("c1")).seq
+    p1 = got["p1"][-1].view
+    assert len(p1.cards) == 5 and all(c not in p1.cards for c in svc.round.box(2).cards)
+    assert "cards" not in type(got["public"][-1].view).__dataclass_fields__
+    svc.tick(START)  # nothing due yet
+
+
+def test_jackpot_wagers_refused_while_the_meter_link_is_down_and_taken_when_it_is_back(
+    store: Store,
+) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    updates: list[Any] = []
+    svc.subscribe(Audience.public(), updates.append)
+    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
+    svc.meter_link_lost("jackpot controller offline")
+    assert svc.meter_link == (False, "jackpot controller offline")
+    assert updates[-1].meter_link is False
+    with pytest.raises(TableError) as exc:
+        svc.submit(PlaceJackpotWager(1, "p1"), idempotency_key="j", actor="p1")
+    assert exc.value.key == "tables.meter_link_down"
+    assert "jackpot controller offline" in exc.value.message
+    svc.tick()  # a reported link is not probed back
+    assert svc.meter_link[0] is False
+    svc.meter_link_restored()
+    svc.submit(PlaceJackpotWager(1, "p1"), idempotency_key="j", actor="p1")
+    actions = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
+    assert "meter_link_down" in actions and "meter_link_up" in actions
+
+
+def test_unknown_table_and_a_table_run_by_another_process_are_refused(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    with pytest.raises(StoreError) as exc:
+        service(store, "nope")
+    assert exc.value.key == "store.unknown_table"
+    first = TableService(store, "c1", clock=FakeClock(START), owner="proc-a")
+    with pytest.raises(TableError) as exc2:
+        TableService(store, "c1", clock=FakeClock(START), owner="proc-b")
+    assert exc2.value.key == "tables.leased"
+    first.close()
+    TableService(store, "c1", clock=FakeClock(START), owner="proc-b").close()
+
+
+def test_shoe_reveals_are_stored_for_the_store_s_verification(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    Bots(svc, PLAYERS[:2], seed=1).play(3)
+    shoes = store.read(lambda tx: tx.shoes("c1"))
+    assert [s.shoe_no for s in shoes] == [1, 2, 3]
+    assert all(s.revealed is not None and s.revealed["type"] == "core.ShoeReveal" for s in shoes)
+    log = store.read(lambda tx: tx.read_events("c1"))
+    assert sum(r.type == "tables.ShoeRevealed" for r in log) == 3
+    decoded = [r.decode(store.read(lambda tx: tx.config_resolver())) for r in log[-1:]]
+    assert isinstance(decoded[0], ShoeRevealed) and decoded[0].verified
+    assert svc.status is TableStatus.OPEN
