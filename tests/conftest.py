@@ -31,5 +31,6 @@ from tests.db_fixtures import (  # noqa: E402, F401
     database_url,
     pg_module_database,
     pg_store,
+    sqlite_template,
     store,
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,11 +103,26 @@ def _pg_truncate_if_current(url: str) -> bool:
     return True
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, empty SQLite file, migrated once per session (tests get a copy)."""
+    from macau_tables.store import Store
+
+    path = tmp_path_factory.mktemp("template") / "macau-tables.db"
+    template = Store.open(f"sqlite:///{path}")
+    template.upgrade()
+    template.close()  # the last connection folds the WAL into the file
+    return path
+
+
 def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> object:
     from macau_tables.store import Store
 
     if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'macau-tables.db'}"
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "macau-tables.db"
+        shutil.copyfile(template, path)
+        url = f"sqlite:///{path}"
     else:
         url = request.getfixturevalue("pg_module_database")
         if not _pg_truncate_if_current(url):

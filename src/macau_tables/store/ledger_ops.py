@@ -112,7 +112,7 @@ class LedgerOps(EventOps):
             if (
                 p.account.kind is AccountKind.JACKPOT_METER
                 and p.amount < 0
-                and p.reason is not Reason.AWARD
+                and p.reason != Reason.AWARD
                 and kind not in (TxKind.METER_ADJUSTMENT, TxKind.CORRECTION)
             ):
                 raise StoreError("store.meter_decrease", meter_id=meter_id, amount=-p.amount)
