@@ -263,9 +263,9 @@ def test_baccarat_live_shoe_opened_cut_burned_then_rounds_from_the_console_BAC_1
 @pytest.mark.parametrize(
     ("cards", "action"),
     [
-        (0, "resume"),  # betting: no card dealt yet
+        (0, "void"),  # betting: none of its cards recorded
         (2, "void"),  # two of four cards: not all recorded (BAC-10)
-        (4, "resume"),  # the first four, a reveal due: all its cards recorded so far
+        (4, "resume"),  # a complete hand (banker 8, no third card), the reveals still due
     ],
 )
 def test_baccarat_recovery_resumes_only_a_round_whose_cards_are_recorded_BAC_10(

@@ -107,10 +107,9 @@ class Dealing(Protocol):
         settlement (the game's command with the meter read through the batch)."""
         ...
 
-    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
+    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
         """What resolves ``round_`` (open after an interruption) by the law: ``(command or None
-        to resume, rule id, reason)``; ``cards_available`` is False when the virtual shoe's
-        sealed order was lost (no further card can be dealt)."""
+        to resume, rule id, reason)``."""
         ...
 
     def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:

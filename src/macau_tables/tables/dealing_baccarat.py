@@ -20,9 +20,9 @@ jackpot wager is in play (BAC-17), ``Settle()`` otherwise.
 
 Start-up recovery (SPEC "Faults", BAC-10): a round left open resumes from its recorded cards
 when they are all recorded — its hand is complete (only reveals, a supervisor's correction or
-the settlement may be due), or no card was dealt yet and the shoe can still deal — otherwise it
-is void, every wager in play returned. The card-holding timer (BAC-16) turns an absent holder's
-reveal over to the dealer after ``holding_timeout_seconds``.
+the settlement may be due) — otherwise it is void, every wager in play returned (a round still
+taking wagers too: none of its cards is recorded). The card-holding timer (BAC-16) turns an
+absent holder's reveal over to the dealer after ``holding_timeout_seconds``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .. import codec
 from ..baccarat import shoe as S
 from ..baccarat.commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
-from ..baccarat.events import RoundOpened, RoundPhase, RoundSettled
+from ..baccarat.events import RoundOpened, RoundSettled
 from ..baccarat.round import BaccaratRound
 from ..baccarat.rules import BaccaratRules, BurnRule, WagerKind
 from ..cards import Card, new_shoe
@@ -367,12 +367,11 @@ class BaccaratDealing:
 
     # -- recovery, time-outs, jackpot ------------------------------------------------------
 
-    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
-        """BAC-10 (SPEC "Faults"): resume when the round's cards are all recorded (its hand is
-        complete), or when none was dealt yet and the shoe can deal; otherwise void."""
+    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
+        """BAC-10 (SPEC "Faults"): the round resumes from its recorded cards when they are all
+        recorded — its hand is complete, whatever reveal or settlement is still due —
+        otherwise it is void, every wager in play returned."""
         r: BaccaratRound = round_
-        if r.phase is RoundPhase.BETTING and not r.cards and cards_available:
-            return None, "BAC-10", "no card was dealt yet: betting goes on"
         if len(r.cards) >= 4 and r.due_slot() is None:
             return None, "BAC-10", "its cards are all recorded: the round resumes"
         why = "interrupted before all its cards were recorded: void, every wager returned"

@@ -211,7 +211,7 @@ class CaribbeanDealing:
 
     # -- recovery, time-outs, jackpot ------------------------------------------------------
 
-    def recovery(self, round_: Any, *, cards_available: bool) -> tuple[object | None, str, str]:
+    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
         """CSP-11.4: any interrupted round is void (wagers returned, jackpot wagers carried)."""
         return Void(RECOVERY_REASON), "CSP-11.4", RECOVERY_REASON
 

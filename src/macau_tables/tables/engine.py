@@ -224,7 +224,7 @@ def execute(batch: Batch, command: object) -> Batch:
         batch.dealing.open_shoe(batch)
     elif isinstance(command, ReportFault):
         batch.table_event(TableFaulted(_text(command.reason, "reason"), batch.actor))
-        _resolve_open_round(batch, command.reason, seal_lost=False)
+        _resolve_open_round(batch, command.reason)
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -252,11 +252,11 @@ def advance(batch: Batch) -> None:
     raise TableError("tables.automatic_loop", table=batch.state.setup.table_id)
 
 
-def _resolve_open_round(batch: Batch, reason: str, *, seal_lost: bool) -> None:
+def _resolve_open_round(batch: Batch, reason: str) -> None:
     r = batch.state.round
     if r is None or r.is_over:
         return
-    command, rule, why = batch.dealing.recovery(r, cards_available=not seal_lost)
+    command, rule, why = batch.dealing.recovery(r)
     action = "resume" if command is None else "void"
     batch.table_event(RoundRecovered(r.round_id, action, rule, f"{reason}: {why}"), r.round_id)
     if command is not None:
@@ -268,7 +268,7 @@ def recover(batch: Batch, reason: str, *, seal_lost: bool = False) -> Batch:
     (CSP-11.4: Caribbean Stud void; BAC-10: baccarat resumed when its cards are all recorded,
     else void), a lost sealed order is recorded (``seal_lost``), then the automatic steps run
     (a resumed round whose cards are all dealt is settled). Returns ``batch``."""
-    _resolve_open_round(batch, reason, seal_lost=seal_lost)
+    _resolve_open_round(batch, reason)
     if seal_lost:
         batch.dealing.lose_seal(batch, reason)
     advance(batch)

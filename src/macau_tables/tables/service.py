@@ -202,7 +202,8 @@ class TableService:
         request = request_digest(command)
 
         def step(batch: Batch) -> None:
-            if isinstance(command, OpenRound) and self.status is not TableStatus.OPEN:
+            closed = self.status is not TableStatus.OPEN and batch.state.fault is None
+            if isinstance(command, OpenRound) and closed:
                 raise TableError(
                     "tables.table_closed", table=self.table_id, status=self.status.value
                 )

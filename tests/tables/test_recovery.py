@@ -1,0 +1,231 @@
+"""Crash recovery and faults (SPEC "Faults", CSP-11.4, BAC-10) on SQLite and PostgreSQL: the
+service object is dropped mid-round (as a crashed process would leave it) and the table opened
+again; every round left open is resolved by the law, nothing is lost or paid twice, and a fault
+recorded before the crash is still in force after it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from macau_tables.baccarat import shoe as S
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import DealCard as BacDeal
+from macau_tables.baccarat.commands import PlaceWager, Reveal
+from macau_tables.baccarat.rules import ShoeSettings, WagerKind
+from macau_tables.cards import Card
+from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.rounds import DueKind
+from macau_tables.store import Store, TableStatus
+from macau_tables.store.verify import verify
+from macau_tables.tables import (
+    ClearFault,
+    MemoryVault,
+    OpenRound,
+    OpenShoe,
+    ReportFault,
+    TableError,
+)
+from macau_tables.tables.bots import Bots
+from macau_tables.tables.storage import read_table
+
+from .support import (
+    BANKROLL,
+    PLAYERS,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    ledger_total,
+    service,
+)
+
+_n = 0
+
+
+def send(svc: Any, command: object, actor: str = "dealer") -> Any:
+    global _n
+    _n += 1
+    return svc.submit(command, idempotency_key=f"r{_n}", actor=actor)
+
+
+def log_types(store: Store, table_id: str, after: int = 0) -> list[str]:
+    return [r.type for r in store.read(lambda tx: tx.read_events(table_id, after=after))]
+
+
+def balances(store: Store) -> dict[str, int]:
+    return store.read(lambda tx: {a.account_id: a.balance for a in tx.accounts()})
+
+
+def check_invariants(store: Store, table_id: str, svc: Any) -> None:
+    assert ledger_total(store) == 0
+    assert store.read(lambda tx: read_table(tx, table_id)).state == svc.state
+    found = verify(store)
+    assert found.ok, found.failure
+
+
+@pytest.mark.parametrize("vault_kept", [True, False])
+def test_a_caribbean_round_cut_short_is_void_with_the_jackpot_wagers_carried_CSP_11_4(
+    store: Store, vault_kept: bool
+) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    send(svc, PlaceJackpotWager(1, "p1"), "p1")
+    send(svc, PlaceAnte(2, "p2", 300), "p2")
+    head = send(svc, CloseBetting()).last_seq  # the cards are out, the decisions are due
+    del svc  # the process dies here
+    vault = None if vault_kept else MemoryVault()  # a new process has an empty vault
+    again = service(store, "c1", vault=vault)
+    r = again.round
+    assert r.is_over and r.void_rule == "CSP-11.4"
+    tail = log_types(store, "c1", after=head)
+    assert tail[:2] == ["tables.RoundRecovered", "caribbean.RoundVoided"]
+    assert tail[-1] == ("tables.ShoeRevealed" if vault_kept else "tables.ShoeLost")
+    money = balances(store)
+    assert money["wallet:p1"] == BANKROLL - 100 and money["wallet:p2"] == BANKROLL
+    assert money["carried:c1"] == 100 and money["in_play:c1"] == 0
+    audit = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
+    assert "round_recovered" in audit and ("shoe_lost" in audit) is not vault_kept
+    check_invariants(store, "c1", again)
+    # the next round takes the jackpot wager over; it is settled there, once
+    assert [(w.box, w.player, w.amount) for w in again.state.carried()] == [(1, "p1", 100)]
+    bots = Bots(again, PLAYERS[:2], seed=1)
+    first = bots.play_round()
+    assert first.box(1).jackpot_carried
+    bots.play_round()
+    assert balances(store)["carried:c1"] == 0
+    check_invariants(store, "c1", again)
+
+
+def test_a_restart_between_rounds_changes_nothing(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    Bots(svc, PLAYERS[:3], seed=2).play(3)
+    head = store.read(lambda tx: tx.chain_head("c1"))
+    again = service(store, "c1", vault=MemoryVault())
+    assert store.read(lambda tx: tx.chain_head("c1")) == head and again.state == svc.state
+
+
+def open_live_shoe(svc: Any) -> None:
+    send(svc, OpenShoe())
+    send(svc, S.Cut(S.Cutter.PLAYER, "p1", 200))
+    send(svc, S.Burn((None,) * 8))
+
+
+def test_a_baccarat_round_whose_cards_are_all_recorded_resumes_BAC_10(store: Store) -> None:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=True)
+    casino(store, {"l1": ("baccarat", rules, True)})
+    svc = service(store, "l1")
+    open_live_shoe(svc)
+    send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+    send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
+    send(svc, PlaceWager("p2", seat(2), WagerKind.PLAYER, 1000), "p2")
+    send(svc, PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
+    for card in ("9s", "2h", "Kd", "3c"):  # player 9, banker 5: no third card (BAC-9)
+        send(svc, BacDeal(Card.parse(card)))
+    assert svc.expected().due[0].kind is DueKind.REVEAL  # the holders' reveals (BAC-16)
+    del svc
+    again = service(store, "l1")
+    assert not again.round.is_over and len(again.round.cards) == 4
+    assert log_types(store, "l1")[-1] == "tables.RoundRecovered"
+    while not again.round.is_over:
+        due = again.expected().due[0]
+        step = again.round.pending_reveal()
+        send(again, Reveal(step.side, step.part, due.player), due.player)
+    assert again.round.settlement is not None and again.round.result.winner.value == "player"
+    check_invariants(store, "l1", again)
+
+
+def test_a_virtual_baccarat_round_cut_short_is_void_and_its_shoe_goes_on_BAC_10(
+    store: Store,
+) -> None:
+    casino(store, {"b1": ("baccarat", baccarat_rules(), False)})
+    svc = service(store, "b1")
+    send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+    send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
+    send(svc, PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
+    del svc
+    again = service(store, "b1")  # same process: the shoe's sealed order is in the vault
+    assert again.round.is_over and again.round.void is not None
+    money = balances(store)
+    assert money["wallet:p1"] == BANKROLL and money["wallet:p2"] == BANKROLL
+    Bots(again, PLAYERS[:2], seed=5).play(3)  # the same shoe goes on
+    assert again.state.deal.shoes == 1
+    check_invariants(store, "b1", again)
+
+
+def test_a_virtual_baccarat_shoe_lost_in_a_crash_voids_the_round_and_a_new_shoe_follows(
+    store: Store,
+) -> None:
+    casino(store, {"b1": ("baccarat", baccarat_rules(card_holding=False), False)})
+    svc = service(store, "b1")
+    send(svc, OpenRound(((1, "p1"),)))
+    send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
+    del svc
+    again = service(store, "b1", vault=MemoryVault())
+    assert again.round.is_over and again.round.void is not None
+    tail = log_types(store, "b1")[-5:]
+    assert tail[0] == "tables.RoundRecovered" and "tables.ShoeLost" in tail
+    assert tail[-1] == "baccarat.ShoeFinished"
+    assert balances(store)["wallet:p1"] == BANKROLL
+    shoes = store.read(lambda tx: tx.shoes("b1"))
+    assert shoes[-1].revealed is None  # lost: it can never be revealed (and says so)
+    Bots(again, PLAYERS[:2], seed=6).play(2)
+    assert again.state.deal.shoes == 2
+    check_invariants(store, "b1", again)
+
+
+def test_a_live_baccarat_round_with_cards_missing_is_void_BAC_10(store: Store) -> None:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=False)
+    casino(store, {"l1": ("baccarat", rules, True)})
+    svc = service(store, "l1")
+    open_live_shoe(svc)
+    send(svc, OpenRound(((1, "p1"),)))
+    send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
+    send(svc, BacDeal(Card.parse("2s")))
+    send(svc, BacDeal(Card.parse("3h")))
+    del svc
+    again = service(store, "l1")
+    assert again.round.is_over and again.round.void is not None
+    assert balances(store)["wallet:p1"] == BANKROLL
+    # the shoe took the two cards: the next round is dealt after them
+    assert again.state.deal.shoe.out == 10
+    send(again, OpenRound(((1, "p1"),)))
+    check_invariants(store, "l1", again)
+
+
+def test_a_fault_recorded_before_a_crash_is_still_in_force_after_it(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    send(svc, ReportFault("dealer console failure"), "supervisor")
+    assert svc.round.is_over and svc.status is TableStatus.FAULT
+    del svc
+    again = service(store, "c1")
+    assert again.state.fault is not None and again.state.fault.reason == "dealer console failure"
+    assert store.read(lambda tx: tx.table("c1")).status is TableStatus.FAULT
+    with pytest.raises(TableError) as exc:
+        send(again, OpenRound())
+    assert exc.value.key == "tables.in_fault"
+    with pytest.raises(TableError):
+        again.open_table(actor="manager", reason="try")
+    send(again, ClearFault("sup-9", "console replaced"), "sup-9")
+    assert store.read(lambda tx: tx.table("c1")).status is TableStatus.OPEN
+    send(again, OpenRound())
+    check_invariants(store, "c1", again)
+
+
+def test_recovery_is_recorded_once_even_when_two_starts_race(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    del svc
+    first = service(store, "c1")
+    second = service(store, "c1")  # finds the round already resolved
+    assert log_types(store, "c1").count("tables.RoundRecovered") == 1
+    assert first.state == second.state
+    assert balances(store)["wallet:p1"] == BANKROLL
