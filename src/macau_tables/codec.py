@@ -19,6 +19,11 @@ A payload is ``{"type": "<namespace>.<ClassName>", "v": <schema version>, <field
 * ``object`` / ``Any`` fields (an approval's value) → a JSON scalar (``str``, ``int``, ``bool``,
   ``None``); ``float`` is never stored (money is ``int`` minor units).
 
+A union is read by the payload's JSON kind and then in a fixed order (``None``, dataclasses by
+their tag, ``bool``, enums and literals, ``int``, ``Fraction``, ``date``, ``Card``, ``type``,
+``str``): declare unions whose members the payload tells apart (``Card | str`` is handled as
+above; a plain ``str`` beside a ``Fraction`` or a ``date`` is not).
+
 Names and versions: :func:`register` ``(namespace, types)`` names each class
 ``"<namespace>.<ClassName>"``. The default registry is built on first use: the core types
 (namespace ``core``), then every game package's ``CODEC_TYPES`` (``caribbean``, ``baccarat``).
