@@ -209,3 +209,48 @@ def test_rules_stored_once_per_config_id(store: Store) -> None:
     assert err.value.key == "store.config_conflict"
     assert store.read(lambda tx: tx.get_config("cfg-1")) == RULES
     _ = ToyOpened  # the event type that references it
+
+
+def test_an_append_built_from_a_stale_state_is_refused(store: Store) -> None:
+    setup(store)
+    store.run(lambda tx: tx.append_events("t1", events(2), expected_seq=0))
+    with pytest.raises(StoreError) as err:
+        store.run(lambda tx: tx.append_events("t1", events(1, "r2"), expected_seq=1))
+    assert err.value.key == "store.chain_conflict"
+    assert err.value.params == {"table_id": "t1", "expected": 1, "found": 2}
+    assert store.run(lambda tx: tx.append_events("t1", events(1, "r2"), expected_seq=2))
+    assert count(store, "events") == 3
+
+
+def test_two_processes_racing_on_one_table_cannot_both_append(pg_store: Store) -> None:
+    """Both read the same chain head; the key (table_id, seq) lets only the first commit."""
+    import threading
+
+    from macau_tables.store import Tx
+
+    setup(pg_store)
+    first_appended = threading.Event()
+    second_tried = threading.Event()
+    outcome: list[object] = []
+
+    def first(tx: Tx) -> None:
+        tx.append_events("t1", events(2))
+        first_appended.set()
+        second_tried.wait(0.5)  # the second append waits on our uncommitted rows
+
+    def second() -> None:
+        first_appended.wait(5)
+        try:
+            pg_store.run(lambda tx: tx.append_events("t1", events(1, "r2")), retries=0)
+            outcome.append("appended")
+        except StoreError as exc:
+            outcome.append(exc.key)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    threading.Timer(0.2, second_tried.set).start()
+    pg_store.run(first)
+    thread.join(10)
+    assert outcome == ["store.chain_race"]
+    assert [r.seq for r in pg_store.read(lambda tx: tx.read_events("t1"))] == [1, 2]
+    assert verify(pg_store).ok

@@ -1,8 +1,9 @@
 """The event log: per table, append-only, each record hash-chained to the previous one.
 
 There is no UPDATE or DELETE of ``events`` anywhere in the code: a record, once committed, only
-ever gains successors. Appends to one table are serial (its ``casino_tables`` row is locked on
-PostgreSQL; SQLite writers are serial), so ``seq`` is gap-free from 1.
+ever gains successors. ``seq`` is gap-free from 1: the key ``(table_id, seq)`` lets only one of
+two racing appends commit (SQLite writers are serial anyway; on PostgreSQL one process holds a
+table's lease), and ``expected_seq`` refuses an append built from a stale state.
 """
 
 from __future__ import annotations
@@ -26,19 +27,32 @@ class EventOps(CatalogOps):
     """The event log (part of :class:`~macau_tables.store.Tx`)."""
 
     def append_events(
-        self, table_id: str, events: Sequence[object], *, round_id: str | None = None
+        self,
+        table_id: str,
+        events: Sequence[object],
+        *,
+        round_id: str | None = None,
+        expected_seq: int | None = None,
     ) -> list[EventRecord]:
         """Append ``events`` (registered codec dataclasses) to ``table_id``'s log, in order,
         each chained to the one before; returns the stored records (seq, hash…).
 
-        Refuses an unknown table (``store.unknown_table``) and an event the codec cannot store
-        (``CodecError``); nothing is written then.
+        ``expected_seq`` is the last seq the caller's state was built from: the append is
+        refused (``store.chain_conflict``) when the log has moved on since (another process
+        wrote this table). Two appends racing for the same seq cannot both commit (the key
+        ``(table_id, seq)``): the second is refused with ``store.chain_race``.
+        Also refuses an unknown table (``store.unknown_table``) and an event the codec cannot
+        store (``CodecError``); nothing is written then.
         """
         self.writable()
-        if self._table_row(table_id, lock=True) is None:
-            raise StoreError("store.unknown_table", table_id=table_id)
         payloads = [codec.canonical_bytes(e) for e in events]  # all encoded before any insert
         head = self.chain_head(table_id)
+        if head.seq == 0 and self._table_row(table_id) is None:
+            raise StoreError("store.unknown_table", table_id=table_id)
+        if expected_seq is not None and expected_seq != head.seq:
+            raise StoreError(
+                "store.chain_conflict", table_id=table_id, expected=expected_seq, found=head.seq
+            )
         at = self.now()
         records: list[EventRecord] = []
         prev, seq = head.hash, head.seq

@@ -11,9 +11,9 @@ are never changed: a correction is a new transaction naming the one it corrects.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import case, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
@@ -121,7 +121,10 @@ class LedgerOps(EventOps):
         for acc_id, p in lines:
             net[acc_id] = net.get(acc_id, 0) + p.amount
             kinds[acc_id] = p.account
-        self._prepare_accounts(net, kinds)
+        existing = self._lock_and_check(net, kinds)
+        new_balances = self._open_accounts(
+            {a: x for a, x in net.items() if a not in existing}, kinds
+        )
         at = self.now()
         rows = [
             (i, acc_id, p.amount, Reason(p.reason).value) for i, (acc_id, p) in enumerate(lines)
@@ -158,17 +161,20 @@ class LedgerOps(EventOps):
                 for i, a, x, r in rows
             ],
         )
-        for acc_id in sorted(net):
-            if not net[acc_id]:
-                continue
-            new_balance = self.connection.execute(
+        moved = {a: x for a, x in net.items() if a in existing and x}
+        if moved:
+            # One statement for every account (rows already locked in order on PostgreSQL).
+            delta = case(moved, value=s.accounts.c.account_id, else_=0)
+            result = self.connection.execute(
                 update(s.accounts)
-                .where(s.accounts.c.account_id == acc_id)
-                .values(balance=s.accounts.c.balance + net[acc_id])
-                .returning(s.accounts.c.balance)
-            ).scalar_one()
+                .where(s.accounts.c.account_id.in_(sorted(moved)))
+                .values(balance=s.accounts.c.balance + delta)
+                .returning(s.accounts.c.account_id, s.accounts.c.balance)
+            )
+            new_balances.update({r.account_id: int(r.balance) for r in result})
+        for acc_id, balance in new_balances.items():
             if kinds[acc_id].kind is AccountKind.JACKPOT_METER and meter_id is not None:
-                self.meter_changes[meter_id] = int(new_balance)
+                self.meter_changes[meter_id] = balance
         return tx_id
 
     def deposit(self, player_id: str, amount: int, *, actor: str, reason: str) -> int:
@@ -285,77 +291,68 @@ class LedgerOps(EventOps):
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _prepare_accounts(self, net: dict[str, int], kinds: dict[str, Account]) -> None:
-        """Create the missing table/house accounts; refuse unknown wallets and meters and any
-        balance that would go below zero where it may not (checked under row locks)."""
+    def _lock_and_check(self, net: dict[str, int], kinds: dict[str, Account]) -> set[str]:
+        """Lock the accounts of ``net`` that exist (in id order, PostgreSQL) and refuse unknown
+        wallets and meters and any balance that would go below zero where it may not; returns
+        the ids that exist. Nothing is written."""
         a = s.accounts.c
-        found = {
-            r.account_id: r
-            for r in self.connection.execute(
-                select(a.account_id, a.balance, a.may_go_negative).where(
-                    a.account_id.in_(sorted(net))
-                )
-            )
-        }
-        missing = []
-        for acc_id in sorted(net):
-            if acc_id in found:
-                continue
-            account = kinds[acc_id]
-            if account.kind is AccountKind.WALLET:
-                raise StoreError("store.unknown_player", player=account.owner)
-            if account.kind is AccountKind.JACKPOT_METER:
-                raise StoreError("store.unknown_meter", meter_id=acc_id.partition(":")[2])
-            if net[acc_id] < 0 and account.kind not in MAY_GO_NEGATIVE:
-                raise StoreError(
-                    "store.account_negative", account=acc_id, balance=0, amount=-net[acc_id]
-                )
-            missing.append(
-                {
-                    "account_id": acc_id,
-                    "kind": account.kind.value,
-                    "owner": None,
-                    "balance": 0,
-                    "may_go_negative": account.kind in MAY_GO_NEGATIVE,
-                }
-            )
-        decreasing = sorted(
-            acc_id
-            for acc_id, amount in net.items()
-            if amount < 0 and acc_id in found and not found[acc_id].may_go_negative
+        query = (
+            select(a.account_id, a.balance, a.may_go_negative)
+            .where(a.account_id.in_(sorted(net)))
+            .order_by(a.account_id)
         )
-        if decreasing:
-            locked = self.connection.execute(
-                self.locked(
-                    select(a.account_id, a.balance)
-                    .where(a.account_id.in_(decreasing))
-                    .order_by(a.account_id)
-                )
+        found = {r.account_id: r for r in self.connection.execute(self.locked(query))}
+        for acc_id in sorted(net):
+            account = kinds[acc_id]
+            row = found.get(acc_id)
+            if row is None:
+                if account.kind is AccountKind.WALLET:
+                    raise StoreError("store.unknown_player", player=account.owner)
+                if account.kind is AccountKind.JACKPOT_METER:
+                    raise StoreError("store.unknown_meter", meter_id=acc_id.partition(":")[2])
+            balance = 0 if row is None else int(row.balance)
+            may_go_negative = (
+                account.kind in MAY_GO_NEGATIVE if row is None else bool(row.may_go_negative)
             )
-            for row in locked:
-                if int(row.balance) + net[row.account_id] < 0:
-                    account = kinds[row.account_id]
-                    if account.kind is AccountKind.WALLET:
-                        raise StoreError(
-                            "ledger.insufficient_funds",
-                            player=account.owner,
-                            balance=int(row.balance),
-                            amount=-net[row.account_id],
-                        )
+            if balance + net[acc_id] < 0 and not may_go_negative:
+                if account.kind is AccountKind.WALLET:
                     raise StoreError(
-                        "store.account_negative",
-                        account=row.account_id,
-                        balance=int(row.balance),
-                        amount=-net[row.account_id],
+                        "ledger.insufficient_funds",
+                        player=account.owner,
+                        balance=balance,
+                        amount=-net[acc_id],
                     )
-        if missing:
-            self.connection.execute(self._insert_ignore(), missing)
+                raise StoreError(
+                    "store.account_negative", account=acc_id, balance=balance, amount=-net[acc_id]
+                )
+        return set(found)
 
-    def _insert_ignore(self) -> Any:
-        # Two processes may open the same table account at once: the second insert is a no-op.
-        if self.postgres:
-            return postgresql.insert(s.accounts).on_conflict_do_nothing()
-        return sqlite.insert(s.accounts).on_conflict_do_nothing()
+    def _open_accounts(self, net: dict[str, int], kinds: dict[str, Account]) -> dict[str, int]:
+        """Create the table and house accounts of ``net`` holding their first amount; returns
+        their balances. Two processes may open the same account at once: the second adds to
+        what the first created."""
+        if not net:
+            return {}
+        rows = [
+            {
+                "account_id": acc_id,
+                "kind": kinds[acc_id].kind.value,
+                "owner": None,
+                "balance": net[acc_id],
+                "may_go_negative": kinds[acc_id].kind in MAY_GO_NEGATIVE,
+            }
+            for acc_id in sorted(net)
+        ]
+        balances: dict[str, int] = {}
+        for row in rows:
+            stmt = (postgresql.insert if self.postgres else sqlite.insert)(s.accounts).values(row)
+            upsert = stmt.on_conflict_do_update(
+                index_elements=[s.accounts.c.account_id],
+                set_={"balance": s.accounts.c.balance + stmt.excluded.balance},
+            ).returning(s.accounts.c.account_id, s.accounts.c.balance)
+            for r in self.connection.execute(upsert):
+                balances[r.account_id] = int(r.balance)
+        return balances
 
     def _require_transaction(self, tx_id: int | None) -> None:
         if (

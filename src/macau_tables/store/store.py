@@ -309,10 +309,20 @@ class _Translate:
 
 
 def _database_error(exc: DBAPIError, url: str) -> StoreError:
+    if _is_chain_race(exc):
+        return StoreError("store.chain_race")
     detail = str(exc.orig).strip().splitlines()[0][:300] if exc.orig else str(exc)[:300]
     if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
         return StoreError("store.unavailable", url=url, error=detail)
     return StoreError("store.database_error", url=url, error=detail)
+
+
+def _is_chain_race(exc: DBAPIError) -> bool:
+    """Whether ``exc`` is two appends to one table's log racing for the same seq."""
+    diag = getattr(exc.orig, "diag", None)
+    if getattr(diag, "constraint_name", None) == "events_pkey":
+        return True
+    return "UNIQUE constraint failed: events.table_id, events.seq" in str(exc.orig)
 
 
 def _schema_version(conn: Connection) -> int | None:
