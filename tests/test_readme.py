@@ -26,12 +26,23 @@ def test_readme_python_example_runs_and_is_right() -> None:
     assert evaluate(player).category is HandCategory.ONE_PAIR
     assert compare(player, dealer) == -1
     result = ns["result"]
+    _run_remaining_blocks()
     assert (result.winner, result.player_total, result.banker_total, result.cards_used) == (
         Side.BANKER,
         5,
         7,
         5,
     )
+
+
+def _run_remaining_blocks() -> None:
+    blocks = re.findall(r"```pycon\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 2, "README shows the round contract in a second pycon block"
+    for i, block in enumerate(blocks[1:], start=2):
+        test = doctest.DocTestParser().get_doctest(block, {}, f"README-{i}", str(README), 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test)
+        assert runner.summarize(verbose=False).failed == 0, f"README example {i} prints otherwise"
 
 
 def test_readme_shows_the_two_setup_commands() -> None:
