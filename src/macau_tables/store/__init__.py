@@ -59,10 +59,12 @@ Players and casino tables
   (audited); ``acquire_lease(table_id, owner, *, until: datetime) -> bool``;
   ``release_lease(table_id, owner) -> None``.
 Event log (per table, append-only, hash-chained; :mod:`macau_tables.store.chain`)
-  ``append_events(table_id, events: Sequence[object], *, round_id: str | None) ->
-  list[EventRecord]`` (payload = ``codec.canonical_bytes(event)``; ``hash = sha256(
-  bytes.fromhex(prev_hash) + payload)``; genesis ``prev_hash`` = 64 zeros; the table's row is
-  locked so appends to one table are serial); ``read_events(table_id, *, after: int = 0,
+  ``append_events(table_id, events: Sequence[object], *, round_id: str | None = None,
+  expected_seq: int | None = None) -> list[EventRecord]`` (payload =
+  ``codec.canonical_bytes(event)``; ``hash = sha256(bytes.fromhex(prev_hash) + payload)``;
+  genesis ``prev_hash`` = 64 zeros; ``expected_seq`` = the head the caller's state was built
+  from, else ``store.chain_conflict``; two racing appends: the second ``store.chain_race``);
+  ``read_events(table_id, *, after: int = 0,
   limit: int | None = None) -> list[EventRecord]`` (``record.decode(rules)`` gives the event);
   ``chain_head(table_id) -> ChainHead`` (``seq``, ``hash``; seq 0 and genesis when empty);
   ``chain_heads() -> dict[str, ChainHead]``; ``round_ids(table_id) -> list[str]`` (in order);
@@ -76,7 +78,8 @@ Ledger (double entry; balances updated in the same transaction)
   (``store.account_unmapped``), a wallet of an unknown player (``store.unknown_player``), a wallet
   going below zero (``ledger.insufficient_funds`` naming the player), another account that may
   not go negative doing so (``store.account_negative``), a meter decreased other than by an
-  award or an audited adjustment (``store.meter_decrease``). A correction is a new transaction
+  award or an audited adjustment (``store.meter_decrease``). The accounts moved are locked in
+  id order (PostgreSQL) until the commit. A correction is a new transaction
   (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and reason required).
   ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔
   wallet transactions with who and why. ``balance(account_id) -> int``; ``wallet_balance(
