@@ -30,9 +30,10 @@ from .model import (
     TableError,
     TableFaulted,
     TableSetup,
+    request_digest,
 )
 from .publish import MeterUpdate, Subscription, TableUpdate
-from .service import SNAPSHOT_EVERY, TableService, request_digest
+from .service import SNAPSHOT_EVERY, TableService
 from .vault import DEFAULT_VAULT, MemoryVault, SealedVault
 
 codec.register("tables", CODEC_TYPES)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from .. import codec
+from ..errors import MacauTablesError
 from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Posting
@@ -42,6 +43,7 @@ from .model import (
     TableError,
     TableFaulted,
     TableSetup,
+    text_field,
 )
 
 __all__ = [
@@ -196,12 +198,6 @@ class Batch:
         return None if r is None else str(r.round_id)
 
 
-def _text(value: object, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TableError("tables.text_required", field=name)
-    return value
-
-
 def execute(batch: Batch, command: object) -> Batch:
     """Run ``command`` on ``batch.state``, then every automatic step after it; returns
     ``batch`` (holding what to persist).
@@ -223,13 +219,13 @@ def execute(batch: Batch, command: object) -> Batch:
             raise TableError("tables.round_open", round_id=batch.round_id)
         batch.dealing.open_shoe(batch)
     elif isinstance(command, ReportFault):
-        batch.table_event(TableFaulted(_text(command.reason, "reason"), batch.actor))
+        batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor))
         _resolve_open_round(batch, command.reason)
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
-        supervisor = _text(command.supervisor, "supervisor")
-        batch.table_event(FaultCleared(supervisor, _text(command.reason, "reason")))
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(FaultCleared(supervisor, text_field(command.reason, "reason")))
     else:
         jackpot = batch.dealing.is_jackpot_wager(command)
         if jackpot and state.setup.meter_id is not None and not batch.meter_up:
@@ -250,6 +246,19 @@ def advance(batch: Batch) -> None:
         if not batch.dealing.automatic(batch, play=batch.state.fault is None):
             return
     raise TableError("tables.automatic_loop", table=batch.state.setup.table_id)
+
+
+def automatic_due(
+    state: TableState, dealing: Dealing, source: RandomSource, *, meter_up: bool
+) -> bool:
+    """Whether an automatic step waits on ``state`` (e.g. a settlement that waited for the
+    meter): tried on a throw-away batch whose meter reads as empty."""
+    probe = Batch(state, dealing, source, "probe", datetime.now(UTC), lambda lock: Meter(0, 0))
+    probe.meter_up = meter_up
+    try:
+        return dealing.automatic(probe, play=state.fault is None)
+    except MacauTablesError:  # it would have done something (with the real meter)
+        return True
 
 
 def _resolve_open_round(batch: Batch, reason: str) -> None:

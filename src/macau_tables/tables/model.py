@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from .. import codec
 from ..cards import Card
-from ..errors import MacauTablesError
+from ..errors import CodecError, MacauTablesError
 
 __all__ = [
     "CODEC_TYPES",
@@ -38,6 +39,8 @@ __all__ = [
     "TableEvent",
     "TableFaulted",
     "TableSetup",
+    "request_digest",
+    "text_field",
 ]
 
 
@@ -246,3 +249,19 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     Submitted,
 )
 """Every type of the table service the codec stores (namespace ``tables``)."""
+
+
+def request_digest(command: object) -> str:
+    """SHA-256 of the command's canonical bytes (what an idempotency key is bound to).
+    Refuses (``TableError``) anything the codec cannot store: it is no command."""
+    try:
+        return codec.sha256(command)
+    except CodecError as exc:
+        raise TableError("tables.not_a_command", command=repr(command)[:120]) from exc
+
+
+def text_field(value: object, name: str) -> str:
+    """``value`` if it is a non-empty text; else ``TableError`` naming the field ``name``."""
+    if not isinstance(value, str) or not value.strip():
+        raise TableError("tables.text_required", field=name)
+    return value

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..rounds import Audience, require_audience
 
-__all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate"]
+__all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,22 @@ class TableUpdate:
     view: Any
     fault: str | None
     meter_link: bool
+
+
+def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) -> TableUpdate:
+    """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
+    after record ``seq``: its round's ``view(audience)``."""
+    r = state.round
+    fault = state.fault
+    return TableUpdate(
+        state.setup.table_id,
+        seq,
+        audience,
+        None if r is None else str(r.round_id),
+        None if r is None else r.view(audience),
+        None if fault is None else fault.reason,
+        meter_link,
+    )
 
 
 @dataclass(frozen=True, slots=True)

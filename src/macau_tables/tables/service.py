@@ -6,14 +6,11 @@ open by the law (CSP-11.4, BAC-10; a fault recorded before is still in force), a
 the table's commands one at a time:
 
 * :meth:`~TableService.submit` ``(command, idempotency_key=…, actor=…)``: the command runs on
-  the table's state (:func:`~.engine.execute`: the round contract, the shoe procedure, the
-  automatic steps after it), then ONE store transaction appends its events to the hash-chained
-  log, posts each event's ledger postings (jackpot contributions as deltas; an award computed
-  on the meter read under lock in that same transaction), records the meter's hits, the shoe
-  commitments and reveals, a snapshot now and then, and the idempotency record; only after the
-  commit are the views published to the subscribers. Returns a :class:`~.model.Submitted`.
-  The same key again returns the first result, nothing re-applied; the same key with another
-  request is refused (``tables.idempotency_mismatch``).
+  the table's state (:func:`~.engine.execute`), then ONE store transaction writes all it did
+  (:func:`~.storage.persist`: events, postings, the meter's hits, shoes, snapshot) with the
+  idempotency record; an award is computed on the meter read under lock in that transaction.
+  Only after the commit are the views published. The same key again returns the first result
+  (a :class:`~.model.Submitted`), nothing re-applied; with another request it is refused.
 * :meth:`~TableService.tick` ``(now)``: the clock's work — decision time-outs (CSP-6.4), card
   holding time-outs (BAC-16), a settlement that waited for the meter, the lease.
 * :meth:`~TableService.subscribe` ``(audience, callback)``: views per audience.
@@ -36,14 +33,14 @@ from types import TracebackType
 from typing import Any, Final
 
 from .. import codec
-from ..errors import CodecError, MacauTablesError, StoreError
+from ..errors import StoreError
 from ..jackpot import Meter
 from ..rng import RandomSource, SystemRandom, require_production
 from ..rounds import Audience, Expected
 from ..store import Store, TableStatus, Tx, TxKind
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
-from .engine import Batch, TableState, advance, execute, recover
+from .engine import Batch, TableState, advance, automatic_due, execute, recover
 from .links import Lease, MeterLink
 from .model import (
     FaultCleared,
@@ -54,8 +51,10 @@ from .model import (
     TableError,
     TableFaulted,
     TableSetup,
+    request_digest,
+    text_field,
 )
-from .publish import Hub, MeterUpdate, Subscription, TableUpdate
+from .publish import Hub, MeterUpdate, Subscription, TableUpdate, table_update
 from .storage import persist, read_table
 from .timers import DueTimers
 from .vault import DEFAULT_VAULT, SealedVault
@@ -66,21 +65,6 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY: Final = 500
 """A snapshot is written between rounds once this many events were recorded since the last."""
-
-
-def request_digest(command: object) -> str:
-    """SHA-256 of the command's canonical bytes (what an idempotency key is bound to).
-    Refuses (``TableError``) anything the codec cannot store: it is no command."""
-    try:
-        return codec.sha256(command)
-    except CodecError as exc:
-        raise TableError("tables.not_a_command", command=repr(command)[:120]) from exc
-
-
-def _text(value: object, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TableError("tables.text_required", field=name)
-    return value
 
 
 class TableService:
@@ -152,34 +136,30 @@ class TableService:
 
     def reload(self) -> None:
         """Read the table again from the store (after a change made elsewhere, e.g. a new
-        configuration between rounds). The sealed order in play is kept."""
+        configuration between rounds); the sealed order in play comes back from the vault."""
         with self._lock:
-            deal = self.state.deal
             self._load()
-            missing = self.dealing.awaiting_seal(self.state.deal)
-            sealed = getattr(deal, "sealed", None) or getattr(deal, "deck", None)
-            if missing is not None and sealed is not None and sealed.commitment == missing[2]:
-                self.state = replace(
-                    self.state, deal=self.dealing.with_sealed(self.state.deal, sealed)
-                )
+            self._reseal()
+
+    def _reseal(self) -> bool:
+        """Put the sealed order in play back from the vault; ``False`` when it is lost."""
+        missing = self.dealing.awaiting_seal(self.state.deal)
+        if missing is None:
+            return True
+        sealed = self.vault.get(self.table_id, missing[0])
+        if sealed is None or sealed.commitment != missing[2]:
+            return False
+        self.state = replace(self.state, deal=self.dealing.with_sealed(self.state.deal, sealed))
+        return True
 
     def _recover(self) -> None:
         """Start-up recovery (SPEC "Faults"): the sealed order in play comes back from the
         vault or is recorded as lost; a round left open is resolved by the law."""
-        lost = False
-        missing = self.dealing.awaiting_seal(self.state.deal)
-        if missing is not None:
-            sealed = self.vault.get(self.table_id, missing[0])
-            if sealed is not None and sealed.commitment == missing[2]:
-                deal = self.dealing.with_sealed(self.state.deal, sealed)
-                self.state = replace(self.state, deal=deal)
-            else:
-                lost = True
+        lost = not self._reseal()
         if self.state.round_open or lost:
-            key = f"{self.table_id}:recovery:{self._seq}"
             self._run(
                 lambda b: recover(b, "restart after an interruption", seal_lost=lost),
-                key=key,
+                key=f"{self.table_id}:recovery:{self._seq}",
                 request=codec.sha256({"recovery": self._seq}),
                 actor="recovery",
                 kind=TxKind.RECOVERY,
@@ -197,8 +177,8 @@ class TableService:
         open (``tables.table_closed``); whatever the law refuses (``RuleViolation`` naming the
         rule) and the service refuses (``TableError``); a wallet too short for a wager
         (``ledger.insufficient_funds``)."""
-        key = _text(idempotency_key, "idempotency_key")
-        who = _text(actor, "actor")
+        key = text_field(idempotency_key, "idempotency_key")
+        who = text_field(actor, "actor")
         request = request_digest(command)
 
         def step(batch: Batch) -> None:
@@ -359,20 +339,7 @@ class TableService:
 
     def _automatic_due(self) -> bool:
         """Whether an automatic step waits (e.g. a settlement that waited for the meter)."""
-        probe = Batch(
-            self.state,
-            self.dealing,
-            self.rng,
-            "probe",
-            self.clock.now(),
-            meter_reader=lambda lock: self._link.last or Meter(0, 0),
-            meter_up=self._link.up,
-            last_meter=self._link.last,
-        )
-        try:
-            return bool(self.dealing.automatic(probe, play=self.state.fault is None))
-        except MacauTablesError:
-            return True
+        return automatic_due(self.state, self.dealing, self.rng, meter_up=self._link.up)
 
     def _advance(self, why: str) -> Submitted:
         key = f"{self.table_id}:{why}:{self._seq}"
@@ -395,7 +362,7 @@ class TableService:
         """The link to the meter is down (reported by whoever watches it): jackpot wagers are
         refused, saying so, until :meth:`meter_link_restored`."""
         with self._lock:
-            self._link_down(_text(reason, "reason"), manual=True)
+            self._link_down(text_field(reason, "reason"), manual=True)
 
     def meter_link_restored(self) -> None:
         """The link to the meter is back: jackpot wagers are taken again, and a settlement
@@ -434,7 +401,7 @@ class TableService:
         """Open the table for rounds (audited). Refuses (``RuleViolation`` CSP-13 / BAC-19) a
         configuration with an option lacking a valid, effective approval today, and a table
         with a fault in force (``tables.in_fault``)."""
-        who, why = _text(actor, "actor"), _text(reason, "reason")
+        who, why = text_field(actor, "actor"), text_field(reason, "reason")
         with self._lock:
             if self.state.fault is not None:
                 raise TableError(
@@ -445,7 +412,7 @@ class TableService:
 
     def close_table(self, *, actor: str, reason: str) -> None:
         """Close the table (audited): no new round opens; a round in progress goes on."""
-        who, why = _text(actor, "actor"), _text(reason, "reason")
+        who, why = text_field(actor, "actor"), text_field(reason, "reason")
         with self._lock:
             self._set_status(TableStatus.CLOSED, who, why)
 
@@ -482,17 +449,7 @@ class TableService:
             return sub
 
     def _update(self, audience: Audience) -> TableUpdate:
-        r = self.state.round
-        fault = self.state.fault
-        return TableUpdate(
-            self.table_id,
-            self._seq,
-            audience,
-            None if r is None else str(r.round_id),
-            None if r is None else r.view(audience),
-            None if fault is None else fault.reason,
-            self._link.up,
-        )
+        return table_update(self.state, self._seq, audience, meter_link=self._link.up)
 
     def _publish(self) -> None:
         self._hub.publish(self._update)
