@@ -459,3 +459,20 @@ def test_void_by_a_client_is_a_round_command() -> None:
     t.run(Void("power loss at the table"))
     assert t.state.round.is_over and t.state.carried() == ()
     assert not any(isinstance(e, ShoeLost) for e in t.log)
+
+
+def test_a_table_without_a_meter_refuses_jackpot_wagers_and_still_plays() -> None:
+    t = PureTable("caribbean", caribbean_rules())
+    t.state = replace(t.state, setup=replace(t.setup, meter_id=None))
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    with pytest.raises(TableError) as exc:
+        t.run(PlaceJackpotWager(1, "p1"))
+    assert exc.value.key == "tables.no_meter"
+    t.run(CloseBetting())
+    b = t.batch()
+    b.meter_reader = None
+    from macau_tables.tables.engine import execute
+
+    t.commit(execute(b, Fold(1, "p1")))
+    assert t.state.round.is_over

@@ -198,7 +198,7 @@ class CaribbeanDealing:
 
     def _showdown(self, batch: Batch, r: CaribbeanRound) -> bool:
         jackpot = any(b.jackpot for b in r.in_play)
-        if batch.meter_up:
+        if batch.meter_reader is not None and batch.meter_up:
             meter = batch.meter(lock=jackpot)
         elif jackpot:
             return False  # waits for the meter (the service retries on its clock)

@@ -228,7 +228,9 @@ def execute(batch: Batch, command: object) -> Batch:
         batch.table_event(FaultCleared(supervisor, text_field(command.reason, "reason")))
     else:
         jackpot = batch.dealing.is_jackpot_wager(command)
-        if jackpot and state.setup.meter_id is not None and not batch.meter_up:
+        if jackpot and state.setup.meter_id is None:
+            raise TableError("tables.no_meter", table=state.setup.table_id)
+        if jackpot and not batch.meter_up:
             raise TableError(
                 "tables.meter_link_down",
                 meter=state.setup.meter_id,
