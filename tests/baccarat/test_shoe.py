@@ -511,3 +511,49 @@ def test_shoe_codec_types_resolve_and_cover_every_command_and_event_BAC_2() -> N
         for f in fields(cls):
             assert hints[f.name] not in (typing.Any, object), (cls, f.name)
     assert len({cls.__name__ for cls in S.SHOE_CODEC_TYPES}) == len(S.SHOE_CODEC_TYPES)
+
+
+class _Hostile(str):
+    """A text whose every use raises (hash, comparison, strip): a payload built to break."""
+
+    def __hash__(self) -> int:
+        raise RuntimeError("no hash")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no eq")
+
+    def strip(self, chars: str | None = None) -> str:
+        raise RuntimeError("no strip")
+
+
+class _BadList(list[object]):
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no iteration")
+
+
+def test_check_never_raises_on_hostile_field_values_BAC_2() -> None:
+    """``check``/``can_apply`` refuse a command whose fields raise when read (a text whose
+    ``strip`` or hash raises, a list that cannot be iterated) and a state that is not a shoe,
+    with a rule id (BAC-2) — never the field's own exception; ``apply`` refuses them the same
+    way and nothing changes."""
+    state, _events, order = virtual()
+    burned, _ = burn_start(state, order)
+    uncut, _ = S.open_shoe("shoe-2", SETTINGS, commitment=order.commitment)
+    cases = [
+        (uncut, S.Cut(S.Cutter.PLAYER, _Hostile("alice"), 100)),
+        (uncut, S.Cut(_Hostile("player"), "alice", 100)),  # type: ignore[arg-type]
+        (state, S.ChangeShoe(_Hostile("worn"))),
+        (state, S.Burn(_BadList(["As"]))),  # type: ignore[arg-type]
+        (burned, S.StartRound(_Hostile("r1"))),
+        (None, S.CutCardOut()),
+        ("shoe", S.ChangeShoe("worn")),
+    ]
+    for st_, cmd in cases:
+        err = S.check(st_, cmd)  # type: ignore[arg-type]
+        assert isinstance(err, RuleViolation) and err.rule == "BAC-2", (cmd, err)
+        assert err.key in ("shoe.unreadable_command", "shoe.not_a_shoe")
+        assert err.message and err.text("zh-Hant")
+        assert S.can_apply(st_, cmd) is False  # type: ignore[arg-type]
+        with pytest.raises(RuleViolation):
+            S.apply(st_, cmd)  # type: ignore[arg-type]
+    assert S.replay(_events) == state

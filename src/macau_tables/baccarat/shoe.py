@@ -32,7 +32,8 @@ after each :class:`EndRound`; virtual mode shuffles and commits the full set for
 Bad input: a command whose card is unreadable (``"zz"``, ``None`` where a card must be
 shown, a number) is refused with ``RuleViolation`` BAC-1; a bad enum or field value with the id
 of the rule it belongs to (a cutter ``"sideways"``: BAC-2.1); something that is not a shoe
-command at all: BAC-2. Never a ``TypeError``. A card may be given as a :class:`Card` or as its
+command at all, a command whose fields raise when read, or a state that is not a shoe: BAC-2.
+Never a ``TypeError``. A card may be given as a :class:`Card` or as its
 text (``"As"``); the events always hold :class:`Card` values.
 
 The commands live in :mod:`.shoe_commands`, the events in :mod:`.shoe_events`, the card sources
@@ -215,17 +216,18 @@ def apply(state: ShoeState, cmd: ShoeCommand) -> tuple[ShoeState, list[ShoeEvent
     round (BAC-2.2); cards the shoe cannot hold (more copies of a face than the decks hold, or
     more cards than are left, BAC-1); a change of shoe in the middle of a round (BAC-3.2).
     Bad input: an unreadable card (BAC-1), a bad field value (the rule of that field), and
-    anything that is not a shoe command (BAC-2).
+    anything that is not a shoe command, a command whose fields raise when read, or a
+    ``state`` that is not a :class:`ShoeState` (BAC-2).
     """
-    events = _decide(state, cmd)
+    events = _decide_safely(state, cmd)
     return reduce(_evolve, events, state), events
 
 
 def check(state: ShoeState, cmd: object) -> MacauTablesError | None:
     """The refusal :func:`apply` would raise for ``cmd``, or ``None`` when it would accept it.
-    Never raises."""
+    Never raises, whatever ``state`` and ``cmd`` are."""
     try:
-        _decide(state, cmd)
+        _decide_safely(state, cmd)
     except MacauTablesError as exc:
         return exc
     return None
@@ -247,6 +249,20 @@ def replay(events: Iterable[ShoeEvent]) -> ShoeState:
     if not isinstance(first, ShoeOpened):
         raise RuleViolation("BAC-2", "shoe.replay_needs_opened", got=shown(first))
     return reduce(_evolve, it, _opened(first))
+
+
+def _decide_safely(state: ShoeState, cmd: object) -> list[ShoeEvent]:
+    """:func:`_decide`, refusing (BAC-2) a ``state`` that is not a :class:`ShoeState` and a
+    command whose fields raise when they are read (a text whose ``strip`` raises, a list that
+    cannot be iterated): the field's own exception never escapes."""
+    if not isinstance(state, ShoeState):
+        raise RuleViolation("BAC-2", "shoe.not_a_shoe", state=shown(state))
+    try:
+        return _decide(state, cmd)
+    except MacauTablesError:
+        raise
+    except Exception as exc:
+        raise RuleViolation("BAC-2", "shoe.unreadable_command", command=shown(cmd)) from exc
 
 
 def _decide(state: ShoeState, cmd: object) -> list[ShoeEvent]:
