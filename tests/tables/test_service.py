@@ -47,14 +47,14 @@ def wallets(store: Store) -> dict[str, int]:
     return store.read(lambda tx: {p.player_id: p.balance for p in tx.players()})
 
 
-@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+@pytest.mark.parametrize(("game", "batched"), [("caribbean", False), ("baccarat", True)])
 def test_bots_play_many_rounds_the_ledger_balances_and_the_log_replays(
-    store: Store, game: str
+    store: Store, game: str, batched: bool
 ) -> None:
     rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
     casino(store, {"t1": (game, rules, False)})
     svc = service(store, "t1", rng=SeededRandom(7))  # a demonstration table may be seeded
-    bots = Bots(svc, PLAYERS[:5], seed=7)
+    bots = Bots(svc, PLAYERS[:5], seed=7, batched=batched)
     seen: list[str] = []
 
     def after_round(r: Any) -> None:
@@ -264,3 +264,27 @@ def test_shoe_reveals_are_stored_for_the_store_s_verification(store: Store) -> N
     decoded = [r.decode(store.read(lambda tx: tx.config_resolver())) for r in log[-1:]]
     assert isinstance(decoded[0], ShoeRevealed) and decoded[0].verified
     assert svc.status is TableStatus.OPEN
+
+
+def test_a_bet_slip_is_one_request_all_or_nothing(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    store.run(lambda tx: tx.add_player("poor", "Poor"))
+    svc = service(store, "c1")
+    head = store.read(lambda tx: tx.chain_head("c1"))
+    slip = [OpenRound(), PlaceAnte(1, "p1", 500), PlaceAnte(2, "poor", 100)]
+    with pytest.raises(MacauTablesError) as exc:  # the last wager: an empty wallet
+        svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk")
+    assert exc.value.key == "ledger.insufficient_funds"
+    assert store.read(lambda tx: tx.chain_head("c1")) == head and svc.round is None
+    slip[2] = PlaceJackpotWager(1, "p1")
+    done = svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk")
+    assert done.events[:3] == (
+        "caribbean.RoundOpened",
+        "caribbean.AntePlaced",
+        "caribbean.JackpotWagerPlaced",
+    )
+    assert svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk") == done
+    with pytest.raises(TableError) as exc2:
+        svc.submit_all(slip[:2], idempotency_key="slip", actor="cashier-desk")
+    assert exc2.value.key == "tables.idempotency_mismatch"
+    assert wallets(store)["p1"] == BANKROLL - 600

@@ -47,8 +47,9 @@ class Played:
 
 class Bots:
     """``players`` (ids with wallets, at most seven) playing ``service``'s table; ``seed``
-    drives their choices. Refuses (``TableError``) a live table: its cards come from a
-    dealer."""
+    drives their choices; ``batched``: each round's opening, wagers and close in one request
+    (:meth:`TableService.submit_all`), and the decisions in one. Refuses (``TableError``) a live
+    table: its cards come from a dealer."""
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class Bots:
         *,
         seed: int | None = None,
         actor: str = "autoplay",
+        batched: bool = False,
     ) -> None:
         if service.setup.live:
             raise TableError("tables.bots_virtual_only", table=service.table_id)
@@ -66,6 +68,7 @@ class Bots:
         self.players = tuple(players)
         self.random = random.Random(seed)
         self.actor = actor
+        self.batched = batched
         self.commands = 0
         self.refused = 0
 
@@ -98,85 +101,133 @@ class Bots:
 
     def play_round(self) -> Any:
         """One whole round; returns it (over)."""
+        close: object
         if self.service.setup.game == "caribbean":
-            self._caribbean()
+            opening, close = self._caribbean(), CaribbeanClose()
         else:
-            self._baccarat()
+            opening, close = self._baccarat(), BaccaratClose()
+        self._run(opening, close)
         for _ in range(64):
             r = self.service.round
             if r.is_over:
                 return r
             due = r.expected_next().due
-            if not due or not self._act(r, due[0]):
+            if not due or not self._act(r, due):
                 break
         r = self.service.round
         if not r.is_over:
             raise TableError("tables.bots_stuck", round_id=r.round_id, phase=str(r.phase))
         return r
 
+    def _run(self, wagers: list[tuple[object, str]], close: object) -> None:
+        """Open the round, place ``wagers`` (command, player) and close the betting: in one
+        request when batched (falling back to one by one when the table or a wallet refuses
+        one of them), else one request each, a refused wager skipped."""
+        opening = self._open_command()
+        if self.batched:
+            try:
+                self.commands += 1
+                self.service.submit_all(
+                    [opening, *(c for c, _ in wagers), close],
+                    idempotency_key=f"bot:{uuid.uuid4().hex}",
+                    actor=self.actor,
+                )
+                return
+            except MacauTablesError:
+                self.refused += 1
+        self.submit(opening)
+        for command, player in wagers:
+            self.attempt(command, actor=player)
+        if self.service.setup.game == "caribbean" and not self.service.round.in_play:
+            first = self.players[0]
+            self.submit(self._minimum(first), actor=first)
+        self.submit(close)
+
+    def _open_command(self) -> OpenRound:
+        if self.service.setup.game == "caribbean":
+            return OpenRound()
+        return OpenRound(tuple(enumerate(self.players, start=1)))
+
     # -- Caribbean Stud ----------------------------------------------------------------------
 
-    def _caribbean(self) -> None:
+    def _caribbean(self) -> list[tuple[object, str]]:
         rnd = self.random
-        self.submit(OpenRound())
         rules = self.service.state.rules
+        carried = {w.box for w in self.service.state.carried()}
+        plan: list[tuple[object, str]] = []
         for box, player in enumerate(self.players, start=1):
             ante = rules.bet_unit * rnd.randint(1, 10)
             ante = max(rules.ante_minimum, min(rules.ante_maximum, ante))
-            if not self.attempt(PlaceAnte(box, player, ante), actor=player):
-                continue
-            state = self.service.round.box(box)
-            if state is not None and not state.jackpot and rnd.random() < 0.5:
-                self.attempt(PlaceJackpotWager(box, player), actor=player)
-        if not self.service.round.in_play:
-            self.submit(PlaceAnte(1, self.players[0], rules.ante_minimum), actor=self.players[0])
-        self.submit(CaribbeanClose())
+            plan.append((PlaceAnte(box, player, ante), player))
+            if box not in carried and rnd.random() < 0.5:
+                plan.append((PlaceJackpotWager(box, player), player))
+        return plan
 
     # -- baccarat ----------------------------------------------------------------------------
 
-    def _baccarat(self) -> None:
+    def _baccarat(self) -> list[tuple[object, str]]:
         rnd = self.random
-        seated = tuple(enumerate(self.players, start=1))
-        self.submit(OpenRound(seated))
-        r = self.service.round
-        rules = r.rules
-        carried = {w.player for w in r.wagers if w.carried}
-        for number, player in seated:
+        rules = self.service.state.rules
+        carried = {w.player for w in self.service.state.carried()}
+        plan: list[tuple[object, str]] = []
+        for number, player in enumerate(self.players, start=1):
             area = seat(number)
             if player not in carried:
                 side = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
-                self._wager(player, area, side, rnd.randint(1, 10))
+                plan.append((self._wager(rules, player, area, side, rnd.randint(1, 10)), player))
             extra = rnd.choice(list(WagerKind))
             main = extra in (WagerKind.BANKER, WagerKind.PLAYER)
             if not main and rnd.random() < 0.3 and rules.offers(extra):
                 amount = rules.jackpot_wager if extra is WagerKind.JACKPOT else None
-                self._wager(player, area, extra, 1, amount)
-        self.submit(BaccaratClose())
+                plan.append((self._wager(rules, player, area, extra, 1, amount), player))
+        return plan
 
+    @staticmethod
     def _wager(
-        self, player: str, area: Any, kind: WagerKind, units: int, amount: int | None = None
-    ) -> None:
-        rules = self.service.round.rules
+        rules: Any, player: str, area: Any, kind: WagerKind, units: int, amount: int | None = None
+    ) -> PlaceWager:
         limit = rules.limits[kind]
         stake = amount if amount is not None else rules.bet_unit * units
-        stake = max(limit.minimum, min(limit.maximum, stake))
-        self.attempt(PlaceWager(player, area, kind, stake), actor=player)
+        return PlaceWager(player, area, kind, max(limit.minimum, min(limit.maximum, stake)))
+
+    def _minimum(self, player: str) -> object:
+        """The smallest wager that puts ``player`` in the round (nobody else got in)."""
+        rules = self.service.state.rules
+        if self.service.setup.game == "caribbean":
+            return PlaceAnte(1, player, rules.ante_minimum)
+        return self._wager(rules, player, seat(1), WagerKind.BANKER, 1)
 
     # -- what the round waits for ------------------------------------------------------------
 
     def _act(self, r: Any, due: Any) -> bool:
-        """Answer what ``r`` waits for (a decision, a reveal); ``False`` when it is not a
-        player's to answer."""
-        if due.kind is DueKind.DECISION and due.player is not None:
-            box = r.box(due.position)
-            if self.random.random() < 0.7 and self.attempt(
-                Raise(due.position, due.player, 2 * box.ante), actor=due.player
-            ):
-                return True
-            self.submit(Fold(due.position, due.player), actor=due.player)
+        """Answer what ``r`` waits for (decisions, a reveal); ``False`` when it is not the
+        players' to answer."""
+        first = due[0]
+        if first.kind is DueKind.DECISION:
+            choices: list[tuple[object, Any]] = []
+            for d in due:
+                box = r.box(d.position)
+                if self.random.random() < 0.7:
+                    choices.append((Raise(d.position, d.player, 2 * box.ante), d))
+                else:
+                    choices.append((Fold(d.position, d.player), d))
+            if self.batched:
+                try:
+                    self.commands += 1
+                    self.service.submit_all(
+                        [c for c, _ in choices],
+                        idempotency_key=f"bot:{uuid.uuid4().hex}",
+                        actor=self.actor,
+                    )
+                    return True
+                except MacauTablesError:
+                    self.refused += 1
+            for command, d in choices:
+                if not self.attempt(command, actor=d.player):
+                    self.submit(Fold(d.position, d.player), actor=d.player)
             return True
-        if due.kind is DueKind.REVEAL and due.player is not None:
+        if first.kind is DueKind.REVEAL and first.player is not None:
             step = r.pending_reveal()
-            self.submit(Reveal(step.side, step.part, due.player), actor=due.player)
+            self.submit(Reveal(step.side, step.part, first.player), actor=first.player)
             return True
         return False

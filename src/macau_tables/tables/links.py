@@ -9,14 +9,16 @@ the one process running its table (``casino_tables.lease_owner``), renewed as it
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
 
+from ..errors import StoreError
 from ..jackpot import Meter
 from ..store import Store, Tx
 from .model import TableError
 
-__all__ = ["LEASE_SECONDS", "Lease", "MeterLink"]
+__all__ = ["LEASE_SECONDS", "Lease", "MeterLink", "MeterUnreachable", "meter_reader"]
 
 LEASE_SECONDS: Final = 30
 """How long a process holds a table after its last command or tick."""
@@ -63,6 +65,35 @@ class MeterLink:
         self.seen(amount)
         self.restored()
         return True
+
+
+class MeterUnreachable(Exception):
+    """Reading the meter failed inside a transaction (it is rolled back; the service marks the
+    link down and refuses the command, saying so)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def meter_reader(tx: Tx, meter_id: str | None) -> Callable[[bool], Meter] | None:
+    """How a batch reads meter ``meter_id`` in ``tx`` (``True``: under lock, for an award);
+    ``None`` for a table without a meter."""
+    if meter_id is None:
+        return None
+    mid = meter_id
+
+    def read(lock: bool) -> Meter:
+        try:
+            amount = tx.meter_amount(mid, lock=lock)
+            seed = tx.meter(mid).seed
+        except StoreError as exc:
+            if exc.key == "store.unknown_meter":
+                raise MeterUnreachable(exc.message) from exc
+            raise
+        return Meter(amount, seed)
+
+    return read
 
 
 class Lease:

@@ -26,7 +26,7 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from types import TracebackType
@@ -34,14 +34,13 @@ from typing import Any, Final
 
 from .. import codec
 from ..errors import StoreError
-from ..jackpot import Meter
 from ..rng import RandomSource, SystemRandom, require_production
 from ..rounds import Audience, Expected
 from ..store import Store, TableStatus, Tx, TxKind
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
-from .links import Lease, MeterLink
+from .links import Lease, MeterLink, MeterUnreachable, meter_reader
 from .model import (
     FaultCleared,
     OpenRound,
@@ -119,19 +118,9 @@ class TableService:
         self._seq: int = loaded.head.seq
         self._head: str = loaded.head.hash
         self._snap_seq: int = loaded.snapshot_seq
-        meter = loaded.meter
         self._link = MeterLink(self.setup.meter_id, None)
-        if meter is not None:
-            seed = getattr(loaded.state.rules, "jackpot_seed", meter.seed)
-            if meter.seed != seed:
-                raise TableError(
-                    "tables.meter_seed_mismatch",
-                    table=self.table_id,
-                    meter=meter.meter_id,
-                    seed=meter.seed,
-                    table_seed=seed,
-                )
-            self._link.seen(meter.amount, meter.seed)
+        if loaded.meter is not None:
+            self._link.seen(loaded.meter.amount, loaded.meter.seed)
         self._timers.track(self.state.round, self.dealing, self.clock.now())
 
     def reload(self) -> None:
@@ -177,17 +166,35 @@ class TableService:
         open (``tables.table_closed``); whatever the law refuses (``RuleViolation`` naming the
         rule) and the service refuses (``TableError``); a wallet too short for a wager
         (``ledger.insufficient_funds``)."""
+        return self._submit((command,), request_digest(command), idempotency_key, actor)
+
+    def submit_all(
+        self, commands: Sequence[object], *, idempotency_key: str, actor: str
+    ) -> Submitted:
+        """Run ``commands`` in order as ONE request (a bet slip: a player's wagers at once; a
+        round's opening, wagers and close): all of them and what they set off are persisted in
+        one transaction, or none if any is refused (refusals as :meth:`submit`). The key is
+        bound to the whole sequence."""
+        commands = tuple(commands)
+        if not commands:
+            raise TableError("tables.not_a_command", command="()")
+        request = codec.sha256([request_digest(c) for c in commands])
+        return self._submit(commands, request, idempotency_key, actor)
+
+    def _submit(
+        self, commands: tuple[object, ...], request: str, idempotency_key: str, actor: str
+    ) -> Submitted:
         key = text_field(idempotency_key, "idempotency_key")
         who = text_field(actor, "actor")
-        request = request_digest(command)
 
         def step(batch: Batch) -> None:
-            closed = self.status is not TableStatus.OPEN and batch.state.fault is None
-            if isinstance(command, OpenRound) and closed:
-                raise TableError(
-                    "tables.table_closed", table=self.table_id, status=self.status.value
-                )
-            execute(batch, command)
+            for command in commands:
+                closed = self.status is not TableStatus.OPEN and batch.state.fault is None
+                if isinstance(command, OpenRound) and closed:
+                    raise TableError(
+                        "tables.table_closed", table=self.table_id, status=self.status.value
+                    )
+                execute(batch, command)
 
         return self._run(step, key=key, request=request, actor=who, kind=TxKind.ROUND)
 
@@ -206,7 +213,7 @@ class TableService:
                     outcome = self.store.run(
                         lambda tx: self._transact(tx, step, key, request, actor, kind)
                     )
-                except _MeterUnreachable as exc:
+                except MeterUnreachable as exc:
                     self._link_down(exc.reason, manual=False)
                     raise TableError(
                         "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
@@ -243,7 +250,7 @@ class TableService:
             self.rng,
             actor,
             self.clock.now(),
-            meter_reader=self._meter_reader(tx) if self.setup.meter_id is not None else None,
+            meter_reader=meter_reader(tx, self.setup.meter_id),
             meter_up=self._link.up,
             meter_reason=self._link.reason,
             last_meter=self._link.last,
@@ -263,22 +270,6 @@ class TableService:
             key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
         )
         return _Done(result, batch)
-
-    def _meter_reader(self, tx: Tx) -> Callable[[bool], Meter]:
-        meter_id = self.setup.meter_id
-        assert meter_id is not None
-
-        def read(lock: bool) -> Meter:
-            try:
-                amount = tx.meter_amount(meter_id, lock=lock)
-                seed = tx.meter(meter_id).seed
-            except StoreError as exc:
-                if exc.key == "store.unknown_meter":
-                    raise _MeterUnreachable(exc.message) from exc
-                raise
-            return Meter(amount, seed)
-
-        return read
 
     def _committed(self, batch: Batch, result: Submitted) -> None:
         """The transaction committed: the service's state moves on, then the views go out."""
@@ -489,11 +480,3 @@ class _Done:
 
     result: Submitted
     batch: Batch | None
-
-
-class _MeterUnreachable(Exception):
-    """Reading the meter failed inside a transaction (rolled back; the link is marked down)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason

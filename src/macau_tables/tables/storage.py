@@ -27,6 +27,7 @@ from .model import (
     ShoeLost,
     ShoeRevealed,
     Submitted,
+    TableError,
     TableFaulted,
     TableSetup,
 )
@@ -48,7 +49,8 @@ class Loaded:
 
 
 def read_table(tx: Tx, table_id: str) -> Loaded:
-    """Load ``table_id`` (refuses an unknown table: ``store.unknown_table``)."""
+    """Load ``table_id``. Refuses an unknown table (``store.unknown_table``) and a table whose
+    meter does not restart from its configuration's seed (``tables.meter_seed_mismatch``)."""
     rec = tx.table(table_id)
     rules = tx.get_config(rec.config_id)
     resolver = tx.config_resolver()
@@ -64,6 +66,15 @@ def read_table(tx: Tx, table_id: str) -> Loaded:
     after = snap.seq if snap is not None else 0
     events = [r.decode(resolver) for r in tx.read_events(table_id, after=after)]
     meter = tx.meter(rec.meter_id) if rec.meter_id is not None else None
+    seed = getattr(rules, "jackpot_seed", None)
+    if meter is not None and seed is not None and meter.seed != seed:
+        raise TableError(
+            "tables.meter_seed_mismatch",
+            table=table_id,
+            meter=meter.meter_id,
+            seed=meter.seed,
+            table_seed=seed,
+        )
     return Loaded(
         rec.status, dealing, load(base, events, dealing), tx.chain_head(table_id), after, meter
     )
