@@ -288,3 +288,36 @@ def test_a_bet_slip_is_one_request_all_or_nothing(store: Store) -> None:
         svc.submit_all(slip[:2], idempotency_key="slip", actor="cashier-desk")
     assert exc2.value.key == "tables.idempotency_mismatch"
     assert wallets(store)["p1"] == BANKROLL - 600
+
+
+def test_a_table_held_by_a_killed_process_of_this_host_is_taken_over_at_once(
+    store: Store,
+) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead = f"{socket.gethostname()}:{int(child.stdout)}:svc"  # that process has exited
+    TableService(store, "c1", clock=FakeClock(START), owner=dead)
+    svc = TableService(store, "c1", clock=FakeClock(START))  # this process's default owner
+    assert store.read(lambda tx: tx.table("c1")).lease_owner == svc.owner
+    actions = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
+    assert "lease_taken_over" in actions
+
+
+def test_a_service_whose_table_moved_on_reads_the_log_again(store: Store) -> None:
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    stale = service(store, "c1")
+    other = service(store, "c1")  # the same owner: it takes the table over
+    other.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    other.submit(PlaceAnte(1, "p1", 100), idempotency_key="a1", actor="p1")
+    done = stale.submit(PlaceAnte(2, "p2", 100), idempotency_key="a2", actor="p2")
+    assert done.first_seq == 3 and stale.round.box(1) is not None
+    assert replayed(store, "c1") == stale.state

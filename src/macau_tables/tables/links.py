@@ -8,6 +8,8 @@ the one process running its table (``casino_tables.lease_owner``), renewed as it
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -18,7 +20,15 @@ from ..jackpot import Meter
 from ..store import Store, Tx
 from .model import TableError
 
-__all__ = ["LEASE_SECONDS", "Lease", "MeterLink", "MeterUnreachable", "meter_reader"]
+__all__ = [
+    "LEASE_SECONDS",
+    "Lease",
+    "MeterLink",
+    "MeterUnreachable",
+    "dead_on_this_host",
+    "default_owner",
+    "meter_reader",
+]
 
 LEASE_SECONDS: Final = 30
 """How long a process holds a table after its last command or tick."""
@@ -96,6 +106,30 @@ def meter_reader(tx: Tx, meter_id: str | None) -> Callable[[bool], Meter] | None
     return read
 
 
+def default_owner(tag: object) -> str:
+    """An owner name for this process: ``"<host>:<pid>:<tag>"``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{tag}"
+
+
+def dead_on_this_host(owner: str) -> bool:
+    """Whether ``owner`` (as :func:`default_owner` names them) is a process of this host that
+    no longer exists. Owners named otherwise are never taken for dead."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # it exists, run by someone else
+        return False
+    return False
+
+
 class Lease:
     """``owner``'s lease of ``table_id`` (one actor per table)."""
 
@@ -107,7 +141,8 @@ class Lease:
 
     def renew(self, now: datetime, *, force: bool = False) -> None:
         """Take or renew the lease when less than half of it is left (``force``: now).
-        Refuses (``tables.leased``) while another owner's lease runs."""
+        Refuses (``tables.leased``) while another owner's lease runs — unless that owner is a
+        process of this host that no longer exists (killed: its table is taken over at once)."""
         if (
             not force
             and self.until is not None
@@ -117,6 +152,19 @@ class Lease:
 
         def take(tx: Tx) -> bool:
             until = tx.now() + timedelta(seconds=LEASE_SECONDS)
+            if tx.acquire_lease(self.table_id, self.owner, until=until):
+                return True
+            holder = tx.table(self.table_id).lease_owner
+            if holder is None or not dead_on_this_host(holder):
+                return False
+            tx.release_lease(self.table_id, holder)
+            tx.audit(
+                "lease_taken_over",
+                actor=self.owner,
+                table_id=self.table_id,
+                reason="the process holding the table no longer exists",
+                detail={"from": holder},
+            )
             return tx.acquire_lease(self.table_id, self.owner, until=until)
 
         if not self.store.run(take):

@@ -23,8 +23,6 @@ jackpot wagers and says so (``tables.meter_link_down``) until the link is back.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -40,7 +38,7 @@ from ..store import Store, TableStatus, Tx, TxKind
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
-from .links import Lease, MeterLink, MeterUnreachable, meter_reader
+from .links import Lease, MeterLink, MeterUnreachable, default_owner, meter_reader
 from .model import (
     FaultCleared,
     OpenRound,
@@ -90,7 +88,7 @@ class TableService:
         self.table_id = table_id
         self.clock: Clock = clock or SystemClock()
         self.vault: SealedVault = vault or DEFAULT_VAULT
-        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.owner = owner or default_owner(f"{id(self):x}")
         self.snapshot_every = snapshot_every
         self._lock = threading.RLock()
         self._hub = Hub()
@@ -218,6 +216,10 @@ class TableService:
                     raise TableError(
                         "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
                     ) from exc
+                except StoreError as exc:
+                    if exc.key not in ("store.chain_conflict", "store.chain_race"):
+                        raise
+                    outcome = None
                 if outcome is None:  # another writer moved the log on: read it again
                     self.reload()
                     continue

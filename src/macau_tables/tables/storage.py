@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import codec
 from ..rng import ShoeReveal
-from ..store import ChainHead, MeterRecord, TableMode, TableStatus, Tx, TxKind
+from ..store import ChainHead, EventRecord, MeterRecord, TableMode, TableStatus, Tx, TxKind
 from .adapters import dealing_for
 from .dealing import Dealing
 from .engine import Batch, TableState, load, restore, snapshot
@@ -97,9 +97,11 @@ def persist(
     table_id, meter_id = state.setup.table_id, state.setup.meter_id
     for sealed in batch.sealed:
         tx.shoe_put(table_id, sealed.shoe_no, sealed.commitment)
-    stored = []
+    stored: list[EventRecord] = []
     for round_id, group in itertools.groupby(batch.records, key=lambda r: r.round_id):
-        stored += tx.append_events(table_id, [r.event for r in group], round_id=round_id)
+        expected = stored[-1].seq if stored else seq  # refused if another writer moved on
+        events = [r.event for r in group]
+        stored += tx.append_events(table_id, events, round_id=round_id, expected_seq=expected)
     for rec, ev in zip(batch.records, stored, strict=True):
         if rec.postings:
             tx.post(
