@@ -575,3 +575,29 @@ def test_carried_wagers_must_be_banker_or_player_BAC_12() -> None:
     with pytest.raises(RuleViolation) as exc:
         BaccaratRound.new(RULES, "r2", DAY, carried=(tie_wager,))
     assert exc.value.rule == "BAC-12"
+
+
+def test_a_carried_wager_takes_one_choice_BAC_12() -> None:
+    """BAC-12: before the next round each carried wager is withdrawn, left *or* changed — one
+    choice. Old behaviour: ``expected_next()`` stopped offering ``ChangeCarried`` once every
+    carried wager was decided, yet a second change was still accepted (a wager left, then
+    switched; switched, then switched back), so the round accepted a command type it said it
+    could not accept."""
+    r = _tied_round()
+    nxt = BaccaratRound.new(RULES, "r2", DAY, seated=SEATED, carried=r.carried_out())
+    nxt, _ = nxt.apply(ChangeCarried(1, "alice", TieOption.LEAVE))
+    nxt, _ = nxt.apply(ChangeCarried(2, "bob", TieOption.SWITCH))
+    assert ChangeCarried not in nxt.expected_next().commands
+    for again in (
+        ChangeCarried(1, "alice", TieOption.REDUCE, 200),
+        ChangeCarried(1, "alice", TieOption.WITHDRAW),
+        ChangeCarried(2, "bob", TieOption.SWITCH),
+        ChangeCarried(2, "bob", TieOption.LEAVE),
+    ):
+        err = refused(nxt, again, "BAC-12")
+        assert err.key == "baccarat.carried_already_decided"
+        assert str(err.params["wager_id"]) in err.message and err.text("zh-Hant")
+    assert [(w.kind, w.amount) for w in nxt.wagers] == [
+        (WagerKind.BANKER, 1000),
+        (WagerKind.BANKER, 600),
+    ]

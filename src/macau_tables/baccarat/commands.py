@@ -105,7 +105,8 @@ class WithdrawWager:
 @dataclass(frozen=True, slots=True)
 class ChangeCarried:
     """BAC-12: the owner of a carried wager withdraws it, leaves it, reduces it to ``amount``
-    or switches it to the other side (``amount`` optional, a reduction when given)."""
+    or switches it to the other side (``amount`` optional, a reduction when given). One choice
+    per carried wager: a second is refused."""
 
     wager_id: int
     player: str

@@ -153,6 +153,9 @@ def _change_carried(r: BaccaratRound, c: ChangeCarried) -> tuple[Event, ...]:
         raise RuleViolation(
             "BAC-12", "baccarat.not_players_carried", wager_id=wager.wager_id, player=show(c.player)
         )
+    if wager.wager_id in r.decided:
+        # BAC-12: withdrawn, left *or* changed — one choice per carried wager.
+        raise RuleViolation("BAC-12", "baccarat.carried_already_decided", wager_id=wager.wager_id)
     option = _choice(TieOption, c.option, "BAC-12", "choice after a tie")
     allowed = r.rules.tie_options
     if option not in allowed:
