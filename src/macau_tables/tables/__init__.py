@@ -7,11 +7,34 @@ postings and meter changes in one store transaction, publishes views per audienc
 commit, issues the time-outs from its :class:`Clock`, and resolves a round left open at
 start-up by the law (CSP-11.4, BAC-10).
 
+The API in one place::
+
+    service = TableService(store, table_id, clock=SystemClock(), rng=None, owner=None)
+    service.open_table(actor=..., reason=...)            # approvals checked (CSP-13/BAC-19)
+    service.submit(OpenRound(), idempotency_key=k, actor=who)          # -> Submitted
+    service.submit(PlaceAnte(1, "alice", 500), idempotency_key=k2, actor="alice")
+    service.submit_all([cmd, cmd, ...], idempotency_key=k3, actor=who)  # all or nothing
+    service.tick()                      # time-outs (CSP-6.4, BAC-16), meter retry, lease
+    service.subscribe(Audience.of_player("alice"), callback)  # TableUpdate / MeterUpdate
+    service.round, service.expected(), service.view(audience), service.state
+    service.meter_link_lost(reason) / service.meter_link_restored()
+    service.close()
+    Bots(service, players, seed=s, batched=False).play(n)   # autoplay, tests, benchmarks
+
+Commands are the games' own (``caribbean.PlaceAnte``, ``baccarat.PlaceWager``, a live console's
+``DealCard``, the shoe's ``Cut``/``Burn``…) and the table commands :class:`OpenRound`,
+:class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`. A virtual table deals, reveals
+for its virtual dealer and settles by itself; the settlement is always the service's (it reads
+the meter under lock). Refusals are ``RuleViolation`` (the law), :class:`TableError`
+(``tables.*``) or the store's (``ledger.insufficient_funds``, ``store.*``); a refused command
+writes and publishes nothing.
+
 Importing this package registers the service's own types with :mod:`macau_tables.codec`
 (namespace ``tables``: :data:`.model.CODEC_TYPES`), so a table's log can be read back.
 """
 
 from .. import codec
+from .bots import Bots, Played
 from .clock import MACAU, Clock, FakeClock, SystemClock, opening_date
 from .engine import Batch, Record, TableState
 from .model import (
@@ -44,6 +67,7 @@ __all__ = [
     "MACAU",
     "SNAPSHOT_EVERY",
     "Batch",
+    "Bots",
     "ClearFault",
     "Clock",
     "FakeClock",
@@ -53,6 +77,7 @@ __all__ = [
     "MeterUpdate",
     "OpenRound",
     "OpenShoe",
+    "Played",
     "Record",
     "ReportFault",
     "RoundRecovered",
