@@ -91,7 +91,13 @@ def states() -> list[BaccaratRound]:
     complete = deal(BaccaratRound.new(face_up, "r3", DAY), "9s 5h Kd 2c")
     settled, _ = complete.apply(Settle())
     demo = BaccaratRound.new(RULES, "r4", DAY, demo=True)
-    return [betting, dealt, refused, revealed, plain, complete, settled, demo]
+    # live: a card drawn before the player's reveal is flagged (BAC-16); a live hand complete
+    live_early, _ = dealt.apply(DealCard("5c"))
+    live_complete = deal(BaccaratRound.new(face_up, "r5", DAY, live=True), "9s 5h Kd 2c")
+    return [
+        *(betting, dealt, refused, revealed, plain, complete, settled, demo),
+        *(live_early, live_complete),
+    ]
 
 
 STATES = states()
@@ -161,7 +167,8 @@ def test_check_and_can_apply_never_raise_and_refuse_with_a_rule(i: int, command:
     if err is not None:
         assert err.rule and err.key.startswith("baccarat.") and err.message
     assert r.can_apply(command) is (err is None)
-    if err is None:  # accepted: apply agrees
+    if err is None:  # accepted: apply agrees, and expected_next() offered its type
+        assert type(command) in r.expected_next().commands, (command, r.expected_next())
         r2, events = r.apply(command)  # type: ignore[arg-type]
         assert events and BaccaratRound.replay(r2.events) == r2
     else:
@@ -185,7 +192,7 @@ def test_the_round_satisfies_the_contract() -> None:
 
 
 def test_expected_next_says_who_is_due_BAC_7_BAC_10_BAC_16() -> None:
-    betting, dealt, refused, revealed, plain, complete, settled, demo = STATES
+    betting, dealt, refused, revealed, plain, complete, settled, demo, *_ = STATES
     e = betting.expected_next()
     assert e.phase == "betting" and [d.kind for d in e.due] == [DueKind.WAGERS, DueKind.CARD]
     assert e.due[1].slot == "P1"
@@ -339,3 +346,33 @@ def test_correction_needs_a_live_round_and_the_right_action_BAC_10() -> None:
     r = STATES[2]  # a refused card awaits
     assert not r.can_apply(Correct("sup", "x", CorrectionAction.MISTYPED))
     assert r.can_apply(Correct("sup", "x", CorrectionAction.WITHDRAW))
+
+
+def test_expected_next_offers_what_a_live_round_accepts_BAC_10_BAC_16() -> None:
+    """Old behaviour: a live round accepted commands ``expected_next()`` did not offer — a card
+    entered while a reveal is due or after the hand is complete (recorded as refused for the
+    supervisor, BAC-10), and the holder's reveal while a refused card awaits the supervisor
+    (the reveal must come first for that card to be reassigned, BAC-16)."""
+    *_, live_early, live_complete = STATES
+    assert live_early.pending is not None and live_early.pending_reveal() is not None
+    e = live_early.expected_next()
+    assert [(d.kind, d.player) for d in e.due] == [
+        (DueKind.SUPERVISOR, None),
+        (DueKind.REVEAL, "bob"),
+    ]
+    assert {Correct, Void, Reveal, RevealTimeout} == set(e.commands)
+    r, _ = live_early.apply(Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob"))
+    assert r.pending is not None and Reveal in r.expected_next().commands
+    e = live_complete.expected_next()
+    assert [d.kind for d in e.due] == [DueKind.SETTLEMENT]
+    assert set(e.commands) == {Settle, DealCard, Void}
+    flagged, events = live_complete.apply(DealCard("4c"))
+    assert isinstance(events[0], CardRefused) and flagged.pending is not None
+    dealt = STATES[1]
+    assert DealCard in dealt.expected_next().commands  # live: a card entered now is flagged
+    virtual = STATES[5]
+    assert DealCard not in virtual.expected_next().commands  # virtual: refused outright
+    for r in STATES:
+        for cmd in (DealCard("4d"), Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob")):
+            if r.can_apply(cmd):
+                assert type(cmd) in r.expected_next().commands, (r.phase, cmd)

@@ -366,7 +366,15 @@ class BaccaratRound:
         if self.is_over:
             return Expected(phase, (), ())
         if self.pending is not None:
-            return Expected(phase, (Due(DueKind.SUPERVISOR),), (Correct, Void))
+            # The supervisor resolves the refused card; a reveal due meanwhile may come first
+            # (a card drawn before it is reassigned only after it, BAC-16).
+            reveal = self._reveal_due()
+            if reveal is None:
+                return Expected(phase, (Due(DueKind.SUPERVISOR),), (Correct, Void))
+            due, turn = reveal
+            return Expected(phase, (Due(DueKind.SUPERVISOR), due), (*turn, Correct, Void))
+        # Live mode: a card entered out of turn is taken and flagged for the supervisor (BAC-10).
+        stray: tuple[type, ...] = (DealCard,) if self.live else ()
         fix: tuple[type, ...] = (Correct, Void) if self.live and self.cards else (Void,)
         if self.phase is RoundPhase.BETTING:
             first = Due(DueKind.CARD, slot=CardSlot.PLAYER_1.value)
@@ -379,17 +387,26 @@ class BaccaratRound:
                 phase, (Due(DueKind.WAGERS), first), (*cmds, CloseBetting, DealCard, Void)
             )
         if self.phase is RoundPhase.COMPLETE:
-            return Expected(phase, (Due(DueKind.SETTLEMENT),), (Settle, Void))
-        step = self.pending_reveal()
-        if step is not None:
-            holder = self.holder(step.side)
-            if holder is not None and step not in self.timed_out:
-                due = Due(DueKind.REVEAL, player=holder)
-                return Expected(phase, (due,), (Reveal, RevealTimeout, *fix))
-            return Expected(phase, (Due(DueKind.REVEAL, position=DEALER),), (Reveal, *fix))
+            return Expected(phase, (Due(DueKind.SETTLEMENT),), (Settle, *stray, Void))
+        reveal = self._reveal_due()
+        if reveal is not None:
+            due, turn = reveal
+            return Expected(phase, (due,), (*turn, *stray, *fix))
         slot = self.due_slot()
         due_card = Due(DueKind.CARD, slot=slot.value if slot is not None else None)
         return Expected(phase, (due_card,), (DealCard, *fix))
+
+    def _reveal_due(self) -> tuple[Due, tuple[type, ...]] | None:
+        """The card-holding reveal due (BAC-16) and the commands for it, or ``None``: the
+        holder's (who may also time out) or, with no holder or after the time-out, the
+        dealer's."""
+        step = self.pending_reveal()
+        if step is None:
+            return None
+        holder = self.holder(step.side)
+        if holder is not None and step not in self.timed_out:
+            return Due(DueKind.REVEAL, player=holder), (Reveal, RevealTimeout)
+        return Due(DueKind.REVEAL, position=DEALER), (Reveal,)
 
     def view(self, audience: Audience) -> RoundView:
         """What ``audience`` may see (:func:`~.view.round_view`; BAC-16 hidden information).
