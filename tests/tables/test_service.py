@@ -321,3 +321,19 @@ def test_a_service_whose_table_moved_on_reads_the_log_again(store: Store) -> Non
     done = stale.submit(PlaceAnte(2, "p2", 100), idempotency_key="a2", actor="p2")
     assert done.first_seq == 3 and stale.round.box(1) is not None
     assert replayed(store, "c1") == stale.state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_many_more_rounds_with_seven_players_keep_every_invariant(store: Store, game: str) -> None:
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
+    casino(store, {"t1": (game, rules, False)})
+    svc = service(store, "t1", snapshot_every=200)
+    Bots(svc, PLAYERS, seed=99, batched=True).play(
+        300, progress=lambda r: None if ledger_total(store) == 0 else pytest.fail("ledger")
+    )
+    assert replayed(store, "t1") == svc.state
+    reopened = service(store, "t1", snapshot_every=200)
+    assert reopened.state == svc.state
+    check = verify(store)
+    assert check.ok, check.failure
