@@ -21,6 +21,7 @@ from macau_tables.caribbean.actions import (
 )
 from macau_tables.caribbean.events import RoundSettled
 from macau_tables.caribbean.rules import JackpotFixedAwards
+from macau_tables.errors import MacauTablesError
 from macau_tables.rounds import DEALER, Audience
 from macau_tables.store import Store
 from macau_tables.tables import MeterUpdate, OpenRound
@@ -170,3 +171,24 @@ def test_a_round_with_no_jackpot_wager_leaves_the_meter_alone(store: Store, jack
     send(a, Raise(1, "p1", 200), "p1")
     assert meter_amount(store) == CARIBBEAN_SEED + (CONTRIBUTION if jackpot else 0)
     assert store.read(lambda tx: tx.hits("m-car")) == []
+
+
+def test_after_a_hit_brings_in_a_new_seed_a_jackpot_round_waits_and_the_table_says_so(
+    store: Store,
+) -> None:
+    a, b = two_live_tables(store)
+    store.run(
+        lambda tx: tx.set_meter_params("m-car", seed=2_000_000, actor="manager", reason="raise")
+    )
+    deal_a_straight_flush(a, "p1")
+    deal_a_straight_flush(b, "p2")
+    send(a, Raise(1, "p1", 200), "p1")  # the hit: the new seed is in force from now on
+    assert store.read(lambda tx: tx.meter("m-car")).seed == 2_000_000
+    send(b, Raise(1, "p2", 200), "p2")  # the player's raise is taken; the showdown waits
+    assert not b.round.is_over and b.expected().due[0].kind.value == "settlement"
+    up, reason = b.meter_link
+    assert not up and reason is not None and "2000000" in reason
+    with pytest.raises(MacauTablesError) as exc:  # and jackpot wagers are refused, saying so
+        send(b, PlaceJackpotWager(2, "p3"), "p3")
+    assert exc.value.key == "tables.meter_link_down"
+    assert ledger_total(store) == 0

@@ -348,7 +348,10 @@ class BaccaratDealing:
             jackpot = any(w.kind is WagerKind.JACKPOT for w in r.wagers)
             if jackpot and not batch.meter_up:
                 return False  # waits for the meter (the service retries on its clock)
-            batch.apply_round(Settle(batch.meter(lock=True) if jackpot else None))
+            meter = batch.meter(lock=True) if jackpot else None
+            if meter is not None and not batch.usable_meter(meter, r.rules.jackpot_seed):
+                return False
+            batch.apply_round(Settle(meter))
             return True
         if self.live or deal.sealed is None or deal.shoe is None:
             return False

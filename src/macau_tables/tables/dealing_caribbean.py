@@ -200,6 +200,10 @@ class CaribbeanDealing:
         jackpot = any(b.jackpot for b in r.in_play)
         if batch.meter_reader is not None and batch.meter_up:
             meter = batch.meter(lock=jackpot)
+            seed = r.rules.jackpot_seed
+            if jackpot and not batch.usable_meter(meter, seed):
+                return False
+            meter = Meter(meter.amount, seed)  # without a jackpot wager no award, no restart
         elif jackpot:
             return False  # waits for the meter (the service retries on its clock)
         else:

@@ -128,6 +128,7 @@ class Batch:
     sealed: list[Sealed] = field(default_factory=list)
     hits: list[tuple[str, Hit]] = field(default_factory=list)
     snapshotted: bool = False
+    waiting: str | None = None
 
     # -- the steps ---------------------------------------------------------------------------
 
@@ -143,6 +144,17 @@ class Batch:
                 reason=self.meter_reason or "-",
             )
         return self.meter_reader(lock)
+
+    def usable_meter(self, meter: Meter, seed: int) -> bool:
+        """Whether ``meter`` restarts from ``seed``, the table's (CSP-10.8, BAC-17); if not,
+        the settlement waits and the service says why (``waiting``)."""
+        if meter.seed == seed:
+            return True
+        self.waiting = (
+            f"the meter restarts from {meter.seed}, the table's configuration from {seed}: "
+            "give the table the meter's seed"
+        )
+        return False
 
     def open(self, round_: Any) -> None:
         """A round was opened: it becomes the table's round; its first events are recorded."""

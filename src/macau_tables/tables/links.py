@@ -37,8 +37,9 @@ LEASE_SECONDS: Final = 30
 class MeterLink:
     """Whether the meter ``meter_id`` can be reached, why not, and its last seen value."""
 
-    def __init__(self, meter_id: str | None, last: Meter | None) -> None:
+    def __init__(self, meter_id: str | None, last: Meter | None, seed: int | None = None) -> None:
         self.meter_id = meter_id
+        self.seed = seed  # the restart amount the table's configuration expects
         self.up = True
         self.manual = False
         self.reason: str | None = None
@@ -69,10 +70,12 @@ class MeterLink:
             return self.up
         meter_id = self.meter_id
         try:
-            amount = store.read(lambda tx: tx.meter_amount(meter_id))
+            meter = store.read(lambda tx: tx.meter(meter_id))
         except Exception:  # still out of reach, whatever the reason
             return False
-        self.seen(amount)
+        if self.seed is not None and meter.seed != self.seed:
+            return False  # the meter restarts from another seed than the table expects
+        self.seen(meter.amount, meter.seed)
         self.restored()
         return True
 

@@ -116,7 +116,8 @@ class TableService:
         self._seq: int = loaded.head.seq
         self._head: str = loaded.head.hash
         self._snap_seq: int = loaded.snapshot_seq
-        self._link = MeterLink(self.setup.meter_id, None)
+        seed = getattr(self.state.rules, "jackpot_seed", None)
+        self._link = MeterLink(self.setup.meter_id, None, seed)
         if loaded.meter is not None:
             self._link.seen(loaded.meter.amount, loaded.meter.seed)
         self._timers.track(self.state.round, self.dealing, self.clock.now())
@@ -290,7 +291,9 @@ class TableService:
             elif isinstance(e, FaultCleared):
                 self.status = TableStatus.OPEN
         self._timers.track(self.state.round, self.dealing, self.clock.now())
-        if batch.records:
+        if batch.waiting is not None:  # a settlement waits for a meter the table can use
+            self._link_down(batch.waiting, manual=False)
+        elif batch.records:
             self._publish()
 
     # -- the clock -------------------------------------------------------------------------
