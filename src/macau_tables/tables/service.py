@@ -117,7 +117,10 @@ class TableService:
         self._head: str = loaded.head.hash
         self._snap_seq: int = loaded.snapshot_seq
         seed = getattr(self.state.rules, "jackpot_seed", None)
+        before: MeterLink | None = getattr(self, "_link", None)
         self._link = MeterLink(self.setup.meter_id, None, seed)
+        if before is not None and not before.up:  # a reload keeps what is known of the link
+            self._link.lost(before.reason or "-", manual=before.manual)
         if loaded.meter is not None:
             self._link.seen(loaded.meter.amount, loaded.meter.seed)
         self._timers.track(self.state.round, self.dealing, self.clock.now())
