@@ -1,0 +1,331 @@
+"""The contents of an audit archive checked offline (part of :mod:`.archive_check`): the
+configurations, each table's chain segment, the transactions and balances, the meters' logs and
+hits, the shoes. Each function refuses the first record that does not hold by raising
+:class:`Refused` with its :class:`~.findings.Finding`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, NoReturn
+
+from .. import codec
+from ..errors import MacauTablesError
+from ..rng import ShoeReveal
+from ..store.chain import GENESIS, chain_hash, transaction_digest
+from .findings import Finding, finding
+
+__all__ = [
+    "Refused",
+    "check_configs",
+    "check_events",
+    "check_meters",
+    "check_shoes",
+    "check_transactions",
+    "fail",
+]
+
+
+class Refused(Exception):
+    """The first record of an archive that does not hold."""
+
+    def __init__(self, found: Finding) -> None:
+        super().__init__(str(found))
+        self.found = found
+
+
+def fail(
+    relation: str, record: str, table_id: str | None, key: str, /, **params: object
+) -> NoReturn:
+    raise Refused(finding("archive", relation, record, table_id, key, **params))
+
+
+def check_configs(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for row in rows:
+        if hashlib.sha256(row["payload"].encode("utf-8")).hexdigest() != row["sha256"]:
+            fail(
+                "configs.jsonl",
+                row["config_id"],
+                None,
+                "store.verify_config_hash",
+                config_id=row["config_id"],
+            )
+        out[row["config_id"]] = row
+    return out
+
+
+def _rules_refs(value: Any) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        if set(value) == {"config_id", "sha256"}:
+            yield str(value["config_id"]), str(value["sha256"])
+            return
+        for inner in value.values():
+            yield from _rules_refs(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _rules_refs(inner)
+
+
+def check_events(
+    rows: list[dict[str, Any]],
+    manifest: Mapping[str, Any],
+    tables: Mapping[str, Any],
+    configs: Mapping[str, dict[str, Any]],
+    counts: dict[str, int],
+) -> dict[str, list[dict[str, Any]]]:
+    by_table: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_table.setdefault(row["table_id"], []).append(row)
+    chains = manifest.get("chains") or {}
+    for table_id in sorted(set(by_table) | set(chains)):
+        segment = by_table.get(table_id, [])
+        chain = chains.get(table_id)
+        if table_id not in tables or chain is None or not segment:
+            fail(
+                "events.jsonl",
+                table_id,
+                table_id,
+                "operations.archive_chain_segment",
+                table_id=table_id,
+                first="-",
+                last="-",
+            )
+        expected, prev = int(chain["first_seq"]), str(chain["start_hash"])
+        if expected == 1 and prev != GENESIS:
+            fail(
+                "events.jsonl",
+                f"{table_id}#1",
+                table_id,
+                "store.verify_chain_broken",
+                table_id=table_id,
+                seq=1,
+            )
+        for row in segment:
+            seq, record = int(row["seq"]), f"{table_id}#{row['seq']}"
+            if seq != expected:
+                fail(
+                    "events.jsonl",
+                    f"{table_id}#{expected}",
+                    table_id,
+                    "store.verify_seq_gap",
+                    table_id=table_id,
+                    seq=seq,
+                    expected=expected,
+                )
+            if row["prev_hash"] != prev:
+                fail(
+                    "events.jsonl",
+                    record,
+                    table_id,
+                    "store.verify_chain_broken",
+                    table_id=table_id,
+                    seq=seq,
+                )
+            if chain_hash(row["prev_hash"], row["payload"].encode("utf-8")) != row["hash"]:
+                fail(
+                    "events.jsonl",
+                    record,
+                    table_id,
+                    "store.verify_hash_mismatch",
+                    table_id=table_id,
+                    seq=seq,
+                )
+            data = json.loads(row["payload"])
+            if not isinstance(data, dict) or data.get("type") != row["type"]:
+                fail(
+                    "events.jsonl",
+                    record,
+                    table_id,
+                    "store.verify_type_mismatch",
+                    table_id=table_id,
+                    seq=seq,
+                    type=row["type"],
+                    found=str(data.get("type") if isinstance(data, dict) else data),
+                )
+            for config_id, digest in _rules_refs(data):
+                if config_id not in configs or configs[config_id]["sha256"] != digest:
+                    fail(
+                        "events.jsonl",
+                        record,
+                        table_id,
+                        "store.verify_rules_ref",
+                        table_id=table_id,
+                        seq=seq,
+                        config_id=config_id,
+                    )
+            expected, prev = seq + 1, row["hash"]
+        if segment[-1]["seq"] != chain["last_seq"] or prev != chain["end_hash"]:
+            fail(
+                "events.jsonl",
+                f"{table_id}#{segment[-1]['seq']}",
+                table_id,
+                "operations.archive_chain_head",
+                table_id=table_id,
+                seq=segment[-1]["seq"],
+                expected=f"#{chain['last_seq']} {chain['end_hash']}",
+            )
+    counts["events"] = len(rows)
+    return by_table
+
+
+def check_transactions(
+    rows: list[dict[str, Any]],
+    manifest: Mapping[str, Any],
+    accounts: Mapping[str, str],
+    opening: Mapping[str, int],
+    closing: Mapping[str, int],
+    counts: dict[str, int],
+) -> list[dict[str, Any]]:
+    span = manifest.get("tx_range")
+    moved: dict[str, int] = {}
+    last = 0
+    for row in rows:
+        tx_id, record = int(row["tx_id"]), f"tx {row['tx_id']}"
+        if tx_id <= last or span is None or not span[0] <= tx_id <= span[1]:
+            fail(
+                "transactions.jsonl",
+                record,
+                row.get("table_id"),
+                "operations.archive_tx_order",
+                tx_id=tx_id,
+            )
+        last = tx_id
+        lines = [tuple(p) for p in row["postings"]]
+        total = sum(int(p[2]) for p in lines)
+        if total or not lines:
+            fail(
+                "transactions.jsonl",
+                record,
+                row.get("table_id"),
+                "store.verify_tx_unbalanced",
+                tx_id=tx_id,
+                total=total,
+            )
+        fields = {
+            k: row[k]
+            for k in ("table_id", "event_seq", "kind", "actor", "reason", "corrects", "created_at")
+        }
+        if transaction_digest(fields, lines) != row["digest"]:
+            fail(
+                "transactions.jsonl",
+                record,
+                row.get("table_id"),
+                "store.verify_tx_digest",
+                tx_id=tx_id,
+            )
+        for _, account, amount, _ in lines:
+            moved[account] = moved.get(account, 0) + int(amount)
+    if rows and (rows[0]["tx_id"] != span[0] or rows[-1]["tx_id"] != span[1]):  # type: ignore[index]
+        fail(
+            "transactions.jsonl", "-", None, "operations.archive_tx_order", tx_id=rows[-1]["tx_id"]
+        )
+    for which, values in (("opening", opening), ("closing", closing)):
+        total = sum(int(v) for v in values.values())
+        if total:
+            fail(
+                "balances.json",
+                which,
+                None,
+                "operations.archive_ledger_total",
+                which=which,
+                total=total,
+            )
+    for account in sorted(set(opening) | set(closing) | set(moved)):
+        start, end = int(opening.get(account, 0)), int(closing.get(account, 0))
+        if start + moved.get(account, 0) != end or account not in accounts:
+            fail(
+                "balances.json",
+                account,
+                None,
+                "operations.archive_balance",
+                account=account,
+                opening=start,
+                moved=moved.get(account, 0),
+                closing=end,
+            )
+    counts["transactions"] = len(rows)
+    return rows
+
+
+def check_meters(
+    meters: list[dict[str, Any]],
+    log: list[dict[str, Any]],
+    hits: list[dict[str, Any]],
+    counts: dict[str, int],
+) -> None:
+    for meter in meters:
+        meter_id = meter["meter_id"]
+        entries = [e for e in log if e["meter_id"] == meter_id]
+        prev, logged = GENESIS, []
+        for number, entry in enumerate(entries, start=1):
+            seq = int(entry["seq"])
+            ok = seq == number and entry["prev_hash"] == prev
+            ok = (
+                ok
+                and chain_hash(entry["prev_hash"], entry["payload"].encode("utf-8"))
+                == entry["hash"]
+            )
+            data = json.loads(entry["payload"]) if ok else {}
+            if not ok or data.get("kind") != entry["kind"] or data.get("meter_id") != meter_id:
+                fail(
+                    "meter_log.jsonl",
+                    f"{meter_id}#{seq}",
+                    None,
+                    "store.verify_meter_log",
+                    meter_id=meter_id,
+                    seq=seq,
+                )
+            if entry["kind"] == "hit":
+                logged.append(data)
+            prev = entry["hash"]
+        if len(entries) != int(meter["version"]) or len(logged) != int(meter["hits"]):
+            fail(
+                "meters.jsonl",
+                meter_id,
+                None,
+                "store.verify_meter_row",
+                meter_id=meter_id,
+                field="version",
+                found=str(meter["version"]),
+                expected=str(len(entries)),
+            )
+        stored = [h for h in hits if h["meter_id"] == meter_id]
+        keys = ("seq", "table_id", "round_id", "box", "combination", "amount", "at")
+        for i in range(max(len(stored), len(logged))):
+            if (
+                i >= len(stored)
+                or i >= len(logged)
+                or {k: stored[i][k] for k in keys} != {k: logged[i].get(k) for k in keys}
+            ):
+                fail(
+                    "meter_hits.jsonl",
+                    f"{meter_id}#{i + 1}",
+                    None,
+                    "store.verify_meter_hit",
+                    meter_id=meter_id,
+                    seq=i + 1,
+                )
+    counts["meters"] = len(meters)
+
+
+def check_shoes(rows: list[dict[str, Any]], counts: dict[str, int]) -> None:
+    for row in rows:
+        if row["revealed"] is None:
+            continue
+        try:
+            reveal = codec.decode(row["revealed"], expect=ShoeReveal)
+            digest = reveal.commitment.digest
+        except (MacauTablesError, ValueError):
+            digest = None
+        if digest != row["commitment"]:
+            fail(
+                "shoes.jsonl",
+                f"{row['table_id']}#{row['shoe_no']}",
+                row["table_id"],
+                "store.verify_shoe",
+                table_id=row["table_id"],
+                shoe_no=row["shoe_no"],
+            )
+    counts["shoes"] = len(rows)

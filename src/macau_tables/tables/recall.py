@@ -1,0 +1,262 @@
+"""``macau-tables recall``: a table's last rounds as recorded (game recall).
+
+For each round, from the table's log and the ledger alone (read only, no service: it works
+while a table is stopped by a fault): the cards in dealing order with where each went, every
+wager with its outcome and what it paid, each player's wallet before the round's first
+transaction and after its last one with the round's net, the jackpot awards, the table events
+of the round (a shoe revealed, a recovery at restart, …) and the hash of the round's last
+record (which pins it in the table's chain).
+
+Everything is derived through the round contract: the round is ``GAMES[game].replay`` of its
+events, the wagers are the :class:`~macau_tables.rounds.WagerResult` lines of its settlement
+(the same shape in both games), the awards the dealing adapter's ``hits``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from ..cards import Card
+from ..games import GAMES
+from ..rounds import WagerResult
+from ..store import TableRecord, Tx
+from ..store.history import balances_before, transactions_of_events
+from .adapters import dealing_for
+from .model import TABLE_EVENTS
+
+__all__ = [
+    "PlayerMoney",
+    "RecalledCard",
+    "RecalledRound",
+    "RecalledWager",
+    "recall",
+    "recall_round",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledCard:
+    """A card as recorded: its ``seq``, the card, where it went (``"box 3"``, ``"dealer"``,
+    ``"P1"``) and the event (``CardDealt``, or e.g. ``CardRefused`` at a live table)."""
+
+    seq: int
+    card: str
+    to: str
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledWager:
+    """One wager as settled (:class:`~macau_tables.rounds.WagerResult`), or as placed when the
+    round is not over (``outcome`` ``"in play"``)."""
+
+    player: str
+    spot: str
+    kind: str
+    stake: int
+    outcome: str
+    paid: int
+    award: int
+    carried_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoney:
+    """A player's wallet around the round: ``before`` its first transaction, ``after`` its last
+    one, and the round's ``net`` on it (the wallet may also have moved elsewhere meanwhile)."""
+
+    player: str
+    before: int
+    after: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledRound:
+    """One round of ``table_id`` as recorded (see the module docstring). ``state`` is
+    ``"settled"``, ``"void"`` or ``"open"``; ``hash`` the chain hash of record ``last_seq``."""
+
+    table_id: str
+    game: str
+    round_id: str
+    state: str
+    first_seq: int
+    last_seq: int
+    hash: str
+    started: datetime
+    ended: datetime
+    cards: tuple[RecalledCard, ...]
+    wagers: tuple[RecalledWager, ...]
+    players: tuple[PlayerMoney, ...]
+    awards: tuple[tuple[int, str, int, int], ...]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (amounts in minor units, times ISO-8601 UTC)."""
+        return {
+            "table_id": self.table_id,
+            "game": self.game,
+            "round_id": self.round_id,
+            "state": self.state,
+            "first_seq": self.first_seq,
+            "last_seq": self.last_seq,
+            "hash": self.hash,
+            "started": self.started.isoformat(),
+            "ended": self.ended.isoformat(),
+            "cards": [
+                {"seq": c.seq, "card": c.card, "to": c.to, "event": c.event} for c in self.cards
+            ],
+            "wagers": [
+                {
+                    "player": w.player,
+                    "spot": w.spot,
+                    "kind": w.kind,
+                    "stake": w.stake,
+                    "outcome": w.outcome,
+                    "paid": w.paid,
+                    "award": w.award,
+                    "carried_in": w.carried_in,
+                }
+                for w in self.wagers
+            ],
+            "players": [
+                {"player": p.player, "before": p.before, "after": p.after, "net": p.net}
+                for p in self.players
+            ],
+            "awards": [
+                {"box": b, "combination": c, "amount": a, "from_meter": m}
+                for b, c, a, m in self.awards
+            ],
+            "notes": list(self.notes),
+        }
+
+
+def recall(tx: Tx, table_id: str, last: int) -> list[RecalledRound]:
+    """The last ``last`` rounds of ``table_id``, oldest first. Refuses an unknown table
+    (``store.unknown_table``)."""
+    table = tx.table(table_id)
+    round_ids = tx.round_ids(table_id)
+    return [recall_round(tx, table, rid) for rid in round_ids[-last:]] if last > 0 else []
+
+
+def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
+    """Round ``round_id`` of ``table`` (see :class:`RecalledRound`)."""
+    records = tx.read_events(table.table_id, round_id=round_id)
+    resolver = tx.config_resolver()
+    decoded = [(r, r.decode(resolver)) for r in records]
+    dealing = dealing_for(table.game, live=False)
+    mine = [e for _, e in decoded if not isinstance(e, TABLE_EVENTS)]
+    mine = [e for e in mine if not dealing.is_dealing_event(e)]
+    round_: Any = GAMES[table.game].replay(mine) if mine else None
+    over = round_ is not None and bool(round_.is_over)
+    closing = next((e for e in mine if hasattr(e, "settlement")), None) if over else None
+    state = "open"
+    if closing is not None:
+        state = "void" if "Void" in type(closing).__name__ else "settled"
+    cards = tuple(
+        RecalledCard(r.seq, _card(e.card), _where(e), type(e).__name__)
+        for r, e in decoded
+        if isinstance(getattr(e, "card", None), Card)
+    )
+    notes = tuple(
+        f"#{r.seq} {type(e).__name__}: {_summary(e)}"
+        for r, e in decoded
+        if isinstance(e, TABLE_EVENTS)
+    )
+    first, last = records[0], records[-1]
+    txs = transactions_of_events(tx, table.table_id, first.seq, last.seq)
+    wagers = _wagers(closing, txs)
+    awards = tuple(
+        (h.box, h.combination, h.amount, h.from_meter)
+        for e in ([closing] if closing is not None else [])
+        for h in dealing.hits(e)
+    )
+    return RecalledRound(
+        table.table_id,
+        table.game,
+        round_id,
+        state,
+        first.seq,
+        last.seq,
+        last.hash,
+        first.recorded_at,
+        last.recorded_at,
+        cards,
+        wagers,
+        _players(tx, txs),
+        awards,
+        notes,
+    )
+
+
+def _card(card: Card) -> str:
+    return card.pretty
+
+
+def _where(event: object) -> str:
+    to = getattr(event, "to", None)
+    if to is None:
+        to = getattr(event, "slot", None) or getattr(event, "position", None)
+    if isinstance(to, int) and not isinstance(to, bool):
+        return f"box {to}"
+    return "-" if to is None else str(to)
+
+
+def _summary(event: object) -> str:
+    """The plain fields of a table event (its reason, the shoe, the rule, …)."""
+    parts = []
+    for f in fields(event):  # type: ignore[arg-type]
+        value = getattr(event, f.name)
+        if isinstance(value, str | int | bool) and f.name not in ("salt", "commitment"):
+            parts.append(f"{f.name}={value}")
+    return ", ".join(parts)
+
+
+def _results(settlement: object) -> tuple[WagerResult, ...]:
+    """The settlement's :class:`WagerResult` lines (whatever the game names the field)."""
+    for f in fields(settlement):  # type: ignore[arg-type]
+        value = getattr(settlement, f.name)
+        if isinstance(value, tuple) and value and all(isinstance(v, WagerResult) for v in value):
+            return value
+    return ()
+
+
+def _wagers(closing: object | None, txs: list[Any]) -> tuple[RecalledWager, ...]:
+    if closing is not None:
+        return tuple(
+            RecalledWager(
+                w.player,
+                w.spot,
+                str(w.kind),
+                w.stake,
+                str(w.outcome),
+                w.paid,
+                w.award,
+                w.carried_in,
+            )
+            for w in _results(getattr(closing, "settlement", None))
+        )
+    # Not over: the stakes taken so far, from the ledger (wallet → in play).
+    out = []
+    for t in txs:
+        for p in t.postings:
+            if p.account_id.startswith("wallet:") and p.reason == "stake":
+                player = p.account_id.partition(":")[2]
+                kind = (t.reason or "-").rpartition(".")[2]
+                out.append(RecalledWager(player, "-", kind, -p.amount, "in play", 0, 0, False))
+    return tuple(out)
+
+
+def _players(tx: Tx, txs: list[Any]) -> tuple[PlayerMoney, ...]:
+    if not txs:
+        return ()
+    net: dict[str, int] = {}
+    for t in txs:
+        for p in t.postings:
+            if p.account_id.startswith("wallet:"):
+                net[p.account_id] = net.get(p.account_id, 0) + p.amount
+    before = balances_before(tx, net, txs[0].tx_id)
+    after = balances_before(tx, net, txs[-1].tx_id + 1)
+    return tuple(PlayerMoney(a.partition(":")[2], before[a], after[a], net[a]) for a in sorted(net))

@@ -1,0 +1,434 @@
+"""Every round re-derived from its events through the rules (``macau-tables verify``).
+
+The store's verifier proves that nothing recorded was changed after the fact (hash chains,
+transaction digests, balances). This module proves that what was recorded is what the law
+says: for each table, in the order of its log,
+
+* every round's events replay through its game's rules (``GAMES[game].replay``);
+* every event's ledger transaction holds exactly the postings the round derives from it
+  (``round.postings(event)``, mapped to the table's accounts): no money moved that the rules
+  did not move, none missing, none twice; a transaction naming no such event is refused;
+* every round's settlement is computed again: the round as it stood before its closing event
+  is given the closing command (a settlement with the meter it was settled on, or the void)
+  and must produce the recorded settlement (a void: the recorded money result);
+* a settlement that paid or took jackpot money was settled on the meter the ledger held just
+  before it (CSP-10, BAC-17: the meter read under lock in the settling transaction);
+* every revealed virtual shoe (:class:`~.model.ShoeRevealed`) hashes to its commitment, that
+  commitment was published in the log before the reveal (common rules "Randomness"), and the
+  cards dealt were the committed order (the service's own check, recorded in the event).
+
+Pure: it reads decoded events and stored transactions from its caller (the database, or an
+audit archive offline), so both checks are the same code. The closing command is the only
+game-specific part (:data:`CLOSERS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..baccarat import commands as bac_commands
+from ..baccarat import events as bac_events
+from ..caribbean import actions as car_actions
+from ..caribbean import events as car_events
+from ..errors import MacauTablesError
+from ..games import GAMES
+from ..jackpot import Meter
+from ..ledger import Account, AccountKind
+from ..rng import verify_commitment
+from ..store import account_id
+from .adapters import dealing_for
+from .findings import Finding, finding
+from .model import TABLE_EVENTS, ShoeRevealed
+
+__all__ = [
+    "CLOSERS",
+    "Closer",
+    "Closing",
+    "Counts",
+    "LoggedEvent",
+    "MeterBalance",
+    "StoredTx",
+    "rederive_table",
+]
+
+Lines = tuple[tuple[str, int, str], ...]
+"""A transaction's postings as ``(account_id, amount, reason)``, in order."""
+
+MeterBalance = Callable[[str, int], int | None]
+"""``(account_id, tx_id)`` → that account's balance just before transaction ``tx_id``
+(``None``: not known, e.g. before the start of an archive)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """One record of a table's log: its ``seq``, ``round_id`` column and decoded ``event``."""
+
+    seq: int
+    round_id: str | None
+    event: object
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTx:
+    """One stored ledger transaction of a table: its id, the event it records, its kind and
+    postings."""
+
+    tx_id: int
+    event_seq: int | None
+    kind: str
+    lines: Lines
+
+
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """How a round was closed: the ``command`` that closes the round as it stood before its
+    closing event, the ``meter`` it was given when jackpot wagers were in play (so it must be
+    the ledger's), and whether the whole event must come out again (``whole``: a settlement)
+    or only its money (a void, whichever fault voided it)."""
+
+    command: object
+    meter: Meter | None
+    whole: bool
+
+
+@dataclass(slots=True)
+class Counts:
+    """What :func:`rederive_table` read: events, rounds replayed, settlements re-derived and
+    transactions compared."""
+
+    events: int = 0
+    rounds: int = 0
+    settlements: int = 0
+    transactions: int = 0
+    shoes: int = 0
+
+
+# -- the closing command of each game -----------------------------------------------------------
+
+
+def _caribbean(event: object, before: Callable[[], Any]) -> Closing | None:
+    if isinstance(event, car_events.RoundSettled):
+        s = event.settlement
+        pre = before()
+        staked = any(b.jackpot for b in pre.in_play)
+        if s.jackpot is None:
+            meter = Meter.seeded(pre.rules.jackpot_seed)
+        else:  # CSP-10: the showdown is given the meter before this round's contributions
+            given = s.jackpot.meter_before
+            meter = Meter(given.amount - s.meter_contribution, given.seed)
+        return Closing(car_actions.Showdown(meter), meter if staked else None, True)
+    if isinstance(event, car_events.RoundVoided):
+        return Closing(car_actions.Void(event.reason), None, False)
+    return None
+
+
+def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
+    if isinstance(event, bac_events.RoundSettled):
+        meter = event.settlement.meter_before  # BAC-17: None when no jackpot wager was placed
+        return Closing(bac_commands.Settle(meter), meter, True)
+    if isinstance(event, bac_events.RoundVoided):
+        return Closing(bac_commands.Void(event.supervisor, event.reason), None, False)
+    return None
+
+
+Closer = Callable[[object, Callable[[], Any]], Closing | None]
+"""``(event, before)`` → how ``event`` closed its round, or ``None`` when it does not close it;
+``before()`` replays the round as it stood before ``event`` (only when needed)."""
+
+CLOSERS: Final[Mapping[str, Closer]] = {
+    "caribbean": _caribbean,
+    "baccarat": _baccarat,
+}
+"""The closing of each game's rounds (by the names of :data:`macau_tables.games.GAMES`)."""
+
+
+# -- the check ------------------------------------------------------------------------------------
+
+
+def rederive_table(
+    table_id: str,
+    game: str,
+    meter_id: str | None,
+    events: Iterable[LoggedEvent],
+    transactions: Iterable[StoredTx],
+    *,
+    meter_balance: MeterBalance | None = None,
+    counts: Counts | None = None,
+    from_start: bool = True,
+) -> Finding | None:
+    """Re-derive table ``table_id``'s rounds (see the module docstring) from its ``events``
+    (in ``seq`` order) and its ``transactions`` (every transaction naming the table, in id
+    order); returns the first :class:`Finding` (``None``: everything holds). ``counts`` is
+    filled in as it goes. ``from_start``: the events start at the log's first record (else,
+    e.g. an archive of one day, a commitment published before them is not looked for)."""
+    counts = counts if counts is not None else Counts()
+    check = _TableCheck(table_id, game, meter_id, transactions, meter_balance, counts)
+    published: set[str] = set()
+    buffered: list[LoggedEvent] = []
+    for logged in events:
+        counts.events += 1
+        found = _shoe(table_id, logged, published, from_start, counts)
+        if found is not None:
+            return found
+        if check.dealing.opens_round(logged.event) and buffered:
+            found = check.flush(buffered)
+            if found is not None:
+                return found
+            buffered = []
+        buffered.append(logged)
+    found = check.flush(buffered) if buffered else None
+    return found if found is not None else check.leftover()
+
+
+class _TableCheck:
+    def __init__(
+        self,
+        table_id: str,
+        game: str,
+        meter_id: str | None,
+        transactions: Iterable[StoredTx],
+        meter_balance: MeterBalance | None,
+        counts: Counts,
+    ) -> None:
+        self.table_id = table_id
+        self.game = game
+        self.meter_id = meter_id
+        self.round_class = GAMES[game]
+        self.closer = CLOSERS[game]
+        self.dealing = dealing_for(game, live=False)
+        self.meter_balance = meter_balance
+        self.counts = counts
+        self._txs: Iterator[StoredTx] = iter(transactions)
+        self._next: StoredTx | None = None
+        self._advance()
+
+    def _advance(self) -> None:
+        self._next = next(self._txs, None)
+
+    def _is_round_event(self, event: object) -> bool:
+        return not isinstance(event, TABLE_EVENTS) and not self.dealing.is_dealing_event(event)
+
+    def _record(self, seq: int) -> str:
+        return f"{self.table_id}#{seq}"
+
+    def _fail(
+        self, check: str, relation: str, record: str, key: str, /, **params: object
+    ) -> Finding:
+        return finding(check, relation, record, self.table_id, key, **params)
+
+    def flush(self, buffered: Sequence[LoggedEvent]) -> Finding | None:
+        """Check one round (the events from its opening to the next one's, table and dealing
+        events among them) — or the events before the first round."""
+        mine = [x for x in buffered if self._is_round_event(x.event)]
+        opened = bool(mine) and self.dealing.opens_round(mine[0].event)
+        round_: Any = None
+        if opened:
+            self.counts.rounds += 1
+            round_id = _round_id(mine[0])
+            try:
+                round_ = self.round_class.replay([x.event for x in mine])
+            except (MacauTablesError, ValueError, TypeError, AttributeError) as exc:
+                return self._fail(
+                    "settlement",
+                    "events",
+                    self._record(mine[0].seq),
+                    "operations.verify_replay",
+                    round_id=round_id,
+                    reason=_reason(exc),
+                )
+        for x in buffered:
+            derived: Lines = ()
+            if round_ is not None and self._is_round_event(x.event):
+                derived = self._lines(round_.postings(x.event))
+            stored, found = self._stored(x)
+            if found is not None:
+                return found
+            if derived != tuple(line for t in stored for line in t.lines):
+                return self._fail(
+                    "settlement",
+                    "transactions",
+                    f"tx {stored[0].tx_id}" if stored else self._record(x.seq),
+                    "operations.verify_postings",
+                    record=self._record(x.seq),
+                    event=type(x.event).__name__,
+                )
+            if round_ is not None and self._is_round_event(x.event):
+                found = self._closing(mine, x, stored)
+                if found is not None:
+                    return found
+        return None
+
+    def _lines(self, postings: Iterable[Any]) -> Lines:
+        return tuple(
+            (
+                account_id(p.account, table_id=self.table_id, meter_id=self.meter_id),
+                p.amount,
+                str(p.reason),
+            )
+            for p in postings
+            if p.amount
+        )
+
+    def _stored(self, x: LoggedEvent) -> tuple[list[StoredTx], Finding | None]:
+        """The stored transactions recording event ``x`` (the ones before it must have been
+        consumed by earlier events; a correction names no event and is skipped)."""
+        out: list[StoredTx] = []
+        while self._next is not None:
+            t = self._next
+            if t.event_seq is None and t.kind == "correction":
+                self._advance()
+                continue
+            if t.event_seq is None or t.event_seq < x.seq:
+                return out, self._orphan(t)
+            if t.event_seq > x.seq:
+                break
+            out.append(t)
+            self.counts.transactions += 1
+            self._advance()
+        return out, None
+
+    def _orphan(self, t: StoredTx) -> Finding:
+        return self._fail(
+            "settlement",
+            "transactions",
+            f"tx {t.tx_id}",
+            "operations.verify_tx_orphan",
+            tx_id=t.tx_id,
+            record="-" if t.event_seq is None else self._record(t.event_seq),
+        )
+
+    def leftover(self) -> Finding | None:
+        """A transaction naming an event after the end of the log."""
+        while self._next is not None:
+            t = self._next
+            self._advance()
+            if t.event_seq is None and t.kind == "correction":
+                continue
+            return self._orphan(t)
+        return None
+
+    def _closing(
+        self, mine: Sequence[LoggedEvent], x: LoggedEvent, stored: Sequence[StoredTx]
+    ) -> Finding | None:
+        index = next(i for i, y in enumerate(mine) if y.seq == x.seq)
+        if index == 0:
+            return None
+        replayed: list[Any] = []
+
+        def before() -> Any:
+            if not replayed:
+                replayed.append(self.round_class.replay([y.event for y in mine[:index]]))
+            return replayed[0]
+
+        refused: Exception | None = None
+        closing: Closing | None = None
+        try:
+            closing = self.closer(x.event, before)
+        except (MacauTablesError, ValueError, TypeError) as exc:
+            refused = exc
+        round_id = _round_id(mine[0])
+        record = self._record(x.seq)
+        if refused is not None:
+            return self._fail(
+                "settlement",
+                "events",
+                record,
+                "operations.verify_settlement_refused",
+                round_id=round_id,
+                reason=_reason(refused),
+            )
+        if closing is None:
+            return None
+        pre = before()
+        try:
+            _, derived = pre.apply(closing.command)
+        except (MacauTablesError, ValueError, TypeError) as exc:
+            return self._fail(
+                "settlement",
+                "events",
+                record,
+                "operations.verify_settlement_refused",
+                round_id=round_id,
+                reason=_reason(exc),
+            )
+        recorded = tuple(y.event for y in mine[index : index + len(derived)])
+        same = (
+            tuple(derived) == recorded
+            if closing.whole
+            else bool(derived) and _money(derived[0]) == _money(x.event)
+        )
+        if not same:
+            return self._fail(
+                "settlement", "events", record, "operations.verify_settlement", round_id=round_id
+            )
+        self.counts.settlements += 1
+        if closing.meter is None or self.meter_id is None or self.meter_balance is None:
+            return None
+        if not stored:
+            return None
+        account = account_id(
+            Account(AccountKind.JACKPOT_METER), table_id=self.table_id, meter_id=self.meter_id
+        )
+        held = self.meter_balance(account, stored[0].tx_id)
+        if held is not None and held != closing.meter.amount:
+            return self._fail(
+                "settlement",
+                "events",
+                record,
+                "operations.verify_meter_read",
+                round_id=round_id,
+                used=closing.meter.amount,
+                ledger=held,
+                account=account,
+            )
+        return None
+
+
+def _shoe(
+    table_id: str, logged: LoggedEvent, published: set[str], from_start: bool, counts: Counts
+) -> Finding | None:
+    """Note a published commitment; check a reveal against it (common rules "Randomness")."""
+    e = logged.event
+    if not isinstance(e, ShoeRevealed):
+        for name in ("commitment", "shoe_commitment"):
+            value = getattr(e, name, None)
+            value = getattr(value, "digest", value)
+            if isinstance(value, str):
+                published.add(value)
+        return None
+    counts.shoes += 1
+    record = f"{table_id}#{logged.seq}"
+    if not verify_commitment(e.commitment, e.order, e.salt):
+        return finding(
+            "shoe", "events", record, table_id, "operations.verify_reveal", shoe=e.shoe_id
+        )
+    if from_start and e.commitment not in published:
+        return finding(
+            "shoe", "events", record, table_id, "operations.verify_unpublished", shoe=e.shoe_id
+        )
+    if not e.dealt_ok:
+        return finding(
+            "shoe",
+            "events",
+            record,
+            table_id,
+            "operations.verify_dealt",
+            shoe=e.shoe_id,
+            position=e.mismatch_at if e.mismatch_at is not None else "?",
+        )
+    return None
+
+
+def _money(event: object) -> object:
+    return getattr(event, "settlement", None)
+
+
+def _round_id(x: LoggedEvent) -> str:
+    return x.round_id or str(getattr(x.event, "round_id", "?"))
+
+
+def _reason(exc: BaseException) -> str:
+    text = exc.message if isinstance(exc, MacauTablesError) else str(exc)
+    return text[:200]

@@ -1,0 +1,145 @@
+"""``macau-tables report``: a gaming day's figures per table, from the ledger.
+
+A *gaming day* is a calendar day in Macau (UTC+8: :data:`~.clock.MACAU`), from midnight to
+midnight; a table's figures are the sums of the postings of the transactions it recorded that
+day (by the posting reasons of :class:`macau_tables.ledger.Reason`), so they always agree with
+the ledger:
+
+* ``drop`` — every stake taken from a wallet onto the layout (wallet, ``stake``);
+* ``win`` — the house's result: what the table bank won and lost, the commission, the jackpot
+  awards and meter restarts the house funded (``table_bank`` + ``commission`` +
+  ``house_funding``). Contributions to the linked meter are the players' money held for the
+  jackpot, not the house's: they are not win; a meter award is not a loss;
+* ``hold`` — ``win / drop`` (``None`` without drop);
+* ``commission`` (BAC-18); ``contributions`` — to the linked meter (CSP-10, BAC-17);
+  ``awards`` — jackpot awards paid to wallets, of which ``awards_from_meter`` came out of the
+  meter and the rest from the house;
+* ``rounds`` / ``voided`` — rounds that ended that day (settled or void);
+* ``carried`` — wagers held for a later round at the end of the day (CSP-11.1, BAC-12);
+* ``liability`` — the linked meter's amount at the end of the day: what the jackpot owes its
+  next winners (one meter is shared by the tables linked to it; the totals count it once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from fractions import Fraction
+
+from ..store import TableRecord, Tx
+from ..store.history import balances_at, event_counts, posting_totals
+from .clock import MACAU
+
+__all__ = ["DayReport", "TableFigures", "day_bounds", "day_report", "table_figures"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableFigures:
+    """One table's figures over a period (see the module docstring); money in minor units."""
+
+    table_id: str
+    game: str
+    meter_id: str | None
+    rounds: int
+    voided: int
+    drop: int
+    win: int
+    commission: int
+    contributions: int
+    awards: int
+    awards_from_meter: int
+    carried: int
+    liability: int
+
+    @property
+    def hold(self) -> Fraction | None:
+        """``win / drop`` (``None`` when nothing was staked)."""
+        return Fraction(self.win, self.drop) if self.drop else None
+
+
+@dataclass(frozen=True, slots=True)
+class DayReport:
+    """A gaming day's figures: the day, its bounds (UTC), each table's figures and the totals
+    (the meters' liability counted once per meter)."""
+
+    day: date
+    start: datetime
+    end: datetime
+    tables: tuple[TableFigures, ...]
+    totals: TableFigures
+
+
+def day_bounds(day: date) -> tuple[datetime, datetime]:
+    """Midnight to midnight in Macau on ``day``, as UTC times ``[start, end)``.
+
+    >>> [t.isoformat() for t in day_bounds(date(2026, 1, 5))]
+    ['2026-01-04T16:00:00+00:00', '2026-01-05T16:00:00+00:00']
+    """
+    start = datetime.combine(day, time(0), tzinfo=MACAU).astimezone(UTC)
+    return start, start + timedelta(days=1)
+
+
+def table_figures(
+    tx: Tx, table: TableRecord, start: datetime | None, end: datetime | None
+) -> TableFigures:
+    """``table``'s figures over ``[start, end)`` (``None`` bounds: since the opening / up to
+    now)."""
+    sums = posting_totals(tx, table.table_id, start, end)
+
+    def total(kind: str, reason: str | None = None) -> int:
+        return sum(v for (k, r), v in sums.items() if k == kind and reason in (None, r))
+
+    counts = event_counts(tx, table.table_id, start, end)
+    settled = sum(n for t, n in counts.items() if t.endswith(".RoundSettled"))
+    voided = sum(n for t, n in counts.items() if t.endswith(".RoundVoided"))
+    at = end or datetime.now(UTC)
+    carried_account = f"carried:{table.table_id}"
+    accounts = [carried_account]
+    meter_account = f"jackpot_meter:{table.meter_id}" if table.meter_id else None
+    if meter_account is not None:
+        accounts.append(meter_account)
+    held = balances_at(tx, accounts, at)
+    return TableFigures(
+        table_id=table.table_id,
+        game=table.game,
+        meter_id=table.meter_id,
+        rounds=settled + voided,
+        voided=voided,
+        drop=-total("wallet", "stake"),
+        win=total("table_bank") + total("commission") + total("house_funding"),
+        commission=total("commission", "commission"),
+        contributions=total("jackpot_meter", "contribution"),
+        awards=total("wallet", "award"),
+        awards_from_meter=-total("jackpot_meter", "award"),
+        carried=held[carried_account],
+        liability=held[meter_account] if meter_account is not None else 0,
+    )
+
+
+def day_report(tx: Tx, day: date) -> DayReport:
+    """Every table's figures on gaming day ``day`` and their totals."""
+    start, end = day_bounds(day)
+    figures = tuple(
+        table_figures(tx, t, start, end) for t in sorted(tx.tables(), key=lambda t: t.table_id)
+    )
+    return DayReport(day, start, end, figures, totals(figures))
+
+
+def totals(figures: tuple[TableFigures, ...]) -> TableFigures:
+    """The sum of ``figures`` (each meter's liability once)."""
+    meters = {f.meter_id: f.liability for f in figures if f.meter_id is not None}
+    return TableFigures(
+        table_id="total",
+        game="",
+        meter_id=None,
+        rounds=sum(f.rounds for f in figures),
+        voided=sum(f.voided for f in figures),
+        drop=sum(f.drop for f in figures),
+        win=sum(f.win for f in figures),
+        commission=sum(f.commission for f in figures),
+        contributions=sum(f.contributions for f in figures),
+        awards=sum(f.awards for f in figures),
+        awards_from_meter=sum(f.awards_from_meter for f in figures),
+        carried=sum(f.carried for f in figures),
+        liability=sum(meters.values()),
+    )
