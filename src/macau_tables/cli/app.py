@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from . import baccarat_analysis, baccarat_demo, caribbean_analysis, caribbean_demo
+from . import (
+    audit_cli,
+    baccarat_analysis,
+    baccarat_demo,
+    caribbean_analysis,
+    caribbean_demo,
+    tables_cli,
+)
 from .apps import app
 
 __all__ = ["app"]
 
 # Imported for their commands (each registers itself on the groups of .apps).
-COMMAND_MODULES = (caribbean_analysis, baccarat_analysis, caribbean_demo, baccarat_demo)
+COMMAND_MODULES = (
+    caribbean_analysis,
+    baccarat_analysis,
+    caribbean_demo,
+    baccarat_demo,
+    tables_cli,
+    audit_cli,
+)

@@ -1,0 +1,361 @@
+"""The regulator's commands: ``recall``, ``verify``, ``report`` and ``audit export``.
+
+All of them only read (they work while a table is stopped by a fault, and while other
+processes play) and take ``--database URL``; bad input is refused with ``error: …`` and exit
+code 2.
+
+* ``recall --table ID --last N``: each of the last N rounds as recorded — cards in dealing
+  order, wagers, balances before and after, wins, jackpot awards, the round's hash;
+* ``verify``: hash chains, the ledger, every round re-derived through its rules, shoes against
+  their commitments (:mod:`macau_tables.tables.audit`); ``verify --archive FILE`` checks an
+  audit archive offline, with no database (:mod:`macau_tables.tables.archive_check`). Exit 0
+  when everything holds, 1 naming the first failing table and record;
+* ``report --day YYYY-MM-DD``: per table drop, win, hold %, commission, jackpot contributions,
+  awards and liability (:mod:`macau_tables.tables.reports`), as text or CSV;
+* ``audit export --day YYYY-MM-DD -o FILE``: the day's self-contained archive
+  (:mod:`macau_tables.tables.archive`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..errors import ConfigError
+from ..tables.archive import export_day
+from ..tables.archive_check import verify_archive
+from ..tables.audit import Verified, verify_database
+from ..tables.findings import Finding
+from ..tables.recall import RecalledRound, recall
+from ..tables.reports import DayReport, TableFigures, day_report
+from .apps import app
+from .database import (
+    DATABASE_HELP,
+    Format,
+    ReportFormat,
+    money,
+    open_store,
+    parse_day,
+    percent,
+    refusals,
+)
+from .database import when as shown_time
+from .output import check_output, emit, interruptible, refuse
+
+__all__ = ["audit_app", "audit_export", "recall_rounds", "report", "verify"]
+
+audit_app = typer.Typer(help="Audit archives for regulators and test labs.", no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+DATABASE = typer.Option(None, "--database", help=DATABASE_HELP, show_default=False)
+DAY_HELP = "The gaming day, YYYY-MM-DD (midnight to midnight, Macau time)."
+FORMAT = typer.Option(Format.TEXT, "--format", help="text for people, json for scripts.")
+ARCHIVE = typer.Option(
+    None, "--archive", help="Check this audit archive offline (no database) instead."
+)
+REPORT_FORMAT = typer.Option(
+    ReportFormat.TEXT, "--format", help="text for people, csv for a spreadsheet."
+)
+REPORT_OUTPUT = typer.Option(
+    None, "--output", "-o", callback=check_output, help="Write to this file (default: stdout)."
+)
+ARCHIVE_OUTPUT = typer.Option(
+    ..., "--output", "-o", callback=check_output, help="The archive file to write (a ZIP)."
+)
+
+
+# -- recall ---------------------------------------------------------------------------------------
+
+
+@app.command("recall")
+def recall_rounds(
+    table: str = typer.Option(..., "--table", help="The table's id (see macau-tables tables)."),
+    last: int = typer.Option(10, "--last", min=1, max=10_000, help="How many rounds."),
+    output_format: Format = FORMAT,
+    database: str | None = DATABASE,
+) -> None:
+    """The table's last rounds as recorded: cards in dealing order, wagers, balances before and
+    after, wins, jackpot awards and each round's hash."""
+    with refusals():
+        store = open_store(database)
+        try:
+            status, rounds = store.read(lambda tx: (tx.table(table), recall(tx, table, last)))
+        finally:
+            store.close()
+    if output_format is Format.JSON:
+        typer.echo(json.dumps([r.to_dict() for r in rounds], indent=2, ensure_ascii=False))
+        return
+    state = status.status.value
+    if status.fault is not None:
+        state += f" — fault in force: {status.fault.get('reason')}"
+    lines = [f"Table {table} ({status.game}, {status.mode.value}): {state}"]
+    if not rounds:
+        lines.append("No rounds recorded yet.")
+    for r in rounds:
+        lines += ["", *describe_round(r)]
+    typer.echo("\n".join(lines))
+
+
+def describe_round(r: RecalledRound) -> list[str]:
+    """One recalled round as text lines."""
+    out = [
+        f"Round {r.round_id} — {r.state}, records #{r.first_seq}…#{r.last_seq}, "
+        f"{shown_time(r.started)} → {shown_time(r.ended)} (Macau)",
+        "  cards (dealing order): "
+        + (", ".join(f"{c.to} {c.card}" + _note(c.event) for c in r.cards) or "none"),
+    ]
+    if r.wagers:
+        out.append("  wagers:")
+        out += [
+            f"    {w.player:<8} {w.spot:<10} {w.kind:<12} {money(w.stake):>12}  {w.outcome:<13}"
+            f" paid {money(w.paid)}"
+            + (f" (award {money(w.award)})" if w.award else "")
+            + (" [carried in]" if w.carried_in else "")
+            for w in r.wagers
+        ]
+    else:
+        out.append("  wagers: none")
+    if r.players:
+        out.append("  balances (before → after, the round's net):")
+        out += [
+            f"    {p.player:<8} {money(p.before):>14} → {money(p.after):>14}  ({_signed(p.net)})"
+            for p in r.players
+        ]
+    out.append(
+        "  jackpot awards: "
+        + (
+            ", ".join(
+                f"box {b} {c} {money(a)} ({money(m)} from the meter)" for b, c, a, m in r.awards
+            )
+            or "none"
+        )
+    )
+    out += [f"  {n}" for n in r.notes]
+    out.append(f"  hash #{r.last_seq}: {r.hash}")
+    return out
+
+
+def _note(event: str) -> str:
+    return "" if event == "CardDealt" else f" [{event}]"
+
+
+def _signed(amount: int) -> str:
+    return ("+" if amount > 0 else "") + money(amount)
+
+
+# -- verify ---------------------------------------------------------------------------------------
+
+
+@app.command("verify")
+def verify(
+    archive: Path | None = ARCHIVE,
+    output_format: Format = FORMAT,
+    database: str | None = DATABASE,
+) -> None:
+    """Verify hash chains, the ledger, every round's settlement re-derived by its rules and the
+    shoes against their commitments. Exit 0 when all hold, 1 naming the first failing table
+    and record."""
+    if archive is not None:
+        if not archive.is_file():
+            raise refuse(ConfigError("cli.archive_missing", path=str(archive)), "--archive")
+        with interruptible():
+            checked = verify_archive(archive)
+        counts = dict(checked.counts)
+        _verdict(checked.finding, counts, f"archive {archive}", output_format)
+        return
+    with refusals():
+        store = open_store(database, strict=False)
+        try:
+            with interruptible():
+                result = verify_database(store)
+            where = store.url
+        finally:
+            store.close()
+    _verdict(result.finding, _counts(result), where, output_format)
+
+
+def _counts(v: Verified) -> dict[str, int]:
+    return {
+        "tables": v.tables,
+        "events": v.events,
+        "rounds": v.rounds,
+        "settlements": v.settlements,
+        "transactions": v.transactions,
+        "accounts": v.accounts,
+        "meters": v.meters,
+        "shoes": v.shoes,
+    }
+
+
+def _verdict(
+    found: Finding | None, counts: dict[str, int], where: str, output_format: Format
+) -> None:
+    if output_format is Format.JSON:
+        body = {"ok": found is None, "source": where, "counts": counts}
+        body["failure"] = None if found is None else found.to_dict()
+        typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    elif found is None:
+        read = ", ".join(f"{n} {k}" for k, n in counts.items())
+        typer.echo(f"verify: OK — {where}: {read}")
+    else:
+        typer.echo(f"verify: FAILED — {where}: {describe_finding(found)}")
+    if found is not None:
+        raise typer.Exit(1)
+
+
+def describe_finding(found: Finding) -> str:
+    """``table T, record R (relation, check): message``, leaving out what is not known."""
+    where = []
+    if found.table_id:
+        where.append(f"table {found.table_id}")
+    if found.record and found.record != "-":
+        where.append(f"record {found.record}")
+    head = ", ".join(where)
+    return f"{head} ({found.relation}, {found.check}): {found.message}".lstrip()
+
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+@app.command("report")
+def report(
+    day: str = typer.Option(..., "--day", help=DAY_HELP),
+    output_format: ReportFormat = REPORT_FORMAT,
+    output: Path | None = REPORT_OUTPUT,
+    database: str | None = DATABASE,
+) -> None:
+    """A gaming day's figures per table: drop, win, hold %, commission, jackpot contributions,
+    awards and liability."""
+    with refusals():
+        gaming_day = parse_day(day)
+        store = open_store(database)
+        try:
+            result = store.read(lambda tx: day_report(tx, gaming_day))
+        finally:
+            store.close()
+    text = report_csv(result) if output_format is ReportFormat.CSV else report_text(result)
+    emit(text, output)
+
+
+COLUMNS = (
+    "table_id",
+    "game",
+    "rounds",
+    "voided",
+    "drop",
+    "win",
+    "hold_percent",
+    "commission",
+    "jackpot_contributions",
+    "jackpot_awards",
+    "awards_from_meter",
+    "carried",
+    "meter_id",
+    "liability",
+)
+
+
+def _row(f: TableFigures) -> list[Any]:
+    def plain(amount: int) -> str:
+        return money(amount, grouping=False)
+
+    return [
+        f.table_id,
+        f.game,
+        f.rounds,
+        f.voided,
+        plain(f.drop),
+        plain(f.win),
+        percent(f.hold),
+        plain(f.commission),
+        plain(f.contributions),
+        plain(f.awards),
+        plain(f.awards_from_meter),
+        plain(f.carried),
+        f.meter_id or "",
+        plain(f.liability),
+    ]
+
+
+def report_csv(r: DayReport) -> str:
+    """The report as CSV (amounts in major units, hold in percent)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for f in (*r.tables, r.totals):
+        writer.writerow(_row(f))
+    return buffer.getvalue()
+
+
+def report_text(r: DayReport) -> str:
+    """The report for people."""
+    head = (
+        f"{'table':<9} {'game':<9} {'rounds':>6} {'drop':>13} {'win':>12} {'hold %':>7} "
+        f"{'commission':>11} {'contrib.':>10} {'awards':>11} {'carried':>10} {'liability':>13}"
+    )
+    lines = [
+        f"Gaming day {r.day.isoformat()} (Macau), {shown_time(r.start)} to {shown_time(r.end)}",
+        "",
+        head,
+        "-" * len(head),
+    ]
+    for f in (*r.tables, r.totals):
+        if f is r.totals:
+            lines.append("-" * len(head))
+        lines.append(
+            f"{f.table_id:<9} {f.game:<9} {f.rounds:>6} {money(f.drop):>13} {money(f.win):>12} "
+            f"{percent(f.hold) or '-':>7} {money(f.commission):>11} {money(f.contributions):>10} "
+            f"{money(f.awards):>11} {money(f.carried):>10} {money(f.liability):>13}"
+        )
+    lines += [
+        "",
+        "win: the house's result (table bank, commission, house-funded awards); contributions "
+        "go to the meter, not to win;",
+        "liability: the linked meter at the end of the day (shared meters counted once in the "
+        "total); carried: wagers held for a later round.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# -- audit export ---------------------------------------------------------------------------------
+
+
+@audit_app.command("export")
+def audit_export(
+    day: str = typer.Option(..., "--day", help=DAY_HELP),
+    output: Path = ARCHIVE_OUTPUT,
+    database: str | None = DATABASE,
+) -> None:
+    """Write a self-contained archive of a gaming day (configurations, events, transactions,
+    meters, shoe reveals, chain heads) that macau-tables verify --archive checks offline."""
+    with refusals():
+        gaming_day = parse_day(day)
+        store = open_store(database, strict=False)
+        try:
+            try:
+                done = export_day(store, gaming_day, output)
+            except OSError as exc:
+                error = ConfigError(
+                    "cli.cannot_write", path=str(output), reason=exc.strerror or exc
+                )
+                typer.echo(f"error: {error.message}", err=True)
+                raise typer.Exit(1) from None
+        finally:
+            store.close()
+    members = done.manifest["members"]
+    chains = done.manifest["chains"]
+    typer.echo(f"Audit archive of {gaming_day.isoformat()} written to {done.path}")
+    typer.echo(f"  SHA-256 {done.sha256}")
+    typer.echo(
+        f"  {members['events.jsonl']['records']} events of {len(chains)} tables, "
+        f"{members['transactions.jsonl']['records']} transactions, "
+        f"{members['shoes.jsonl']['records']} shoes"
+    )
+    for table_id, chain in sorted(chains.items()):
+        typer.echo(f"  chain head {table_id} #{chain['last_seq']}: {chain['end_hash']}")
+    typer.echo(f"Check it offline: macau-tables verify --archive {done.path}")
