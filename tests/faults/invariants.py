@@ -3,8 +3,9 @@
 :func:`check_database` re-derives everything from the stored log and compares it with what the
 store holds, on any database, after any number of kills:
 
-* the ledger sums to zero and the store's own verification passes (chains, meters, shoes,
-  transaction digests, balances = their postings);
+* the ledger sums to zero and ``macau-tables verify`` passes
+  (:func:`macau_tables.tables.audit.verify_database`: chains, meters, shoes, transaction
+  digests, balances = their postings, every round re-derived through its rules);
 * every round of every table is settled exactly once or voided, per the SPEC: a round found
   open at start-up is void with its rule (CSP-11.4 for Caribbean Stud; BAC-10 for baccarat,
   unless it resumed with all its cards recorded), a void round moves no money to or from the
@@ -30,8 +31,8 @@ from macau_tables.games import GAMES
 from macau_tables.ledger import Posting
 from macau_tables.rounds import Outcome
 from macau_tables.store import Store, TableMode, Tx, account_id
-from macau_tables.store.verify import verify
 from macau_tables.tables.adapters import dealing_for
+from macau_tables.tables.audit import verify_database
 from macau_tables.tables.model import TABLE_EVENTS, RoundRecovered
 
 __all__ = ["Summary", "TableSummary", "check_database"]
@@ -281,9 +282,9 @@ def _check_ledger(
 def check_database(store: Store) -> Summary:
     """Check every invariant of the module docstring on ``store`` (in one consistent read);
     returns what the log holds. Raises :class:`InvariantError` naming the first failure."""
-    found = verify(store)
+    found = verify_database(store)  # what `macau-tables verify` runs
     if not found.ok:
-        raise InvariantError(f"verify failed: {found.failure}")
+        raise InvariantError(f"verify failed: {found.finding}")
 
     def check(tx: Tx) -> Summary:
         total = tx.ledger_total()
