@@ -179,14 +179,19 @@ def _json_kind(value: object) -> str:
 
 
 def describe(value: object) -> str:
-    """``value`` for a message: its JSON kind and a short repr (``text 'zz'``)."""
+    """``value`` for a message, the same in every language: its JSON text when it has one
+    (``"zz"``, ``null``, ``true``, ``[1, 2]``; a float as ``1.5``), else its ``repr``; at most 60
+    characters. Never raises."""
     try:
-        text = repr(value)
-    except Exception:
-        text = "?"
+        text = json.dumps(value, ensure_ascii=False)
+    except Exception:  # not JSON (a Card, an object): its repr
+        try:
+            text = repr(value)
+        except Exception:
+            text = f"<{type(value).__name__}>"
     if len(text) > 60:
         text = text[:57] + "..."
-    return f"{_json_kind(value)} {text}"
+    return text
 
 
 def check_type(tp: Any, path: str, is_rules: Callable[[type], bool]) -> None:

@@ -327,7 +327,7 @@ class _Decoder:
         except CodecError:
             raise
         except MacauTablesError as exc:
-            raise CodecError("core.codec_refused", path=path, type=name, detail=str(exc)) from None
+            raise CodecError("core.codec_refused", path=path, type=name, detail=exc) from None
         except Exception as exc:  # the class's own validation: any refusal is the payload's
             detail = f"{type(exc).__name__}: {exc}"
             raise CodecError("core.codec_refused", path=path, type=name, detail=detail) from None
@@ -359,6 +359,10 @@ class _Decoder:
                 )
             try:
                 fields = dict(migrate(fields, version))
+            except MacauTablesError as exc:
+                raise CodecError(
+                    "core.codec_refused", path=path, type=info.name, detail=exc
+                ) from None
             except Exception as exc:
                 raise CodecError(
                     "core.codec_refused", path=path, type=info.name, detail=str(exc)

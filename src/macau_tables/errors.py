@@ -38,7 +38,7 @@ Param = str | int | bool | None
 
 def json_param(value: object) -> Param:
     """``value`` as a JSON-ready message parameter: ``str``/``int``/``bool``/``None`` as they
-    are, an enum as its value, anything else (a card, a date) as its ``str``."""
+    are, an enum as its value, anything else (a card, a date, another refusal) as its ``str``."""
     if value is None or isinstance(value, str | int | bool):
         return value
     inner = getattr(value, "value", None)
@@ -58,17 +58,30 @@ class MacauTablesError(Exception):
 
     def __init__(self, key: str, /, **params: Any) -> None:
         self.key = key
+        # A parameter that is itself a refusal (the detail of a card that cannot be read) is
+        # kept so that :meth:`text` shows it in the same language; ``params`` holds its English.
+        self.nested: dict[str, MacauTablesError] = {
+            k: v for k, v in params.items() if isinstance(v, MacauTablesError)
+        }
         self.params: dict[str, Param] = {k: json_param(v) for k, v in params.items()}
         self.message = messages.render(key, self.params)
         super().__init__(self.message)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from key and params (pickling across processes keeps the key).
-        return (_rebuild_error, (type(self), self.key, self.params))
+        return (_rebuild_error, (type(self), self.key, {**self.params, **self.nested}))
 
     def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
-        """The message in ``language`` (``en`` or ``zh-Hant``; others fall back to English)."""
-        return messages.render(self.key, self.params, language)
+        """The message in ``language`` (``en`` or ``zh-Hant``; others fall back to English),
+        a nested refusal among the parameters included in that language."""
+        params: dict[str, object] = dict(self.params)
+        for name, inner in self.nested.items():
+            params[name] = inner.inline(language)
+        return messages.render(self.key, params, language)
+
+    def inline(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        """The text this refusal shows inside another one (its ``str`` in ``language``)."""
+        return self.text(language)
 
     def to_dict(self, language: str = messages.DEFAULT_LANGUAGE) -> dict[str, Any]:
         """``{"error", "rule", "key", "params", "message"}``: the JSON shape of a refusal."""
@@ -95,7 +108,11 @@ class RuleViolation(MacauTablesError):
         Exception.__init__(self, f"[{rule}] {self.message}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.rule, self.key, self.params))
+        return (_rebuild, (type(self), self.rule, self.key, {**self.params, **self.nested}))
+
+    def inline(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        """``[rule] message`` in ``language`` (as ``str(self)`` is in English)."""
+        return f"[{self.rule}] {self.text(language)}"
 
 
 class ConfigError(MacauTablesError, ValueError):

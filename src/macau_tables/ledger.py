@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from .errors import ConfigError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .rounds import WagerResult
 
@@ -113,7 +115,7 @@ class Posting:
 
     def __post_init__(self) -> None:
         if isinstance(self.amount, bool) or not isinstance(self.amount, int):
-            raise ValueError(f"a posting amount is an int of minor units, got {self.amount!r}")
+            raise ConfigError("core.posting_not_int", amount=repr(self.amount))
 
 
 def total(postings: Iterable[Posting]) -> int:

@@ -27,7 +27,7 @@ from datetime import date
 from enum import Enum, StrEnum
 from typing import Any, Final, Protocol, Self, runtime_checkable
 
-from .errors import MacauTablesError, RuleViolation
+from .errors import ConfigError, MacauTablesError, RuleViolation
 from .ledger import Posting
 
 __all__ = [
@@ -85,7 +85,7 @@ class WagerResult:
     * ``carried`` — what stays the player's stake for the next round;
     * ``award_from_meter`` / ``award_from_house`` — who funded a jackpot award in ``paid``.
 
-    Identity (checked on construction, ``ValueError`` otherwise)::
+    Identity (checked on construction, ``ConfigError`` — a ``ValueError`` — otherwise)::
 
         stake + award_from_meter + award_from_house
             == paid + commission + house + meter + carried
@@ -118,11 +118,13 @@ class WagerResult:
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an int of minor units, got {value!r}")
+                raise ConfigError("core.wager_result_not_int", name=name, value=repr(value))
         left = self.stake + self.award_from_meter + self.award_from_house
         right = self.paid + self.commission + self.house + self.meter + self.carried
         if left != right:
-            raise ValueError(f"wager result of {self.player!r} on {self.kind} does not balance")
+            raise ConfigError(
+                "core.wager_result_unbalanced", player=repr(self.player), kind=self.kind
+            )
 
     @property
     def award(self) -> int:

@@ -245,3 +245,100 @@ PARAMS = st.dictionaries(
 def test_render_never_raises(key: str, params: dict[str, object], language: str) -> None:
     assert isinstance(messages.render(key, params, language), str)
     assert isinstance(MacauTablesError(key, **{k: v for k, v in params.items() if k}).message, str)
+
+
+def test_a_refusal_naming_another_error_shows_it_in_the_reader_s_language() -> None:
+    """A refusal that carries another refusal as its detail (an unreadable card, CSP-1; a stored
+    value its class refuses) shows that detail in the language asked for. Old behaviour: the
+    Chinese text embedded the inner error's English sentence (「無法識別的牌 'zz'：not a card:
+    'zz' (expected a rank …)」)."""
+    import pickle
+
+    from macau_tables import codec
+    from macau_tables.caribbean import actions
+    from macau_tables.errors import CodecError, ParseError
+    from tests.caribbean.test_round_support import new_round
+
+    r = new_round()
+    r, _ = r.apply(actions.PlaceAnte(1, "p1", 100))
+    r, _ = r.apply(actions.CloseBetting())
+    for bad in ("zz", 5, None):
+        err = r.check(actions.DealCard(bad))  # type: ignore[arg-type]
+        assert isinstance(err, RuleViolation) and (err.rule, err.key) == (
+            "CSP-1",
+            "caribbean.unknown_card",
+        )
+        assert "not a card" in err.message  # English stays English
+        zh = err.text("zh-Hant")
+        assert "not a card" not in zh and "expected" not in zh and "不是一張牌" in zh, zh
+        again = pickle.loads(pickle.dumps(err))  # the detail survives pickling
+        assert again.text("zh-Hant") == zh and again.message == err.message
+    with pytest.raises(CodecError) as exc:
+        codec.decode({"type": "core.Meter", "v": 1, "amount": -1, "seed": 0})
+    zh = exc.value.text("zh-Hant")
+    assert "must be" not in zh and "got" not in zh, zh
+    inner = ParseError("core.card_too_short", text="'z'")
+    outer = CodecError("core.codec_refused", path="$", type="x", detail=inner)
+    assert outer.params["detail"] == inner.message
+    assert outer.text("zh-Hant").endswith(inner.text("zh-Hant"))
+
+
+def test_codec_refusals_show_the_value_received_as_json() -> None:
+    """The value a codec refusal shows (``got``) reads the same in every language: its JSON
+    text, not an English kind word (old: 「收到 text 'x'」, 「收到 boolean True」)."""
+    from macau_tables import codec
+    from macau_tables.errors import CodecError
+
+    for payload, got in [
+        ("x", '"x"'),
+        (None, "null"),
+        ([], "[]"),
+        ({"type": "core.Meter", "v": 1, "amount": True, "seed": 1}, "true"),
+        ({"type": "core.Meter", "v": 1, "amount": 1.5, "seed": 1}, "1.5"),
+        ({"type": "core.Meter", "v": 1, "amount": "7", "seed": 1}, '"7"'),
+    ]:
+        with pytest.raises(CodecError) as exc:
+            codec.decode(payload)
+        assert exc.value.params["got"] == got, exc.value.params
+        zh = exc.value.text("zh-Hant")
+        assert not re.search(r"\b(text|boolean|array|null None|number)\b", zh.replace(got, "")), zh
+
+
+def test_a_stored_result_that_does_not_balance_is_refused_in_both_languages() -> None:
+    """A stored wager result, posting or baccarat settlement whose own check fails (a tampered
+    payload) is refused with a catalogued key, so the Chinese text has no English sentence in
+    it (old: 「core.WagerResult 不接受這些值：ValueError: wager result of 'p' on ante does not
+    balance」)."""
+    from macau_tables import codec
+    from macau_tables.baccarat.settlement import RoundSettlement
+    from macau_tables.errors import CodecError, ConfigError
+    from macau_tables.ledger import Account, AccountKind, Posting, Reason
+    from macau_tables.rounds import Outcome, WagerResult
+
+    won = WagerResult("p", "box 1", "ante", 100, Outcome.WON, paid=200, house=-100)
+    posting = Posting(Account(AccountKind.IN_PLAY), 5, Reason.STAKE)
+    settled = RoundSettlement((won,), (1,))
+    for value, field, bad in (
+        (won, "paid", 300),
+        (posting, "amount", None),
+        (settled, "wager_ids", [1, 2]),
+    ):
+        payload = codec.encode(value)
+        payload[field] = bad
+        with pytest.raises(CodecError) as exc:
+            codec.decode(payload)
+        inner = exc.value.nested.get("detail")
+        if field == "amount":  # the codec refuses the field itself
+            assert exc.value.key == "core.codec_wrong_value"
+            continue
+        assert isinstance(inner, ConfigError) and inner.key in messages.catalog(), exc.value
+        zh = exc.value.text("zh-Hant")
+        for value in (*exc.value.params.values(), *inner.params.values()):
+            zh = zh.replace(str(value), "")
+        assert not re.search(r"[A-Za-z]{4,}", zh), zh
+    with pytest.raises(ValueError, match="does not balance"):  # still a ValueError
+        WagerResult("p", "box 1", "ante", 100, Outcome.WON, paid=300)
+    with pytest.raises(ConfigError, match="stake must be an int of minor units"):
+        WagerResult("p", "box 1", "ante", 1.5, Outcome.WON)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="minor units"):
+        Posting(Account(AccountKind.IN_PLAY), 1.5, Reason.STAKE)  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..errors import RuleViolation
+from ..errors import ConfigError, RuleViolation
 from ..jackpot import AwardSplit, Combination, JackpotResult, Meter, split_contribution
 from ..ledger import Posting
 from ..ledger import settlement as settlement_postings
@@ -167,7 +167,9 @@ class RoundSettlement:
 
     def __post_init__(self) -> None:
         if len(self.lines) != len(self.wager_ids):
-            raise ValueError("a settlement has one wager id per line")
+            raise ConfigError(
+                "baccarat.settlement_ids", lines=len(self.lines), ids=len(self.wager_ids)
+            )
 
     def line(self, wager_id: int) -> WagerResult | None:
         """The result of wager ``wager_id``, or ``None``."""

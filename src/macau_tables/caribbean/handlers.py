@@ -80,7 +80,7 @@ def card(value: object) -> Card:
         return Card.parse(value)
     except ParseError as exc:
         raise RuleViolation(
-            "CSP-1", "caribbean.unknown_card", card=shown(value), detail=exc.message
+            "CSP-1", "caribbean.unknown_card", card=shown(value), detail=exc
         ) from None
 
 
