@@ -400,3 +400,18 @@ def test_new_has_the_same_shape_in_both_games(game: Adapter) -> None:
     again = cls.new(r.rules, r.round_id, r.opening_date, carried=(), config_id="x")  # type: ignore[attr-defined]
     assert again.round_id == r.round_id and again.events[0].config_id == "x"
     assert again.carried_out() == ()
+
+
+def test_replay_refuses_what_is_not_the_game_s_log(game: Adapter) -> None:
+    """``replay`` of a log that does not start with the game's opening event, or that holds
+    something that is not one of its events, is refused with a catalogued key (as every other
+    refusal is), never a bare ``ValueError`` / ``TypeError``."""
+    r = _play(game, 77)
+    cls = type(r)
+    other = ADAPTERS["caribbean" if game.name == "baccarat" else "baccarat"].open(random.Random(1))
+    for log in ([], ["RoundOpened"], [None], list(r.events[1:]), [r.events[0], "x"]):
+        with pytest.raises(MacauTablesError) as exc:
+            cls.replay(log)
+        assert exc.value.key in catalog() and exc.value.text("zh-Hant"), exc.value
+    with pytest.raises(MacauTablesError):
+        cls.replay([r.events[0], *other.events])

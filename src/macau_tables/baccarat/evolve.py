@@ -11,7 +11,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..cards import Card
+from ..errors import ParseError
 from .commands import CorrectionAction, RevealPart, RevealStep
+from .decisions import show
 from .events import (
     BettingClosed,
     CardCorrected,
@@ -151,4 +153,4 @@ def evolve(r: BaccaratRound, e: Event) -> BaccaratRound:
         )
     if isinstance(e, RoundOpened):
         return type(r)._opened(e)
-    raise ValueError(f"not a baccarat round event: {e!r}")
+    raise ParseError("baccarat.not_an_event", event=show(e))

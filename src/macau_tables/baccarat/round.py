@@ -48,7 +48,7 @@ from functools import reduce
 from typing import TYPE_CHECKING
 
 from ..cards import Card
-from ..errors import ConfigError, MacauTablesError, RuleViolation
+from ..errors import ConfigError, MacauTablesError, ParseError, RuleViolation
 from ..ledger import Posting
 from ..rounds import DEALER, Audience, Due, DueKind, Expected, Outcome, Round, WagerResult
 from .bets import Wager, card_holder
@@ -284,12 +284,13 @@ class BaccaratRound:
     @classmethod
     def replay(cls, events: Iterable[Event]) -> BaccaratRound:
         """The round ``events`` describe (the first is :class:`~.events.RoundOpened`, which
-        carries the rules). A pure fold: ``replay(r.events) == r``. Refuses (``ValueError``) a
-        log that does not start with ``RoundOpened``."""
+        carries the rules). A pure fold: ``replay(r.events) == r``. Refuses (``ParseError``, a
+        ``ValueError``) a log that does not start with ``RoundOpened`` and one holding anything
+        that is not a baccarat round event."""
         it = iter(events)
         first = next(it, None)
         if not isinstance(first, RoundOpened):
-            raise ValueError("a round's events start with RoundOpened")
+            raise ParseError("baccarat.log_without_opening", got=show(first))
         return reduce(evolve, it, cls._opened(first))
 
     # -- queries --------------------------------------------------------------------------
