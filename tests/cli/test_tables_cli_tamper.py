@@ -1,0 +1,315 @@
+"""``macau-tables verify`` finds tampering (issue 9, items 7 and 8): one row changed in SQL
+behind the service's back makes ``verify`` exit 1 naming the table and the record; a log and
+ledger rewritten consistently (every hash and digest recomputed) are still caught, because
+each round is re-derived through its rules; a changed or truncated audit archive is refused
+naming what failed."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+
+from .tables_support import (
+    canonical,
+    play_session,
+    rewrite_events,
+    rewrite_transaction,
+    run,
+    session,
+    sql,
+    today,
+)
+
+__all__ = ["session"]  # the fixture, imported for the archive tests
+
+
+@pytest.fixture
+def played(database_url: str) -> str:
+    play_session(database_url)
+    return database_url
+
+
+def verify_fails(url: str) -> str:
+    result = run("verify", "--database", url)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("verify: FAILED")
+    assert "Traceback" not in result.output
+    return str(result.stdout)
+
+
+def settled_seq(url: str, table_id: str, *, with_wagers: bool = False) -> int:
+    """The first settlement of ``table_id`` (``with_wagers``: one that paid a wager, not a
+    baccarat demonstration round)."""
+    rows = sql(
+        url,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "SELECT seq, payload FROM events WHERE table_id = :t "
+                "AND type LIKE '%RoundSettled' ORDER BY seq"
+            ),
+            {"t": table_id},
+        ).all(),
+    )
+    for seq, payload in rows:
+        lines = json.loads(payload)["settlement"].get("lines") or []
+        if not with_wagers or any(line["paid"] > 0 for line in lines):
+            return int(seq)
+    raise AssertionError(f"no settlement at {table_id}")
+
+
+def test_a_changed_event_is_named_by_table_and_record(played: str) -> None:
+    seq = settled_seq(played, "csp-1")
+    sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "UPDATE events SET payload = replace(payload, :a, :b) "
+                "WHERE table_id = 'csp-1' AND seq = :s"
+            ),
+            {"s": seq, "a": '"v":1', "b": '"v": 1'},
+        ),
+    )
+    out = verify_fails(played)
+    assert f"table csp-1, record csp-1#{seq}" in out and "changed after it was recorded" in out
+
+
+def test_a_changed_posting_is_named_by_its_transaction(played: str) -> None:
+    tx_id = sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text("SELECT max(tx_id) FROM transactions WHERE table_id = 'bac-1'")
+        ).scalar_one(),
+    )
+    sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "UPDATE postings SET amount = amount + 100 WHERE tx_id = :i AND line = 0"
+            ),
+            {"i": tx_id},
+        ),
+    )
+    out = verify_fails(played)
+    assert f"record tx {tx_id}" in out and "table bac-1" in out
+
+
+def test_a_changed_meter_row_is_found(played: str) -> None:
+    sql(played, lambda c: c.execute(sqlalchemy.text("UPDATE meters SET hits = hits + 1")))
+    out = verify_fails(played)
+    assert "meter" in out and "m-baccarat" in out
+
+
+def test_a_rewritten_log_whose_cards_no_longer_give_its_settlement_is_found(played: str) -> None:
+    """An insider swaps a box's card with the dealer's in a round and recomputes every hash
+    after them: the chain holds, the ledger is untouched, but the recorded settlement is not
+    what the rules derive from the cards now in the log."""
+    rows = sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "SELECT seq, payload FROM events WHERE table_id = 'csp-1' "
+                "AND round_id = 'csp-1-2' AND type = 'caribbean.CardDealt' ORDER BY seq"
+            )
+        ).all(),
+    )
+    dealt = [(seq, json.loads(payload)) for seq, payload in rows]
+    box = next((seq, d["card"]) for seq, d in dealt if d["to"] == 1)
+    dealer = next((seq, d["card"]) for seq, d in dealt if d["to"] == "dealer")
+    swapped = {box[0]: dealer[1], dealer[0]: box[1]}
+
+    def swap(seq: int, data: dict[str, Any]) -> bool:
+        if seq not in swapped:
+            return False
+        data["card"] = swapped[seq]
+        return True
+
+    assert rewrite_events(played, "csp-1", swap) == box[0]
+    out = verify_fails(played)
+    assert "table csp-1, record csp-1#" in out
+    assert "round csp-1-2" in out and "not what its rules derive" in out
+
+
+def test_a_payout_rewritten_in_log_and_ledger_alike_is_found_by_the_rules(played: str) -> None:
+    """An insider pays a player 100.00 more: the settlement event (hash chain recomputed) and
+    its transaction (postings, digest and balances) are changed consistently, so every hash,
+    digest and balance holds; re-deriving the settlement from the round's cards does not."""
+    seq = settled_seq(played, "bac-1", with_wagers=True)
+    bonus = 10_000
+    found: dict[str, Any] = {}
+
+    def pay_more(s: int, data: dict[str, Any]) -> bool:
+        if s != seq:
+            return False
+        line = next(x for x in data["settlement"]["lines"] if x["paid"] > 0)
+        line["paid"] += bonus
+        line["house"] -= bonus
+        found["player"] = line["player"]
+        return True
+
+    assert rewrite_events(played, "bac-1", pay_more) == seq
+    tx_id = sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "SELECT tx_id FROM transactions WHERE table_id = 'bac-1' AND event_seq = :s"
+            ),
+            {"s": seq},
+        ).scalar_one(),
+    )
+    rewrite_transaction(
+        played, tx_id, {f"wallet:{found['player']}": bonus, "table_bank:bac-1": -bonus}
+    )
+    out = verify_fails(played)
+    assert f"table bac-1, record bac-1#{seq}" in out
+    assert "is not what its rules derive from its events" in out
+
+
+def test_a_ledger_transaction_the_rules_did_not_derive_is_found(played: str) -> None:
+    """A posting moved to another player's wallet (digest and balances recomputed): the store's
+    checks hold, the event's derived postings do not."""
+    tx_id, account = sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "SELECT p.tx_id, p.account_id FROM postings p JOIN transactions t "
+                "ON t.tx_id = p.tx_id WHERE t.table_id = 'csp-1' AND p.reason = 'stake' "
+                "AND p.account_id LIKE 'wallet:%' ORDER BY p.tx_id LIMIT 1"
+            )
+        ).one(),
+    )
+    other = "wallet:grace" if account != "wallet:grace" else "wallet:alice"
+
+    def move(c: sqlalchemy.Connection) -> None:
+        amount = c.execute(
+            sqlalchemy.text("SELECT amount FROM postings WHERE tx_id = :i AND account_id = :a"),
+            {"i": tx_id, "a": account},
+        ).scalar_one()
+        c.execute(
+            sqlalchemy.text(
+                "UPDATE postings SET account_id = :o WHERE tx_id = :i AND account_id = :a"
+            ),
+            {"o": other, "i": tx_id, "a": account},
+        )
+        c.execute(
+            sqlalchemy.text("UPDATE accounts SET balance = balance - :x WHERE account_id = :a"),
+            {"x": amount, "a": account},
+        )
+        c.execute(
+            sqlalchemy.text("UPDATE accounts SET balance = balance + :x WHERE account_id = :o"),
+            {"x": amount, "o": other},
+        )
+
+    sql(played, move)
+    rewrite_transaction(played, tx_id, {})  # the digest over the moved posting
+    out = verify_fails(played)
+    assert f"table csp-1, record tx {tx_id}" in out
+    assert "does not record what the rules derive" in out
+
+
+# -- archives --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def archive(session: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The audit archive of today's session (one per module and backend: only read)."""
+    path = tmp_path_factory.mktemp("archive") / "day.zip"
+    result = run("audit", "export", "--day", today(), "-o", str(path), "--database", session)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def _rewrite(path: Path, target: Path, change: Any, *, manifest: bool = False) -> None:
+    """Copy the archive with ``change(name, bytes) -> bytes`` applied to its members; with
+    ``manifest`` the manifest's digests are recomputed too (a forger's archive)."""
+    import hashlib
+
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    for name in list(members):
+        if name != "manifest.json":
+            members[name] = change(name, members[name])
+    if manifest:
+        data = json.loads(members["manifest.json"])
+        for name, entry in data["members"].items():
+            entry["sha256"] = hashlib.sha256(members[name]).hexdigest()
+            entry["bytes"] = len(members[name])
+        members["manifest.json"] = json.dumps(data).encode()
+    with zipfile.ZipFile(target, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+
+
+def archive_refused(path: Path) -> str:
+    result = run("verify", "--archive", str(path))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("verify: FAILED") and "Traceback" not in result.output
+    return str(result.stdout)
+
+
+def test_a_truncated_archive_is_refused(archive: Path, tmp_path: Path) -> None:
+    data = archive.read_bytes()
+    for cut in (len(data) // 2, len(data) - 10):
+        short = tmp_path / f"short-{cut}.zip"
+        short.write_bytes(data[:cut])
+        assert "not a readable audit archive" in archive_refused(short)
+
+
+def test_a_changed_member_is_refused_by_its_digest(archive: Path, tmp_path: Path) -> None:
+    forged = tmp_path / "forged.zip"
+
+    def change(name: str, data: bytes) -> bytes:
+        if name != "transactions.jsonl":
+            return data
+        return data.replace(b'"round"', b'"rounD"', 1)
+
+    _rewrite(archive, forged, change)
+    assert "transactions.jsonl does not match its SHA-256" in archive_refused(forged)
+
+
+def test_a_truncated_member_is_refused(archive: Path, tmp_path: Path) -> None:
+    forged = tmp_path / "forged.zip"
+    _rewrite(
+        archive,
+        forged,
+        lambda n, d: d[: len(d) // 2] if n == "events.jsonl" else d,
+    )
+    assert "events.jsonl holds" in archive_refused(forged)
+
+
+def test_a_forged_archive_with_recomputed_digests_is_refused_at_the_record(
+    archive: Path, tmp_path: Path
+) -> None:
+    """The forger also rewrites the manifest's digests: the event's own chain hash gives the
+    change away, naming the table and the record."""
+    forged = tmp_path / "forged.zip"
+
+    def change(name: str, data: bytes) -> bytes:
+        if name != "events.jsonl":
+            return data
+        lines = data.decode().splitlines()
+        for i, line in enumerate(lines):
+            row = json.loads(line)
+            if row["table_id"] == "csp-1" and row["type"].endswith("AntePlaced"):
+                payload = json.loads(row["payload"])
+                payload["amount"] += 1000
+                row["payload"] = canonical(payload)
+                lines[i] = canonical(row)
+                break
+        return ("\n".join(lines) + "\n").encode()
+
+    _rewrite(archive, forged, change, manifest=True)
+    out = archive_refused(forged)
+    assert "table csp-1, record csp-1#" in out and "changed after it was recorded" in out
+
+
+def test_an_archive_with_a_member_added_is_refused(archive: Path, tmp_path: Path) -> None:
+    forged = tmp_path / "forged.zip"
+    _rewrite(archive, forged, lambda n, d: d)
+    with zipfile.ZipFile(forged, "a") as zf:
+        zf.writestr("extra.jsonl", b"{}\n")
+    assert "extra.jsonl" in archive_refused(forged)
