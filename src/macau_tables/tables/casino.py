@@ -152,8 +152,10 @@ def create_demo_casino(store: Store, *, actor: str = ACTOR) -> DemoCasino:
     meters; (``RuleViolation`` CSP-13 / BAC-19) a configuration whose approvals are not in
     force today (they are, unless the clock is before 5 December 2025)."""
     baccarat, caribbean = demo_baccarat_rules(), demo_caribbean_rules()
-    meters = (("m-baccarat", "baccarat", baccarat.jackpot_seed),)
-    meters += (("m-caribbean", "caribbean", caribbean.jackpot_seed),)
+    meters: tuple[tuple[str, str, int], ...] = (
+        ("m-baccarat", "baccarat", baccarat.jackpot_seed),
+        ("m-caribbean", "caribbean", caribbean.jackpot_seed),
+    )
     tables = (
         DemoTable(
             "bac-1",
@@ -175,7 +177,7 @@ def create_demo_casino(store: Store, *, actor: str = ACTOR) -> DemoCasino:
             "m-caribbean",
         ),
     )
-    rules = {"baccarat": baccarat, "caribbean": caribbean}
+    rules: dict[str, Any] = {"baccarat": baccarat, "caribbean": caribbean}
     params: dict[str, dict[str, Any]] = {
         "baccarat": {
             "contribution": str(baccarat.jackpot_contribution),
