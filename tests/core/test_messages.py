@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,16 +160,16 @@ def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) 
 
 @pytest.mark.parametrize("key", sorted(CATALOG))
 def test_every_template_formats(key: str) -> None:
-    for text in CATALOG[key].values():
+    for language, text in CATALOG[key].items():
         names = messages.placeholders(text)
         for sample in ("x", 1):
-            try:
-                text.format_map(dict.fromkeys(names, sample))
+            rendered = messages.render(key, dict.fromkeys(names, sample), language)
+            if not rendered.startswith(f"{key}("):  # not the fallback of a template that fails
                 break
-            except (ValueError, TypeError, KeyError, IndexError):
-                continue
         else:
             pytest.fail(f"{key}: {text!r} cannot be formatted")
+        specs = {spec for _, _, spec, _ in string.Formatter().parse(text) if spec}
+        assert specs <= {"term"}, f"{key}: format specs {specs} (only 'term' is known)"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
@@ -342,3 +343,65 @@ def test_a_stored_result_that_does_not_balance_is_refused_in_both_languages() ->
         WagerResult("p", "box 1", "ante", 1.5, Outcome.WON)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="minor units"):
         Posting(Account(AccountKind.IN_PLAY), 1.5, Reason.STAKE)  # type: ignore[arg-type]
+
+
+def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
+    """A refusal's parameters that are the game's vocabulary — a wager kind, a side, a phase, a
+    supervisor's action, a tie option, a position at the table, the dealer, a jackpot
+    combination — read in Chinese in the Chinese text (SPEC vocabulary: 閒 player, 莊 banker,
+    原注 ante, 門 box, 莊荷 dealer …) and stay as they are in English. Old behaviour:
+    「player 投注 20 不是投注單位 100 的整數倍」, 「這張牌應派給 box 1」, 「ante必須大於零」."""
+    from dataclasses import replace
+
+    from macau_tables.baccarat.bets import seat
+    from macau_tables.baccarat.commands import (
+        Correct,
+        CorrectionAction,
+        DealCard,
+        PlaceWager,
+        Reveal,
+        RevealPart,
+        Settle,
+    )
+    from macau_tables.baccarat.rules import WagerKind
+    from macau_tables.baccarat.sides import Side
+    from macau_tables.caribbean import actions
+    from macau_tables.rounds import DEALER
+    from tests.baccarat.test_round import RULES, open_round
+    from tests.caribbean.test_round_support import new_round
+
+    b = open_round(live=True)
+    holding = open_round(replace(RULES, card_holding=True))
+    for card in ("2s", "3h", "Ac", "Kd"):
+        holding, _ = holding.apply(DealCard(card))
+    c = new_round()
+    c, _ = c.apply(actions.PlaceAnte(1, "p1", 100))
+    dealing, _ = c.apply(actions.CloseBetting())
+    cases = [
+        (b, PlaceWager("alice", seat(1), WagerKind.BANKER_PAIR, 100_000), "莊對子", "banker_pair"),
+        (b, PlaceWager("alice", seat(1), WagerKind.PLAYER, 30), "閒", "player"),
+        (b, PlaceWager("alice", seat(1), "dragon", 100), "投注種類", "wager"),
+        (b, Settle(), "投注中", "betting"),
+        (b, Correct("sup", "why", CorrectionAction.REASSIGN), "重新分配", "reassign"),
+        (holding, DealCard("5c"), "閒", "player"),
+        (holding, Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "carol"), "莊荷", "dealer"),
+        (holding, Reveal(Side.BANKER, RevealPart.FIRST_TWO, DEALER), "應開閒", "player"),
+        (c, actions.PlaceAnte(2, "p2", 0), "原注", "ante"),
+        (dealing, actions.DealCard("As", DEALER), "第 1 門", "box 1"),
+    ]
+    for r, command, chinese, english in cases:
+        err = r.check(command)
+        assert isinstance(err, RuleViolation), command
+        zh = err.text("zh-Hant")
+        assert chinese in zh and english not in zh, (err.key, zh)
+        assert english in err.message, err.message  # English unchanged
+    two, _ = c.apply(actions.PlaceAnte(2, "p2", 100))
+    two, _ = two.apply(actions.CloseBetting())
+    for card in ("2s", "3s", "4s", "5s", "6s"):  # the shuffling machine: five to box 1
+        two, _ = two.apply(actions.DealCard(card))
+    err = two.check(actions.DealCard("7h", 1))
+    assert isinstance(err, RuleViolation) and err.key == "caribbean.sixth_card_to"
+    assert "第 1 門" in err.text("zh-Hant") and "box" not in err.text("zh-Hant")
+    err = two.check(actions.DealCard("7h", DEALER))
+    assert isinstance(err, RuleViolation) and err.key == "caribbean.wrong_dealing_order"
+    assert "第 2 門" in err.text("zh-Hant")

@@ -9,6 +9,8 @@ Each ``*.toml`` file beside this module is one namespace; a table in it is one m
 
 Templates use ``str.format`` placeholders filled from the error's ``params``. Both languages of a
 key have the same placeholders (a test checks it, and that every key used in the code exists).
+A placeholder with the format spec ``term`` (``{kind:term}``) is a word of the games' vocabulary
+shown in the template's language (:mod:`.terms`: 莊對子 for ``"banker_pair"``).
 
 >>> render("caribbean.raise_not_twice_ante", {"wanted": 200, "amount": 150})
 'the raise is exactly twice the ante (200), not 150'
@@ -22,6 +24,8 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Final
+
+from .terms import term
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -75,8 +79,28 @@ def render(key: str, params: Mapping[str, object], language: str = DEFAULT_LANGU
         template = texts.get(language) or texts.get(DEFAULT_LANGUAGE)
         if template is not None:
             try:
-                return template.format_map(dict(params))
+                return template.format_map({k: _value(v, language) for k, v in params.items()})
             except (KeyError, IndexError, ValueError):
                 pass
     shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
     return f"{key}({shown})"
+
+
+class _Word(str):
+    """A text parameter; the format spec ``term`` shows it in the template's language
+    (:func:`~.terms.term`: ``{kind:term}`` is 莊對子 in Chinese for ``"banker_pair"``)."""
+
+    language: str = DEFAULT_LANGUAGE
+
+    def __format__(self, spec: str) -> str:
+        if spec == "term":
+            return term(str(self), self.language)
+        return format(str(self), spec)
+
+
+def _value(value: object, language: str) -> object:
+    if not isinstance(value, str):
+        return value
+    word = _Word(value)
+    word.language = language
+    return word

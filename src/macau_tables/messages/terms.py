@@ -1,0 +1,102 @@
+"""The games' own words in each language, for the parameters of a message.
+
+A message's parameters are language-neutral values: a wager kind (``"banker_pair"``), a side, a
+phase, a supervisor's action, a position at the table (``"box 3"``, ``"the dealer"``). A
+template marks the parameters that are such words with the format spec ``term``
+(``"{kind:term} 投注 {amount} …"``); :func:`term` gives the word in the template's language,
+from the SPEC's vocabulary (閒 player, 莊 banker, 原注 ante, 門 box, 莊荷 dealer …). English
+templates show the value as it is; a value that is not a known word is shown as it is too.
+
+>>> term("banker_pair", "zh-Hant"), term("box 3", "zh-Hant"), term("bob", "zh-Hant")
+('莊對子', '第 3 門', 'bob')
+>>> term("banker_pair", "en")
+'banker_pair'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Final
+
+__all__ = ["TERMS", "term"]
+
+TERMS: Final[Mapping[str, Mapping[str, str]]] = {
+    "zh-Hant": {
+        # sides and wager kinds (BAC-6, BAC-13; 56/2018)
+        "player": "閒",
+        "banker": "莊",
+        "tie": "和",
+        "banker_pair": "莊對子",
+        "player_pair": "閒對子",
+        "lucky_6": "幸運六",
+        "jackpot": "累進大獎",
+        # Caribbean Stud wagers (CSP-5)
+        "ante": "原注",
+        "raise": "加注",
+        "jackpot wager": "累進大獎注",
+        # who is at the table
+        "dealer": "莊荷",
+        "the dealer": "莊荷",
+        "supervisor": "主管",
+        # baccarat round phases
+        "betting": "投注中",
+        "dealing": "派牌中",
+        "complete": "待結算",
+        "settled": "已結算",
+        "void": "已宣告無效",
+        # Caribbean Stud round phases
+        "deciding": "待博彩者決定",
+        # a supervisor's correction (BAC-10)
+        "reassign": "重新分配",
+        "withdraw": "收回",
+        "mistyped": "輸入錯誤",
+        # the choices after a tie (BAC-12)
+        "leave": "保留",
+        "reduce": "減注",
+        "switch": "轉投另一方",
+        # the fields of a baccarat command a value is refused for
+        "wager": "投注種類",
+        "card slot": "牌位",
+        "choice after a tie": "和局後的選擇",
+        "side": "方",
+        "reveal part": "開牌部分",
+        "correction": "更正方式",
+        # jackpot combinations (CSP-10.2, BAC-13.4)
+        "royal_flush": "黃袍麒",
+        "straight_flush": "同花順",
+        "four_of_a_kind": "四條",
+        "full_house": "夫盧",
+        "flush": "同花",
+        "heavenly_straight": "天堂順",
+        "double_pair": "雙對子",
+        "three_of_a_kind": "三條",
+        "single_pair": "單對子",
+    },
+}
+"""Word → its text, per language other than English."""
+
+_PLACES: Final[Mapping[str, tuple[tuple[re.Pattern[str], str], ...]]] = {
+    "zh-Hant": (
+        (re.compile(r"box (\d+)"), "第 {0} 門"),
+        (re.compile(r"seat (\d+)"), "第 {0} 號座位"),
+        (re.compile(r"standing (\d+)"), "第 {0} 號站立投注區"),
+    ),
+}
+"""Numbered places at the table (``"box 3"``), per language other than English."""
+
+
+def term(value: str, language: str) -> str:
+    """``value`` (a word of the games' vocabulary) in ``language``; ``value`` itself in English,
+    in an unknown language or when it is not a known word. Never raises."""
+    words = TERMS.get(language)
+    if words is None:
+        return value
+    known = words.get(value)
+    if known is not None:
+        return known
+    for pattern, template in _PLACES.get(language, ()):
+        match = pattern.fullmatch(value)
+        if match is not None:
+            return template.format(*match.groups())
+    return value
