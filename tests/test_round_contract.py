@@ -33,11 +33,11 @@ from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import DECK, Card
 from macau_tables.caribbean import actions as csp
 from macau_tables.caribbean.round import CaribbeanRound
-from macau_tables.errors import MacauTablesError
+from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.games import GAMES
 from macau_tables.jackpot import Meter
 from macau_tables.messages import catalog
-from macau_tables.rounds import DEALER, Audience, DueKind, Round
+from macau_tables.rounds import DEALER, Audience, DueKind, Role, Round
 from tests.baccarat.test_round_properties import SEATED, STANDARD
 from tests.caribbean.test_round_support import OPENING, SEED, make_rules
 
@@ -386,12 +386,46 @@ def test_check_never_raises_on_arbitrary_values(data: st.DataObject) -> None:
     assert r.can_apply(value) is False
 
 
+def _tampered(role: object, player: object) -> Audience:
+    """An Audience whose fields were changed behind its back (its checks bypassed)."""
+    audience = Audience.public()
+    object.__setattr__(audience, "role", role)
+    object.__setattr__(audience, "player", player)
+    return audience
+
+
+class _SubAudience(Audience):
+    """A subclass is not the audience type."""
+
+
 def test_view_refuses_what_is_not_an_audience(game: Adapter) -> None:
     r = game.open(random.Random(3))
     for junk in (None, "public", 7, Audience):
         with pytest.raises(MacauTablesError) as exc:
             r.view(junk)
         assert exc.value.key in catalog()
+
+
+def test_view_refuses_an_audience_whose_fields_were_tampered_with(game: Adapter) -> None:
+    """Old behaviour: an Audience built without its checks (``object.__new__``) or changed
+    behind its back (``object.__setattr__``) was served — a role ``"root"`` got the dealer's
+    table view in Caribbean Stud, a public audience with a player id a player's view; one with
+    no fields at all raised ``AttributeError``."""
+    r = game.open(random.Random(3))
+    for junk in (
+        object.__new__(Audience),
+        _tampered("root", None),
+        _tampered("dealer", None),  # the role's text, not the Role
+        _tampered(Role.PLAYER, None),
+        _tampered(Role.PLAYER, "   "),
+        _tampered(Role.PUBLIC, "alice"),
+        _tampered(Role.SUPERVISOR, 7),
+        object.__new__(_SubAudience),
+    ):
+        with pytest.raises(RuleViolation) as exc:
+            r.view(junk)
+        assert (exc.value.rule, exc.value.key) == ("VIEW", "core.bad_audience")
+        assert exc.value.text("zh-Hant")
 
 
 def test_new_has_the_same_shape_in_both_games(game: Adapter) -> None:

@@ -159,10 +159,7 @@ class Audience:
     player: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.role, Role):
-            raise RuleViolation("VIEW", "core.bad_audience", audience=repr(self.role))
-        if (self.role is Role.PLAYER) != (isinstance(self.player, str) and bool(self.player)):
-            raise RuleViolation("VIEW", "core.bad_audience", audience=repr(self.player))
+        _check_audience(self.role, self.player)
 
     @classmethod
     def of_player(cls, player: str) -> Audience:
@@ -185,10 +182,38 @@ class Audience:
         return cls(Role.PUBLIC)
 
 
+def _check_audience(role: object, player: object) -> None:
+    """Refuse (``RuleViolation`` ``VIEW``) a role that is not a :class:`Role`, a player without
+    an id (a non-blank text) and anything but ``None`` as the player of another role."""
+    if not isinstance(role, Role):
+        raise RuleViolation("VIEW", "core.bad_audience", audience=_shown(role))
+    if role is Role.PLAYER:
+        named = isinstance(player, str) and bool(player.strip())
+    else:
+        named = player is None
+    if not named:
+        raise RuleViolation("VIEW", "core.bad_audience", audience=_shown(player))
+
+
+def _shown(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
 def require_audience(value: object) -> Audience:
-    """``value`` if it is an :class:`Audience`; otherwise a ``RuleViolation`` naming it."""
-    if not isinstance(value, Audience):
-        raise RuleViolation("VIEW", "core.bad_audience", audience=repr(value))
+    """``value`` if it is an :class:`Audience` (exactly that type) whose fields still hold what
+    its checks allow; otherwise a ``RuleViolation`` (``VIEW``) naming it — also for one built
+    without its checks (``object.__new__``) or changed behind its back. Never another error."""
+    if type(value) is not Audience:
+        raise RuleViolation("VIEW", "core.bad_audience", audience=_shown(value))
+    try:
+        role, player = value.role, value.player
+    except AttributeError:
+        raise RuleViolation("VIEW", "core.bad_audience", audience="Audience()") from None
+    _check_audience(role, player)
     return value
 
 

@@ -283,8 +283,6 @@ class CaribbeanRound:
         face-up cards; the dealer and a supervisor every box's wagers and only face-up cards;
         the public no cards). Refuses (``RuleViolation``) anything that is not an
         :class:`~macau_tables.rounds.Audience`."""
-        if type(audience) is not Audience:  # exact type: the value is not even asked
-            raise RuleViolation("VIEW", "core.bad_audience", audience=shown(audience))
         return view_of(self, require_audience(audience))
 
     def postings(self, event: object) -> tuple[Posting, ...]:

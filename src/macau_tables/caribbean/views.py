@@ -224,6 +224,6 @@ def view_of(r: CaribbeanRound, audience: Audience) -> PlayerView | TableView | P
     checked by the caller)."""
     if audience.role is Role.PLAYER:
         return _player_view(r, audience.player or "")
-    if audience.role is Role.PUBLIC:
-        return _public_view(r)
-    return _table_view(r, audience.role)
+    if audience.role in (Role.DEALER, Role.SUPERVISOR):
+        return _table_view(r, audience.role)
+    return _public_view(r)  # the least: whatever else reaches here sees no card
