@@ -601,3 +601,33 @@ def test_a_carried_wager_takes_one_choice_BAC_12() -> None:
         (WagerKind.BANKER, 1000),
         (WagerKind.BANKER, 600),
     ]
+
+
+def test_the_holder_is_the_seated_player_with_the_largest_wager_of_their_own_BAC_16() -> None:
+    """A wager carried from a tie (BAC-12) stays in the area where it was placed, even when its
+    owner no longer sits there. Old behaviour: the holder was found per seat *area*, adding the
+    carried wager of a player who left to the stake of the player now seated there (and naming
+    whoever placed the last wager in it): carol, with 100 on banker beside alice's carried
+    5000, held the banker's cards over bob's 1000."""
+    rules = replace(RULES, card_holding=True)
+    r = open_round(rules)
+    r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 5000))
+    r, _ = r.apply(PlaceWager("bob", seat(2), WagerKind.PLAYER, 5000))
+    r = deal(r, "7s 7h Kc Kd")
+    r, _ = r.apply(Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob"))
+    r, _ = r.apply(Reveal(Side.BANKER, RevealPart.FIRST_TWO, "alice"))
+    r, _ = r.apply(Settle())
+    assert r.result is not None and r.result.winner is Side.TIE
+    # alice left the table; carol sits in seat 1
+    nxt = BaccaratRound.new(
+        rules, "r2", DAY, seated={1: "carol", 2: "bob"}, carried=r.carried_out()
+    )
+    nxt, _ = nxt.apply(PlaceWager("carol", seat(1), WagerKind.BANKER, 100))
+    assert nxt.holder(Side.BANKER) == "carol"  # the only seated player on banker
+    nxt, _ = nxt.apply(PlaceWager("bob", seat(2), WagerKind.BANKER, 1000))
+    assert nxt.holder(Side.BANKER) == "bob"
+    nxt = deal(nxt, "2s 3h Ac Kd")
+    assert nxt.expected_next().due[0].player == "bob"  # bob holds both sides now
+    nxt, _ = nxt.apply(Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob"))
+    refused(nxt, Reveal(Side.BANKER, RevealPart.FIRST_TWO, "carol"), "BAC-16.2")
+    nxt, _ = nxt.apply(Reveal(Side.BANKER, RevealPart.FIRST_TWO, "bob"))

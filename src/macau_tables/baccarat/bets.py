@@ -189,22 +189,32 @@ def check_difference(rules: BaccaratRules, wagers: Iterable[Wager]) -> None:
         )
 
 
-def card_holder(rules: BaccaratRules, side: Side, wagers: Iterable[Wager]) -> str | None:
+def card_holder(
+    rules: BaccaratRules,
+    side: Side,
+    wagers: Iterable[Wager],
+    seated: Mapping[int, str] | None = None,
+) -> str | None:
     """BAC-16: who holds (reveals) ``side``'s cards, or ``None`` when the dealer does.
 
-    ``None`` when the table does not allow card holding (BAC-16.1) or no seated box bets on
+    ``None`` when the table does not allow card holding (BAC-16.1) or no seated player bets on
     that side; otherwise the seated player with the largest wager on the side (the sum of their
-    wagers on it in their seat's area). Equal largest: the lowest seat number holds.
+    own wagers on it in their seat's area). Equal largest: the lowest seat number holds.
+    ``seated`` (seat → player id) says who sits where: a wager in a seat's area whose owner no
+    longer sits there (carried from a tie, BAC-12) is not a seated player's and does not count.
     """
     if not rules.card_holding or side is Side.TIE:
         return None
     kind = WagerKind.PLAYER if side is Side.PLAYER else WagerKind.BANKER
-    per_seat: dict[int, tuple[int, str]] = {}
+    totals: dict[tuple[int, str], int] = {}
     for w in wagers:
-        if w.kind is kind and w.area.seated:
-            total, _ = per_seat.get(w.area.number, (0, w.player))
-            per_seat[w.area.number] = (total + w.amount, w.player)
-    if not per_seat:
+        if w.kind is not kind or not w.area.seated:
+            continue
+        if seated is not None and seated.get(w.area.number) != w.player:
+            continue
+        key = (w.area.number, w.player)
+        totals[key] = totals.get(key, 0) + w.amount
+    if not totals:
         return None
-    best_seat = min(per_seat, key=lambda s: (-per_seat[s][0], s))
-    return per_seat[best_seat][1]
+    _seat, player = min(totals, key=lambda k: (-totals[k], k[0]))
+    return player

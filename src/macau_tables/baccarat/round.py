@@ -332,7 +332,7 @@ class BaccaratRound:
 
     def holder(self, side: Side) -> str | None:
         """BAC-16: the player holding ``side``'s cards, or ``None`` (the dealer reveals)."""
-        return card_holder(self.rules, side, self.wagers)
+        return card_holder(self.rules, side, self.wagers, self.seats)
 
     def used_in_round(self, card: Card) -> int:
         """Copies of ``card`` this round has taken from the shoe (dealt or discarded)."""
