@@ -11,8 +11,9 @@ Decisions (documented):
   closes (:func:`check_difference`), not at each placement.
 * BAC-15: an area reserved for a seated box takes wagers only from the player seated there;
   standing players bet in the standing areas.
-* BAC-16: the card holder for a side is the seated player with the largest wager on that side;
-  equal largest wagers: the lowest seat number holds.
+* BAC-16: the card holder for a side is the seated player with the largest wager of their own
+  on that side in their seat's area (a carried wager of a player who left the seat does not
+  count); equal largest wagers: the lowest seat number holds.
 """
 
 from __future__ import annotations
