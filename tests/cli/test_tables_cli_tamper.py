@@ -98,6 +98,24 @@ def test_a_changed_posting_is_named_by_its_transaction(played: str) -> None:
     assert f"record tx {tx_id}" in out and "table bac-1" in out
 
 
+def test_a_changed_balance_is_found_though_the_ledger_no_longer_sums_to_zero(played: str) -> None:
+    """The start-up check refuses such a database (exit 2, the other commands); ``verify`` and
+    ``audit export`` still read it, and ``verify`` names the account."""
+    sql(
+        played,
+        lambda c: c.execute(
+            sqlalchemy.text(
+                "UPDATE accounts SET balance = balance + 1 WHERE account_id = 'wallet:alice'"
+            )
+        ),
+    )
+    out = verify_fails(played)
+    assert "record wallet:alice" in out and "postings sum to" in out
+    refused = run("report", "--day", today(), "--database", played)
+    assert refused.exit_code == 2 and "ledger sums to 1" in refused.stderr
+    assert run("recall", "--table", "bac-1", "--database", played).exit_code == 2
+
+
 def test_a_changed_meter_row_is_found(played: str) -> None:
     sql(played, lambda c: c.execute(sqlalchemy.text("UPDATE meters SET hits = hits + 1")))
     out = verify_fails(played)
