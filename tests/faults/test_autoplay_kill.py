@@ -7,7 +7,7 @@ table over, its start-up recovery resolves the round left open (CSP-11.4 / BAC-1
 In ``make test-slow`` only (each ``macau-tables`` process spends two seconds importing; the
 many kills of ``make test`` are those of :mod:`tests.faults.test_kill`, whose drivers fork
 from a warm interpreter): one kill per database (Caribbean Stud on SQLite, baccarat on
-PostgreSQL), then ten per table and database.
+PostgreSQL), then five per table and database.
 """
 
 from __future__ import annotations
@@ -112,5 +112,5 @@ def test_a_killed_autoplay_is_taken_over_and_recovered_by_the_next_CSP_11_4_BAC_
 
 
 @pytest.mark.slow
-def test_ten_killed_autoplays_per_table_recover_CSP_11_4_BAC_10(store: Store) -> None:
-    kill_autoplay(store.raw_url.render_as_string(hide_password=False), 10, _seed())
+def test_killed_autoplays_on_every_table_recover_CSP_11_4_BAC_10(store: Store) -> None:
+    kill_autoplay(store.raw_url.render_as_string(hide_password=False), 5, _seed())

@@ -1,0 +1,190 @@
+"""Benchmark: jackpot contributions per second with 8 writers on one PostgreSQL meter, beside 8
+writers doing bare ``UPDATE … SET amount = amount + x`` (issue 9, "Benchmarks").
+
+Usage::
+
+    .venv/bin/python bench/jackpot_writers.py [--writers 8] [--each 400] [--repeat 3] [--json PATH]
+
+In one run, on one scratch PostgreSQL database (``synchronous_commit=on``: every commit
+durable), ``--writers`` processes started together each make ``--each`` commits:
+
+* **store** — one contribution per transaction through the store's ledger, as a settlement
+  credits the meter: ``store.run(tx.post([wallet −x, jackpot_meter +x], meter_id=…))``, i.e.
+  the accounts locked in id order, a ledger transaction with its digest, its two postings, both
+  balances moved by ``UPDATE accounts SET balance = balance + x`` and the commit (which sends
+  the meter's ``NOTIFY``); each writer posts from its own wallet, all to the one meter;
+* **bare** — ``UPDATE bench_meter SET amount = amount + x WHERE id = 1`` and the commit, on
+  one row, nothing else.
+
+Prints contributions per second of both (best of ``--repeat``), the ratio store / bare (goal:
+at least 0.5), and checks the meter's amount is exactly the sum of what was contributed.
+Exit status 0 when the goal is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+
+from macau_tables.ledger import Account, AccountKind, Posting, Reason
+from macau_tables.store import Store, TxKind
+from service_db import machine, open_store, scratch_url
+
+GOAL = 0.5
+METER = "m-bench"
+AMOUNT = 7  # a 10.00 jackpot wager's 70 % share would be 700: any int will do
+
+
+def contribution(writer: int) -> tuple[Posting, ...]:
+    """``writer``'s contribution: from its wallet to the meter."""
+    return (
+        Posting(Account.wallet(f"w{writer}"), -AMOUNT, Reason.CONTRIBUTION),
+        Posting(Account(AccountKind.JACKPOT_METER), AMOUNT, Reason.CONTRIBUTION),
+    )
+
+
+def store_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None:
+    """In a child: ``each`` contributions through the store, one transaction each."""
+    store = Store.open(url)
+    postings = contribution(writer)
+    start.wait()
+    for _ in range(each):
+        store.run(lambda tx: tx.post(postings, kind=TxKind.ROUND, meter_id=METER))
+    done.put(time.perf_counter())
+    store.close()
+
+
+def bare_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None:
+    """In a child: ``each`` bare ``UPDATE … SET amount = amount + x``, one commit each."""
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    statement = text("UPDATE bench_meter SET amount = amount + :x WHERE id = 1")
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1"))  # connected before the start
+        start.wait()
+        for _ in range(each):
+            conn.execute(statement, {"x": AMOUNT})
+    done.put(time.perf_counter())
+    engine.dispose()
+
+
+LEDGER_SQL = (
+    "INSERT INTO transactions (table_id, event_seq, kind, actor, reason, corrects, digest, "
+    "created_at) VALUES (NULL, NULL, 'round', NULL, NULL, NULL, :digest, now()) "
+    "RETURNING tx_id",
+    "INSERT INTO postings (tx_id, line, account_id, amount, reason) VALUES "
+    "(:tx, 0, :wallet, :minus, 'contribution'), (:tx, 1, :meter, :x, 'contribution')",
+    "UPDATE accounts SET balance = balance + :minus WHERE account_id = :wallet",
+    "UPDATE accounts SET balance = balance + :x WHERE account_id = :meter",
+    "SELECT pg_notify('macau_meters', :meter)",
+)
+
+
+def ledger_sql_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None:
+    """In a child: the rows the store writes for one contribution (transaction, postings, both
+    balances) in plain SQL, the meter's row updated last (locked only for the update and the
+    commit, as commuting deltas allow), one commit each: what the store could reach."""
+    engine = create_engine(url)
+    insert_tx, insert_postings, wallet, meter, notify = (text(q) for q in LEDGER_SQL)
+    args = {"wallet": f"wallet:w{writer}", "meter": f"jackpot_meter:{METER}", "x": AMOUNT}
+    args["minus"] = -AMOUNT
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+        conn.commit()
+        start.wait()
+        for _ in range(each):
+            tx = conn.execute(insert_tx, {"digest": "0" * 64}).scalar_one()
+            conn.execute(insert_postings, {**args, "tx": tx})
+            conn.execute(wallet, args)
+            conn.execute(meter, args)
+            conn.execute(notify, args)
+            conn.commit()
+    done.put(time.perf_counter())
+    engine.dispose()
+
+
+def race(ctx: Any, target: Any, url: str, writers: int, each: int) -> float:
+    """Run ``writers`` processes of ``target``; commits per second from the common start to
+    the last one's end."""
+    start = ctx.Barrier(writers + 1)
+    done = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(url, w, each, start, done)) for w in range(writers)]
+    for p in procs:
+        p.start()
+    start.wait()
+    began = time.perf_counter()
+    ends = [done.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            raise SystemExit(f"a writer failed ({p.exitcode})")
+    return writers * each / (max(ends) - began)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--each", type=int, default=400)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["macau_tables.store", "sqlalchemy", "psycopg"])
+    print(f"machine: {machine()}")
+    with scratch_url("postgresql") as url:
+        store = open_store(url)
+
+        def setup(tx: Any) -> None:
+            tx.create_meter(METER, game="caribbean", seed=1_000_000, params={}, actor="bench")
+            for w in range(args.writers):
+                tx.add_player(f"w{w}", f"Writer {w}")
+                tx.deposit(f"w{w}", 10**12, actor="bench", reason="benchmark float")
+
+        store.run(setup)
+        engine = create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE bench_meter (id int PRIMARY KEY, amount bigint)"))
+            conn.execute(text("INSERT INTO bench_meter VALUES (1, 0)"))
+        best = {"store": 0.0, "bare": 0.0, "ledger-sql": 0.0}
+        for _ in range(args.repeat):
+            for name, target in (
+                ("store", store_writer),
+                ("bare", bare_writer),
+                ("ledger-sql", ledger_sql_writer),
+            ):
+                rate = race(ctx, target, url, args.writers, args.each)
+                best[name] = max(best[name], rate)
+                print(f"  {name:<6}{rate:>10.1f} contributions/s", flush=True)
+        contributed = AMOUNT * args.writers * args.each * args.repeat
+        meter = store.read(lambda tx: tx.meter_amount(METER))
+        with engine.connect() as conn:
+            bare_total = conn.execute(text("SELECT amount FROM bench_meter")).scalar_one()
+        store.close()
+        engine.dispose()
+    if meter != 1_000_000 + 2 * contributed or bare_total != contributed:
+        raise SystemExit(f"lost contributions: meter {meter}, bare {bare_total}")
+    ratio = best["store"] / best["bare"]
+    print(
+        f"{args.writers} writers, best of {args.repeat}: store {best['store']:.1f}/s, "
+        f"bare {best['bare']:.1f}/s, ratio {ratio:.2f}  {'OK' if ratio >= GOAL else 'MISSED'}"
+    )
+    print(
+        f"meter exact: {meter} = seed 1000000 + 2 × {contributed} contributed (store, ledger-sql);"
+        f" ledger rows in plain SQL, meter row last: {best['ledger-sql']:.1f}/s, "
+        f"{best['ledger-sql'] / best['bare']:.2f} of bare"
+    )
+    if args.json is not None:
+        args.json.write_text(
+            json.dumps({"best": best, "ratio": ratio, "args": vars(args)}, default=str)
+        )
+    return 0 if ratio >= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
