@@ -449,3 +449,15 @@ def test_replay_refuses_what_is_not_the_game_s_log(game: Adapter) -> None:
         assert exc.value.key in catalog() and exc.value.text("zh-Hant"), exc.value
     with pytest.raises(MacauTablesError):
         cls.replay([r.events[0], *other.events])
+
+
+def test_postings_refuse_what_is_not_one_of_the_game_s_events(game: Adapter) -> None:
+    """``postings`` of something that is not one of the round's events — above all an event of
+    the other game — is refused, in both games alike. Old behaviour: baccarat answered ``()``,
+    so a Caribbean ``AntePlaced`` given to a baccarat round silently moved no money."""
+    r = _play(game, 5)
+    other = _play(ADAPTERS["caribbean" if game.name == "baccarat" else "baccarat"], 5)
+    for junk in ("not an event", None, 3, *other.events):
+        with pytest.raises(MacauTablesError) as exc:
+            r.postings(junk)
+        assert exc.value.key in catalog() and exc.value.text("zh-Hant")

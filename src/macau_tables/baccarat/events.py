@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from .. import messages
 from ..cards import Card
+from ..errors import ParseError
 from ..ledger import Posting, carried_back, stake
 from ..rounds import Dealer
 from .bets import Wager
@@ -220,8 +221,9 @@ EVENT_TYPES: tuple[type, ...] = (
 
 
 def postings(event: object) -> tuple[Posting, ...]:
-    """The balanced ledger postings ``event`` moves (``()`` for one that moves no money, or
-    for anything that is not a baccarat round event). Built only from the
+    """The balanced ledger postings ``event`` moves (``()`` for one that moves no money).
+    Refuses (``ParseError``) anything that is not a baccarat round event (an event of another
+    game would otherwise move no money without a word). Built only from the
     :mod:`macau_tables.ledger` builders:
 
     * :class:`WagerPlaced` → ``stake`` (wallet → in play);
@@ -241,4 +243,14 @@ def postings(event: object) -> tuple[Posting, ...]:
         return tuple(p for w in event.returned for p in carried_back(w.player, w.amount))
     if isinstance(event, RoundSettled | RoundVoided):
         return event.settlement.postings()
-    return ()
+    if isinstance(event, EVENT_TYPES):
+        return ()
+    raise ParseError("baccarat.not_an_event", event=_shown(event))
+
+
+def _shown(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:79] + "…"
