@@ -36,7 +36,7 @@ from macau_tables.baccarat.round import BaccaratRound, CardSlot
 from macau_tables.baccarat.rules import ALL_WAGERS, BaccaratRules, TieOption, WagerKind
 from macau_tables.baccarat.rules import default_limits as limits
 from macau_tables.baccarat.sides import Side
-from macau_tables.baccarat.view import RoundView
+from macau_tables.baccarat.view import RefusalView, RoundView
 from macau_tables.cards import Card, parse_cards
 from macau_tables.caribbean import actions as caribbean
 from macau_tables.errors import MacauTablesError, RuleViolation
@@ -282,8 +282,13 @@ def test_views_redact_wagers_and_the_supervisor_sees_the_refused_card_BAC_10_BAC
     assert bob.awaiting_supervisor and bob.refused is None and bob.flags == ()
     assert dict(bob.holders) == {Side.PLAYER: "bob", Side.BANKER: "alice"}
     sup = r.view(Audience.supervisor())
-    assert isinstance(sup.refused, CardRefused) and sup.refused.card == Card.parse("Ac")
+    assert isinstance(sup.refused, RefusalView) and sup.refused.rule == "BAC-9"
+    assert sup.refused.card is None  # it may go to a held slot: face down (BAC-16)
     assert len(sup.wagers) == 4 and sup.flags == (sup.refused,)
+    plain = deal(BaccaratRound.new(replace(RULES, card_holding=False), "p", DAY, live=True), "2s")
+    plain, _ = plain.apply(DealCard("Ac", CardSlot.BANKER_3))  # no card holding: face up
+    refusal = plain.view(Audience.supervisor()).refused
+    assert refusal is not None and refusal.card == Card.parse("Ac")
     public = r.view(Audience.public())
     assert public.wagers == () and public.layout == () and public.holders == ()
     assert public.refused is None and public.cards_left == 416 - 2
@@ -377,3 +382,46 @@ def test_expected_next_offers_what_a_live_round_accepts_BAC_10_BAC_16() -> None:
         for cmd in (DealCard("4d"), Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob")):
             if r.can_apply(cmd):
                 assert type(cmd) in r.expected_next().commands, (r.phase, cmd)
+
+
+def test_a_refused_card_that_may_be_held_is_face_down_to_the_staff_BAC_10_BAC_16() -> None:
+    """With card holding, a card refused in live mode may be reassigned to a held slot (a third
+    card drawn before the reveal, BAC-16; a card put to the wrong slot, BAC-7): the dealer and
+    the supervisor see the refusal — its rule, slot and message — face down, as they see the
+    held cards (BAC-16), in ``refused`` and in ``flags``, until the round is settled. Old
+    behaviour: the player's third card, held by bob and not yet revealed, was shown to the
+    dealer and the supervisor through the refusal. A card the shoe cannot hold (BAC-1), an
+    exposed one (BAC-4) and any refusal at a table without card holding keep their face."""
+    from macau_tables import codec
+    from tests.test_round_contract import _cards_in
+
+    five = Card.parse("5c")
+    r = deal(squeeze_round(live=True), "2s 3h Ac Kd")  # P 3, B 3: reveals due
+    r, _ = r.apply(DealCard("5c"))  # drawn before the player's reveal: refused (BAC-16)
+    staff = (Audience.dealer(), Audience.supervisor())
+
+    def seen(r: BaccaratRound, audience: Audience) -> set[Card]:
+        return set(_cards_in(codec.encode(r.view(audience))))
+
+    for audience in staff:
+        view = r.view(audience)
+        assert view.refused is not None and view.refused.card is None
+        assert view.refused.rule == "BAC-16" and view.refused.message
+        assert five not in seen(r, audience)
+    r, _ = r.apply(Reveal(Side.PLAYER, RevealPart.FIRST_TWO, "bob"))
+    r, _ = r.apply(Reveal(Side.BANKER, RevealPart.FIRST_TWO, "alice"))
+    r, _ = r.apply(Correct("sup", "drawn early", CorrectionAction.REASSIGN))
+    assert r.cards[-1] == (CardSlot.PLAYER_3, five) and r.holder(Side.PLAYER) == "bob"
+    assert five in seen(r, Audience.of_player("bob"))
+    for audience in staff:  # bob holds it: face down to the staff, flags included
+        assert five not in seen(r, audience)
+        assert [f.card for f in r.view(audience).flags] == [None]
+    r, _ = r.apply(Reveal(Side.PLAYER, RevealPart.THIRD, "bob"))
+    for audience in staff:  # revealed: everyone sees it
+        assert five in seen(r, audience)
+    # a card the shoe cannot hold keeps its face: it can only be withdrawn (BAC-1)
+    one_deck = approved(replace(RULES, shoe=replace(RULES.shoe, decks=6)))
+    r = BaccaratRound.new(one_deck, "r9", DAY, seated=SEATED, live=True, available=(0,) * 52)
+    r, _ = r.apply(DealCard("9d"))
+    assert r.view(Audience.supervisor()).refused is not None
+    assert r.view(Audience.supervisor()).refused.card == Card.parse("9d")  # type: ignore[union-attr]

@@ -42,7 +42,7 @@ from .tableau import (
     next_slot,
     player_draws,
 )
-from .view import AreaStake, CardView, RoundView
+from .view import AreaStake, CardView, RefusalView, RoundView
 
 CODEC_TYPES: tuple[type, ...] = tuple(
     dict.fromkeys(
@@ -59,6 +59,7 @@ CODEC_TYPES: tuple[type, ...] = tuple(
             RoundView,
             CardView,
             AreaStake,
+            RefusalView,
             # the shoe procedure's commands, events and values
             *SHOE_CODEC_TYPES,
             # the rules and their nested settings
@@ -90,6 +91,7 @@ __all__ = [
     "DealCard",
     "Event",
     "PlaceWager",
+    "RefusalView",
     "Reveal",
     "RevealPart",
     "RevealStep",

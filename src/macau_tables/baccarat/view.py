@@ -16,11 +16,17 @@
 * **Wagers.** A player sees their own wagers and results, and the layout: the total staked per
   area and wager kind, without player ids (the chips lie on the table for everybody there to
   see). Never another player's individual wagers, results or wallet. The dealer and a supervisor
-  see every wager and result, the refused card awaiting the supervisor (they must see it to
-  correct it), every refusal and the cards withdrawn from the shoe. The public (the jackpot
+  see every wager and result, the refusal awaiting the supervisor (they must act on it), every
+  refusal (see *Refused cards*) and the cards withdrawn from the shoe. The public (the jackpot
   display, the lobby) sees no wager: only the revealed cards, the outcome and the jackpot.
 * **Holders.** Who holds each side's cards is seen at the table (players, dealer, supervisor),
   not by the public.
+* **Refused cards** (live mode, BAC-10). The dealer and a supervisor see every refusal (its
+  rule, slot and message: :class:`RefusalView`). With card holding a refused card may still be
+  reassigned to a held slot, so its face is shown to them only when the refusal is about the
+  face (a card the shoe cannot hold, BAC-1, which can only be withdrawn), when it came out face
+  up (BAC-4), or once the round is settled (every dealt card turned); otherwise it is face down
+  to them as the held cards are (BAC-16).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import messages
 from ..cards import Card
 from ..jackpot import Combination, Meter
 from ..rounds import Audience, Role, WagerResult, require_audience
@@ -41,7 +48,7 @@ from .tableau import CardSlot, RoundResult, deal_round
 if TYPE_CHECKING:  # pragma: no cover
     from .round import BaccaratRound
 
-__all__ = ["AreaStake", "CardView", "RoundView", "round_view"]
+__all__ = ["AreaStake", "CardView", "RefusalView", "RoundView", "round_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,31 @@ class AreaStake:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusalView:
+    """A card refused in live mode (BAC-10) as the dealer and a supervisor see it: ``card`` is
+    ``None`` while it is face down to them (card holding, see the module docstring); ``slot``
+    where it was put (if said), ``rule``, ``key`` and ``params`` the refusal, ``possible`` it can
+    be a card of this shoe, ``exposed`` it came out face up (BAC-4)."""
+
+    card: Card | None
+    slot: CardSlot | None
+    rule: str
+    key: str
+    params: tuple[tuple[str, bool | int | str | None], ...]
+    possible: bool
+    exposed: bool
+
+    @property
+    def message(self) -> str:
+        """The refusal in English."""
+        return messages.render(self.key, dict(self.params))
+
+    def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        """The refusal in ``language`` (``en`` or ``zh-Hant``)."""
+        return messages.render(self.key, dict(self.params), language)
+
+
+@dataclass(frozen=True, slots=True)
 class RoundView:
     """A baccarat round as ``role`` (and, for a player, ``player``) may see it.
 
@@ -75,9 +107,9 @@ class RoundView:
     player), all (dealer, supervisor) or none (public); ``waiting`` carried wagers waiting
     through a demonstration round (BAC-2.2, BAC-12); ``result`` the outcome once every card is
     revealed; ``combination`` and ``meter_after`` the jackpot (BAC-13.4, BAC-17);
-    ``awaiting_supervisor`` a refused card stops the round (BAC-10), ``refused`` that card and
-    ``flags`` every refusal, ``discarded`` the cards withdrawn from the shoe (dealer and
-    supervisor only).
+    ``awaiting_supervisor`` a refused card stops the round (BAC-10), ``refused`` that refusal
+    and ``flags`` every refusal (:class:`RefusalView`), ``discarded`` the cards withdrawn from
+    the shoe (dealer and supervisor only).
     """
 
     role: Role
@@ -98,8 +130,8 @@ class RoundView:
     combination: Combination | None
     meter_after: Meter | None
     awaiting_supervisor: bool
-    refused: CardRefused | None
-    flags: tuple[CardRefused, ...]
+    refused: RefusalView | None
+    flags: tuple[RefusalView, ...]
     discarded: tuple[Card, ...]
 
 
@@ -125,6 +157,24 @@ def _cards(r: BaccaratRound, audience: Audience) -> tuple[CardView, ...]:
         mine = audience.role is Role.PLAYER and holder is not None and holder == audience.player
         out.append(CardView(slot, card if mine else None, exposed, False))
     return tuple(out)
+
+
+def _refusal(r: BaccaratRound, flag: CardRefused) -> RefusalView:
+    face_up = (
+        not r.rules.card_holding
+        or flag.exposed
+        or flag.rule == "BAC-1"
+        or r.phase is RoundPhase.SETTLED
+    )
+    return RefusalView(
+        flag.card if face_up else None,
+        flag.slot,
+        flag.rule,
+        flag.key,
+        flag.params,
+        flag.possible,
+        flag.exposed,
+    )
 
 
 def _layout(wagers: tuple[Wager, ...]) -> tuple[AreaStake, ...]:
@@ -183,7 +233,7 @@ def round_view(r: BaccaratRound, audience: object) -> RoundView:
         combination=s.combination if s is not None else None,
         meter_after=s.meter_after if s is not None else None,
         awaiting_supervisor=r.pending is not None,
-        refused=r.pending if staff else None,
-        flags=r.flags if staff else (),
+        refused=_refusal(r, r.pending) if staff and r.pending is not None else None,
+        flags=tuple(_refusal(r, f) for f in r.flags) if staff else (),
         discarded=r.discarded if staff else (),
     )
