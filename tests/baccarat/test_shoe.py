@@ -557,3 +557,21 @@ def test_check_never_raises_on_hostile_field_values_BAC_2() -> None:
         with pytest.raises(RuleViolation):
             S.apply(st_, cmd)  # type: ignore[arg-type]
     assert S.replay(_events) == state
+
+
+def test_a_round_deals_at_most_six_cards_BAC_9() -> None:
+    """Each side draws at most one card (BAC-9): a round takes at most six cards in play.
+    Old behaviour: ``EndRound`` accepted any number (eight "dealt" cards, e.g. withdrawn ones
+    passed as dealt), so the shoe's record could not be a round's."""
+    state, _events, order = virtual()
+    state, _ = burn_start(state, order)
+    state, _ = S.apply(state, S.StartRound("r1"))
+    eight = tuple(parse_cards("As Kd 2c 3c 4c 5c 6c 7c"))
+    err = S.check(state, S.EndRound(eight))
+    assert isinstance(err, RuleViolation) and (err.rule, err.key) == (
+        "BAC-9",
+        "shoe.round_too_many",
+    )
+    assert err.params == {"count": 8} and err.text("zh-Hant")
+    assert S.can_apply(state, S.EndRound(eight[:6], discarded=eight[6:]))  # withdrawn apart
+    assert S.can_apply(state, S.EndRound(eight[:1]))  # a round voided after one card

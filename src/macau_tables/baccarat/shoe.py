@@ -214,7 +214,8 @@ def apply(state: ShoeState, cmd: ShoeCommand) -> tuple[ShoeState, list[ShoeEvent
     a burn of the wrong number of cards for the table's rule (BAC-2.1), a per-round burn the
     table does not allow (BAC-8); a demonstration round beyond the allowed ones or after a real
     round (BAC-2.2); cards the shoe cannot hold (more copies of a face than the decks hold, or
-    more cards than are left, BAC-1); a change of shoe in the middle of a round (BAC-3.2).
+    more cards than are left, BAC-1); a round that dealt more than six cards (BAC-9); a change
+    of shoe in the middle of a round (BAC-3.2).
     Bad input: an unreadable card (BAC-1), a bad field value (the rule of that field), and
     anything that is not a shoe command, a command whose fields raise when read, or a
     ``state`` that is not a :class:`ShoeState` (BAC-2).
@@ -372,6 +373,8 @@ def _decide_end(state: ShoeState, cmd: EndRound) -> list[ShoeEvent]:
     if state.phase is not ShoePhase.IN_ROUND or state.current_round is None:
         raise RuleViolation("BAC-7", "shoe.no_round_in_progress")
     dealt = tuple(c for c in read_cards(cmd.cards, "cards", unidentified=False) if c is not None)
+    if len(dealt) > 6:  # BAC-9: two cards a side and at most one drawn card each
+        raise RuleViolation("BAC-9", "shoe.round_too_many", count=len(dealt))
     discarded = read_cards(cmd.discarded, "discarded", unidentified=True)
     taken = (*dealt, *discarded)
     check_cards(state, taken, burn=False)
