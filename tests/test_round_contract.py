@@ -105,9 +105,16 @@ def _csp_visible(r: CaribbeanRound, audience: Audience) -> set[Card]:
 
 
 def _bac_open(rnd: random.Random) -> BaccaratRound:
+    # Live rounds too (cards entered at a console): a card entered out of turn is refused and
+    # flagged, and the supervisor reassigns or withdraws it (BAC-10).
     rules = replace(STANDARD, card_holding=rnd.random() < 0.5)
     return BaccaratRound.new(
-        rules, f"b{rnd.randrange(10**6)}", OPENING, seated=SEATED, config_id="bac"
+        rules,
+        f"b{rnd.randrange(10**6)}",
+        OPENING,
+        seated=SEATED,
+        config_id="bac",
+        live=rnd.random() < 0.5,
     )
 
 
@@ -122,6 +129,11 @@ def _bac_propose(r: BaccaratRound, rnd: random.Random, deck: list[Card]) -> obje
         who, area = rnd.choice(_BAC_PEOPLE)
         kind = rnd.choice([BacKind.BANKER, BacKind.PLAYER, BacKind.TIE, BacKind.BANKER_PAIR])
         return bac.PlaceWager(who, area, kind, 100 * rnd.randint(1, 3))
+    if due.kind is DueKind.SUPERVISOR:
+        action = rnd.choice([bac.CorrectionAction.REASSIGN, bac.CorrectionAction.WITHDRAW])
+        return bac.Correct("sup-1", "card entered out of turn", action)
+    if r.live and rnd.random() < 0.1:
+        return bac.DealCard(deck.pop())  # out of turn (a reveal or the settlement is due)
     if due.kind is DueKind.CARD:
         return bac.DealCard(deck.pop())
     if due.kind is DueKind.REVEAL:
@@ -135,9 +147,17 @@ def _bac_propose(r: BaccaratRound, rnd: random.Random, deck: list[Card]) -> obje
 def _bac_visible(r: BaccaratRound, audience: Audience) -> set[Card]:
     # BAC-16: without card holding every card is turned as it is dealt; with it, a side's cards
     # are face down to everyone but their holder until the holder (or the dealer) reveals them.
-    # A card exposed in error is face up for everyone (BAC-4).
+    # A card exposed in error is face up for everyone (BAC-4). BAC-10: the dealer and the
+    # supervisor see the cards withdrawn from the shoe, and a refused card's face when no card
+    # is held at the table or once the round is settled (otherwise it may go to a held slot).
+    staff = audience.role in (Role.DEALER, Role.SUPERVISOR)
+    extra: set[Card] = set()
+    if staff:
+        extra = set(r.discarded)
+        if not r.rules.card_holding or (r.settlement is not None and not r.void):
+            extra |= {f.card for f in r.flags}
     if not r.rules.card_holding:
-        return {c for _, c in r.cards}
+        return {c for _, c in r.cards} | extra
     revealed = {x.step for x in r.revealed}
     seen: set[Card] = set()
     for slot, card in r.cards:
@@ -159,7 +179,7 @@ def _bac_visible(r: BaccaratRound, audience: Audience) -> set[Card]:
             or (audience.player is not None and audience.player == holder)
         ):
             seen.add(card)
-    return seen
+    return seen | extra
 
 
 def _deck(decks: int) -> Callable[[random.Random], list[Card]]:
