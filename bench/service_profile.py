@@ -6,19 +6,25 @@ Usage::
         [--rounds 100] [--mode single|batched] [--html out.html]
 
 Plays like ``bench/service_rounds.py`` under pyinstrument (``pip install pyinstrument`` into
-the venv: it is not a dependency of the project) and prints the call tree of the timed part.
+the venv: it is not a dependency of the project) and prints the call tree of the timed part,
+then the SQL statements the store sent, per round, by kind and table.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
 
 from macau_tables.tables import Bots, TableService
 from service_db import demo_casino, open_store, scratch_url
 
 TABLES = {"caribbean": "csp-1", "baccarat": "bac-1"}
+TARGETS = {"FROM", "INTO", "UPDATE"}  # the word before a statement's table
 
 
 def main() -> int:
@@ -39,13 +45,39 @@ def main() -> int:
         service = TableService(store, TABLES[args.game], owner="bench")
         bots = Bots(service, players[: args.players], seed=1, batched=args.mode == "batched")
         bots.play(2)
+        statements: Counter[str] = Counter()
+
+        def count(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+            words = statement.split()
+            verb = words[0].upper()
+            table = next(
+                (
+                    w.strip('"')
+                    for w, v in zip(words[1:], words[:-1], strict=True)
+                    if v.upper() in TARGETS
+                ),
+                "",
+            )
+            statements[f"{verb} {table}".strip()] += 1
+
+        event.listen(store.engine, "before_cursor_execute", count)
+        requests = bots.commands
         profiler = Profiler(interval=0.0005)
         profiler.start()
         bots.play(args.rounds)
         profiler.stop()
+        requests = bots.commands - requests
+        event.remove(store.engine, "before_cursor_execute", count)
         service.close()
         store.close()
     print(profiler.output_text(unicode=True, color=False, show_all=False))
+    total = sum(statements.values())
+    print(
+        f"SQL statements: {total} for {args.rounds} rounds, {requests} requests "
+        f"({total / requests:.1f} per request, {total / args.rounds:.1f} per round):"
+    )
+    for what, n in statements.most_common():
+        print(f"  {n / args.rounds:8.2f} per round  {what}")
     if args.html is not None:
         args.html.write_text(profiler.output_html())
     return 0
