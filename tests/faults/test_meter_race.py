@@ -51,13 +51,19 @@ def test_eight_processes_hitting_royal_flushes_at_once_are_paid_exactly_in_a_rec
             ends = [e for e in events if isinstance(e, RoundSettled)]
             assert len(ends) == 1, f"{table_id(i)} settled {len(ends)} times"
             settled[table_id(i)] = ends[0].settlement
-        return hits, settled, tx.meter_amount("m-car"), tx.meter("m-car")
+        paid = [
+            t.table_id
+            for t in tx.transactions()
+            if t.reason == "caribbean.RoundSettled" and t.table_id is not None
+        ]
+        return hits, settled, tx.meter_amount("m-car"), tx.meter("m-car"), paid
 
-    hits, settled, after, meter = store.read(read)
+    hits, settled, after, meter, paid = store.read(read)
     # one hit per table, in the order the meter's lock gave them
     assert sorted(h.table_id for h in hits) == sorted(table_id(i) for i in range(WORKERS))
     assert [h.combination for h in hits] == [Combination.ROYAL_FLUSH.value] * WORKERS
     assert meter.hits == WORKERS
+    assert paid == [h.table_id for h in hits]  # the ledger paid them in the meter's order
     # exact: each royal flush takes the whole meter — its table's contributions included —
     # and the meter restarts from its seed, funded by the house (CSP-10.2, CSP-10.8)
     index = {table_id(i): i for i in range(WORKERS)}
