@@ -70,11 +70,13 @@ class Check(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """The first record that does not hold: ``relation`` is the database table, ``record``
-    the row (``"t1#17"``, ``"tx 42"``, ``"wallet:alice"``), ``table_id`` the casino table (if
-    any), ``key``/``params`` the message."""
+    """The first record that does not hold: ``check`` what broke (a :class:`Check` here; the
+    table service's re-derivation and the archive check add their own kinds, ``settlement``,
+    ``archive``, …), ``relation`` the database table or archive member, ``record`` the row
+    (``"t1#17"``, ``"tx 42"``, ``"wallet:alice"``), ``table_id`` the casino table (if any),
+    ``key``/``params`` the message. One shape for every verifier."""
 
-    check: Check
+    check: str
     relation: str
     record: str
     table_id: str | None
@@ -93,7 +95,7 @@ class Failure:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {
-            "check": self.check.value,
+            "check": str(self.check),
             "relation": self.relation,
             "record": self.record,
             "table_id": self.table_id,
@@ -103,7 +105,8 @@ class Failure:
         }
 
     def __str__(self) -> str:
-        return f"{self.relation} {self.record}: {self.message}"
+        where = f"table {self.table_id}, " if self.table_id else ""
+        return f"{where}{self.relation} {self.record}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
