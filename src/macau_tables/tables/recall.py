@@ -76,7 +76,8 @@ class PlayerMoney:
 @dataclass(frozen=True, slots=True)
 class RecalledRound:
     """One round of ``table_id`` as recorded (see the module docstring). ``state`` is
-    ``"settled"``, ``"void"`` or ``"open"``; ``hash`` the chain hash of record ``last_seq``."""
+    ``"settled"``, ``"void"``, ``"open"`` or ``"demonstration"`` (a baccarat demonstration
+    round, BAC-2.2: cards, no wagers); ``hash`` the chain hash of record ``last_seq``."""
 
     table_id: str
     game: str
@@ -155,6 +156,8 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
     state = "open"
     if closing is not None:
         state = "void" if "Void" in type(closing).__name__ else "settled"
+    if getattr(round_, "demo", False):
+        state = "demonstration"  # BAC-2.2: dealt without wagers
     cards = tuple(
         RecalledCard(r.seq, _card(e.card), _where(e), type(e).__name__)
         for r, e in decoded
