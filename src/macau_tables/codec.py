@@ -61,7 +61,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
@@ -83,6 +83,7 @@ __all__ = [
     "register",
     "rules_ref",
     "sha256",
+    "stored_rules_refs",
     "type_name",
 ]
 
@@ -121,6 +122,21 @@ class RulesRef:
 def rules_ref(rules: object, config_id: str, registry: Registry | None = None) -> RulesRef:
     """The reference to ``rules`` under ``config_id`` (what an event stores instead of them)."""
     return RulesRef(config_id, (registry or default_registry()).sha256(rules))
+
+
+def stored_rules_refs(payload: object) -> Iterator[tuple[str, str]]:
+    """Every rules reference ``(config_id, sha256)`` inside an encoded ``payload`` (a
+    ``{config_id, sha256}`` object, as :func:`encode` writes a rules field), for checking a
+    stored log against its stored configurations without decoding it."""
+    if isinstance(payload, dict):
+        if set(payload) == {"config_id", "sha256"}:
+            yield str(payload["config_id"]), str(payload["sha256"])
+            return
+        for inner in payload.values():
+            yield from stored_rules_refs(inner)
+    elif isinstance(payload, list):
+        for inner in payload:
+            yield from stored_rules_refs(inner)
 
 
 @dataclass(frozen=True, slots=True)

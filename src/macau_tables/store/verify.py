@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
 from sqlalchemy import func, select
 
-from .. import messages
+from .. import codec, messages
 from ..errors import Param, json_param
 from . import schema as s
 from .chain import GENESIS, chain_hash, iso, transaction_digest
@@ -193,19 +193,6 @@ def verify_configs(tx: Tx) -> Failure | None:
     return None
 
 
-def _rules_refs(value: Any) -> Iterator[tuple[str, str]]:
-    """Every ``{config_id, sha256}`` object inside a JSON value."""
-    if isinstance(value, dict):
-        if set(value) == {"config_id", "sha256"}:
-            yield str(value["config_id"]), str(value["sha256"])
-            return
-        for inner in value.values():
-            yield from _rules_refs(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _rules_refs(inner)
-
-
 def verify_chain(
     tx: Tx, table_id: str, *, configs: Mapping[str, str] | None = None
 ) -> tuple[Failure | None, int]:
@@ -252,7 +239,7 @@ def verify_chain(
                     type=record.type,
                     found=str(data.get("type")),
                 ), count
-            for config_id, digest in _rules_refs(data):
+            for config_id, digest in codec.stored_rules_refs(data):
                 if configs.get(config_id) != digest:
                     return fail(
                         "store.verify_rules_ref",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from .. import codec
@@ -54,18 +54,6 @@ def check_configs(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             )
         out[row["config_id"]] = row
     return out
-
-
-def _rules_refs(value: Any) -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        if set(value) == {"config_id", "sha256"}:
-            yield str(value["config_id"]), str(value["sha256"])
-            return
-        for inner in value.values():
-            yield from _rules_refs(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _rules_refs(inner)
 
 
 def check_events(
@@ -144,7 +132,7 @@ def check_events(
                     type=row["type"],
                     found=str(data.get("type") if isinstance(data, dict) else data),
                 )
-            for config_id, digest in _rules_refs(data):
+            for config_id, digest in codec.stored_rules_refs(data):
                 if config_id not in configs or configs[config_id]["sha256"] != digest:
                     fail(
                         "events.jsonl",
