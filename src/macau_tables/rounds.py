@@ -17,6 +17,12 @@ A round is an immutable value. Every game's round class (``CaribbeanRound``,
 
 Shared vocabulary: :data:`DEALER` (the dealer as a position or an actor), :class:`Outcome`,
 :class:`WagerResult` (one settled wager, the same shape in both games).
+
+Who issues a command: every command class of both games, of the baccarat shoe procedure and of
+the table service declares ``ISSUER`` (an :class:`Issuer`) and ``ACTOR_FIELD`` (the name of its
+field naming the acting person, or ``None``); :func:`issuer_of` reads them, :func:`acting`
+applies them to one command (a player's field holding :data:`DEALER` is the dealer's act). The
+server authorises commands from these alone, never by game.
 """
 
 from __future__ import annotations
@@ -37,10 +43,15 @@ __all__ = [
     "Due",
     "DueKind",
     "Expected",
+    "Issuer",
     "Outcome",
     "Role",
     "Round",
     "WagerResult",
+    "acting",
+    "actor_field_of",
+    "is_command",
+    "issuer_of",
 ]
 
 
@@ -145,6 +156,60 @@ class Role(StrEnum):
     SUPERVISOR = "supervisor"
     PUBLIC = "public"
     """The jackpot display, the lobby, anyone not at the table."""
+
+
+class Issuer(StrEnum):
+    """Who may issue a command at a table (declared on each command class as ``ISSUER``)."""
+
+    PLAYER = "player"
+    """A player, for themselves only (the command's ``ACTOR_FIELD`` names them)."""
+    DEALER = "dealer"
+    """The dealer's console: cards, the close of betting, the dealer's reports. Dealers move
+    cards, never money."""
+    SUPERVISOR = "supervisor"
+    """A supervisor: corrections and voids (BAC-10, CSP-11.1, CSP-11.4), returns of carried
+    wagers (CSP-11.1), putting a table back in service, a change of shoe (BAC-3.2)."""
+    SERVICE = "service"
+    """Only the table service itself: time-outs (CSP-6.4, BAC-16), the settlement or showdown
+    with the meter it reads (CSP-6.8, BAC-17), the rounds of the shoe (BAC-2.2, BAC-3)."""
+
+
+def is_command(command_type: object) -> bool:
+    """Whether ``command_type`` is a command class (it declares an :class:`Issuer`)."""
+    return isinstance(command_type, type) and isinstance(
+        getattr(command_type, "ISSUER", None), Issuer
+    )
+
+
+def issuer_of(command_type: type) -> Issuer:
+    """Who may issue commands of ``command_type`` (its ``ISSUER``). Refuses
+    (``MacauTablesError`` ``core.not_a_command``) a type that declares none."""
+    issuer = getattr(command_type, "ISSUER", None)
+    if not isinstance(command_type, type) or not isinstance(issuer, Issuer):
+        raise MacauTablesError("core.not_a_command", type=_shown(command_type))
+    return issuer
+
+
+def actor_field_of(command_type: type) -> str | None:
+    """The field of ``command_type`` naming the person who acts (``"player"``,
+    ``"supervisor"``, ``"by"``), or ``None`` when the command names nobody."""
+    issuer_of(command_type)
+    field = getattr(command_type, "ACTOR_FIELD", None)
+    return field if isinstance(field, str) else None
+
+
+def acting(command: object) -> tuple[Issuer, str | None]:
+    """Who issues this ``command`` and the person its actor field names (``None``: none):
+    its class's issuer, except that a player's command whose actor field holds
+    :data:`DEALER` (a baccarat reveal by the dealer, BAC-16) is the dealer's."""
+    cls = type(command)
+    issuer, field = issuer_of(cls), actor_field_of(cls)
+    if field is None:
+        return issuer, None
+    who = getattr(command, field, None)
+    if who is DEALER:
+        return Issuer.DEALER, None
+    return issuer, who if isinstance(who, str) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
-from ..rounds import Dealer
+from ..rounds import Dealer, Issuer
 from .bets import Area
 from .rules import TieOption, WagerKind
 from .sides import Side
@@ -86,6 +87,9 @@ class CorrectionAction(StrEnum):
 class PlaceWager:
     """``player`` places ``amount`` on ``kind`` in betting ``area`` (BAC-13 … BAC-15)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+
     player: str
     area: Area
     kind: WagerKind
@@ -98,6 +102,9 @@ class WithdrawWager:
     BAC-14 difference refuses at the close). A carried wager is changed with
     :class:`ChangeCarried` instead."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+
     wager_id: int
     player: str
 
@@ -107,6 +114,9 @@ class ChangeCarried:
     """BAC-12: the owner of a carried wager withdraws it, leaves it, reduces it to ``amount``
     or switches it to the other side (``amount`` optional, a reduction when given). One choice
     per carried wager: a second is refused."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
 
     wager_id: int
     player: str
@@ -119,11 +129,17 @@ class CloseBetting:
     """No more bets (the first card also closes betting). Refused (BAC-14) while the banker and
     player totals differ by more than the table allows."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
 
 @dataclass(frozen=True, slots=True)
 class DealCard:
     """A card leaves the shoe. ``slot`` (optional) says where the dealer put it; ``exposed``:
     it came out face up in error (BAC-4: it stays valid, and is recorded)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     card: Card | str
     slot: CardSlot | None = None
@@ -134,6 +150,9 @@ class DealCard:
 class Reveal:
     """BAC-16: ``by`` (the card holder's id, or :data:`~macau_tables.rounds.DEALER`) turns
     ``side``'s cards."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "by"
 
     side: Side
     part: RevealPart
@@ -146,6 +165,9 @@ class RevealTimeout:
     table service: the rules never read a clock) ran out; from then on only the dealer reveals
     that step."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     side: Side
     part: RevealPart
 
@@ -154,6 +176,9 @@ class RevealTimeout:
 class Correct:
     """BAC-10 (live mode): supervisor ``supervisor`` corrects a dealing error, saying
     ``reason``."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
 
     supervisor: str
     reason: str
@@ -164,6 +189,9 @@ class Correct:
 class Void:
     """BAC-10: supervisor ``supervisor`` voids the round (every wager in play returned)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+
     supervisor: str
     reason: str
 
@@ -172,6 +200,9 @@ class Void:
 class Settle:
     """Settle the complete round; ``meter``: this table's jackpot meter as it stands before this
     round's contributions (required when the round has jackpot wagers, BAC-17)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     meter: Meter | None = None
 

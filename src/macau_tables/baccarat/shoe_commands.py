@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
 from ..cards import Card
 from ..rng import ShoeCommitment
+from ..rounds import Issuer
 
 __all__ = [
     "Burn",
@@ -38,6 +40,9 @@ class Cut:
     (1 .. size-1 cards moved from the top to the bottom) and the cut card is placed with
     ``cut_card_behind`` cards behind it (``None``: the table's setting)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     cutter: Cutter
     cutter_id: str
     position: int
@@ -49,6 +54,9 @@ class Burn:
     """Burn ``cards`` (BAC-2.1 at the start of the shoe; BAC-8 before a round). ``None`` is a
     face-down card not identified (live mode)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     cards: tuple[Card | None, ...]
 
 
@@ -57,6 +65,9 @@ class StartRound:
     """A round begins; ``demo`` for a demonstration round (BAC-2.2, no wagers). With the
     automatic machine in virtual mode, ``commitment`` is that round's shuffle of the full set
     (BAC-7.2)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     round_id: str
     demo: bool = False
@@ -68,6 +79,9 @@ class EndRound:
     """The round ended having taken ``cards`` from the shoe (dealt, in order) and
     ``discarded`` (drawn but withdrawn by a supervisor, BAC-10; ``None``: not identified)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     cards: tuple[Card, ...]
     discarded: tuple[Card | None, ...] = ()
 
@@ -76,11 +90,17 @@ class EndRound:
 class CutCardOut:
     """Live console: the cut card came out of the shoe (BAC-3.1)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
 
 @dataclass(frozen=True, slots=True)
 class ChangeShoe:
     """BAC-3.2: the house changes the shoe (between rounds); ``damaged``: damaged cards, so
     a new set of decks is needed (BAC-3.1)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     reason: str
     damaged: bool = False

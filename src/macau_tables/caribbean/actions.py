@@ -9,11 +9,12 @@ an opaque, non-empty player id.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import ShoeCommitment
-from ..rounds import Dealer
+from ..rounds import Dealer, Issuer
 
 __all__ = [
     "CloseBetting",
@@ -38,6 +39,9 @@ __all__ = [
 class PlaceAnte:
     """CSP-6.1/6.2: ``player`` places an ante of ``amount`` on ``box``."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+
     box: int
     player: str
     amount: int
@@ -49,6 +53,9 @@ class PlaceJackpotWager:
 
     ``amount`` defaults to the table's fixed amount; any other amount given is refused.
     """
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
 
     box: int
     player: str
@@ -65,6 +72,9 @@ class ReturnCarriedWager:
     back to the player's wallet (``ledger.carried_back``) and the box is free again.
     """
 
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+
     box: int
     supervisor: str
     reason: str
@@ -80,6 +90,9 @@ class CloseBetting:
     (Common rules "Randomness"); ``None`` for a physical shoe or shuffler.
     """
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     shoe_commitment: ShoeCommitment | str | None = None
 
 
@@ -92,6 +105,9 @@ class DealCard:
     refused.
     """
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     card: Card | str
     to: int | Dealer | None = None
 
@@ -99,6 +115,9 @@ class DealCard:
 @dataclass(frozen=True, slots=True)
 class Raise:
     """CSP-6.5/6.6: the box's player raises; ``amount`` must be exactly 2 × ante."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
 
     box: int
     player: str
@@ -109,6 +128,9 @@ class Raise:
 class Fold:
     """CSP-6.7: the box's player does not raise."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+
     box: int
     player: str
 
@@ -116,6 +138,9 @@ class Fold:
 @dataclass(frozen=True, slots=True)
 class DecisionTimeout:
     """CSP-6.4: the decision timer of ``box`` ran out; the absent player's hand is folded."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     box: int
 
@@ -128,6 +153,9 @@ class Showdown:
     it is an input, read by the table service in the same transaction that posts the result).
     """
 
+    ISSUER: ClassVar[Issuer] = Issuer.SERVICE
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     meter: Meter
 
 
@@ -138,6 +166,9 @@ class ReportExposedCard:
     Accepted from the first card until the showdown (after the last card it is handled as an
     exposure while dealing); a dealer card so exposed stays face up for every player."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     card: Card | str
 
 
@@ -145,12 +176,18 @@ class ReportExposedCard:
 class ReportMisdeal:
     """CSP-11.1: wrong dealing procedure or wrong number of cards: the round is void."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class DealtToEmptyBox:
     """CSP-11.3: ``cards`` were dealt to ``box``, which has no bet: a dead hand, round goes on."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     box: int
     cards: tuple[Card | str, ...]
@@ -160,10 +197,16 @@ class DealtToEmptyBox:
 class ShufflerFailure:
     """CSP-11.4: the shuffling machine failed: the round is void."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
 
 @dataclass(frozen=True, slots=True)
 class Void:
     """CSP-11.4: any fault that interrupts the round (crash, power loss, lost shoe): void."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     reason: str
 

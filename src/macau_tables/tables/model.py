@@ -20,6 +20,7 @@ from typing import ClassVar, Final
 from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
+from ..rounds import Issuer
 
 __all__ = [
     "CODEC_TYPES",
@@ -75,6 +76,9 @@ class OpenRound:
     BAC-12). ``seated``: seat number → player id (baccarat BAC-15 / BAC-16; ignored by
     Caribbean Stud, whose boxes are taken by the wagers)."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
     seated: tuple[tuple[int, str], ...] = ()
 
 
@@ -83,11 +87,17 @@ class OpenShoe:
     """Live baccarat: a new physical shoe is in the shoe box; the console then sends the cut
     and the burn (``baccarat.Cut``, ``baccarat.Burn``). A virtual table opens its shoes itself."""
 
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
+
 
 @dataclass(frozen=True, slots=True)
 class ReportFault:
     """A fault stops the table (CSP-11.4, BAC-10): the open round is resolved by the law and no
     round opens until a supervisor clears the fault (:class:`ClearFault`)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.DEALER
+    ACTOR_FIELD: ClassVar[str | None] = None
 
     reason: str
 
@@ -95,6 +105,9 @@ class ReportFault:
 @dataclass(frozen=True, slots=True)
 class ClearFault:
     """Supervisor ``supervisor`` puts the table back in service, saying ``reason``."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
 
     supervisor: str
     reason: str
