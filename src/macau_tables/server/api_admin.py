@@ -1,0 +1,12 @@
+"""Cashier, meters, table admin, verify/report/audit over REST (issue 10).
+
+Stub: its owner replaces it.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+__all__ = ["router"]
+
+router = APIRouter()

@@ -1,0 +1,63 @@
+"""The application factory (issue 10): :func:`create_app` ``(runtime) -> FastAPI``.
+
+The app serves one :class:`~.runtime.Runtime` (``app.state.runtime``; routers reach it with
+:func:`~.runtime.get_runtime`). It includes the routers of :mod:`.auth` (``/api/auth/…``),
+:mod:`.api_tables` and :mod:`.api_admin` (``/api/…``), :mod:`.streams` (``/ws/…``) and
+:mod:`.ops` (``/healthz``, ``/readyz``, ``/metrics``); answers every refusal as 4xx JSON
+(:mod:`.errors`); logs one JSON line per request and measures its latency
+(:class:`.ops.RequestLog`); refuses oversized bodies (:class:`.ops.BodyLimit`).
+
+The app does not start or stop the runtime: whoever made the runtime owns it (``macau-tables
+serve`` starts it before serving and stops it after the last request; a test uses the
+``runtime`` fixture). ``create_app(runtime, manage=True)`` ties the runtime's life to the
+app's lifespan instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from .. import __version__
+from . import api_admin, api_tables, auth, ops, streams
+from .errors import install_handlers
+from .runtime import Runtime
+
+__all__ = ["create_app"]
+
+
+def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
+    """The FastAPI application serving ``runtime`` (module docstring)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if manage:
+            runtime.start()
+        try:
+            yield
+        finally:
+            if manage:
+                runtime.stop()
+
+    app = FastAPI(
+        title="macau-tables",
+        version=__version__,
+        summary="Macau Baccarat and Caribbean Stud Poker tables: the round contract over HTTP",
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    app.state.settings = runtime.settings
+    metrics = ops.Metrics(runtime)
+    app.state.metrics = metrics
+    install_handlers(app)
+    app.include_router(ops.router)
+    app.include_router(auth.router)
+    app.include_router(api_tables.router)
+    app.include_router(api_admin.router)
+    app.include_router(streams.router)
+    # Outermost last: the request log sees the body limit's refusals too.
+    app.add_middleware(ops.BodyLimit, limit=runtime.settings.body_limit_bytes)
+    app.add_middleware(ops.RequestLog, metrics=metrics, log_requests=runtime.settings.log_requests)
+    return app

@@ -1,0 +1,458 @@
+"""The casino in this process (issue 10): the store, the tables it serves, the clock's ticks.
+
+``Runtime(settings, store, clock=…)`` is what every router reaches through
+:func:`get_runtime`:
+
+* :meth:`Runtime.start` opens a :class:`~macau_tables.tables.service.TableService` for every
+  table this process is configured to serve (``settings.tables``, default all) whose lease it
+  can take — the service's constructor resolves a round left open by the law (CSP-11.4,
+  BAC-10). A table another process holds is *elsewhere*: it is tried again at every tick and
+  taken over once its holder's lease ran out (or at once when the holder was a process of this
+  host that no longer exists), recovered by the law as at any start.
+* :meth:`Runtime.service` ``(table_id)`` is the table's service, or a refusal: an unknown table
+  (``server.table_unknown``, 404), a table served by another process
+  (``server.table_elsewhere``, 409).
+* The tick thread (every ``settings.tick_seconds``; bounded, it stops on :meth:`stop`) calls
+  :meth:`Runtime.tick`: each service's ``tick()`` — the decision time-out (CSP-6.4), the card
+  holding time-out (BAC-16), a settlement that waited for the meter, the lease's renewal — and
+  the take-over of tables whose holder is gone. A table whose lease was lost (another process
+  took it) is closed here and becomes *elsewhere*.
+* :meth:`Runtime.subscribe_meters` ``(callback(meter_id, amount))``: every committed change of
+  a meter's amount, from this process or (PostgreSQL ``LISTEN/NOTIFY``) any other; the runtime
+  keeps the latest amount of every meter (:meth:`Runtime.meters`, the ``/metrics`` gauge).
+* :meth:`Runtime.stop` stops the ticks, closes every service (its lease released) and the
+  meters' listener. Open rounds stay as they are in the store — every request commits on its
+  own, so nothing is half-written — and the next holder of the table resolves them by the law.
+
+The runtime counts what the tables did (:class:`Counters`: commands accepted, refused by key,
+rounds settled) for ``/metrics``: its services are :class:`CountedService`, a
+:class:`TableService` whose ``submit`` counts.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Final, Protocol
+
+from fastapi import Depends
+from starlette.requests import HTTPConnection
+
+from ..errors import MacauTablesError
+from ..store import Store
+from ..tables import links
+from ..tables.clock import Clock, SystemClock
+from ..tables.links import default_owner
+from ..tables.model import Submitted
+from ..tables.service import TableService
+from .settings import Settings
+
+__all__ = [
+    "CountedService",
+    "Counters",
+    "FirstStart",
+    "MeterListener",
+    "Runtime",
+    "RuntimeDep",
+    "demo_users",
+    "get_runtime",
+    "prepare",
+]
+
+log = logging.getLogger("macau_tables.server")
+
+
+class MeterListener(Protocol):
+    """A subscription to meter changes; ``close()`` ends it."""
+
+    def close(self) -> None: ...
+
+
+class Counters:
+    """What this process's tables did, for ``/metrics`` (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.accepted: Counter[tuple[str, str]] = Counter()  # (table, command)
+        self.refused: Counter[tuple[str, str]] = Counter()  # (table, key)
+        self.settled: Counter[str] = Counter()  # table
+        self.events: Counter[tuple[str, str]] = Counter()  # (table, event)
+
+    def accept(self, table_id: str, commands: Sequence[object], result: Submitted) -> None:
+        with self._lock:
+            for command in commands:
+                self.accepted[(table_id, type(command).__name__)] += 1
+            for event in result.events:
+                self.events[(table_id, event)] += 1
+            if result.phase == "settled" and result.first_seq <= result.last_seq:
+                self.settled[table_id] += 1
+
+    def refuse(self, table_id: str, key: str) -> None:
+        with self._lock:
+            self.refused[(table_id, key)] += 1
+
+    def snapshot(self) -> dict[str, dict[Any, int]]:
+        """A copy of every counter."""
+        with self._lock:
+            return {
+                "accepted": dict(self.accepted),
+                "refused": dict(self.refused),
+                "settled": dict(self.settled),
+                "events": dict(self.events),
+            }
+
+
+class CountedService(TableService):
+    """A :class:`TableService` that counts its accepted and refused commands."""
+
+    counters: Counters
+
+    def submit(self, command: object, *, idempotency_key: str, actor: str) -> Submitted:
+        return self._counted(
+            (command,),
+            lambda: super(CountedService, self).submit(
+                command, idempotency_key=idempotency_key, actor=actor
+            ),
+        )
+
+    def submit_all(
+        self, commands: Sequence[object], *, idempotency_key: str, actor: str
+    ) -> Submitted:
+        commands = tuple(commands)
+        return self._counted(
+            commands,
+            lambda: super(CountedService, self).submit_all(
+                commands, idempotency_key=idempotency_key, actor=actor
+            ),
+        )
+
+    def _counted(self, commands: Sequence[object], run: Callable[[], Submitted]) -> Submitted:
+        try:
+            result = run()
+        except MacauTablesError as exc:
+            self.counters.refuse(self.table_id, exc.key)
+            raise
+        self.counters.accept(self.table_id, commands, result)
+        return result
+
+
+class Runtime:
+    """The casino in this process (module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        clock: Clock | None = None,
+        owner: str | None = None,
+        service_factory: Callable[..., TableService] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock: Clock = clock or SystemClock()
+        self.owner = owner or default_owner("serve")
+        self.counters = Counters()
+        self._factory = service_factory
+        self._lock = threading.RLock()
+        self._services: dict[str, TableService] = {}
+        self._elsewhere: dict[str, str] = {}  # table -> why it is not served here
+        self._known: set[str] = set()
+        self._meters: dict[str, int] = {}
+        self._meter_callbacks: list[Callable[[str, int], None]] = []
+        self._meter_listener: MeterListener | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.started = False
+
+    # -- life --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Serve the configured tables (those whose lease this process gets), listen to the
+        meters and start the tick thread (unless ``settings.tick_seconds`` is 0)."""
+        with self._lock:
+            if self.started:
+                return
+            _apply_lease_seconds(self.settings.lease_seconds)
+            self._meters = {m.meter_id: m.amount for m in self.store.read(lambda tx: tx.meters())}
+            self._meter_listener = self.store.listen_meters(self._on_meter)
+            self._refresh_tables()
+            self._take_tables()
+            self.started = True
+            self._stop.clear()
+            if self.settings.tick_seconds > 0:
+                self._thread = threading.Thread(
+                    target=self._tick_loop, name="macau-tables-tick", daemon=True
+                )
+                self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the ticks, close every service (leases released) and the meter listener.
+        Idempotent. Open rounds are left to recovery by the law (module docstring)."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=max(5.0, 4 * self.settings.tick_seconds))
+        self._thread = None
+        with self._lock:
+            for table_id, service in sorted(self._services.items()):
+                try:
+                    service.close()
+                except Exception:  # a failing close must not keep the others open
+                    log.exception("table %s: close failed", table_id)
+            self._services.clear()
+            if self._meter_listener is not None:
+                self._meter_listener.close()
+                self._meter_listener = None
+            self.started = False
+
+    def __enter__(self) -> Runtime:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def service(self, table_id: str) -> TableService:
+        """The service of ``table_id``; refuses an unknown table (``server.table_unknown``)
+        and one served by another process (``server.table_elsewhere``)."""
+        with self._lock:
+            found = self._services.get(table_id)
+            if found is not None:
+                return found
+            if table_id not in self._known:
+                self._refresh_tables()
+            if table_id not in self._known:
+                raise MacauTablesError("server.table_unknown", table=table_id)
+            raise MacauTablesError("server.table_elsewhere", table=table_id)
+
+    def table_ids(self) -> list[str]:
+        """The tables this process serves now, sorted."""
+        with self._lock:
+            return sorted(self._services)
+
+    def known_table_ids(self) -> list[str]:
+        """Every table of the casino (served here or elsewhere), sorted."""
+        with self._lock:
+            return sorted(self._known)
+
+    def elsewhere(self) -> dict[str, str]:
+        """The configured tables not served here now, with why (``tables.leased``: another
+        process holds the lease)."""
+        with self._lock:
+            return dict(self._elsewhere)
+
+    def _refresh_tables(self) -> None:
+        self._known = {t.table_id for t in self.store.read(lambda tx: tx.tables())}
+
+    def _take_tables(self) -> None:
+        """Open a service for every configured table not served yet whose lease is free."""
+        for table_id in sorted(self._known):
+            if table_id in self._services or not self.settings.serves(table_id):
+                continue
+            try:
+                self._services[table_id] = self._open(table_id)
+            except MacauTablesError as exc:
+                if self._elsewhere.get(table_id) != exc.key:
+                    log.info("table %s not served here: %s", table_id, exc.message)
+                self._elsewhere[table_id] = exc.key
+            else:
+                if self._elsewhere.pop(table_id, None) is not None:
+                    log.info("table %s taken over", table_id)
+                else:
+                    log.info("table %s served", table_id)
+
+    def _open(self, table_id: str) -> TableService:
+        if self._factory is not None:
+            service = self._factory(self.store, table_id, clock=self.clock, owner=self.owner)
+        else:
+            service = CountedService(self.store, table_id, clock=self.clock, owner=self.owner)
+        if isinstance(service, CountedService):
+            service.counters = self.counters
+        return service
+
+    # -- the clock -------------------------------------------------------------------------
+
+    def tick(self, now: datetime | None = None) -> list[Submitted]:
+        """The clock's work once: every service's ``tick`` (time-outs CSP-6.4, BAC-16; the
+        lease), then the take-over of configured tables not served here. Returns what the
+        services issued. A service that fails its tick is logged; one that lost its lease is
+        closed and becomes *elsewhere*."""
+        done: list[Submitted] = []
+        with self._lock:
+            services = list(self._services.items())
+        for table_id, service in services:
+            try:
+                done.extend(service.tick(now))
+            except MacauTablesError as exc:
+                if exc.key == "tables.leased":
+                    self._lost(table_id, service)
+                else:
+                    log.warning("table %s: tick refused: %s", table_id, exc.message)
+            except Exception:
+                log.exception("table %s: tick failed", table_id)
+        with self._lock:
+            if not self._stop.is_set():
+                try:
+                    self._refresh_tables()
+                    self._take_tables()
+                except MacauTablesError as exc:
+                    log.warning("tables not refreshed: %s", exc.message)
+        return done
+
+    def _lost(self, table_id: str, service: TableService) -> None:
+        log.warning("table %s: lease lost to another process", table_id)
+        with self._lock:
+            if self._services.get(table_id) is service:
+                del self._services[table_id]
+            self._elsewhere[table_id] = "tables.leased"
+        try:
+            service.close()
+        except Exception:
+            log.exception("table %s: close failed", table_id)
+
+    def _tick_loop(self) -> None:
+        while not self._stop.wait(self.settings.tick_seconds):
+            try:
+                self.tick()
+            except Exception:  # the loop must survive anything one tick does
+                log.exception("tick failed")
+
+    # -- meters --------------------------------------------------------------------------------
+
+    def subscribe_meters(self, callback: Callable[[str, int], None]) -> MeterListener:
+        """Call ``callback(meter_id, amount)`` after every committed change of a meter (this
+        process or another); ``close()`` on the returned listener ends it."""
+        with self._lock:
+            self._meter_callbacks.append(callback)
+        return _Unsubscribe(self, callback)
+
+    def meters(self) -> dict[str, int]:
+        """The latest known amount of every meter (minor units)."""
+        with self._lock:
+            return dict(self._meters)
+
+    def _on_meter(self, meter_id: str, amount: int) -> None:
+        with self._lock:
+            self._meters[meter_id] = amount
+            callbacks = list(self._meter_callbacks)
+        for callback in callbacks:
+            try:
+                callback(meter_id, amount)
+            except Exception:
+                log.exception("meter callback failed")
+
+    def _unsubscribe(self, callback: Callable[[str, int], None]) -> None:
+        with self._lock:
+            if callback in self._meter_callbacks:
+                self._meter_callbacks.remove(callback)
+
+    def ready(self) -> list[str]:
+        """Why this process is not ready (empty: ready): the store unreachable or its schema
+        not current, no table served."""
+        problems: list[str] = []
+        try:
+            self.store.check()
+        except MacauTablesError as exc:
+            problems.append(exc.key)
+        if not self.started:
+            problems.append("server.not_started")
+        elif not self.table_ids():
+            problems.append("server.no_tables")
+        return problems
+
+    def __repr__(self) -> str:
+        return f"Runtime({self.store.url!r}, serving {self.table_ids()})"
+
+
+class _Unsubscribe:
+    def __init__(self, runtime: Runtime, callback: Callable[[str, int], None]) -> None:
+        self._runtime = runtime
+        self._callback = callback
+
+    def close(self) -> None:
+        self._runtime._unsubscribe(self._callback)
+
+
+def _apply_lease_seconds(seconds: float) -> None:
+    """Every lease this process takes runs ``seconds`` (the table service's leases read the
+    module's ``LEASE_SECONDS``)."""
+    setattr(links, "LEASE_SECONDS", seconds)  # noqa: B010 - a Final module setting
+
+
+def get_runtime(connection: HTTPConnection) -> Runtime:
+    """The runtime of the app serving ``connection`` (a ``Request`` or ``WebSocket``): a
+    FastAPI dependency."""
+    runtime = connection.app.state.runtime
+    assert isinstance(runtime, Runtime)
+    return runtime
+
+
+# -- first start ---------------------------------------------------------------------------------
+
+DEMO_STAFF: Final[tuple[tuple[str, str], ...]] = (
+    ("admin", "admin"),
+    ("supervisor", "supervisor"),
+    ("dealer", "dealer"),
+)
+"""The one-time staff users of a first start: ``(name, role)``; the two players that follow
+are the demonstration casino's first two players (their wallets are theirs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstStart:
+    """What :func:`prepare` did: the schema version, whether it created the demonstration
+    casino, and the users it created ``(name, role, password)`` (empty: they existed)."""
+
+    schema_version: int
+    created_casino: bool
+    users: tuple[tuple[str, str, str], ...]
+
+
+def demo_users() -> tuple[tuple[str, str], ...]:
+    """``(name, role)`` of the one-time users: admin, supervisor, dealer and two players named
+    as the demonstration casino's first two players."""
+    from ..tables.casino import DEMO_PLAYERS
+
+    return (*DEMO_STAFF, *((pid, "player") for pid, _ in DEMO_PLAYERS[:2]))
+
+
+def prepare(
+    store: Store,
+    *,
+    users: bool = True,
+    password: Callable[[str], str] | None = None,
+) -> FirstStart:
+    """Make ``store`` ready to serve: create or migrate its schema (``store.upgrade``), create
+    the demonstration casino when it holds none (``casino init``), and — when ``users`` and
+    no user exists yet — the one-time users of :func:`demo_users`, each with
+    ``password(name)`` (default: a random one, printed once by ``serve``)."""
+    from ..tables.casino import create_demo_casino, existing_casino
+    from . import auth
+
+    version = store.upgrade()
+    created = False
+    if not any(store.read(existing_casino)):
+        create_demo_casino(store)
+        created = True
+    made: list[tuple[str, str, str]] = []
+    create_user: Any = getattr(auth, "create_user", None)
+    has_users: Any = getattr(auth, "has_users", None)
+    if users and create_user is not None and not (has_users is not None and has_users(store)):
+        make = password or (lambda _name: secrets.token_urlsafe(12))
+        for name, role in demo_users():
+            secret = make(name)
+            create_user(store, name, role, secret)
+            made.append((name, role, secret))
+    return FirstStart(version, created, tuple(made))
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+"""An endpoint's parameter ``runtime: RuntimeDep`` is the app's runtime."""

@@ -1,0 +1,190 @@
+"""The server's settings (issue 10): one TOML file, the environment, the command line.
+
+:class:`Settings` holds every setting with its default. :meth:`Settings.load` reads them in
+this order, each later source overriding the earlier:
+
+1. the defaults below;
+2. the TOML file (``--config FILE`` or ``MACAU_TABLES_CONFIG``), its keys at the top level or
+   in a ``[server]`` table, named as the fields (``port = 8001``, ``tables = ["bac-1"]``);
+3. the environment: ``MACAU_TABLES_<FIELD>`` (``MACAU_TABLES_PORT=8001``,
+   ``MACAU_TABLES_DATABASE=postgresql://…``, ``MACAU_TABLES_TABLES=bac-1,bac-live``);
+4. the command line's options (given as keyword overrides).
+
+An unknown key, or a value of the wrong kind, is refused (``ConfigError``
+``server.settings_unknown`` / ``server.settings_invalid``) naming where it came from: a typo in
+a casino's configuration must not pass silently. ``docs/server.example.toml`` shows every key.
+
+>>> s = Settings.load(env={}, port=8001)
+>>> s.host, s.port, s.tables
+('127.0.0.1', 8001, None)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Final, get_type_hints
+
+from ..errors import ConfigError
+
+__all__ = ["ENV_PREFIX", "Settings"]
+
+ENV_PREFIX: Final = "MACAU_TABLES_"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting of one server process (see the module docstring for where they come
+    from; ``docs/server.md`` explains each)."""
+
+    host: str = "127.0.0.1"
+    """The address to listen on (``0.0.0.0``: every interface, behind the casino's network)."""
+    port: int = 8000
+    database: str | None = None
+    """The store's URL (``None``: ``MACAU_TABLES_DATABASE`` or ``sqlite:///macau-tables.db``)."""
+    tables: tuple[str, ...] | None = None
+    """The tables this process serves (``None``: every table of the casino)."""
+    lease_seconds: float = 30.0
+    """How long a table's lease runs without renewal: another process takes the table over
+    this long after its holder died (a holder killed on the same host: at once)."""
+    tick_seconds: float = 0.5
+    """How often the clock's work runs (time-outs CSP-6.4 and BAC-16, leases, take-overs);
+    ``0`` disables the tick thread (tests call :meth:`Runtime.tick` themselves)."""
+    session_seconds: int = 8 * 3600
+    """How long a session cookie or bearer token stays valid."""
+    login_attempts: int = 5
+    """Failed logins allowed per name and address within ``login_window_seconds``."""
+    login_window_seconds: int = 300
+    body_limit_bytes: int = 64 * 1024
+    """The largest request body (or WebSocket message) accepted."""
+    max_websockets: int = 1000
+    """The most WebSocket connections served at once."""
+    jackpot_supervisor_threshold: int = 10_000_000
+    """A jackpot payment of at least this (minor units) needs a supervisor's authorisation."""
+    secure_cookies: bool | None = None
+    """Mark cookies ``Secure`` (``None``: when the request came over TLS)."""
+    log_requests: bool = True
+    """One JSON line per request (method, path, status, ms, user) on the ``macau_tables.server``
+    logger."""
+    demo_users: bool = True
+    """On first start, create the one-time users (admin, supervisor, dealer, two players)."""
+
+    @classmethod
+    def load(
+        cls,
+        config: str | Path | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """The settings from the defaults, the TOML file ``config`` (else the environment's
+        ``MACAU_TABLES_CONFIG``), the environment ``env`` (default ``os.environ``) and
+        ``overrides`` (``None`` values are ignored: an option not given)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        path = config if config is not None else env.get(ENV_PREFIX + "CONFIG")
+        if path:
+            values.update(_from_toml(Path(path)))
+        for f in fields(cls):
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _parse_env(
+                    f.name, raw, f"environment {ENV_PREFIX}{f.name.upper()}"
+                )
+        for name, value in overrides.items():
+            if value is None:
+                continue
+            values[name] = value
+        return cls.of(values, source="settings")
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], *, source: str = "settings") -> Settings:
+        """Settings from ``values`` (field names to values), checked."""
+        known = {f.name for f in fields(cls)}
+        for name in values:
+            if name not in known:
+                raise ConfigError("server.settings_unknown", name=name, source=source)
+        hints = get_type_hints(cls)
+        checked = {name: _check(name, hints[name], v, source) for name, v in values.items()}
+        return dataclasses.replace(cls(), **checked)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` (checked like :meth:`of`)."""
+        return Settings.of({**dataclasses.asdict(self), **changes})
+
+    def serves(self, table_id: str) -> bool:
+        """Whether this process is configured to serve ``table_id``."""
+        return self.tables is None or table_id in self.tables
+
+
+def _from_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError("server.settings_file", path=str(path), reason=exc.strerror) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("server.settings_file", path=str(path), reason=str(exc)) from exc
+    section = data.pop("server", {})
+    if not isinstance(section, dict):
+        raise ConfigError("server.settings_invalid", name="server", source=str(path), value="")
+    return {**data, **section}
+
+
+_BOOLS: Final = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
+def _parse_env(name: str, raw: str, source: str) -> Any:
+    hint = get_type_hints(Settings)[name]
+    text = raw.strip()
+    if "tuple" in str(hint):
+        return tuple(t.strip() for t in text.split(",") if t.strip())
+    if "bool" in str(hint):
+        if text.lower() in _BOOLS:
+            return _BOOLS[text.lower()]
+        if "None" in str(hint) and text.lower() in ("", "auto", "none"):
+            return None
+        raise ConfigError("server.settings_invalid", name=name, source=source, value=raw)
+    if hint is int or hint is float:
+        try:
+            return hint(text)
+        except ValueError:
+            raise ConfigError(
+                "server.settings_invalid", name=name, source=source, value=raw
+            ) from None
+    return text
+
+
+def _check(name: str, hint: Any, value: Any, source: str) -> Any:
+    def bad() -> ConfigError:
+        return ConfigError("server.settings_invalid", name=name, source=source, value=str(value))
+
+    text = str(hint)
+    if value is None:
+        if "None" in text:
+            return None
+        raise bad()
+    if "tuple" in text:
+        if isinstance(value, str):
+            value = [t.strip() for t in value.split(",") if t.strip()]
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise bad()
+        return tuple(value)
+    if "bool" in text:
+        if not isinstance(value, bool):
+            raise bad()
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad()
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise bad()
+        return float(value)
+    if not isinstance(value, str):
+        raise bad()
+    return value

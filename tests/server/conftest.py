@@ -1,0 +1,64 @@
+"""Shared fixtures of the server's tests (issue 10).
+
+* ``runtime`` — a started :class:`~macau_tables.server.runtime.Runtime` on the ``store``
+  fixture (SQLite and PostgreSQL) holding the demonstration casino (tables ``bac-1``,
+  ``bac-live``, ``csp-1``; players ``alice`` … ``grace``) and the five one-time users of a
+  first start, each with the password :data:`PASSWORD` ``[name]``. Its clock is a
+  :class:`~macau_tables.tables.clock.FakeClock` (``runtime.clock.advance(s)``); no tick thread
+  runs: call ``runtime.tick()`` to run the clock's work (time-outs CSP-6.4, BAC-16).
+* ``client`` — a FastAPI ``TestClient`` on ``create_app(runtime)``.
+* ``login(client, name) -> headers`` — the ``Authorization: Bearer …`` headers of user
+  ``name`` (``admin``, ``supervisor``, ``dealer``, ``alice``, ``bruno``), from
+  ``POST /api/auth/token``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from macau_tables.server.app import create_app
+from macau_tables.server.runtime import Runtime, demo_users, prepare
+from macau_tables.server.settings import Settings
+from macau_tables.tables.clock import FakeClock
+
+PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
+"""The test password of each one-time user."""
+
+ROLE: dict[str, str] = dict(demo_users())
+"""Each one-time user's role."""
+
+
+def test_settings(**changes: Any) -> Settings:
+    """Settings for an in-process test: no tick thread, no request log."""
+    return Settings.of({"tick_seconds": 0.0, "log_requests": False, **changes})
+
+
+@pytest.fixture
+def runtime(store: Any) -> Iterator[Runtime]:
+    """A started runtime on the demonstration casino with the five users (module docstring)."""
+    prepare(store, password=PASSWORD.__getitem__)
+    rt = Runtime(test_settings(), store, clock=FakeClock())
+    rt.start()
+    try:
+        yield rt
+    finally:
+        rt.stop()
+
+
+@pytest.fixture
+def client(runtime: Runtime) -> Iterator[TestClient]:
+    """A test client of the app serving ``runtime`` (refusals come back as responses)."""
+    with TestClient(create_app(runtime), raise_server_exceptions=False) as c:
+        yield c
+
+
+def login(client: TestClient, name: str) -> dict[str, str]:
+    """The bearer-token headers of one-time user ``name``."""
+    response = client.post("/api/auth/token", json={"name": name, "password": PASSWORD[name]})
+    assert response.status_code == 200, response.text
+    token = response.json()["token"]
+    return {"Authorization": f"Bearer {token}"}
