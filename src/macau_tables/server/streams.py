@@ -1,0 +1,554 @@
+"""The table server's WebSockets (issue 10, item 3): the live table views and the jackpot.
+
+``/ws/tables/{table_id}`` pushes what the connected audience may see of the table — the table
+service's :class:`~macau_tables.tables.publish.TableUpdate` for that audience, encoded by the
+codec — at once and after every event. The audience follows who signed in
+(:func:`.auth.authenticate_websocket`: a bearer token as ``?token=`` or in
+``Sec-WebSocket-Protocol``, or the session cookie): a player sees as
+``Audience.of_player(name)``, a dealer as the dealer, a supervisor or an admin as a
+supervisor, anyone else as the public. The views are the round contract's ``view(audience)``
+(the hidden-information rule, CSP-6.5, CSP-12, BAC-16): this module never looks inside them.
+
+``/ws/jackpot`` (public) pushes every linked meter's amount at once and on every change
+(:meth:`.runtime.Runtime.subscribe_meters`: PostgreSQL LISTEN/NOTIFY reaches every server
+process), with the last hits the store recorded.
+
+Messages the server sends (JSON text):
+
+* ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
+  "meter_link"}`` — the view after record ``seq`` of the table's log (the event id a client
+  resumes from);
+* ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
+* ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message;
+* ``{"type": "hits", "meter_id", "hits": [...]}`` — a meter's last hits after an award;
+* ``{"type": "pong"}``;
+* ``{"type": "error", "error": {"key", "params", "text", "rule"}}`` — just before the server
+  closes the socket, saying why (the close frame carries the code and the key).
+
+Messages a client may send: ``{"type": "ping"}`` and ``{"type": "resume", "after": SEQ}``
+(also ``?after=SEQ`` on connecting): when the table has moved on since ``SEQ`` the current
+view is sent at once; when it has not, nothing is resent. Nothing else: CSP-12 forbids any
+advice, chat or strategy channel into a Caribbean Stud table, and a view stream is not one —
+anything but those two messages closes the socket with 1008 (policy violation) and a reason;
+the server never relays anything a client says. Refusals (each closes the socket after the
+``error`` message): a message over ``ws_max_message_bytes`` (1009), an unknown table (4404), a
+table served by another process (4409), a client too slow to take its updates (its queue of
+``ws_queue_size`` updates overflowed: 4408 — the table never waits for it), too many
+connections in the process or from one client (1013, try again later).
+
+Threads: the table service publishes from the thread that committed (a request's worker, the
+tick thread, PostgreSQL's listener); each connection's callback hands the update to its own
+event loop with ``loop.call_soon_threadsafe`` into a bounded queue, never blocking the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fastapi import APIRouter, WebSocket
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from .. import codec
+from ..errors import MacauTablesError, RuleViolation
+from ..rounds import Audience
+from ..tables.publish import MeterUpdate, TableUpdate
+from . import auth
+from .errors import error_body, status_for
+from .principal import Principal, UserRole
+from .runtime import Runtime, get_runtime
+
+__all__ = [
+    "CLOSE_OVERSIZED",
+    "CLOSE_POLICY",
+    "CLOSE_SLOW",
+    "CLOSE_TABLE_ELSEWHERE",
+    "CLOSE_TABLE_UNKNOWN",
+    "CLOSE_TRY_LATER",
+    "audience_of",
+    "router",
+    "table_message",
+]
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+CLOSE_POLICY: Final = 1008
+"""A message the stream does not take (CSP-12: no advice, chat or strategy channel)."""
+CLOSE_OVERSIZED: Final = 1009
+"""A client message over ``ws_max_message_bytes``."""
+CLOSE_TRY_LATER: Final = 1013
+"""Too many connections (the process's or the client's cap): try again later."""
+CLOSE_TABLE_UNKNOWN: Final = 4404
+"""No such table."""
+CLOSE_SLOW: Final = 4408
+"""The client did not take its updates: its queue overflowed (reconnect with ``?after``)."""
+CLOSE_TABLE_ELSEWHERE: Final = 4409
+"""Another server process serves the table (connect to that one)."""
+
+_STATUS_CLOSE: Final = {404: CLOSE_TABLE_UNKNOWN, 409: CLOSE_TABLE_ELSEWHERE}
+
+BEARER_PROTOCOL: Final = "bearer"
+"""The subprotocol a browser names before its token: ``new WebSocket(url, ["bearer", token])``."""
+QUEUE_SIZE: Final = 256
+"""The updates a connection may have waiting before it is closed as too slow (default of the
+setting ``websocket_queue``)."""
+PER_CLIENT: Final = 32
+"""The sockets one client may hold open at once (default of ``max_websockets_per_client``)."""
+
+_REASON_BYTES: Final = 123
+"""A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
+
+
+def audience_of(principal: Principal | None) -> Audience:
+    """The audience a signed-in user watches a table as: a player their own box
+    (``Audience.of_player(name)``), a dealer the dealer's console, a supervisor or an admin
+    the supervisor's, anyone else the public."""
+    if principal is None:
+        return Audience.public()
+    if principal.role is UserRole.PLAYER:
+        return Audience.of_player(principal.name)
+    if principal.role is UserRole.DEALER:
+        return Audience.dealer()
+    return Audience.supervisor()
+
+
+def table_message(update: TableUpdate) -> dict[str, Any]:
+    """The ``"table"`` message of ``update`` (JSON-ready): its view encoded by the codec."""
+    return {
+        "type": "table",
+        "table_id": update.table_id,
+        "seq": update.seq,
+        "round_id": update.round_id,
+        "audience": codec.encode(update.audience),
+        "view": None if update.view is None else codec.encode(update.view),
+        "fault": update.fault,
+        "meter_link": update.meter_link,
+    }
+
+
+def _meter_message(meter_id: str, amount: int) -> dict[str, Any]:
+    return {"type": "meter", "meter_id": meter_id, "amount": amount}
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- connection caps ------------------------------------------------------------------------
+
+
+class _Gate:
+    """The open sockets of this process, in all and per client (a signed-in user by name,
+    anyone else by address); guarded by a lock (test clients run sockets on several loops)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.total = 0
+        self.by_client: dict[str, int] = {}
+
+    def enter(self, client: str, *, total: int, per_client: int) -> bool:
+        with self._lock:
+            if self.total >= total or self.by_client.get(client, 0) >= per_client:
+                return False
+            self.total += 1
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            return True
+
+    def leave(self, client: str) -> None:
+        with self._lock:
+            self.total -= 1
+            left = self.by_client.get(client, 1) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
+
+
+_GATES: dict[int, _Gate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(runtime: Runtime) -> _Gate:
+    with _GATES_LOCK:
+        return _GATES.setdefault(id(runtime), _Gate())
+
+
+def _client_key(websocket: WebSocket, principal: Principal | None) -> str:
+    if principal is not None:
+        return f"user:{principal.name}"
+    client = websocket.client
+    return f"addr:{client.host if client is not None else '-'}"
+
+
+# -- one connection -------------------------------------------------------------------------
+
+
+class _Closing(Exception):
+    """End the connection with ``code`` after sending ``error``."""
+
+    def __init__(self, code: int, error: MacauTablesError) -> None:
+        super().__init__(error.key)
+        self.code = code
+        self.error = error
+
+
+@dataclass
+class _Outbox:
+    """A connection's bounded queue of messages, filled from any thread through the loop.
+
+    A client that lets ``size`` messages pile up is too slow: the queue is marked
+    ``overflowed`` and the sender closes the socket; the table never waits for it."""
+
+    loop: asyncio.AbstractEventLoop
+    size: int
+    queue: asyncio.Queue[dict[str, Any] | None] = field(init=False)
+    overflowed: bool = False
+
+    def __post_init__(self) -> None:
+        self.queue = asyncio.Queue(maxsize=self.size + 1)  # + 1: room for the end marker
+
+    def offer_threadsafe(self, build: Callable[[], dict[str, Any] | None]) -> None:
+        """From any thread: build the message in the loop and queue it (never blocks)."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the socket is gone
+            self.loop.call_soon_threadsafe(self.offer, build)
+
+    def offer(self, build: Callable[[], dict[str, Any] | None]) -> None:
+        """In the loop: build the message (``None``: nothing to send) and queue it."""
+        if self.overflowed:
+            return
+        message = build()
+        if message is None:
+            return
+        if self.queue.qsize() >= self.size:
+            self.overflowed = True
+            self.queue.put_nowait(None)  # wakes the sender up: it closes the socket
+            return
+        self.queue.put_nowait(message)
+
+
+def _setting(runtime: Runtime, name: str, default: int) -> int:
+    value = getattr(runtime.settings, name, default)
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+async def _principal(websocket: WebSocket) -> Principal | None:
+    """Who connected (:func:`.auth.authenticate_websocket`: a bearer token in the
+    ``Authorization`` header, ``?token=`` or offered as the subprotocols ``bearer, TOKEN``, or
+    the session cookie); ``None``: the public."""
+    authenticate: Any = getattr(auth, "authenticate_websocket", None)
+    if authenticate is None:
+        return None
+    found: Any = authenticate(_with_protocol_token(websocket))
+    if inspect.isawaitable(found):
+        found = await found
+    return found if isinstance(found, Principal) else None
+
+
+def _protocol_token(websocket: WebSocket) -> str | None:
+    """The token a browser offered as ``Sec-WebSocket-Protocol: bearer, TOKEN`` (a browser
+    cannot set ``Authorization`` on a socket); ``None`` when it did not."""
+    offered = websocket.scope.get("subprotocols") or []
+    if len(offered) == 2 and offered[0] == BEARER_PROTOCOL and offered[1]:
+        return str(offered[1])
+    return None
+
+
+def _with_protocol_token(websocket: WebSocket) -> WebSocket:
+    """``websocket`` seen with its subprotocol token as the ``Authorization`` header (unless it
+    has one), so the one authentication reads it."""
+    token = _protocol_token(websocket)
+    if token is None or "authorization" in websocket.headers:
+        return websocket
+    scope = dict(websocket.scope)
+    scope["headers"] = [*websocket.scope["headers"], (b"authorization", f"Bearer {token}".encode())]
+    return WebSocket(scope, websocket.receive, websocket.send)
+
+
+def _subprotocol(websocket: WebSocket) -> str | None:
+    """The subprotocol to echo (browsers refuse a socket whose offered subprotocol is not
+    echoed): ``bearer`` when the token came that way."""
+    return BEARER_PROTOCOL if _protocol_token(websocket) is not None else None
+
+
+async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None = None) -> None:
+    """Send ``error`` (``{"type": "error", "error": {...}}``) and close with ``code``, the
+    error's key as the reason."""
+    if WebSocketState.DISCONNECTED in (websocket.application_state, websocket.client_state):
+        return
+    reason = ""
+    if error is not None:
+        with contextlib.suppress(Exception):
+            await websocket.send_text(_dumps({"type": "error", **error_body(error)}))
+        reason = error.key.encode()[:_REASON_BYTES].decode(errors="ignore")
+    with contextlib.suppress(Exception):
+        await websocket.close(code=code, reason=reason)
+
+
+class _Connection:
+    """One accepted socket: its outbox, the receive loop and the send loop."""
+
+    def __init__(self, websocket: WebSocket, runtime: Runtime) -> None:
+        self.websocket = websocket
+        self.runtime = runtime
+        self.max_bytes = _setting(runtime, "body_limit_bytes", 64 * 1024)
+        self.outbox = _Outbox(
+            asyncio.get_running_loop(), _setting(runtime, "websocket_queue", QUEUE_SIZE)
+        )
+        self.on_resume: Callable[[int], None] = lambda after: None
+        self.last_sent: str | None = None
+
+    async def run(self) -> None:
+        """Send the queue and read the client until either ends; close with the reason."""
+        sender = asyncio.create_task(self._send_loop())
+        receiver = asyncio.create_task(self._receive_loop())
+        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for task in done:
+            exc = task.exception()
+            if isinstance(exc, _Closing):
+                await _close(self.websocket, exc.code, exc.error)
+                return
+            if exc is not None and not isinstance(exc, WebSocketDisconnect):
+                log.error("stream failed", exc_info=exc)
+                await _close(self.websocket, 1011)
+                return
+        await _close(self.websocket, 1000)
+
+    async def _send_loop(self) -> None:
+        while True:
+            message = await self.outbox.queue.get()
+            if message is None:
+                raise _Closing(
+                    CLOSE_SLOW, MacauTablesError("streams.too_slow", size=self.outbox.size)
+                )
+            text = _dumps(message)
+            if message["type"] in ("table", "meters") and text == self.last_sent:
+                continue  # the same view again (a publish that changed nothing): not resent
+            await self.websocket.send_text(text)
+            if message["type"] in ("table", "meters"):
+                self.last_sent = text
+
+    async def _receive_loop(self) -> None:
+        while True:
+            received = await self.websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                return
+            text = received.get("text")
+            data = received.get("bytes")
+            size = len(text.encode()) if text is not None else len(data or b"")
+            if size > self.max_bytes:
+                raise _Closing(
+                    CLOSE_OVERSIZED,
+                    MacauTablesError("streams.oversized", size=size, limit=self.max_bytes),
+                )
+            self._handle(text)
+
+    def _handle(self, text: str | None) -> None:
+        """Take ``ping`` and ``resume``; refuse everything else (CSP-12)."""
+        message: object = None
+        if text is not None:
+            with contextlib.suppress(ValueError):
+                message = json.loads(text)
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "ping" and isinstance(message, dict) and set(message) == {"type"}:
+            self.outbox.offer(lambda: {"type": "pong"})
+            return
+        if kind == "resume" and isinstance(message, dict) and set(message) == {"type", "after"}:
+            after = message["after"]
+            if isinstance(after, int) and not isinstance(after, bool) and after >= 0:
+                self.on_resume(after)
+                return
+        # CSP-12: no advice, chat or strategy channel into a table — whatever the game, the
+        # stream takes nothing but its two control messages.
+        raise _Closing(
+            CLOSE_POLICY, RuleViolation("CSP-12", "streams.refused", message=_shown(text))
+        )
+
+
+def _shown(text: str | None) -> str:
+    if text is None:
+        return "(binary)"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _after_param(websocket: WebSocket) -> int | None:
+    raw = websocket.query_params.get("after")
+    if raw is None:
+        return None
+    if not raw.isdigit():
+        raise _Closing(CLOSE_POLICY, MacauTablesError("streams.bad_after", after=_shown(raw)))
+    return int(raw)
+
+
+async def _admit(websocket: WebSocket, runtime: Runtime) -> tuple[Principal | None, str] | None:
+    """Accept the socket, sign the client in and check the caps; ``None`` once refused."""
+    principal = await _principal(websocket)
+    await websocket.accept(subprotocol=_subprotocol(websocket))
+    client = _client_key(websocket, principal)
+    total = _setting(runtime, "max_websockets", 1000)
+    per_client = _setting(runtime, "max_websockets_per_client", PER_CLIENT)
+    if not _gate(runtime).enter(client, total=total, per_client=per_client):
+        await _close(
+            websocket,
+            CLOSE_TRY_LATER,
+            MacauTablesError("streams.too_many", total=total, per_client=per_client),
+        )
+        return None
+    return principal, client
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_stream(websocket: WebSocket, table_id: str) -> None:
+    """The table's view for the signed-in audience, now and after every event (see the
+    module docstring)."""
+    runtime = get_runtime(websocket)
+    admitted = await _admit(websocket, runtime)
+    if admitted is None:
+        return
+    principal, client = admitted
+    try:
+        await _serve_table(websocket, runtime, table_id, audience_of(principal))
+    finally:
+        _gate(runtime).leave(client)
+
+
+async def _serve_table(
+    websocket: WebSocket, runtime: Runtime, table_id: str, audience: Audience
+) -> None:
+    try:
+        after = _after_param(websocket)
+        service = await run_in_threadpool(runtime.service, table_id)
+    except _Closing as exc:
+        await _close(websocket, exc.code, exc.error)
+        return
+    except MacauTablesError as exc:
+        await _close(websocket, _STATUS_CLOSE.get(status_for(exc), CLOSE_POLICY), exc)
+        return
+    conn = _Connection(websocket, runtime)
+    latest: list[TableUpdate] = []  # the last update seen (touched in the loop only)
+    skip = [after]  # the first update is not sent when the client already has its seq
+
+    def build(update: object) -> dict[str, Any] | None:
+        if isinstance(update, MeterUpdate):
+            return _meter_message(update.meter_id, update.amount)
+        if not isinstance(update, TableUpdate):
+            return None
+        latest[:] = [update]
+        if skip[0] is not None:
+            already = update.seq == skip[0]
+            skip[0] = None
+            if already:
+                return None
+        return table_message(update)
+
+    def resume(after: int) -> None:
+        if latest and latest[0].seq != after:
+            conn.last_sent = None
+            conn.outbox.offer(lambda: table_message(latest[0]))
+
+    conn.on_resume = resume
+
+    def callback(update: object) -> None:
+        conn.outbox.offer_threadsafe(lambda: build(update))
+
+    subscription = await run_in_threadpool(service.subscribe, audience, callback)
+    try:
+        await conn.run()
+    finally:
+        subscription.close()
+
+
+@router.websocket("/ws/jackpot")
+async def jackpot_stream(websocket: WebSocket) -> None:
+    """Every linked meter's amount now and on every change, with the last hits (public)."""
+    runtime = get_runtime(websocket)
+    admitted = await _admit(websocket, runtime)
+    if admitted is None:
+        return
+    _, client = admitted
+    try:
+        await _serve_jackpot(websocket, runtime)
+    finally:
+        _gate(runtime).leave(client)
+
+
+HITS_SHOWN: Final = 10
+"""How many of a meter's last hits the jackpot stream shows."""
+
+
+def _hit(hit: Any) -> dict[str, Any]:
+    return {
+        "meter_id": hit.meter_id,
+        "seq": hit.seq,
+        "table_id": hit.table_id,
+        "round_id": hit.round_id,
+        "box": hit.box,
+        "combination": hit.combination,
+        "amount": hit.amount,
+        "at": hit.at.isoformat(),
+    }
+
+
+def _meters_now(runtime: Runtime) -> dict[str, Any]:
+    def read(tx: Any) -> dict[str, Any]:
+        meters = tx.meters()
+        hits = [_hit(h) for m in meters for h in tx.hits(m.meter_id, last=HITS_SHOWN)]
+        return {
+            "type": "meters",
+            "meters": [
+                {"meter_id": m.meter_id, "game": m.game, "amount": m.amount, "seed": m.seed}
+                for m in meters
+            ],
+            "hits": hits,
+        }
+
+    result: dict[str, Any] = runtime.store.read(read)
+    return result
+
+
+def _hits_of(runtime: Runtime, meter_id: str) -> dict[str, Any]:
+    hits = runtime.store.read(lambda tx: tx.hits(meter_id, last=HITS_SHOWN))
+    return {"type": "hits", "meter_id": meter_id, "hits": [_hit(h) for h in hits]}
+
+
+async def _serve_jackpot(websocket: WebSocket, runtime: Runtime) -> None:
+    conn = _Connection(websocket, runtime)
+    amounts: dict[str, int] = {}
+    loop = asyncio.get_running_loop()
+
+    def build(meter_id: str, amount: int) -> dict[str, Any] | None:
+        before = amounts.get(meter_id)
+        if before == amount:
+            return None
+        amounts[meter_id] = amount
+        if before is not None and amount < before:  # an award was paid: show the hits
+            task = loop.run_in_executor(None, _hits_of, runtime, meter_id)
+            task.add_done_callback(lambda f: None if f.exception() else conn.outbox.offer(f.result))
+        return _meter_message(meter_id, amount)
+
+    def callback(meter_id: str, amount: int) -> None:
+        conn.outbox.offer_threadsafe(lambda: build(meter_id, amount))
+
+    listener = runtime.subscribe_meters(callback)
+    try:
+        first = await run_in_threadpool(_meters_now, runtime)
+        for m in first["meters"]:
+            amounts.setdefault(m["meter_id"], m["amount"])
+        await websocket.send_text(_dumps(first))
+        await conn.run()
+    finally:
+        listener.close()
