@@ -1,12 +1,775 @@
-"""Users, passwords, sessions and tokens, CSRF, throttling, the role rule of every endpoint.
+"""Users, passwords, sessions and bearer tokens, CSRF, login throttling, and the role rule of
+every endpoint (issue 10, "Roles and security").
 
-Issue 10. Stub: its owner replaces it.
+Who is asking
+-------------
+* API clients send ``Authorization: Bearer TOKEN`` (``POST /api/auth/token`` with ``{"name",
+  "password"}`` gives ``{"token", "expires", "role"}``).
+* Pages sign in with ``POST /api/auth/login`` (a form or JSON): the answer sets the session
+  cookie (:data:`SESSION_COOKIE`: ``HttpOnly``, ``SameSite=Strict``, ``Secure`` when the request
+  came over TLS or the setting ``secure_cookies`` says so) and returns the session's CSRF token.
+  Every state-changing request (not ``GET``/``HEAD``/``OPTIONS``) of a cookie session must carry
+  it, in the header ``X-CSRF-Token`` or the form field ``csrf_token`` (compared in constant time;
+  :func:`csrf_token_of` gives it to a page's template).
+* Tokens and sessions are random secrets (256 bits); the store keeps only their SHA-256
+  (:mod:`macau_tables.store.users_ops`) with the expiry (setting ``session_seconds``). An expired
+  one is refused ``auth.session_expired`` (401), an unknown one ``auth.session_unknown`` (401).
+* Passwords are kept as argon2 hashes (:data:`PASSWORD_HASHER`, re-hashed at login when the
+  parameters grew); at least :data:`MIN_PASSWORD` characters.
+* Login throttling: ``login_attempts`` failed logins of one name, or from one client address,
+  within ``login_window_seconds`` refuse further logins (``auth.throttled``, 429 with
+  ``Retry-After``) until the oldest leaves the window. The failures are in the store, so every
+  server process on the database counts them; time is the store's clock (tests inject it).
+  A disabled user is refused (``auth.user_disabled``) and their sessions are ended.
+
+The role rule of every endpoint
+-------------------------------
+Every route carries exactly one rule among its dependencies: ``Depends(require(UserRole.ADMIN,
+...))`` (returns the :class:`Principal`; 401 without a valid session, 403 for another role),
+``Depends(current_principal)`` (any signed-in user: it is ``require`` of every role) or
+``Depends(public)`` (anyone). :func:`optional_principal` (the principal or ``None``) is not a
+rule: a public route that uses it also carries ``public``. :func:`endpoint_rules` reads the rule
+of each ``(method, path)``; ``tests/server/test_role_matrix.py`` walks them all. ``require`` of
+the same roles is the same dependency, so a helper dependency and its route may both use it.
+
+WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?token=``, or the
+session cookie from the same origin).
+
+Privileged actions are recorded with :func:`record_action` (who, their role, when by the store's
+clock, why, details) in the store's audit log.
+
+Users are created with :func:`create_user` (``macau-tables user add``, the demonstration
+casino, ``POST /api/admin/users``: :mod:`.auth_users`).
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import hashlib
+import hmac
+import math
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
 
-__all__ = ["router"]
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.routing import APIRoute, APIWebSocketRoute, iter_route_contexts
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
-router = APIRouter()
+from ..errors import AuthError, MacauTablesError
+from ..store import Store, Tx
+from ..store import users_ops as ops
+from .errors import register_status
+from .principal import Principal, UserRole
+
+__all__ = [
+    "CSRF_FIELD",
+    "CSRF_HEADER",
+    "MIN_PASSWORD",
+    "PASSWORD_HASHER",
+    "SESSION_COOKIE",
+    "SignedIn",
+    "authenticate_websocket",
+    "create_user",
+    "csrf_token",
+    "csrf_token_of",
+    "current_principal",
+    "endpoint_rules",
+    "hash_password",
+    "issue",
+    "optional_principal",
+    "parse_role",
+    "public",
+    "record_action",
+    "require",
+    "router",
+    "rule_problems",
+    "sign_in",
+]
+
+SESSION_COOKIE: Final = "macau_session"
+CSRF_HEADER: Final = "X-CSRF-Token"
+CSRF_FIELD: Final = "csrf_token"
+MIN_PASSWORD: Final = 8
+MAX_PASSWORD: Final = 1024
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+
+DEFAULT_SESSION_SECONDS: Final = 8 * 3600
+DEFAULT_LOGIN_ATTEMPTS: Final = 5
+DEFAULT_LOGIN_WINDOW_SECONDS: Final = 300
+
+PASSWORD_HASHER = PasswordHasher()
+"""The argon2id hasher (argon2-cffi's defaults, RFC 9106 low-memory). Tests may swap in a cheaper
+one; hashes made with other parameters still verify and are re-hashed at the next login."""
+
+for _key, _status in (
+    ("auth.unauthenticated", 401),
+    ("auth.session_expired", 401),
+    ("auth.session_unknown", 401),
+    ("auth.bad_credentials", 401),
+    ("auth.csrf_missing", 403),
+    ("auth.csrf_mismatch", 403),
+    ("auth.forbidden", 403),
+    ("auth.user_disabled", 403),
+    ("auth.throttled", 429),
+    ("auth.login_unreadable", 422),
+    ("auth.bad_name", 422),
+    ("auth.bad_role", 422),
+    ("auth.password_too_short", 422),
+    ("auth.user_exists", 409),
+    ("auth.user_unknown", 404),
+):
+    register_status(_key, _status)
+
+
+class AuthRefused(AuthError):
+    """An :class:`AuthError` with HTTP headers for its answer (``WWW-Authenticate``,
+    ``Retry-After``)."""
+
+    def __init__(self, key: str, /, *, headers: Mapping[str, str], **params: Any) -> None:
+        super().__init__(key, **params)
+        self.http_headers = dict(headers)
+
+
+_BEARER: Final = {"WWW-Authenticate": 'Bearer realm="macau-tables"'}
+
+
+# -- passwords and users --------------------------------------------------------------------------
+
+
+def hash_password(password: str) -> str:
+    """The argon2 hash of ``password``; refuses one shorter than :data:`MIN_PASSWORD`
+    (``auth.password_too_short``)."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise AuthError("auth.password_too_short", minimum=MIN_PASSWORD)
+    return PASSWORD_HASHER.hash(password[:MAX_PASSWORD])
+
+
+def parse_role(role: object) -> UserRole:
+    """``role`` as a :class:`UserRole` (its value or the enum); else ``auth.bad_role``."""
+    if isinstance(role, UserRole):
+        return role
+    if isinstance(role, str) and role in {r.value for r in UserRole}:
+        return UserRole(role)
+    raise AuthError("auth.bad_role", role=repr(role)[:60])
+
+
+def create_user(
+    store: Store,
+    name: str,
+    role: UserRole,
+    password: str,
+    *,
+    actor: str = "system",
+    reason: str | None = None,
+) -> None:
+    """Create user ``name`` with ``role`` and ``password`` (argon2-hashed), audited
+    (``user_add``, by ``actor``). A player's name is their player id: their player and wallet
+    are created too when the casino has none yet. Refuses a bad name (``auth.bad_name``), a name
+    already used (``auth.user_exists``), a bad role (``auth.bad_role``) or a short password
+    (``auth.password_too_short``), with nothing written."""
+    ops.check_user_name(name)
+    checked = parse_role(role)
+    hashed = hash_password(password)
+
+    def add(tx: Tx) -> None:
+        ops.add_user(tx, name, checked.value, hashed, actor=actor)
+        if checked is UserRole.PLAYER and tx.player(name) is None:
+            tx.add_player(name, name)
+        tx.audit(
+            "user_add", actor=actor, reason=reason, detail={"name": name, "role": checked.value}
+        )
+
+    store.run(add)
+
+
+def _verify(stored: str, password: str) -> bool:
+    try:
+        return PASSWORD_HASHER.verify(stored, password[:MAX_PASSWORD])
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+_DUMMY: list[str] = []
+
+
+def _dummy_hash() -> str:
+    # An unknown user costs the same hash verification as a known one (no timing oracle).
+    if not _DUMMY:
+        _DUMMY.append(PASSWORD_HASHER.hash(secrets.token_urlsafe(16)))
+    return _DUMMY[0]
+
+
+# -- settings and the store -----------------------------------------------------------------------
+
+
+def _runtime(conn: HTTPConnection) -> Any:
+    return conn.app.state.runtime
+
+
+def _store(conn: HTTPConnection) -> Store:
+    store: Store = _runtime(conn).store
+    return store
+
+
+def _setting(conn: HTTPConnection, name: str, default: Any) -> Any:
+    settings = getattr(_runtime(conn), "settings", None)
+    value = getattr(settings, name, None)
+    return default if value is None else value
+
+
+def _clock(conn: HTTPConnection) -> Callable[[], datetime] | None:
+    """The runtime's clock (tests move it), else ``None``: the store's."""
+    clock = getattr(_runtime(conn), "clock", None)
+    now = getattr(clock, "now", None)
+    return now if callable(now) else None
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def csrf_token(secret: str) -> str:
+    """The CSRF token of the cookie session whose secret is ``secret`` (derived one-way: only
+    who holds the cookie can know it, and the store need not keep it)."""
+    return hashlib.sha256(
+        b"macau-tables csrf\0" + secret.encode("utf-8", "surrogateescape")
+    ).hexdigest()
+
+
+def csrf_token_of(conn: HTTPConnection) -> str | None:
+    """The CSRF token a page must send back with its forms (``None`` without a session
+    cookie)."""
+    secret = conn.cookies.get(SESSION_COOKIE)
+    return csrf_token(secret) if secret else None
+
+
+# -- signing in -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """A new session or token: its secret (shown once), whose, until when."""
+
+    secret: str
+    name: str
+    role: UserRole
+    expires: datetime
+
+
+def sign_in(
+    store: Store,
+    name: str,
+    password: str,
+    *,
+    address: str,
+    kind: str = "token",
+    lifetime: timedelta = timedelta(seconds=DEFAULT_SESSION_SECONDS),
+    attempts: int = DEFAULT_LOGIN_ATTEMPTS,
+    window: timedelta = timedelta(seconds=DEFAULT_LOGIN_WINDOW_SECONDS),
+    clock: Callable[[], datetime] | None = None,
+) -> SignedIn:
+    """Check ``name``'s ``password`` and open a session (``kind="cookie"``) or bearer token
+    (``"token"``). Refuses (nothing opened): too many failures for the name or the address in
+    ``window`` (``auth.throttled`` with ``retry_after`` seconds), an unknown name or a wrong
+    password (``auth.bad_credentials``, and the failure is counted), a disabled user
+    (``auth.user_disabled``). Time is ``clock()`` (default: the store's clock)."""
+
+    def check(tx: Tx) -> tuple[ops.UserRecord | None, int]:
+        now = clock() if clock else tx.now()
+        by_name, oldest_name, by_address, oldest_address = ops.failures_since(
+            tx, name=name, address=address, since=now - window
+        )
+        waits = [
+            math.ceil((oldest + window - now).total_seconds())
+            for count, oldest in ((by_name, oldest_name), (by_address, oldest_address))
+            if count >= attempts and oldest is not None
+        ]
+        return ops.user(tx, name), max([1, *waits]) if waits else 0
+
+    found, wait = store.read(check)
+    if wait:
+        raise AuthRefused("auth.throttled", headers={"Retry-After": str(wait)}, retry_after=wait)
+    ok = _verify(found.password_hash if found else _dummy_hash(), password)
+    if found is None or not ok:
+        at = clock() if clock else None
+        store.run(lambda tx: ops.record_failure(tx, name, address, at=at))
+        raise AuthRefused("auth.bad_credentials", headers=_BEARER)
+    if found.disabled:
+        raise AuthError("auth.user_disabled", name=name)
+    rehashed = (
+        PASSWORD_HASHER.hash(password)
+        if PASSWORD_HASHER.check_needs_rehash(found.password_hash)
+        else None
+    )
+    secret = secrets.token_urlsafe(32)
+
+    def open_session(tx: Tx) -> datetime:
+        now = clock() if clock else tx.now()
+        expires = now + lifetime
+        ops.put_session(tx, _digest(secret), name, kind, expires_at=expires, now=now)
+        ops.forget_failures(tx, name=name, before=now - window)
+        if rehashed is not None:
+            ops.set_password_hash(tx, name, rehashed)
+        return expires
+
+    expires = store.run(open_session)
+    return SignedIn(secret, name, UserRole(found.role), expires)
+
+
+def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn:
+    """:func:`sign_in` with the request's store, settings and client address."""
+    address = conn.client.host if conn.client is not None else "unknown"
+    return sign_in(
+        _store(conn),
+        name,
+        password,
+        address=address,
+        kind=kind,
+        lifetime=timedelta(seconds=int(_setting(conn, "session_seconds", DEFAULT_SESSION_SECONDS))),
+        attempts=int(_setting(conn, "login_attempts", DEFAULT_LOGIN_ATTEMPTS)),
+        window=timedelta(
+            seconds=int(_setting(conn, "login_window_seconds", DEFAULT_LOGIN_WINDOW_SECONDS))
+        ),
+        clock=_clock(conn),
+    )
+
+
+# -- who is asking --------------------------------------------------------------------------------
+
+
+def _lookup(
+    store: Store, secret: str, kind: str, clock: Callable[[], datetime] | None = None
+) -> Principal:
+    digest = _digest(secret)
+
+    def read(tx: Tx) -> tuple[ops.SessionRecord | None, datetime]:
+        return ops.session(tx, digest), clock() if clock else tx.now()
+
+    found, now = store.read(read)
+    if found is None or found.kind != kind or found.disabled:
+        raise AuthRefused("auth.session_unknown", headers=_BEARER)
+    if found.expires_at <= now:
+        raise AuthRefused(
+            "auth.session_expired",
+            headers=_BEARER,
+            expired=found.expires_at.isoformat(timespec="seconds"),
+        )
+    return Principal(found.user_name, UserRole(found.role), via=kind)
+
+
+async def _check_csrf(request: Request, secret: str) -> None:
+    presented: object = request.headers.get(CSRF_HEADER)
+    if presented is None:
+        content_type = request.headers.get("content-type", "")
+        if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            form = await request.form()
+            presented = form.get(CSRF_FIELD)
+    if not isinstance(presented, str) or not presented:
+        raise AuthError("auth.csrf_missing")
+    expected = csrf_token(secret).encode()
+    if not hmac.compare_digest(presented.encode("utf-8", "surrogateescape"), expected):
+        raise AuthError("auth.csrf_mismatch")
+
+
+async def _authenticate(request: Request) -> Principal | None:
+    """The request's principal (``None``: no credentials at all); refuses bad ones."""
+    cached = getattr(request.state, "principal", None)
+    if isinstance(cached, Principal):
+        return cached
+    store = _store(request)
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, secret = header.strip().partition(" ")
+        secret = secret.strip()
+        if scheme.lower() != "bearer" or not secret:
+            raise AuthRefused("auth.unauthenticated", headers=_BEARER)
+        principal = await run_in_threadpool(_lookup, store, secret, "token", _clock(request))
+    else:
+        secret = request.cookies.get(SESSION_COOKIE, "")
+        if not secret:
+            return None
+        principal = await run_in_threadpool(_lookup, store, secret, "cookie", _clock(request))
+        if request.method.upper() not in SAFE_METHODS:
+            await _check_csrf(request, secret)
+    request.state.principal = principal
+    request.state.auth_secret = secret
+    request.state.user = principal.name  # for the request log
+    return principal
+
+
+RuleDependency = Callable[[Request], Awaitable[Principal]]
+_RULES: dict[frozenset[UserRole], RuleDependency] = {}
+_ROLES_OF: dict[Callable[..., Any], frozenset[UserRole]] = {}
+
+
+def require(*roles: UserRole) -> RuleDependency:
+    """The dependency that lets in a signed-in user whose role is one of ``roles`` and returns
+    their :class:`Principal`: 401 (``auth.unauthenticated``, ``auth.session_*``) without a valid
+    session or token, 403 (``auth.forbidden``) for another role. The same roles give the same
+    dependency."""
+    allowed = frozenset(parse_role(r) for r in roles)
+    if not allowed:
+        raise ValueError("require() needs at least one role (use `public` for anyone)")
+    known = _RULES.get(allowed)
+    if known is not None:
+        return known
+    names = ", ".join(r.value for r in UserRole if r in allowed)
+
+    async def rule(request: Request) -> Principal:
+        principal = await _authenticate(request)
+        if principal is None:
+            raise AuthRefused("auth.unauthenticated", headers=_BEARER)
+        if principal.role not in allowed:
+            raise AuthError(
+                "auth.forbidden", name=principal.name, role=principal.role, allowed=names
+            )
+        return principal
+
+    rule.__name__ = rule.__qualname__ = "require_" + "_".join(
+        r.value for r in UserRole if r in allowed
+    )
+    _RULES[allowed] = rule
+    _ROLES_OF[rule] = allowed
+    return rule
+
+
+current_principal: Final = require(*UserRole)
+"""Any signed-in user (the rule "every role"); returns the :class:`Principal`."""
+
+
+async def optional_principal(request: Request) -> Principal | None:
+    """The signed-in user, or ``None`` (no credentials, or credentials no longer valid). Not a
+    role rule: a route using it also carries ``public`` or ``require``."""
+    try:
+        return await _authenticate(request)
+    except MacauTablesError:
+        return None
+
+
+def public() -> None:
+    """The rule "anyone, signed in or not" (``dependencies=[Depends(public)]``)."""
+    return None
+
+
+# -- the rules of an app --------------------------------------------------------------------------
+
+
+def _rules_of(dependant: Any, found: dict[Callable[..., Any], frozenset[UserRole] | None]) -> None:
+    for sub in dependant.dependencies:
+        call = sub.call
+        if call is public:
+            found[call] = None
+        elif call in _ROLES_OF:
+            found[call] = _ROLES_OF[call]
+        _rules_of(sub, found)
+
+
+def _walk(app: FastAPI) -> tuple[dict[tuple[str, str], frozenset[UserRole] | None], list[str]]:
+    rules: dict[tuple[str, str], frozenset[UserRole] | None] = {}
+    problems: list[str] = []
+    framework = {app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
+        path = str(context.path)
+        if isinstance(route, APIRoute):
+            found: dict[Callable[..., Any], frozenset[UserRole] | None] = {}
+            _rules_of(context.dependant, found)
+            methods = sorted(context.methods or ())
+            where = f"{'/'.join(methods)} {path}"
+            if not found:
+                problems.append(f"{where}: no role rule (add require(...) or public)")
+                continue
+            if len(found) > 1:
+                names = sorted(getattr(c, "__name__", repr(c)) for c in found)
+                problems.append(f"{where}: {len(found)} role rules ({', '.join(names)})")
+                continue
+            (value,) = found.values()
+            for method in methods:
+                rules[(method, path)] = value
+        elif isinstance(route, APIWebSocketRoute | WebSocketRoute):
+            continue  # sockets authenticate themselves (authenticate_websocket)
+        elif isinstance(route, Route) and path in framework:
+            for method in sorted(context.methods or {"GET"}):
+                rules[(method, path)] = None  # the OpenAPI schema and its viewers
+        elif isinstance(route, Mount) and type(route.app).__name__ == "StaticFiles":
+            rules[("GET", path + "/{path}")] = None  # static assets
+        else:
+            problems.append(f"{path!r}: a route without a role rule")
+    return rules, problems
+
+
+def rule_problems(app: FastAPI) -> list[str]:
+    """The routes of ``app`` without exactly one role rule (empty when all is well)."""
+    return _walk(app)[1]
+
+
+def endpoint_rules(app: FastAPI) -> dict[tuple[str, str], frozenset[UserRole] | None]:
+    """``(method, path) -> roles`` (``None``: public) for every HTTP route of ``app``, read
+    from the routes' dependencies. Raises ``ValueError`` naming every route without exactly
+    one rule."""
+    rules, problems = _walk(app)
+    if problems:
+        raise ValueError("routes without exactly one role rule:\n" + "\n".join(problems))
+    return rules
+
+
+# -- WebSockets -----------------------------------------------------------------------------------
+
+
+def _same_origin(websocket: WebSocket) -> bool:
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True  # not a browser
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
+    """Who opens ``websocket`` (before ``accept``): a bearer token (``Authorization`` header, or
+    the ``token`` query parameter for browsers), else the session cookie when the socket comes
+    from the page's own origin (no cross-site socket rides a session). ``None`` when there are
+    no valid credentials (the caller serves the public audience or closes the socket)."""
+    store = _store(websocket)
+    header = websocket.headers.get("authorization", "")
+    scheme, _, secret = header.strip().partition(" ")
+    token = secret.strip() if scheme.lower() == "bearer" else ""
+    token = token or websocket.query_params.get("token", "")
+    try:
+        if token:
+            return await run_in_threadpool(_lookup, store, token, "token", _clock(websocket))
+        cookie = websocket.cookies.get(SESSION_COOKIE, "")
+        if cookie and _same_origin(websocket):
+            return await run_in_threadpool(_lookup, store, cookie, "cookie", _clock(websocket))
+    except MacauTablesError:
+        return None
+    return None
+
+
+# -- the audit log --------------------------------------------------------------------------------
+
+
+def _json_ready(value: object) -> object:
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    inner = getattr(value, "value", None)
+    if isinstance(inner, str | int):
+        return inner
+    return str(value)
+
+
+def record_action(
+    target: Any, principal: Principal, action: str, reason: str | None, **details: object
+) -> int:
+    """Record privileged ``action`` by ``principal`` in the store's audit log: who (name, role,
+    how signed in), when (the store's clock), why (``reason``) and ``details`` (JSON-ready; a
+    ``table_id`` detail also fills the entry's table). ``target`` is a store, a runtime (its
+    store) or an open ``Tx`` (the entry commits with the caller's own writes). Returns the entry's
+    id."""
+    table_id = details.pop("table_id", None)
+    detail = {
+        "role": principal.role.value,
+        "via": principal.via,
+        **{k: _json_ready(v) for k, v in details.items()},
+    }
+
+    def write(tx: Tx) -> int:
+        return tx.audit(
+            action,
+            actor=principal.name,
+            table_id=None if table_id is None else str(table_id),
+            reason=reason,
+            detail=detail,
+        )
+
+    if isinstance(target, Tx):
+        return write(target)
+    store = target if isinstance(target, Store) else target.store
+    result: int = store.run(write)
+    return result
+
+
+# -- the routes -----------------------------------------------------------------------------------
+
+router = APIRouter(tags=["auth"])
+
+
+class Credentials(BaseModel):
+    """A user's name and password."""
+
+    name: str = Field(min_length=1, max_length=100)
+    password: str = Field(min_length=1, max_length=MAX_PASSWORD)
+
+
+class TokenOut(BaseModel):
+    """A bearer token (shown once), its expiry and the user's role."""
+
+    token: str
+    expires: datetime
+    role: UserRole
+
+
+class SessionOut(BaseModel):
+    """A signed-in session: whose, their role, its expiry and its CSRF token."""
+
+    name: str
+    role: UserRole
+    expires: datetime
+    csrf_token: str
+
+
+class Me(BaseModel):
+    """Who is asking."""
+
+    name: str
+    role: UserRole
+    via: str
+    csrf_token: str | None = None
+
+
+@router.post(
+    "/api/auth/token",
+    response_model=TokenOut,
+    dependencies=[Depends(public)],
+    summary="A bearer token for an API client",
+    responses={401: {}, 403: {}, 422: {}, 429: {}},
+)
+def create_token(request: Request, credentials: Credentials) -> TokenOut:
+    """Check the name and password; return a new bearer token (send it as ``Authorization:
+    Bearer TOKEN``), valid for ``session_seconds``."""
+    signed = issue(request, credentials.name, credentials.password, "token")
+    return TokenOut(token=signed.secret, expires=signed.expires, role=signed.role)
+
+
+_LOGIN_BODY: Final = {
+    "required": True,
+    "content": {
+        "application/json": {"schema": Credentials.model_json_schema()},
+        "application/x-www-form-urlencoded": {
+            "schema": {
+                "type": "object",
+                "required": ["name", "password"],
+                "properties": {
+                    "name": {"type": "string", "maxLength": 100},
+                    "password": {"type": "string", "maxLength": MAX_PASSWORD},
+                    "next": {"type": "string"},
+                },
+            }
+        },
+    },
+}
+
+
+async def _login_fields(request: Request) -> tuple[str, str, str | None]:
+    content_type = request.headers.get("content-type", "")
+    data: Mapping[str, Any]
+    try:
+        if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            data = await request.form()
+        else:
+            data = await request.json()
+    except Exception:  # malformed JSON or form: a refusal, never a 500
+        raise AuthError("auth.login_unreadable") from None
+    if not isinstance(data, Mapping):
+        raise AuthError("auth.login_unreadable")
+    name, password, after = data.get("name"), data.get("password"), data.get("next")
+    if not isinstance(name, str) or not isinstance(password, str) or not name or not password:
+        raise AuthError("auth.login_unreadable")
+    if len(name) > 100 or len(password) > MAX_PASSWORD:
+        raise AuthError("auth.login_unreadable")
+    safe_next = after if isinstance(after, str) and _local_path(after) else None
+    return name, password, safe_next
+
+
+def _local_path(path: str) -> bool:
+    parts = urlsplit(path)
+    return path.startswith("/") and not path.startswith("//") and not parts.scheme
+
+
+def _secure(request: Request) -> bool:
+    setting = _setting(request, "secure_cookies", None)
+    return bool(setting) if setting is not None else request.url.scheme == "https"
+
+
+@router.post(
+    "/api/auth/login",
+    response_model=SessionOut,
+    dependencies=[Depends(public)],
+    summary="Sign in a page: a session cookie and its CSRF token",
+    openapi_extra={"requestBody": _LOGIN_BODY},
+    responses={303: {}, 401: {}, 403: {}, 422: {}, 429: {}},
+)
+async def login(request: Request) -> Response:
+    """Check the name and password (a form or JSON); set the session cookie (HttpOnly,
+    SameSite=Strict, Secure over TLS) and return the session's CSRF token. A form with a
+    ``next`` path (on this site) is answered with a redirect there instead."""
+    name, password, after = await _login_fields(request)
+    signed = await run_in_threadpool(issue, request, name, password, "cookie")
+    body = SessionOut(
+        name=signed.name,
+        role=signed.role,
+        expires=signed.expires,
+        csrf_token=csrf_token(signed.secret),
+    )
+    response: Response
+    if after is not None:
+        response = RedirectResponse(after, status_code=303)
+    else:
+        response = JSONResponse(body.model_dump(mode="json"))
+    response.set_cookie(
+        SESSION_COOKIE,
+        signed.secret,
+        max_age=int(_setting(request, "session_seconds", DEFAULT_SESSION_SECONDS)),
+        path="/",
+        httponly=True,
+        secure=_secure(request),
+        samesite="strict",
+    )
+    return response
+
+
+@router.post(
+    "/api/auth/logout",
+    summary="End this session or token",
+    responses={401: {}, 403: {}},
+)
+def logout(
+    request: Request, principal: Annotated[Principal, Depends(current_principal)]
+) -> JSONResponse:
+    """End the session or bearer token this request came with (and clear the cookie)."""
+    secret = str(request.state.auth_secret)
+    _store(request).run(lambda tx: ops.delete_session(tx, _digest(secret)))
+    response = JSONResponse({"signed_out": principal.name})
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, secure=_secure(request), samesite="strict"
+    )
+    return response
+
+
+@router.get("/api/auth/me", response_model=Me, summary="Who is asking", responses={401: {}})
+def me(request: Request, principal: Annotated[Principal, Depends(current_principal)]) -> Me:
+    """The signed-in user, their role, how they signed in (and a page's CSRF token)."""
+    token = csrf_token_of(request) if principal.via == "cookie" else None
+    return Me(name=principal.name, role=principal.role, via=principal.via, csrf_token=token)
+
+
+def _include_users() -> None:
+    from .auth_users import router as users_router  # its routes join this router
+
+    router.include_router(users_router)
+
+
+_include_users()

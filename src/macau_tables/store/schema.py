@@ -31,10 +31,12 @@ __all__ = [
     "UtcDateTime",
     "accounts",
     "audit_log",
+    "auth_sessions",
     "casino_tables",
     "configs",
     "events",
     "idempotency",
+    "login_failures",
     "metadata",
     "meter_hits",
     "meter_log",
@@ -45,9 +47,10 @@ __all__ = [
     "shoes",
     "snapshots",
     "transactions",
+    "users",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -253,4 +256,45 @@ audit_log = Table(
     Column("reason", Text, nullable=True),
     Column("detail", Text, nullable=True),
     Index("ix_audit_table", "table_id"),
+)
+
+# -- schema v2: the server's users, sessions and failed logins (migration v0002_users) ----------
+# users: name unique (also a player's id), role (server.principal.UserRole), an argon2 hash;
+# auth_sessions: a session ("cookie") or bearer token ("token") by the SHA-256 of its secret;
+# login_failures: failed logins by name and client address (throttling across processes).
+# Read and written by store/users_ops.py only.
+
+USER_NAME = String(100)
+
+users = Table(
+    "users",
+    metadata,
+    Column("name", USER_NAME, primary_key=True),
+    Column("role", String(20), nullable=False),
+    Column("password_hash", Text, nullable=False),
+    Column("disabled", Boolean, nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+auth_sessions = Table(
+    "auth_sessions",
+    metadata,
+    Column("token_sha256", HASH, primary_key=True),
+    Column("user_name", USER_NAME, ForeignKey("users.name"), nullable=False),
+    Column("kind", String(10), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Index("ix_auth_sessions_user", "user_name"),
+)
+
+login_failures = Table(
+    "login_failures",
+    metadata,
+    Column("id", SERIAL, primary_key=True, autoincrement=True),
+    Column("at", UtcDateTime, nullable=False),
+    Column("user_name", String(200), nullable=False),
+    Column("address", String(100), nullable=False),
+    Index("ix_login_failures_user", "user_name", "at"),
+    Index("ix_login_failures_address", "address", "at"),
 )

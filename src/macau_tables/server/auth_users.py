@@ -1,0 +1,128 @@
+"""Users administration over REST (role admin; issue 10, "admins configure … users"):
+list, create, disable and enable again. Every change is audited with who and why.
+
+Its routes join :data:`macau_tables.server.auth.router`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from ..store import Store, Tx
+from ..store import users_ops as ops
+from .auth import MAX_PASSWORD, create_user, record_action, require
+from .principal import Principal, UserRole
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/admin/users", tags=["users"])
+
+ADMIN: Final = require(UserRole.ADMIN)
+Admin = Annotated[Principal, Depends(ADMIN)]
+_REFUSED: Final[dict[int | str, dict[str, Any]]] = {401: {}, 403: {}, 404: {}, 409: {}, 422: {}}
+
+
+class UserOut(BaseModel):
+    """A user as an administrator sees them (never the password hash)."""
+
+    name: str
+    role: UserRole
+    disabled: bool
+    created_by: str
+    created_at: datetime
+
+
+class NewUser(BaseModel):
+    """A user to create, and why."""
+
+    name: str = Field(min_length=1, max_length=100)
+    role: UserRole
+    password: str = Field(min_length=1, max_length=MAX_PASSWORD)
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class Why(BaseModel):
+    """Why an administrator changes a user."""
+
+    reason: str = Field(min_length=1, max_length=500)
+
+
+def _out(record: ops.UserRecord) -> UserOut:
+    return UserOut(
+        name=record.name,
+        role=UserRole(record.role),
+        disabled=record.disabled,
+        created_by=record.created_by,
+        created_at=record.created_at,
+    )
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.runtime.store
+    return store
+
+
+@router.get("", response_model=list[UserOut], summary="Every user", responses=_REFUSED)
+def list_users(request: Request, principal: Admin) -> list[UserOut]:
+    """Every user, by name, with their role and whether they are disabled."""
+    return [_out(u) for u in _store(request).read(ops.users)]
+
+
+@router.post(
+    "", response_model=UserOut, status_code=201, summary="Create a user", responses=_REFUSED
+)
+async def add_user(request: Request, body: NewUser, principal: Admin) -> UserOut:
+    """Create a user (a player's wallet too), audited ``user_add`` with the reason."""
+    store = _store(request)
+    await run_in_threadpool(
+        create_user,
+        store,
+        body.name,
+        body.role,
+        body.password,
+        actor=principal.name,
+        reason=body.reason,
+    )
+    found = store.read(lambda tx: ops.user(tx, body.name))
+    assert found is not None
+    return _out(found)
+
+
+def _set_disabled(
+    request: Request, principal: Principal, name: str, disabled: bool, reason: str
+) -> UserOut:
+    def change(tx: Tx) -> ops.UserRecord:
+        ops.set_user_disabled(tx, name, disabled)
+        record_action(
+            tx, principal, "user_disable" if disabled else "user_enable", reason, name=name
+        )
+        found = ops.user(tx, name)
+        assert found is not None
+        return found
+
+    return _out(_store(request).run(change))
+
+
+@router.post(
+    "/{name}/disable",
+    response_model=UserOut,
+    summary="Disable a user (their sessions end)",
+    responses=_REFUSED,
+)
+def disable_user(request: Request, name: str, body: Why, principal: Admin) -> UserOut:
+    """Disable ``name``: they can no longer sign in and their sessions and tokens end;
+    audited ``user_disable`` with the reason."""
+    return _set_disabled(request, principal, name, True, body.reason)
+
+
+@router.post(
+    "/{name}/enable", response_model=UserOut, summary="Enable a user again", responses=_REFUSED
+)
+def enable_user(request: Request, name: str, body: Why, principal: Admin) -> UserOut:
+    """Let ``name`` sign in again; audited ``user_enable`` with the reason."""
+    return _set_disabled(request, principal, name, False, body.reason)

@@ -1,0 +1,259 @@
+"""The server's users, sessions and failed logins, inside one store transaction.
+
+Functions of an open :class:`~macau_tables.store.Tx` (``store.run(lambda tx: add_user(tx,
+...))``), kept beside the ``Tx`` mix-ins rather than in them: only the server uses them. Secrets
+never reach the database: a password is stored as its argon2 hash (made by the caller,
+:mod:`macau_tables.server.auth`), a session or token as the SHA-256 of its random secret.
+
+Refusals are :class:`~macau_tables.errors.AuthError` with ``auth.*`` keys.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import and_, delete, func, insert, select, update
+
+from ..errors import AuthError
+from . import schema as s
+from .tx import Tx
+
+__all__ = [
+    "NAME_PATTERN",
+    "SESSION_KINDS",
+    "SessionRecord",
+    "UserRecord",
+    "add_user",
+    "check_user_name",
+    "delete_session",
+    "delete_sessions",
+    "failures_since",
+    "forget_failures",
+    "put_session",
+    "record_failure",
+    "session",
+    "set_password_hash",
+    "set_user_disabled",
+    "user",
+    "users",
+]
+
+NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}")
+"""A user's name: 1 to 100 letters, digits, ``_ . @ -``, starting with a letter or digit (it is
+also a player's id and appears in URLs and account ids)."""
+
+SESSION_KINDS: Final = ("cookie", "token")
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    """A user as stored (``role`` as its text: the server maps it to ``UserRole``)."""
+
+    name: str
+    role: str
+    password_hash: str
+    disabled: bool
+    created_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A session or bearer token: whose, which kind, when it expires; ``disabled`` is the
+    user's."""
+
+    user_name: str
+    role: str
+    kind: str
+    created_at: datetime
+    expires_at: datetime
+    disabled: bool
+
+
+def check_user_name(name: object) -> str:
+    """``name`` if it is a valid user name (:data:`NAME_PATTERN`), else ``auth.bad_name``."""
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise AuthError("auth.bad_name", name=repr(name)[:120])
+    return name
+
+
+def add_user(tx: Tx, name: str, role: str, password_hash: str, *, actor: str) -> None:
+    """Store a new user (enabled). Refuses a bad name (``auth.bad_name``) or one already used
+    (``auth.user_exists``)."""
+    tx.writable()
+    check_user_name(name)
+    if user(tx, name) is not None:
+        raise AuthError("auth.user_exists", name=name)
+    tx.connection.execute(
+        insert(s.users).values(
+            name=name,
+            role=role,
+            password_hash=password_hash,
+            disabled=False,
+            created_by=actor,
+            created_at=tx.now(),
+        )
+    )
+
+
+def user(tx: Tx, name: str) -> UserRecord | None:
+    """The user ``name``, or ``None``."""
+    row = tx.connection.execute(select(s.users).where(s.users.c.name == name)).first()
+    return None if row is None else _user(row)
+
+
+def users(tx: Tx) -> list[UserRecord]:
+    """Every user, by name."""
+    rows = tx.connection.execute(select(s.users).order_by(s.users.c.name))
+    return [_user(r) for r in rows]
+
+
+def _user(r: Any) -> UserRecord:
+    return UserRecord(
+        str(r.name),
+        str(r.role),
+        str(r.password_hash),
+        bool(r.disabled),
+        str(r.created_by),
+        r.created_at,
+    )
+
+
+def set_user_disabled(tx: Tx, name: str, disabled: bool) -> None:
+    """Disable (or enable again) ``name``; disabling ends every session and token of theirs.
+    Refuses an unknown user (``auth.user_unknown``)."""
+    tx.writable()
+    found = tx.connection.execute(
+        update(s.users).where(s.users.c.name == name).values(disabled=disabled)
+    )
+    if found.rowcount != 1:
+        raise AuthError("auth.user_unknown", name=name)
+    if disabled:
+        delete_sessions(tx, name)
+
+
+def set_password_hash(tx: Tx, name: str, password_hash: str) -> None:
+    """Replace ``name``'s password hash (a re-hash with stronger parameters, a new password)."""
+    tx.writable()
+    found = tx.connection.execute(
+        update(s.users).where(s.users.c.name == name).values(password_hash=password_hash)
+    )
+    if found.rowcount != 1:
+        raise AuthError("auth.user_unknown", name=name)
+
+
+# -- sessions and tokens --------------------------------------------------------------------------
+
+
+def put_session(
+    tx: Tx,
+    token_sha256: str,
+    name: str,
+    kind: str,
+    *,
+    expires_at: datetime,
+    now: datetime | None = None,
+) -> None:
+    """Store a session (``kind`` ``"cookie"``) or bearer token (``"token"``) of ``name`` by the
+    SHA-256 of its secret, opened ``now`` (default ``tx.now()``); expired ones of anyone are
+    deleted on the way."""
+    tx.writable()
+    if kind not in SESSION_KINDS:
+        raise ValueError(f"session kind {kind!r}")
+    now = now or tx.now()
+    tx.connection.execute(delete(s.auth_sessions).where(s.auth_sessions.c.expires_at <= now))
+    tx.connection.execute(
+        insert(s.auth_sessions).values(
+            token_sha256=token_sha256,
+            user_name=name,
+            kind=kind,
+            created_at=now,
+            expires_at=expires_at,
+        )
+    )
+
+
+def session(tx: Tx, token_sha256: str) -> SessionRecord | None:
+    """The session or token whose secret hashes to ``token_sha256`` (expired or not), with
+    its user's role and whether they are disabled; ``None`` when there is none."""
+    sess, u = s.auth_sessions, s.users
+    row = tx.connection.execute(
+        select(
+            sess.c.user_name,
+            u.c.role,
+            sess.c.kind,
+            sess.c.created_at,
+            sess.c.expires_at,
+            u.c.disabled,
+        )
+        .join(u, u.c.name == sess.c.user_name)
+        .where(sess.c.token_sha256 == token_sha256)
+    ).first()
+    if row is None:
+        return None
+    return SessionRecord(
+        str(row.user_name),
+        str(row.role),
+        str(row.kind),
+        row.created_at,
+        row.expires_at,
+        bool(row.disabled),
+    )
+
+
+def delete_session(tx: Tx, token_sha256: str) -> bool:
+    """End one session or token; whether there was one."""
+    tx.writable()
+    result = tx.connection.execute(
+        delete(s.auth_sessions).where(s.auth_sessions.c.token_sha256 == token_sha256)
+    )
+    return bool(result.rowcount)
+
+
+def delete_sessions(tx: Tx, name: str) -> int:
+    """End every session and token of ``name``; how many."""
+    tx.writable()
+    result = tx.connection.execute(
+        delete(s.auth_sessions).where(s.auth_sessions.c.user_name == name)
+    )
+    return int(result.rowcount)
+
+
+# -- failed logins --------------------------------------------------------------------------------
+
+
+def record_failure(tx: Tx, name: str, address: str, *, at: datetime | None = None) -> None:
+    """Remember a failed login of ``name`` from ``address`` at ``at`` (default ``tx.now()``)."""
+    tx.writable()
+    tx.connection.execute(
+        insert(s.login_failures).values(
+            at=at or tx.now(), user_name=name[:200], address=address[:100]
+        )
+    )
+
+
+def failures_since(
+    tx: Tx, *, name: str, address: str, since: datetime
+) -> tuple[int, datetime | None, int, datetime | None]:
+    """Failed logins after ``since``: ``(count for name, its oldest, count for address, its
+    oldest)``."""
+    f = s.login_failures
+    out: list[int | datetime | None] = []
+    for column, value in ((f.c.user_name, name[:200]), (f.c.address, address[:100])):
+        row = tx.connection.execute(
+            select(func.count(), func.min(f.c.at)).where(and_(column == value, f.c.at > since))
+        ).one()
+        out += [int(row[0]), row[1]]  # min() keeps the column type: aware UTC
+    return out[0], out[1], out[2], out[3]  # type: ignore[return-value]
+
+
+def forget_failures(tx: Tx, *, name: str, before: datetime) -> None:
+    """Forget ``name``'s failed logins (after a successful one) and everyone's older than
+    ``before`` (the throttling window is over for them)."""
+    tx.writable()
+    f = s.login_failures
+    tx.connection.execute(delete(f).where(f.c.user_name == name[:200]))
+    tx.connection.execute(delete(f).where(f.c.at <= before))
