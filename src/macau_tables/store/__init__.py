@@ -78,9 +78,15 @@ Ledger (double entry; balances updated in the same transaction)
   (``store.account_unmapped``), a wallet of an unknown player (``store.unknown_player``), a wallet
   going below zero (``ledger.insufficient_funds`` naming the player), another account that may
   not go negative doing so (``store.account_negative``), a meter decreased other than by an
-  award or an audited adjustment (``store.meter_decrease``). The accounts moved are locked in
-  id order (PostgreSQL) until the commit. A correction is a new transaction
-  (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and reason required).
+  award or an audited adjustment (``store.meter_decrease``). The accounts debited that may not go
+  negative are locked in id order (PostgreSQL) until the commit; an account only credited is not
+  locked before its update, and a meter's balance is updated last (its row is held only from
+  there to the commit, so contributions from many tables commute).
+  ``post_many(entries: Sequence[LedgerEntry]) -> list[int | None]`` posts several transactions
+  (a request's events' postings) as ``post`` would one after the other, with a few statements
+  for all of them; any balance going below zero after any entry refuses the whole batch. A
+  correction is a new transaction (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and
+  reason required).
   ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔
   wallet transactions with who and why. ``balance(account_id) -> int``; ``wallet_balance(
   player_id) -> int``; ``accounts() -> list[AccountRecord]``; ``ledger_total() -> int``;
@@ -132,7 +138,7 @@ Verification (:mod:`macau_tables.store.verify`, reads only)
 from __future__ import annotations
 
 from .chain import GENESIS, chain_hash
-from .ledger_ops import account_id
+from .ledger_ops import LedgerEntry, account_id
 from .meter_ops import meter_account
 from .records import (
     AccountRecord,
@@ -167,6 +173,7 @@ __all__ = [
     "ConfigRecord",
     "EventRecord",
     "IdempotencyRecord",
+    "LedgerEntry",
     "Listener",
     "MeterCallback",
     "MeterHit",

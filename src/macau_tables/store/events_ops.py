@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 
 from .. import codec
 from ..errors import StoreError
@@ -21,6 +21,15 @@ from .chain import chain_hash
 from .records import ChainHead, EventRecord
 
 __all__ = ["EventOps"]
+
+_INSERT_EVENTS = insert(s.events)
+_E = s.events.c
+_CHAIN_HEAD = (
+    select(_E.seq, _E.hash)
+    .where(_E.table_id == bindparam("table_id"))
+    .order_by(_E.seq.desc())
+    .limit(1)
+)
 
 
 class EventOps(CatalogOps):
@@ -33,6 +42,7 @@ class EventOps(CatalogOps):
         *,
         round_id: str | None = None,
         expected_seq: int | None = None,
+        head: ChainHead | None = None,
     ) -> list[EventRecord]:
         """Append ``events`` (registered codec dataclasses) to ``table_id``'s log, in order,
         each chained to the one before; returns the stored records (seq, hash…).
@@ -43,12 +53,17 @@ class EventOps(CatalogOps):
         ``(table_id, seq)``): the second is refused with ``store.chain_race``.
         Also refuses an unknown table (``store.unknown_table``) and an event the codec cannot
         store (``CodecError``); nothing is written then.
+
+        ``head``: the chain head the caller has just read in this same transaction (its state
+        was built from it), which is then not read again; an append that races another for the
+        same seq is still refused by the key.
         """
         self.writable()
         payloads = [codec.canonical_bytes(e) for e in events]  # all encoded before any insert
-        head = self.chain_head(table_id)
-        if head.seq == 0 and self._table_row(table_id) is None:
-            raise StoreError("store.unknown_table", table_id=table_id)
+        if head is None:
+            head = self.chain_head(table_id)
+            if head.seq == 0 and self._table_row(table_id) is None:
+                raise StoreError("store.unknown_table", table_id=table_id)
         if expected_seq is not None and expected_seq != head.seq:
             raise StoreError(
                 "store.chain_conflict", table_id=table_id, expected=expected_seq, found=head.seq
@@ -74,7 +89,7 @@ class EventOps(CatalogOps):
             prev = digest
         if records:
             self.connection.execute(
-                insert(s.events),
+                _INSERT_EVENTS,
                 [
                     {
                         "table_id": r.table_id,
@@ -112,10 +127,7 @@ class EventOps(CatalogOps):
 
     def chain_head(self, table_id: str) -> ChainHead:
         """The last record of ``table_id``'s chain (seq 0 and the genesis hash when empty)."""
-        c = s.events.c
-        row = self.connection.execute(
-            select(c.seq, c.hash).where(c.table_id == table_id).order_by(c.seq.desc()).limit(1)
-        ).first()
+        row = self.connection.execute(_CHAIN_HEAD, {"table_id": table_id}).first()
         return ChainHead() if row is None else ChainHead(int(row.seq), row.hash)
 
     def chain_heads(self) -> dict[str, ChainHead]:

@@ -10,10 +10,12 @@ are never changed: a correction is a new transaction naming the one it corrects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
-from sqlalchemy import case, insert, select, update
+from sqlalchemy import BigInteger, bindparam, func, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
@@ -24,7 +26,7 @@ from .chain import iso, transaction_digest
 from .events_ops import EventOps
 from .records import AccountRecord, PostingRecord, TransactionRecord, TxKind
 
-__all__ = ["MAY_GO_NEGATIVE", "LedgerOps", "account_id"]
+__all__ = ["MAY_GO_NEGATIVE", "LedgerEntry", "LedgerOps", "account_id"]
 
 TABLE_KINDS: Final = frozenset(
     {AccountKind.IN_PLAY, AccountKind.CARRIED, AccountKind.TABLE_BANK, AccountKind.COMMISSION}
@@ -60,6 +62,67 @@ def account_id(account: Account, *, table_id: str | None, meter_id: str | None) 
     raise StoreError("store.account_unmapped", account=str(account))
 
 
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One ledger transaction to post (the arguments of :meth:`LedgerOps.post`), for
+    :meth:`LedgerOps.post_many`."""
+
+    postings: tuple[Posting, ...]
+    kind: TxKind
+    table_id: str | None = None
+    meter_id: str | None = None
+    actor: str | None = None
+    reason: str | None = None
+    event_seq: int | None = None
+    corrects: int | None = None
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """An entry checked and ready to write: its place in the batch, its digest fields and
+    posting rows ``(line, account_id, amount, reason)``."""
+
+    index: int
+    entry: LedgerEntry
+    kind: TxKind
+    rows: list[tuple[int, str, int, str]]
+    accounts: list[Account]
+    digest: str
+
+
+# Statements built once (SQLAlchemy caches their compiled form): a request's ledger entries are
+# written with a handful of statements whatever their number.
+_A = s.accounts.c
+_SELECT_ACCOUNTS = (
+    select(_A.account_id, _A.balance, _A.may_go_negative)
+    .where(_A.account_id.in_(bindparam("ids", expanding=True)))
+    .order_by(_A.account_id)
+)
+# PostgreSQL: lock (in id order) only the accounts that are debited and may not go negative
+# (their balance is checked under the lock); read the others without locking them (whether they
+# exist): an account only credited cannot go negative, and a meter row locked here would be held
+# through the whole transaction by every table contributing to it.
+_PG_SELECT_ACCOUNTS = text(
+    "WITH locked AS (SELECT account_id, balance, may_go_negative FROM accounts "
+    "WHERE account_id = ANY(:locked) ORDER BY account_id FOR UPDATE) "
+    "SELECT account_id, balance, may_go_negative FROM locked UNION ALL "
+    "SELECT account_id, balance, may_go_negative FROM accounts WHERE account_id = ANY(:free)"
+)
+_TX_COLUMNS = ("table_id", "event_seq", "kind", "actor", "reason", "corrects", "digest")
+_INSERT_TX_RETURNING = insert(s.transactions).returning(
+    s.transactions.c.tx_id, sort_by_parameter_order=True
+)
+_INSERT_TX = insert(s.transactions)
+_MAX_TX = select(func.coalesce(func.max(s.transactions.c.tx_id), 0))
+_INSERT_POSTINGS = insert(s.postings)
+_MOVE = (
+    update(s.accounts)
+    .where(_A.account_id == bindparam("acc"))
+    .values(balance=_A.balance + bindparam("delta", type_=BigInteger()))
+)
+_MOVE_RETURNING = _MOVE.returning(_A.balance)
+
+
 class LedgerOps(EventOps):
     """The ledger (part of :class:`~macau_tables.store.Tx`)."""
 
@@ -88,94 +151,81 @@ class LedgerOps(EventOps):
         adjustment or correction without actor and reason (``store.bad_value``); a correction
         naming no existing transaction (``store.unknown_transaction``).
         """
+        entry = LedgerEntry(
+            tuple(postings), kind, table_id, meter_id, actor, reason, event_seq, corrects
+        )
+        return self.post_many((entry,))[0]
+
+    def post_many(self, entries: Sequence[LedgerEntry]) -> list[int | None]:
+        """Post ``entries`` in order, as :meth:`post` would one after the other (each its own
+        balanced ledger transaction; ``None`` for one with nothing to post), with a few
+        statements for all of them: one read of the accounts (on PostgreSQL the debited ones
+        that may not go negative locked, in id order), one insert of the transactions, one of
+        their postings, the balances moved by their net amounts, the meters' last.
+
+        Every balance is checked after each entry in turn, so a batch that would take a
+        wallet below zero at any point is refused whole (``ledger.insufficient_funds``), as
+        are all of :meth:`post`'s refusals: nothing is written then.
+        """
         self.writable()
-        kind = TxKind(kind)
-        lines: list[tuple[str, Posting]] = []
-        for p in postings:
-            if not isinstance(p, Posting):
-                raise StoreError("store.bad_value", field="posting", value=repr(p))
-            if p.amount:
-                lines.append((account_id(p.account, table_id=table_id, meter_id=meter_id), p))
-        balance_sum = sum(p.amount for _, p in lines)
-        if balance_sum:
-            raise StoreError("store.unbalanced", total=balance_sum)
-        if not lines:
-            return None
-        if kind in AUDITED_KINDS:
-            require_text(actor, "actor")
-            require_text(reason, "reason")
-        if kind is TxKind.CORRECTION:
-            self._require_transaction(corrects)
-        elif corrects is not None:
-            raise StoreError("store.bad_value", field="corrects", value=repr(corrects))
-        for _, p in lines:
-            if (
-                p.account.kind is AccountKind.JACKPOT_METER
-                and p.amount < 0
-                and p.reason != Reason.AWARD
-                and kind not in (TxKind.METER_ADJUSTMENT, TxKind.CORRECTION)
-            ):
-                raise StoreError("store.meter_decrease", meter_id=meter_id, amount=-p.amount)
-        net: dict[str, int] = {}
-        kinds: dict[str, Account] = {}
-        for acc_id, p in lines:
-            net[acc_id] = net.get(acc_id, 0) + p.amount
-            kinds[acc_id] = p.account
-        existing = self._lock_and_check(net, kinds)
-        new_balances = self._open_accounts(
-            {a: x for a, x in net.items() if a not in existing}, kinds
-        )
+        results: list[int | None] = [None] * len(entries)
         at = self.now()
-        rows = [
-            (i, acc_id, p.amount, Reason(p.reason).value) for i, (acc_id, p) in enumerate(lines)
+        at_text = iso(at)
+        ready: list[_Prepared] = []
+        running: dict[str, int] = {}  # account -> net so far
+        lowest: dict[str, int] = {}  # account -> lowest net after any entry (<= 0)
+        kinds: dict[str, Account] = {}
+        meters: dict[str, str] = {}  # meter account -> meter id
+        for index, entry in enumerate(entries):
+            prepared = self._prepare(index, entry, at_text)
+            if prepared is None:
+                continue
+            ready.append(prepared)
+            net: dict[str, int] = {}
+            for (_, acc_id, amount, _), account in zip(
+                prepared.rows, prepared.accounts, strict=True
+            ):
+                net[acc_id] = net.get(acc_id, 0) + amount
+                if acc_id not in kinds:
+                    kinds[acc_id] = account
+                    if account.kind is AccountKind.JACKPOT_METER and entry.meter_id:
+                        meters[acc_id] = entry.meter_id
+            for acc_id, x in net.items():
+                total = running.get(acc_id, 0) + x
+                running[acc_id] = total
+                if total < lowest.get(acc_id, 0):
+                    lowest[acc_id] = total
+        if not ready:
+            return results
+        found = self._read_accounts(running, lowest, kinds)
+        self._check(found, lowest, kinds)
+        missing = sorted(a for a in running if a not in found)
+        if missing:
+            self._open_accounts(missing, kinds)
+        tx_ids = self._insert_transactions(ready, at)
+        postings = [
+            {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
+            for prepared, tx_id in zip(ready, tx_ids, strict=True)
+            for i, a, x, r in prepared.rows
         ]
-        fields = {
-            "table_id": table_id,
-            "event_seq": event_seq,
-            "kind": kind.value,
-            "actor": actor,
-            "reason": reason,
-            "corrects": corrects,
-            "created_at": iso(at),
-        }
-        tx_id = int(
-            self.connection.execute(
-                insert(s.transactions)
-                .values(
-                    table_id=table_id,
-                    event_seq=event_seq,
-                    kind=kind.value,
-                    actor=actor,
-                    reason=reason,
-                    corrects=corrects,
-                    digest=transaction_digest(fields, rows),
-                    created_at=at,
-                )
-                .returning(s.transactions.c.tx_id)
-            ).scalar_one()
-        )
-        self.connection.execute(
-            insert(s.postings),
-            [
-                {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
-                for i, a, x, r in rows
-            ],
-        )
-        moved = {a: x for a, x in net.items() if a in existing and x}
-        if moved:
-            # One statement for every account (rows already locked in order on PostgreSQL).
-            delta = case(moved, value=s.accounts.c.account_id, else_=0)
-            result = self.connection.execute(
-                update(s.accounts)
-                .where(s.accounts.c.account_id.in_(sorted(moved)))
-                .values(balance=s.accounts.c.balance + delta)
-                .returning(s.accounts.c.account_id, s.accounts.c.balance)
-            )
-            new_balances.update({r.account_id: int(r.balance) for r in result})
-        for acc_id, balance in new_balances.items():
-            if kinds[acc_id].kind is AccountKind.JACKPOT_METER and meter_id is not None:
-                self.meter_changes[meter_id] = balance
-        return tx_id
+        self.connection.execute(_INSERT_POSTINGS, postings)
+        moves = [
+            {"acc": a, "delta": x} for a, x in sorted(running.items()) if x and a not in meters
+        ]
+        if len(moves) == 1:
+            self.connection.execute(_MOVE, moves[0])
+        elif moves:
+            self.connection.execute(_MOVE, moves)
+        # The meters last: a meter's row is locked (PostgreSQL) only from here to the commit.
+        for acc_id in sorted(meters):
+            if running[acc_id]:
+                balance = self.connection.execute(
+                    _MOVE_RETURNING, {"acc": acc_id, "delta": running[acc_id]}
+                ).scalar_one()
+                self.meter_changes[meters[acc_id]] = int(balance)
+        for prepared, tx_id in zip(ready, tx_ids, strict=True):
+            results[prepared.index] = tx_id
+        return results
 
     def deposit(self, player_id: str, amount: int, *, actor: str, reason: str) -> int:
         """The cashier credits ``player_id``'s wallet with ``amount`` (> 0); returns the tx id.
@@ -291,18 +341,74 @@ class LedgerOps(EventOps):
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _lock_and_check(self, net: dict[str, int], kinds: dict[str, Account]) -> set[str]:
-        """Lock the accounts of ``net`` that exist (in id order, PostgreSQL) and refuse unknown
-        wallets and meters and any balance that would go below zero where it may not; returns
-        the ids that exist. Nothing is written."""
-        a = s.accounts.c
-        query = (
-            select(a.account_id, a.balance, a.may_go_negative)
-            .where(a.account_id.in_(sorted(net)))
-            .order_by(a.account_id)
-        )
-        found = {r.account_id: r for r in self.connection.execute(self.locked(query))}
-        for acc_id in sorted(net):
+    def _prepare(self, index: int, entry: LedgerEntry, at_text: str) -> _Prepared | None:
+        """Check ``entry`` on its own (nothing read but a corrected transaction); ``None``
+        when it has nothing to post."""
+        kind = TxKind(entry.kind)
+        rows: list[tuple[int, str, int, str]] = []
+        accounts: list[Account] = []
+        total = 0
+        for p in entry.postings:
+            if not isinstance(p, Posting):
+                raise StoreError("store.bad_value", field="posting", value=repr(p))
+            if p.amount:
+                acc_id = account_id(p.account, table_id=entry.table_id, meter_id=entry.meter_id)
+                rows.append((len(rows), acc_id, p.amount, Reason(p.reason).value))
+                accounts.append(p.account)
+                total += p.amount
+        if total:
+            raise StoreError("store.unbalanced", total=total)
+        if not rows:
+            return None
+        if kind in AUDITED_KINDS:
+            require_text(entry.actor, "actor")
+            require_text(entry.reason, "reason")
+        if kind is TxKind.CORRECTION:
+            self._require_transaction(entry.corrects)
+        elif entry.corrects is not None:
+            raise StoreError("store.bad_value", field="corrects", value=repr(entry.corrects))
+        for p in entry.postings:
+            if (
+                p.amount < 0
+                and p.account.kind is AccountKind.JACKPOT_METER
+                and p.reason != Reason.AWARD
+                and kind not in (TxKind.METER_ADJUSTMENT, TxKind.CORRECTION)
+            ):
+                raise StoreError("store.meter_decrease", meter_id=entry.meter_id, amount=-p.amount)
+        fields = {
+            "table_id": entry.table_id,
+            "event_seq": entry.event_seq,
+            "kind": kind.value,
+            "actor": entry.actor,
+            "reason": entry.reason,
+            "corrects": entry.corrects,
+            "created_at": at_text,
+        }
+        return _Prepared(index, entry, kind, rows, accounts, transaction_digest(fields, rows))
+
+    def _read_accounts(
+        self, running: dict[str, int], lowest: dict[str, int], kinds: dict[str, Account]
+    ) -> dict[str, tuple[int, bool]]:
+        """The accounts of the batch that exist: ``id -> (balance, may_go_negative)``. On
+        PostgreSQL the ones that need a check (debited, not allowed to go negative) are locked
+        in id order until the commit; the others are only read."""
+        if self.postgres:
+            locked = sorted(a for a in lowest if kinds[a].kind not in MAY_GO_NEGATIVE)
+            free = sorted(running.keys() - set(locked))
+            rows = self.connection.execute(_PG_SELECT_ACCOUNTS, {"locked": locked, "free": free})
+        else:  # SQLite: this transaction already holds the database's write lock
+            rows = self.connection.execute(_SELECT_ACCOUNTS, {"ids": sorted(running)})
+        return {r[0]: (int(r[1]), bool(r[2])) for r in rows}
+
+    def _check(
+        self,
+        found: dict[str, tuple[int, bool]],
+        lowest: dict[str, int],
+        kinds: dict[str, Account],
+    ) -> None:
+        """Refuse unknown wallets and meters, and any account that may not go negative going
+        below zero after any entry of the batch. Nothing is written."""
+        for acc_id in sorted(kinds):
             account = kinds[acc_id]
             row = found.get(acc_id)
             if row is None:
@@ -310,49 +416,66 @@ class LedgerOps(EventOps):
                     raise StoreError("store.unknown_player", player=account.owner)
                 if account.kind is AccountKind.JACKPOT_METER:
                     raise StoreError("store.unknown_meter", meter_id=acc_id.partition(":")[2])
-            balance = 0 if row is None else int(row.balance)
-            may_go_negative = (
-                account.kind in MAY_GO_NEGATIVE if row is None else bool(row.may_go_negative)
-            )
-            if balance + net[acc_id] < 0 and not may_go_negative:
+            low = lowest.get(acc_id, 0)
+            if not low:
+                continue
+            balance, may_go_negative = (0, account.kind in MAY_GO_NEGATIVE) if row is None else row
+            if balance + low < 0 and not may_go_negative:
                 if account.kind is AccountKind.WALLET:
                     raise StoreError(
                         "ledger.insufficient_funds",
                         player=account.owner,
                         balance=balance,
-                        amount=-net[acc_id],
+                        amount=-low,
                     )
                 raise StoreError(
-                    "store.account_negative", account=acc_id, balance=balance, amount=-net[acc_id]
+                    "store.account_negative", account=acc_id, balance=balance, amount=-low
                 )
-        return set(found)
 
-    def _open_accounts(self, net: dict[str, int], kinds: dict[str, Account]) -> dict[str, int]:
-        """Create the table and house accounts of ``net`` holding their first amount; returns
-        their balances. Two processes may open the same account at once: the second adds to
-        what the first created."""
-        if not net:
-            return {}
+    def _insert_transactions(self, ready: list[_Prepared], at: datetime) -> list[int]:
+        """Insert the transactions of ``ready``; returns their ids, in order."""
         rows = [
             {
+                "table_id": p.entry.table_id,
+                "event_seq": p.entry.event_seq,
+                "kind": p.kind.value,
+                "actor": p.entry.actor,
+                "reason": p.entry.reason,
+                "corrects": p.entry.corrects,
+                "digest": p.digest,
+                "created_at": at,
+            }
+            for p in ready
+        ]
+        if len(rows) == 1:
+            return [int(self.connection.execute(_INSERT_TX_RETURNING, rows[0]).scalar_one())]
+        if self.postgres:  # one INSERT … RETURNING for all, ids in the rows' order
+            result = self.connection.execute(_INSERT_TX_RETURNING, rows)
+            return [int(r[0]) for r in result]
+        # SQLite: this transaction holds the write lock; the ids are the rowids it would give.
+        top = int(self.connection.execute(_MAX_TX).scalar_one())
+        ids = list(range(top + 1, top + 1 + len(rows)))
+        for tx_id, row in zip(ids, rows, strict=True):
+            row["tx_id"] = tx_id
+        self.connection.execute(_INSERT_TX, rows)
+        return ids
+
+    def _open_accounts(self, missing: list[str], kinds: dict[str, Account]) -> None:
+        """Create the table and house accounts of ``missing`` at zero (their amounts are then
+        moved like any other's). Two processes may open the same account at once: the second
+        finds it there."""
+        for acc_id in missing:
+            row = {
                 "account_id": acc_id,
                 "kind": kinds[acc_id].kind.value,
                 "owner": None,
-                "balance": net[acc_id],
+                "balance": 0,
                 "may_go_negative": kinds[acc_id].kind in MAY_GO_NEGATIVE,
             }
-            for acc_id in sorted(net)
-        ]
-        balances: dict[str, int] = {}
-        for row in rows:
             stmt = (postgresql.insert if self.postgres else sqlite.insert)(s.accounts).values(row)
-            upsert = stmt.on_conflict_do_update(
-                index_elements=[s.accounts.c.account_id],
-                set_={"balance": s.accounts.c.balance + stmt.excluded.balance},
-            ).returning(s.accounts.c.account_id, s.accounts.c.balance)
-            for r in self.connection.execute(upsert):
-                balances[r.account_id] = int(r.balance)
-        return balances
+            self.connection.execute(
+                stmt.on_conflict_do_nothing(index_elements=[s.accounts.c.account_id])
+            )
 
     def _require_transaction(self, tx_id: int | None) -> None:
         if (

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
 from . import schema as s
@@ -13,6 +14,18 @@ from ._base import TxBase, require_int, require_text
 from .records import AuditEntry, IdempotencyRecord, ShoeRecord, Snapshot, dumps, loads_object
 
 __all__ = ["RecordOps"]
+
+_IDEMPOTENCY_GET = select(s.idempotency).where(s.idempotency.c.key == bindparam("key"))
+_IDEMPOTENCY_PUT_PG = (
+    postgresql.insert(s.idempotency)
+    .on_conflict_do_nothing(index_elements=[s.idempotency.c.key])
+    .returning(s.idempotency.c.key)
+)
+_IDEMPOTENCY_PUT_LITE = (
+    sqlite.insert(s.idempotency)
+    .on_conflict_do_nothing(index_elements=[s.idempotency.c.key])
+    .returning(s.idempotency.c.key)
+)
 
 
 class RecordOps(TxBase):
@@ -22,8 +35,7 @@ class RecordOps(TxBase):
 
     def idempotency_get(self, key: str) -> IdempotencyRecord | None:
         """The first result stored under ``key``, or ``None``."""
-        row = self.connection.execute(select(s.idempotency).where(s.idempotency.c.key == key))
-        found = row.first()
+        found = self.connection.execute(_IDEMPOTENCY_GET, {"key": key}).first()
         if found is None:
             return None
         response = loads_object(found.response) or {}
@@ -35,21 +47,25 @@ class RecordOps(TxBase):
         self, key: str, *, scope: str, request_sha256: str, response: Mapping[str, Any]
     ) -> None:
         """Store the first result of the command ``key``. Refuses a key already stored
-        (``store.idempotency_exists``: look it up first) and an empty key or scope."""
+        (``store.idempotency_exists``: look it up first) and an empty key or scope. The key is
+        not read first: the primary key refuses a duplicate (``ON CONFLICT DO NOTHING``, so
+        the transaction stays usable), nothing written then."""
         self.writable()
         require_text(key, "key")
         require_text(scope, "scope")
-        if self.idempotency_get(key) is not None:
+        statement = _IDEMPOTENCY_PUT_PG if self.dialect == "postgresql" else _IDEMPOTENCY_PUT_LITE
+        stored = self.connection.execute(
+            statement,
+            {
+                "key": key,
+                "scope": scope,
+                "request_sha256": request_sha256,
+                "response": dumps(dict(response)),
+                "created_at": self.now(),
+            },
+        ).first()
+        if stored is None:
             raise StoreError("store.idempotency_exists", key=key)
-        self.connection.execute(
-            insert(s.idempotency).values(
-                key=key,
-                scope=scope,
-                request_sha256=request_sha256,
-                response=dumps(dict(response)),
-                created_at=self.now(),
-            )
-        )
 
     # -- snapshots ----------------------------------------------------------------------------
 

@@ -267,8 +267,8 @@ class TableService:
             batch,
             actor=actor,
             kind=kind,
-            seq=self._seq,
-            head=self._head,
+            seq=head.seq,
+            head=head.hash,
             snapshot_after=self._snap_seq + self.snapshot_every,
         )
         batch.snapshotted = snapped

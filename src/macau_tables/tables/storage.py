@@ -17,7 +17,16 @@ from typing import Any
 
 from .. import codec
 from ..rng import ShoeReveal
-from ..store import ChainHead, EventRecord, MeterRecord, TableMode, TableStatus, Tx, TxKind
+from ..store import (
+    ChainHead,
+    EventRecord,
+    LedgerEntry,
+    MeterRecord,
+    TableMode,
+    TableStatus,
+    Tx,
+    TxKind,
+)
 from .adapters import dealing_for
 from .dealing import Dealing
 from .engine import Batch, TableState, load, restore, snapshot
@@ -99,20 +108,29 @@ def persist(
         tx.shoe_put(table_id, sealed.shoe_no, sealed.commitment)
     stored: list[EventRecord] = []
     for round_id, group in itertools.groupby(batch.records, key=lambda r: r.round_id):
-        expected = stored[-1].seq if stored else seq  # refused if another writer moved on
+        # The head the service read in this transaction (then each group's last record): not
+        # read again; a writer that moved on meanwhile makes the insert fail on the log's key.
+        at = ChainHead(seq, head) if not stored else ChainHead(stored[-1].seq, stored[-1].hash)
         events = [r.event for r in group]
-        stored += tx.append_events(table_id, events, round_id=round_id, expected_seq=expected)
-    for rec, ev in zip(batch.records, stored, strict=True):
-        if rec.postings:
-            tx.post(
-                rec.postings,
-                kind=kind,
-                table_id=table_id,
-                meter_id=meter_id,
-                actor=actor,
-                reason=ev.type,
-                event_seq=ev.seq,
-            )
+        stored += tx.append_events(
+            table_id, events, round_id=round_id, expected_seq=at.seq, head=at
+        )
+    entries = [
+        LedgerEntry(
+            rec.postings,
+            kind,
+            table_id=table_id,
+            meter_id=meter_id,
+            actor=actor,
+            reason=ev.type,
+            event_seq=ev.seq,
+        )
+        for rec, ev in zip(batch.records, stored, strict=True)
+        if rec.postings
+    ]
+    if entries:  # one ledger transaction per event, all written at once
+        tx.post_many(entries)
+    for rec in batch.records:
         _side_record(tx, table_id, rec.event, actor)
     if meter_id is not None:
         for round_id, hit in batch.hits:
