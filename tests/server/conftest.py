@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
+from macau_tables.server import auth
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
@@ -30,6 +32,15 @@ PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_us
 
 ROLE: dict[str, str] = dict(demo_users())
 """Each one-time user's role."""
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2 with the smallest parameters: the tests hash and verify many passwords (the
+    production parameters are the auth module's; a hash records its own parameters)."""
+    monkeypatch.setattr(
+        auth, "PASSWORD_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    )
 
 
 def test_settings(**changes: Any) -> Settings:

@@ -8,6 +8,7 @@ from . import (
     baccarat_demo,
     caribbean_analysis,
     caribbean_demo,
+    serve_cli,
     tables_cli,
 )
 from .apps import app
@@ -22,4 +23,5 @@ COMMAND_MODULES = (
     baccarat_demo,
     tables_cli,
     audit_cli,
+    serve_cli,
 )

@@ -45,10 +45,7 @@ __all__ = ["BodyLimit", "Metrics", "RequestLog", "router"]
 
 access_log = logging.getLogger("macau_tables.server.access")
 
-_public: Any = getattr(auth, "public", None)  # the auth module's "public" role rule
-router = APIRouter(
-    tags=["operations"], dependencies=[Depends(_public)] if _public is not None else []
-)
+router = APIRouter(tags=["operations"], dependencies=[Depends(auth.public)])
 
 
 @router.get("/healthz", summary="The process is alive")

@@ -44,12 +44,13 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from ..errors import MacauTablesError
-from ..store import Store
+from ..store import Store, users_ops
 from ..tables import links
 from ..tables.clock import Clock, SystemClock
 from ..tables.links import default_owner
 from ..tables.model import Submitted
 from ..tables.service import TableService
+from .principal import UserRole
 from .settings import Settings
 
 __all__ = [
@@ -443,13 +444,13 @@ def prepare(
         create_demo_casino(store)
         created = True
     made: list[tuple[str, str, str]] = []
-    create_user: Any = getattr(auth, "create_user", None)
-    has_users: Any = getattr(auth, "has_users", None)
-    if users and create_user is not None and not (has_users is not None and has_users(store)):
+    if users and not store.read(users_ops.users):
         make = password or (lambda _name: secrets.token_urlsafe(12))
         for name, role in demo_users():
             secret = make(name)
-            create_user(store, name, role, secret)
+            auth.create_user(
+                store, name, UserRole(role), secret, actor="serve", reason="first start"
+            )
             made.append((name, role, secret))
     return FirstStart(version, created, tuple(made))
 

@@ -1,0 +1,179 @@
+"""``macau-tables serve``: the table server (issue 10) on uvicorn.
+
+``macau-tables serve [--host 127.0.0.1] [--port 8000] [--database URL] [--config FILE]
+[--tables bac-1,bac-live]`` — the settings of :mod:`macau_tables.server.settings` (TOML file,
+``MACAU_TABLES_*`` environment, these options). On start it
+
+1. opens the database, creating or migrating its schema (``db upgrade``);
+2. creates the demonstration casino when the database holds none (``casino init``);
+3. on the first start (no user yet), creates the one-time users — admin, supervisor, dealer
+   and the two first demonstration players (their wallets are theirs) — with random passwords,
+   and prints them with the address (only then: a later start says the users exist);
+4. serves the tables whose lease it gets (:class:`~macau_tables.server.runtime.Runtime`) until
+   SIGINT or SIGTERM: uvicorn stops taking requests and finishes those running, then every
+   table's service is closed (its lease released). A round left open stays as the store holds
+   it — every request committed on its own — and whoever serves the table next resolves it by
+   the law (CSP-11.4, BAC-10).
+
+Logs are JSON lines on standard error (one per request: method, path, status, ms, user).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from types import FrameType
+
+import typer
+
+from ..store import Store
+from .apps import app
+from .database import DATABASE_HELP, refusals
+
+__all__ = ["JsonLines", "serve"]
+
+log = logging.getLogger("macau_tables.server")
+
+HANDLED: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _signals_after_uvicorn() -> Iterator[list[int]]:
+    """Uvicorn stops on SIGINT / SIGTERM, then raises the signal again for the handler that
+    was in place before it: this one records it (the list yielded) instead of ending the
+    process, so that the tables are closed and their leases released before it exits."""
+    received: list[int] = []
+
+    def record(sig: int, _frame: FrameType | None) -> None:
+        received.append(sig)
+
+    before = {sig: signal.signal(sig, record) for sig in HANDLED}
+    try:
+        yield received
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+class JsonLines(logging.Formatter):
+    """A log record as one JSON line: ``time``, ``level``, ``logger``, ``message`` — or, for a
+    message that is itself a JSON object (the request log), its fields beside them."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+        }
+        message = record.getMessage()
+        parsed: object = None
+        if message.startswith("{"):
+            try:
+                parsed = json.loads(message)
+            except ValueError:
+                parsed = None
+        if isinstance(parsed, dict):
+            line.update(parsed)
+        else:
+            line["message"] = message
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def _configure_logging() -> dict[str, object]:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLines())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = True
+    return {"version": 1, "disable_existing_loggers": False}
+
+
+@app.command("serve")
+def serve(
+    host: str | None = typer.Option(
+        None, "--host", help="Address to listen on (default 127.0.0.1; $MACAU_TABLES_HOST)."
+    ),
+    port: int | None = typer.Option(
+        None, "--port", min=0, max=65535, help="Port (default 8000; $MACAU_TABLES_PORT)."
+    ),
+    database: str | None = typer.Option(None, "--database", help=DATABASE_HELP),
+    config: str | None = typer.Option(
+        None,
+        "--config",
+        help="Settings file (TOML; docs/server.example.toml); default $MACAU_TABLES_CONFIG.",
+    ),
+    tables: str | None = typer.Option(
+        None,
+        "--tables",
+        help="Tables this process serves, comma-separated (default: all; $MACAU_TABLES_TABLES).",
+    ),
+) -> None:
+    """Serve the casino's tables over HTTP and WebSockets (docs/server.md)."""
+    import uvicorn
+
+    from ..server.app import create_app
+    from ..server.runtime import Runtime, prepare
+    from ..server.settings import Settings
+
+    with refusals():
+        settings = Settings.load(
+            config,
+            host=host,
+            port=port,
+            database=database,
+            tables=None if tables is None else [t for t in tables.split(",") if t.strip()],
+        )
+        store = Store.open(settings.database)
+    try:
+        with refusals():
+            first = prepare(store, users=settings.demo_users)
+        address = f"http://{settings.host}:{settings.port}"
+        typer.echo(f"macau-tables serving {store.url} at {address}")
+        if first.created_casino:
+            typer.echo("Demonstration casino created (tables bac-1, bac-live, csp-1).")
+        if first.users:
+            typer.echo("")
+            typer.echo("One-time credentials (shown only now; keep them safe):")
+            for name, role, password in first.users:
+                typer.echo(f"  {role:<10} {name:<10} {password}")
+            typer.echo("")
+            typer.echo(f'Sign in: POST {address}/api/auth/token {{"name", "password"}}')
+        else:
+            typer.echo("Users exist already (their credentials were printed on the first start).")
+        sys.stdout.flush()
+        log_config = _configure_logging()
+        runtime = Runtime(settings, store)
+        with refusals():
+            runtime.start()
+        try:
+            server = uvicorn.Server(
+                uvicorn.Config(
+                    create_app(runtime),
+                    host=settings.host,
+                    port=settings.port,
+                    log_config=log_config,
+                    access_log=False,
+                    timeout_graceful_shutdown=5,
+                    ws_max_size=settings.body_limit_bytes,
+                    proxy_headers=False,
+                )
+            )
+            with _signals_after_uvicorn() as received:
+                server.run()
+            if received:
+                log.info("stopping on %s", signal.Signals(received[0]).name)
+        finally:
+            runtime.stop()
+            log.info("stopped: every table released")
+    finally:
+        store.close()

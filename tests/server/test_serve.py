@@ -1,0 +1,59 @@
+"""``macau-tables serve`` as a user runs it (issue 10, "Deliver" 1): first start on an empty
+SQLite database, the printed one-time credentials, health, readiness, metrics, a graceful stop
+that releases every table, and a second start that creates nothing again."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+from tests.server.serving import Server
+
+from macau_tables.store import Store
+
+
+def _leases(url: str) -> dict[str, str | None]:
+    store = Store.open(url)
+    try:
+        return {t.table_id: t.lease_owner for t in store.read(lambda tx: tx.tables())}
+    finally:
+        store.close()
+
+
+def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'casino.db'}"
+    with Server(tmp_path, url, name="first") as first:
+        first.wait_healthy()
+        assert f"at {first.url}" in first.stdout
+        credentials = first.credentials()
+        assert sorted(credentials) == ["admin", "alice", "bruno", "dealer", "supervisor"]
+        assert len(set(credentials.values())) == 5  # random, one each
+
+        ready = first.ready()
+        assert ready["status"] == "ready" and ready["tables"] == ["bac-1", "bac-live", "csp-1"]
+        assert first.meter("m-baccarat") == 1_000_000  # the demonstration seed (BAC-17)
+        for name, password in credentials.items():
+            signed = first.post("/api/auth/token", json={"name": name, "password": password})
+            assert signed.status_code == 200, signed.text
+        wrong = first.post("/api/auth/token", json={"name": "admin", "password": "nope-nope"})
+        assert wrong.status_code == 401
+        assert first.stop(signal.SIGTERM) == 0
+    # Graceful: every table's lease is released; the request log is JSON lines.
+    assert _leases(url) == {"bac-1": None, "bac-live": None, "csp-1": None}
+    lines = [json.loads(line) for line in first.stderr.splitlines() if line.startswith("{")]
+    requests = [line for line in lines if line.get("path") == "/readyz"]
+    assert requests and {"method", "path", "status", "ms", "user"} <= set(requests[0])
+
+    with Server(tmp_path, url, name="second") as second:
+        second.wait_healthy()
+        assert "Users exist already" in second.stdout
+        assert second.credentials() == {}
+        assert "casino created" not in second.stdout
+        again = second.post(
+            "/api/auth/token", json={"name": "alice", "password": credentials["alice"]}
+        )
+        assert again.status_code == 200
+        assert second.stop(signal.SIGINT) == 0
