@@ -1,12 +1,710 @@
-"""Cashier, meters, table admin, verify/report/audit over REST (issue 10).
+"""The operations API (issue 10): cashier, wallets, jackpot meters, authorisations waiting,
+verify, the daily report, the audit archive and log, the tables' configurations and approvals.
 
-Stub: its owner replaces it.
+Every route carries exactly one role rule (:func:`~.auth.require` or :data:`~.auth.public`);
+every privileged action is recorded with who, when and why (:func:`~.auth.record_action`) and
+every state change requires a ``reason``. The work itself is the library's, the same functions
+the command line calls — nothing is computed here a second time:
+
+* wallets: ``GET /api/wallets/me`` (a player: their own wallet, never another's),
+  ``GET /api/wallets`` (supervisor, admin: every wallet);
+* cashier (admin): ``POST /api/cashier/deposit`` and ``/withdraw`` ``{player, amount, reason,
+  idempotency_key}`` — a ledger transaction between the cashier's account and the wallet with
+  who and why (:meth:`~macau_tables.store.Tx.deposit` / ``withdraw``); ``amount`` a positive
+  ``int`` in minor units; a withdrawal above the balance is refused with nothing written; the
+  same key again answers the first result, with another request it is refused;
+* meters (public, the jackpot display, CSP-1): ``GET /api/meters`` and
+  ``GET /api/meters/{id}`` — amount, seed, parameters (and those pending until the next hit),
+  the fixed awards of the linked tables' configuration (CSP-10.3, BAC-17) and the last 25
+  hits; ``POST /api/meters/{id}/params`` (admin) —
+  :func:`~macau_tables.tables.meters.change_meter_params`: refused while a linked table has a
+  round open, in force from the next hit (CSP-10.8);
+* ``GET /api/authorisations`` (supervisor): what waits for a supervisor now at the tables this
+  process serves — a round whose ``expected_next()`` is due a supervisor (a refused live card,
+  BAC-10: correct or void) and a table stopped by a fault (CSP-11.4, BAC-10: clear it) — with
+  the supervisor's commands it accepts now (sent through ``POST /api/tables/{id}/commands``);
+* ``GET /api/verify`` (supervisor, admin): ``macau-tables verify`` (one at a time);
+  ``GET /api/reports/daily?day=YYYY-MM-DD[&format=csv]`` (supervisor, admin):
+  ``macau-tables report``; ``GET /api/audit/archive?day=YYYY-MM-DD`` (admin): the archive
+  ``macau-tables audit export`` writes; ``GET /api/audit/log?limit=N`` (admin): the privileged
+  actions, newest first;
+* ``GET /api/admin/tables`` (admin): each table's configuration, the options needing the
+  regulator's approval and the approval records (CSP-13, BAC-19), and whether they allow the
+  table to open today. Approvals are part of a stored configuration (hashed, never changed in
+  place), so they are read-only here.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import dataclasses
+import tempfile
+import threading
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from starlette.background import BackgroundTask
+
+from .. import codec
+from ..cli.audit_cli import _counts, report_csv
+from ..cli.database import parse_day, percent
+from ..errors import MacauTablesError, json_param
+from ..rounds import Audience, DueKind, Issuer, issuer_of
+from ..store import MeterHit, MeterRecord, TableRecord, Tx
+from ..tables.archive import export_day
+from ..tables.audit import verify_database
+from ..tables.clock import opening_date
+from ..tables.meters import change_meter_params
+from ..tables.model import ClearFault, TableError
+from ..tables.reports import TableFigures, day_report
+from . import auth
+from .errors import register_status
+from .principal import Principal, UserRole
+from .runtime import Runtime, RuntimeDep
 
 __all__ = ["router"]
 
-router = APIRouter()
+router = APIRouter(tags=["operations"])
+
+HITS_SHOWN: Final = 25
+"""How many of a meter's last hits the jackpot display gets."""
+
+AUDIT_LOG_MAX: Final = 1000
+"""The most audit entries one request returns."""
+
+register_status("admin.reason_required", 422)
+register_status("admin.verify_busy", 429)
+register_status("tables.meter_round_open", 409)
+
+Player = Annotated[Principal, Depends(auth.require(UserRole.PLAYER))]
+Admin = Annotated[Principal, Depends(auth.require(UserRole.ADMIN))]
+Supervisor = Annotated[Principal, Depends(auth.require(UserRole.SUPERVISOR))]
+Staff = Annotated[Principal, Depends(auth.require(UserRole.SUPERVISOR, UserRole.ADMIN))]
+PUBLIC: Final = [Depends(auth.public)]
+
+Day = Annotated[
+    str,
+    Query(
+        description="The gaming day, YYYY-MM-DD (midnight to midnight, Macau time).",
+        max_length=10,
+        examples=["2026-01-05"],
+    ),
+]
+MeterId = Annotated[str, PathParam(min_length=1, max_length=100)]
+
+
+def _reason(text: str) -> str:
+    """``text`` stripped; refuses a blank reason (``admin.reason_required``)."""
+    if not text.strip():
+        raise MacauTablesError("admin.reason_required")
+    return text.strip()
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+# -- wallets ----------------------------------------------------------------------------------
+
+
+class Wallet(BaseModel):
+    """A player's wallet (minor units)."""
+
+    player: str
+    name: str
+    balance: int
+
+
+class Wallets(BaseModel):
+    """Every player's wallet."""
+
+    wallets: list[Wallet]
+
+
+@router.get("/api/wallets/me", summary="The signed-in player's own wallet")
+def my_wallet(runtime: RuntimeDep, who: Player) -> Wallet:
+    """The wallet of the signed-in player (a player never sees another's)."""
+
+    def read(tx: Tx) -> Wallet:
+        found = tx.player(who.name)
+        if found is None:
+            raise MacauTablesError("store.unknown_player", player=who.name)
+        return Wallet(player=found.player_id, name=found.name, balance=found.balance)
+
+    return runtime.store.read(read)
+
+
+@router.get("/api/wallets", summary="Every player's wallet (supervisor, admin)")
+def all_wallets(runtime: RuntimeDep, who: Staff) -> Wallets:
+    """Every player's wallet, by player id."""
+    players = runtime.store.read(lambda tx: tx.players())
+    return Wallets(
+        wallets=[Wallet(player=p.player_id, name=p.name, balance=p.balance) for p in players]
+    )
+
+
+# -- cashier ----------------------------------------------------------------------------------
+
+
+class CashRequest(BaseModel):
+    """A deposit or a withdrawal at the cashier: ``amount`` a positive ``int`` in minor units
+    (no floats, no strings), ``reason`` why, ``idempotency_key`` so a retry never pays twice."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    player: StrictStr = Field(min_length=1, max_length=100)
+    amount: StrictInt = Field(gt=0, le=10**15)
+    reason: StrictStr = Field(min_length=1, max_length=500)
+    idempotency_key: StrictStr = Field(min_length=1, max_length=200)
+
+
+class CashDone(BaseModel):
+    """What a deposit or withdrawal did: its ledger transaction and the wallet after it."""
+
+    tx_id: int
+    kind: Literal["deposit", "withdrawal"]
+    player: str
+    amount: int
+    balance: int
+    actor: str
+    reason: str
+
+
+def _cash(
+    runtime: Runtime,
+    who: Principal,
+    body: CashRequest,
+    kind: Literal["deposit", "withdrawal"],
+) -> CashDone:
+    """Post ``body`` as a ``kind`` transaction with its idempotency record and the audit entry
+    of the privileged action, all in one store transaction (a replay writes nothing)."""
+    reason = _reason(body.reason)
+    key = f"cashier:{body.idempotency_key}"
+    request = codec.sha256(
+        {"kind": kind, "player": body.player, "amount": body.amount, "reason": reason}
+    )
+
+    def work(tx: Tx) -> CashDone:
+        found = tx.idempotency_get(key)
+        if found is not None:
+            if found.scope != "cashier" or found.request_sha256 != request:
+                raise TableError("tables.idempotency_mismatch", key=body.idempotency_key)
+            return CashDone.model_validate(found.response)
+        post = tx.deposit if kind == "deposit" else tx.withdraw
+        tx_id = post(body.player, body.amount, actor=who.name, reason=reason)
+        done = CashDone(
+            tx_id=tx_id,
+            kind=kind,
+            player=body.player,
+            amount=body.amount,
+            balance=tx.wallet_balance(body.player),
+            actor=who.name,
+            reason=reason,
+        )
+        tx.idempotency_put(key, scope="cashier", request_sha256=request, response=done.model_dump())
+        auth.record_action(
+            tx, who, f"cashier_{kind}", reason, player=body.player, amount=body.amount, tx_id=tx_id
+        )
+        return done
+
+    done: CashDone = runtime.store.run(work)
+    return done
+
+
+@router.post("/api/cashier/deposit", summary="Credit a player's wallet (admin: the cashier)")
+def deposit(runtime: RuntimeDep, who: Admin, body: CashRequest) -> CashDone:
+    """A deposit: the cashier's account to the player's wallet, with who and why."""
+    return _cash(runtime, who, body, "deposit")
+
+
+@router.post("/api/cashier/withdraw", summary="Pay out of a player's wallet (admin: the cashier)")
+def withdraw(runtime: RuntimeDep, who: Admin, body: CashRequest) -> CashDone:
+    """A withdrawal: the player's wallet to the cashier's account, with who and why; refused
+    (``ledger.insufficient_funds``, nothing written) above the balance."""
+    return _cash(runtime, who, body, "withdrawal")
+
+
+# -- meters -----------------------------------------------------------------------------------
+
+
+class Hit(BaseModel):
+    """One hit of a meter: where (table, box, the round: the hand), what and when."""
+
+    seq: int
+    table: str
+    box: int
+    round_id: str
+    combination: str
+    amount: int
+    at: str
+
+
+class Meter(BaseModel):
+    """A linked jackpot meter as the jackpot display shows it (minor units)."""
+
+    id: str
+    game: str
+    amount: int
+    seed: int
+    params: dict[str, Any]
+    seed_pending: int | None
+    params_pending: dict[str, Any] | None
+    hits: int
+    tables: list[str]
+    fixed_awards: dict[str, int]
+    last_hits: list[Hit]
+
+
+class Meters(BaseModel):
+    """Every meter."""
+
+    meters: list[Meter]
+
+
+def _fixed_awards(rules: object) -> dict[str, int]:
+    """The configuration's fixed jackpot awards by combination (CSP-10.3, BAC-17): a mapping
+    or an object with ``as_mapping()``; ``{}`` when it has none."""
+    awards: Any = getattr(rules, "jackpot_fixed_awards", None)
+    if awards is None:
+        return {}
+    mapping = awards.as_mapping() if hasattr(awards, "as_mapping") else awards
+    return {str(json_param(k)): int(v) for k, v in mapping.items()}
+
+
+def _meter(tx: Tx, record: MeterRecord, tables: list[TableRecord]) -> Meter:
+    linked = sorted((t for t in tables if t.meter_id == record.meter_id), key=lambda t: t.table_id)
+    awards: dict[str, int] = {}
+    if linked:  # one meter is linked to tables of one game; the first configuration's awards
+        awards = _fixed_awards(tx.get_config(linked[0].config_id))
+    hits: list[MeterHit] = tx.hits(record.meter_id, last=HITS_SHOWN)
+    return Meter(
+        id=record.meter_id,
+        game=record.game,
+        amount=record.amount,
+        seed=record.seed,
+        params=dict(record.params),
+        seed_pending=record.seed_pending,
+        params_pending=None if record.params_pending is None else dict(record.params_pending),
+        hits=record.hits,
+        tables=[t.table_id for t in linked],
+        fixed_awards=awards,
+        last_hits=[
+            Hit(
+                seq=h.seq,
+                table=h.table_id,
+                box=h.box,
+                round_id=h.round_id,
+                combination=h.combination,
+                amount=h.amount,
+                at=h.at.isoformat(),
+            )
+            for h in hits
+        ],
+    )
+
+
+@router.get("/api/meters", summary="Every linked jackpot meter (public)", dependencies=PUBLIC)
+def meters(runtime: RuntimeDep) -> Meters:
+    """Every meter: amount, seed, parameters, fixed awards and the last hits."""
+
+    def read(tx: Tx) -> Meters:
+        tables = tx.tables()
+        return Meters(meters=[_meter(tx, m, tables) for m in tx.meters()])
+
+    return runtime.store.read(read)
+
+
+@router.get(
+    "/api/meters/{meter_id}", summary="One linked jackpot meter (public)", dependencies=PUBLIC
+)
+def meter(runtime: RuntimeDep, meter_id: MeterId) -> Meter:
+    """The meter ``meter_id``; refuses an unknown one (``store.unknown_meter``)."""
+    return runtime.store.read(lambda tx: _meter(tx, tx.meter(meter_id), tx.tables()))
+
+
+class MeterParams(BaseModel):
+    """A meter's new seed and/or parameters (in force from its next hit), and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: StrictInt | None = Field(default=None, ge=0, le=10**15)
+    params: dict[str, StrictInt | StrictStr] | None = None
+    reason: StrictStr = Field(min_length=1, max_length=500)
+
+
+@router.post("/api/meters/{meter_id}/params", summary="Change a meter's seed or parameters (admin)")
+def meter_params(runtime: RuntimeDep, who: Admin, meter_id: MeterId, body: MeterParams) -> Meter:
+    """Make the seed / parameters pending on the meter, in force from its next hit (CSP-10.8);
+    refused (``tables.meter_round_open``, nothing written) while a linked table has a round
+    in progress."""
+    reason = _reason(body.reason)
+    # The store records the change in the meter's own log and in the audit log
+    # ("meter_params": who, why, what): no second entry here.
+    change_meter_params(
+        runtime.store, meter_id, seed=body.seed, params=body.params, actor=who.name, reason=reason
+    )
+    return runtime.store.read(lambda tx: _meter(tx, tx.meter(meter_id), tx.tables()))
+
+
+# -- authorisations waiting -------------------------------------------------------------------
+
+
+class Waiting(BaseModel):
+    """One thing waiting for a supervisor at a table: ``kind`` ``"round"`` (the round's
+    contract is due a supervisor: a refused live card to correct or void, BAC-10) or
+    ``"fault"`` (the table is stopped until a supervisor clears it, CSP-11.4 / BAC-10);
+    ``commands`` the supervisor's commands it accepts now."""
+
+    table: str
+    kind: Literal["round", "fault"]
+    round_id: str | None
+    phase: str | None
+    reason: str | None
+    commands: list[str]
+
+
+class Authorisations(BaseModel):
+    """What waits for a supervisor at the tables served here; ``elsewhere``: the tables
+    another process serves (ask it)."""
+
+    waiting: list[Waiting]
+    elsewhere: list[str]
+
+
+def _supervisors(commands: tuple[type, ...]) -> list[str]:
+    return [c.__name__ for c in commands if issuer_of(c) is Issuer.SUPERVISOR]
+
+
+@router.get("/api/authorisations", summary="What waits for a supervisor now (supervisor)")
+def authorisations(runtime: RuntimeDep, who: Supervisor) -> Authorisations:
+    """Rounds due a supervisor and tables stopped by a fault, across the tables served here."""
+    waiting: list[Waiting] = []
+    for table_id in runtime.table_ids():
+        try:
+            service = runtime.service(table_id)
+        except MacauTablesError:  # taken over by another process meanwhile
+            continue
+        update = service.view(Audience.supervisor())
+        fault = update.fault
+        if fault is not None:
+            waiting.append(
+                Waiting(
+                    table=table_id,
+                    kind="fault",
+                    round_id=update.round_id,
+                    phase=None,
+                    reason=fault,
+                    commands=[ClearFault.__name__],
+                )
+            )
+        expected = service.expected()
+        if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
+            waiting.append(
+                Waiting(
+                    table=table_id,
+                    kind="round",
+                    round_id=update.round_id,
+                    phase=expected.phase,
+                    reason=None,
+                    commands=_supervisors(expected.commands),
+                )
+            )
+    return Authorisations(waiting=waiting, elsewhere=sorted(runtime.elsewhere()))
+
+
+# -- verify, report, audit --------------------------------------------------------------------
+
+_verifying = threading.Lock()
+
+
+class Verification(BaseModel):
+    """``macau-tables verify --format json``: whether everything holds, what was read and the
+    first finding (the failing check, relation, record and table)."""
+
+    ok: bool
+    source: str
+    counts: dict[str, int]
+    failure: dict[str, Any] | None
+
+
+@router.get("/api/verify", summary="Verify the store: chains, ledger, rounds, shoes")
+def verify(runtime: RuntimeDep, who: Staff) -> Verification:
+    """Runs ``macau-tables verify`` on the casino's database (one verification at a time:
+    another request meanwhile is refused, ``admin.verify_busy``)."""
+    if not _verifying.acquire(blocking=False):
+        raise MacauTablesError("admin.verify_busy")
+    try:
+        result = verify_database(runtime.store)
+    finally:
+        _verifying.release()
+    return Verification(
+        ok=result.ok,
+        source=runtime.store.url,
+        counts=_counts(result),
+        failure=None if result.finding is None else result.finding.to_dict(),
+    )
+
+
+class Figures(BaseModel):
+    """A table's figures of a gaming day (minor units; ``hold_percent`` exact to two decimals,
+    as text; ``null`` without drop)."""
+
+    table_id: str
+    game: str
+    meter_id: str | None
+    rounds: int
+    voided: int
+    drop: int
+    win: int
+    hold_percent: str | None
+    commission: int
+    contributions: int
+    awards: int
+    awards_from_meter: int
+    carried: int
+    liability: int
+
+
+class DailyReport(BaseModel):
+    """``macau-tables report``: the gaming day, its bounds (UTC), each table and the totals."""
+
+    day: str
+    start: str
+    end: str
+    tables: list[Figures]
+    totals: Figures
+
+
+def _figures(f: TableFigures) -> Figures:
+    return Figures(**dataclasses.asdict(f), hold_percent=percent(f.hold) or None)
+
+
+def _day(text: str) -> date:
+    return parse_day(text)
+
+
+@router.get(
+    "/api/reports/daily",
+    summary="A gaming day's figures per table (supervisor, admin)",
+    response_model=DailyReport,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+def daily_report(
+    runtime: RuntimeDep,
+    who: Staff,
+    day: Day,
+    format: Annotated[Literal["json", "csv"], Query()] = "json",
+) -> Any:
+    """Drop, win, hold, commission, jackpot contributions, awards and liability per table
+    (``format=csv``: the CSV of ``macau-tables report --format csv``)."""
+    gaming_day = _day(day)
+    report = runtime.store.read(lambda tx: day_report(tx, gaming_day))
+    if format == "csv":
+        return PlainTextResponse(
+            report_csv(report),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="report-{gaming_day}.csv"'},
+        )
+    return DailyReport(
+        day=report.day.isoformat(),
+        start=report.start.isoformat(),
+        end=report.end.isoformat(),
+        tables=[_figures(f) for f in report.tables],
+        totals=_figures(report.totals),
+    )
+
+
+@router.get(
+    "/api/audit/archive",
+    summary="Download a gaming day's audit archive (admin)",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/zip": {}}}},
+)
+def audit_archive(runtime: RuntimeDep, who: Admin, day: Day) -> FileResponse:
+    """The ZIP ``macau-tables audit export --day DAY`` writes (check it offline with
+    ``macau-tables verify --archive FILE``); its SHA-256 in ``X-Archive-SHA256``."""
+    gaming_day = _day(day)
+    folder = Path(tempfile.mkdtemp(prefix="macau-tables-archive-"))
+    name = f"macau-tables-audit-{gaming_day.isoformat()}.zip"
+    try:
+        done = export_day(runtime.store, gaming_day, folder / name)
+    except BaseException:
+        _remove(folder)
+        raise
+    auth.record_action(
+        runtime,
+        who,
+        "audit_archive",
+        "audit archive downloaded",
+        day=gaming_day.isoformat(),
+        sha256=done.sha256,
+    )
+    return FileResponse(
+        done.path,
+        media_type="application/zip",
+        filename=name,
+        headers={"X-Archive-SHA256": done.sha256},
+        background=BackgroundTask(_remove, folder),
+    )
+
+
+def _remove(folder: Path) -> None:
+    for path in folder.iterdir():
+        path.unlink(missing_ok=True)
+    folder.rmdir()
+
+
+class AuditEntry(BaseModel):
+    """One privileged action: who, when, what, at which table, why and its details."""
+
+    id: int
+    at: str
+    actor: str
+    action: str
+    table_id: str | None
+    reason: str | None
+    detail: dict[str, Any] | None
+
+
+class AuditLog(BaseModel):
+    """The audit log's latest entries, newest first."""
+
+    entries: list[AuditEntry]
+
+
+@router.get("/api/audit/log", summary="The privileged actions, newest first (admin)")
+def audit_log(
+    runtime: RuntimeDep,
+    who: Admin,
+    limit: Annotated[int, Query(ge=1, le=AUDIT_LOG_MAX)] = 100,
+    action: Annotated[str | None, Query(max_length=100)] = None,
+    table: Annotated[str | None, Query(max_length=100)] = None,
+) -> AuditLog:
+    """The last ``limit`` entries of the audit log (of one ``action`` / ``table`` if given)."""
+    entries = runtime.store.read(lambda tx: tx.audit_entries(table_id=table, action=action))
+    return AuditLog(
+        entries=[
+            AuditEntry(
+                id=e.id,
+                at=e.at.isoformat(),
+                actor=e.actor,
+                action=e.action,
+                table_id=e.table_id,
+                reason=e.reason,
+                detail=None if e.detail is None else dict(e.detail),
+            )
+            for e in reversed(entries[-limit:])
+        ]
+    )
+
+
+# -- tables, options, approvals ---------------------------------------------------------------
+
+
+class Option(BaseModel):
+    """An option in use that needs the regulator's approval (CSP-13, BAC-19)."""
+
+    option: str
+    value: Any
+    rule: str
+    description: str
+
+
+class ApprovalRecord(BaseModel):
+    """One approval record of the configuration."""
+
+    option: str
+    value: Any
+    reference: str
+    applied_on: str
+    effective_on: str
+
+
+class TableConfig(BaseModel):
+    """A table, its configuration (id and SHA-256), the options needing approval, the
+    approval records, and whether they allow it to open today (``refusal``: why not)."""
+
+    table_id: str
+    name: str
+    game: str
+    mode: str
+    demo: bool
+    status: str
+    fault: str | None
+    meter_id: str | None
+    config_id: str
+    config_sha256: str
+    options: list[Option]
+    approvals: list[ApprovalRecord]
+    approved_today: bool
+    refusal: dict[str, Any] | None
+
+
+class TableConfigs(BaseModel):
+    """Every table's configuration and approvals."""
+
+    day: str
+    tables: list[TableConfig]
+
+
+def _table_config(tx: Tx, t: TableRecord, today: date) -> TableConfig:
+    rules: Any = tx.get_config(t.config_id)
+    refusal: dict[str, Any] | None = None
+    try:
+        rules.check_approvals(today)
+    except MacauTablesError as exc:
+        refusal = {
+            "key": exc.key,
+            "params": dict(exc.params),
+            "text": exc.message,
+            "rule": getattr(exc, "rule", None),
+        }
+    return TableConfig(
+        table_id=t.table_id,
+        name=t.name,
+        game=t.game,
+        mode=t.mode.value,
+        demo=t.demo,
+        status=t.status.value,
+        fault=None if t.fault is None else str(t.fault.get("reason")),
+        meter_id=t.meter_id,
+        config_id=t.config_id,
+        config_sha256=tx.config(t.config_id).sha256,
+        options=[
+            Option(
+                option=o.option, value=json_param(o.value), rule=o.rule, description=o.description
+            )
+            for o in rules.options_requiring_approval()
+        ],
+        approvals=[
+            ApprovalRecord(
+                option=a.option,
+                value=json_param(a.value),
+                reference=a.reference,
+                applied_on=a.applied_on.isoformat(),
+                effective_on=a.effective_on.isoformat(),
+            )
+            for a in rules.approvals
+        ],
+        approved_today=refusal is None,
+        refusal=refusal,
+    )
+
+
+@router.get("/api/admin/tables", summary="Tables, options and their approvals (admin)")
+def admin_tables(runtime: RuntimeDep, who: Admin) -> TableConfigs:
+    """Every table's configuration, the options needing approval and the approval records
+    (CSP-13, BAC-19), checked for today (Macau)."""
+
+    def read(tx: Tx) -> TableConfigs:
+        today = opening_date(tx.now())
+        tables = sorted(tx.tables(), key=lambda t: t.table_id)
+        return TableConfigs(
+            day=today.isoformat(), tables=[_table_config(tx, t, today) for t in tables]
+        )
+
+    return runtime.store.read(read)

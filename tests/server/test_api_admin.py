@@ -1,0 +1,320 @@
+"""The operations API (issue 10, item 2): wallets, cashier, meters, authorisations waiting,
+verify, the daily report, the audit archive and log, the tables' approvals — on SQLite and
+PostgreSQL (the ``runtime`` fixture)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import uuid
+import zipfile
+from typing import Any
+
+from fastapi.testclient import TestClient
+from tests.server.conftest import login
+
+from macau_tables.server.runtime import Runtime
+from macau_tables.tables.bots import Bots
+from macau_tables.tables.clock import opening_date
+from macau_tables.tables.model import OpenRound, ReportFault
+
+
+def cash(
+    client: TestClient,
+    headers: dict[str, str],
+    kind: str,
+    *,
+    player: str = "alice",
+    amount: Any = 5_000,
+    reason: Any = "cash at the cage",
+    key: str | None = None,
+) -> Any:
+    body = {
+        "player": player,
+        "amount": amount,
+        "reason": reason,
+        "idempotency_key": key or uuid.uuid4().hex,
+    }
+    return client.post(f"/api/cashier/{kind}", json=body, headers=headers)
+
+
+def refused(response: Any, status: int, key: str | None = None) -> dict[str, Any]:
+    """The refusal's error (the one shape), checked: ``status``, never a 5xx."""
+    assert response.status_code == status, response.text
+    error: dict[str, Any] = response.json()["error"]
+    assert set(error) == {"key", "params", "text", "rule"}
+    assert error["text"]
+    if key is not None:
+        assert error["key"] == key, error
+    return error
+
+
+def ledger(runtime: Runtime) -> tuple[int, int, int, int]:
+    """(ledger total, cashier balance, alice's wallet, number of transactions)."""
+    return runtime.store.read(
+        lambda tx: (
+            tx.ledger_total(),
+            tx.balance("cashier"),
+            tx.wallet_balance("alice"),
+            len(tx.transactions()),
+        )
+    )
+
+
+def audit(runtime: Runtime, action: str) -> list[Any]:
+    return runtime.store.read(lambda tx: tx.audit_entries(action=action))
+
+
+def today(runtime: Runtime) -> str:
+    return runtime.store.read(lambda tx: opening_date(tx.now())).isoformat()
+
+
+# -- wallets and cashier --------------------------------------------------------------------
+
+
+def test_deposit_and_withdrawal_are_balanced_audited_and_idempotent(
+    client: TestClient, runtime: Runtime
+) -> None:
+    admin = login(client, "admin")
+    total, cashier, alice, count = ledger(runtime)
+    key = uuid.uuid4().hex
+    response = cash(client, admin, "deposit", amount=5_000, key=key)
+    assert response.status_code == 200, response.text
+    done = response.json()
+    assert done["balance"] == alice + 5_000
+    assert (done["kind"], done["actor"], done["reason"]) == ("deposit", "admin", "cash at the cage")
+    # the same key again: the first answer, nothing posted twice
+    again = cash(client, admin, "deposit", amount=5_000, key=key)
+    assert again.status_code == 200 and again.json() == done
+    # the same key for another request: refused
+    refused(
+        cash(client, admin, "deposit", amount=6_000, key=key), 409, "tables.idempotency_mismatch"
+    )
+    out = cash(client, admin, "withdraw", amount=2_000, reason="paid out")
+    assert out.status_code == 200, out.text
+    assert out.json()["balance"] == alice + 3_000
+    after = ledger(runtime)
+    assert after == (total, cashier - 3_000, alice + 3_000, count + 2)  # money only moved
+    tx = runtime.store.read(lambda t: t.transaction(done["tx_id"]))
+    assert (tx.kind, tx.actor, tx.reason) == ("deposit", "admin", "cash at the cage")
+    entries = audit(runtime, "cashier_deposit") + audit(runtime, "cashier_withdrawal")
+    assert [(e.actor, e.reason, e.detail["amount"]) for e in entries] == [
+        ("admin", "cash at the cage", 5_000),
+        ("admin", "paid out", 2_000),
+    ]
+    assert entries[0].detail["role"] == "admin"
+    wallet = client.get("/api/wallets/me", headers=login(client, "alice"))
+    assert wallet.json()["balance"] == alice + 3_000
+
+
+def test_an_overdraft_is_refused_with_nothing_written(client: TestClient, runtime: Runtime) -> None:
+    admin = login(client, "admin")
+    before = ledger(runtime)
+    response = cash(client, admin, "withdraw", amount=before[2] + 1)
+    error = refused(response, 409, "ledger.insufficient_funds")
+    assert error["params"]["player"] == "alice"
+    assert ledger(runtime) == before
+    assert audit(runtime, "cashier_withdrawal") == []
+
+
+def test_a_player_sees_only_their_own_wallet(client: TestClient, runtime: Runtime) -> None:
+    alice, bruno = login(client, "alice"), login(client, "bruno")
+    mine = client.get("/api/wallets/me", headers=alice)
+    assert mine.status_code == 200
+    assert mine.json()["player"] == "alice"
+    assert client.get("/api/wallets/me", headers=bruno).json()["player"] == "bruno"
+    refused(client.get("/api/wallets", headers=alice), 403, "auth.forbidden")
+    refused(client.get("/api/wallets"), 401)
+    everyone = client.get("/api/wallets", headers=login(client, "supervisor"))
+    assert everyone.status_code == 200
+    assert {w["player"] for w in everyone.json()["wallets"]} >= {"alice", "bruno", "grace"}
+
+
+def test_only_the_admin_is_the_cashier(client: TestClient, runtime: Runtime) -> None:
+    before = ledger(runtime)
+    for name in ("dealer", "supervisor", "alice"):
+        refused(cash(client, login(client, name), "deposit"), 403, "auth.forbidden")
+    refused(cash(client, {}, "deposit"), 401)
+    assert ledger(runtime) == before
+
+
+BAD_CASH: list[tuple[dict[str, Any], int, str]] = [
+    ({"amount": 10.0}, 422, "server.invalid_request"),
+    ({"amount": 10.5}, 422, "server.invalid_request"),
+    ({"amount": "1000"}, 422, "server.invalid_request"),
+    ({"amount": -100}, 422, "server.invalid_request"),
+    ({"amount": 0}, 422, "server.invalid_request"),
+    ({"amount": True}, 422, "server.invalid_request"),
+    ({"player": "nobody"}, 404, "store.unknown_player"),
+    ({"reason": ""}, 422, "server.invalid_request"),
+    ({"reason": "   "}, 422, "admin.reason_required"),
+    ({"reason": None}, 422, "server.invalid_request"),
+]
+
+
+def test_bad_cashier_input_is_refused_with_nothing_written(
+    client: TestClient, runtime: Runtime
+) -> None:
+    admin = login(client, "admin")
+    before = ledger(runtime)
+    for kind in ("deposit", "withdraw"):
+        for changes, status, key in BAD_CASH:
+            refused(cash(client, admin, kind, **changes), status, key)
+        missing = {"player": "alice", "amount": 100, "idempotency_key": "k-1"}  # no reason
+        refused(client.post(f"/api/cashier/{kind}", json=missing, headers=admin), 422)
+        refused(client.post(f"/api/cashier/{kind}", content=b"{", headers=admin), 422)
+    assert ledger(runtime) == before
+
+
+# -- meters -----------------------------------------------------------------------------------
+
+
+def test_the_meters_are_public_with_fixed_awards_and_hits(
+    client: TestClient, runtime: Runtime
+) -> None:
+    runtime.store.run(
+        lambda tx: tx.record_hit(
+            "m-caribbean", table_id="csp-1", round_id="r-1", box=3, combination="flush", amount=0
+        )
+    )
+    response = client.get("/api/meters")
+    assert response.status_code == 200, response.text
+    meters = {m["id"]: m for m in response.json()["meters"]}
+    assert set(meters) == {"m-baccarat", "m-caribbean"}
+    bac, csp = meters["m-baccarat"], meters["m-caribbean"]
+    assert (bac["game"], bac["amount"], bac["seed"]) == ("baccarat", 1_000_000, 1_000_000)
+    assert bac["tables"] == ["bac-1", "bac-live"]
+    assert csp["fixed_awards"]["royal_flush"] == 5_000_000  # CSP-10.3
+    assert csp["fixed_awards"]["flush"] == 10_000
+    assert [(h["table"], h["box"], h["round_id"]) for h in csp["last_hits"]] == [
+        ("csp-1", 3, "r-1")
+    ]
+    one = client.get("/api/meters/m-caribbean")
+    assert one.status_code == 200 and one.json() == csp
+    refused(client.get("/api/meters/nope"), 404, "store.unknown_meter")
+
+
+def test_meter_parameters_change_between_rounds_only(client: TestClient, runtime: Runtime) -> None:
+    admin = login(client, "admin")
+    url = "/api/meters/m-baccarat/params"
+    refused(
+        client.post(url, json={"seed": 2_000_000, "reason": "x"}, headers=login(client, "dealer")),
+        403,
+    )
+    refused(client.post(url, json={"seed": 1.5, "reason": "x"}, headers=admin), 422)
+    refused(client.post(url, json={"seed": 2_000_000}, headers=admin), 422)
+    refused(
+        client.post("/api/meters/nope/params", json={"seed": 1, "reason": "x"}, headers=admin), 404
+    )
+    runtime.service("bac-1").submit(OpenRound(), idempotency_key="open-1", actor="dealer")
+    refused(
+        client.post(url, json={"seed": 2_000_000, "reason": "new promotion"}, headers=admin),
+        409,
+        "tables.meter_round_open",
+    )
+    csp = client.post(
+        "/api/meters/m-caribbean/params",
+        json={"params": {"contribution": "7/10", "wager": 1000}, "reason": "new sign"},
+        headers=admin,
+    )
+    assert csp.status_code == 200, csp.text
+    assert csp.json()["params_pending"] == {"contribution": "7/10", "wager": 1000}
+    entries = audit(runtime, "meter_params")
+    assert [(e.actor, e.reason) for e in entries] == [("admin", "new sign")]
+
+
+# -- authorisations ---------------------------------------------------------------------------
+
+
+def test_authorisations_list_what_waits_for_a_supervisor(
+    client: TestClient, runtime: Runtime
+) -> None:
+    supervisor = login(client, "supervisor")
+    refused(client.get("/api/authorisations", headers=login(client, "dealer")), 403)
+    empty = client.get("/api/authorisations", headers=supervisor)
+    assert empty.status_code == 200, empty.text
+    assert empty.json() == {"waiting": [], "elsewhere": []}
+    runtime.service("csp-1").submit(
+        ReportFault("shuffler jammed"), idempotency_key="fault-1", actor="dealer"
+    )
+    waiting = client.get("/api/authorisations", headers=supervisor).json()["waiting"]
+    assert [(w["table"], w["kind"], w["reason"], w["commands"]) for w in waiting] == [
+        ("csp-1", "fault", "shuffler jammed", ["ClearFault"])
+    ]
+
+
+# -- verify, report, audit --------------------------------------------------------------------
+
+
+def test_verify_is_clean_after_a_round(client: TestClient, runtime: Runtime) -> None:
+    Bots(runtime.service("csp-1"), ["alice", "bruno"], seed=7, actor="test").play(1)
+    refused(client.get("/api/verify", headers=login(client, "dealer")), 403)
+    response = client.get("/api/verify", headers=login(client, "supervisor"))
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["ok"] is True and body["failure"] is None
+    assert body["counts"]["rounds"] >= 1 and body["counts"]["tables"] == 3
+
+
+def test_the_daily_report_and_the_audit_archive_of_today(
+    client: TestClient, runtime: Runtime
+) -> None:
+    Bots(runtime.service("csp-1"), ["alice"], seed=3, actor="test").play(1)
+    admin, day = login(client, "admin"), today(runtime)
+    report = client.get(f"/api/reports/daily?day={day}", headers=login(client, "supervisor"))
+    assert report.status_code == 200, report.text
+    body = report.json()
+    assert body["day"] == day
+    assert [t["table_id"] for t in body["tables"]] == ["bac-1", "bac-live", "csp-1"]
+    csp = body["tables"][2]
+    assert csp["rounds"] == 1 and csp["drop"] > 0
+    assert body["totals"]["drop"] == csp["drop"]
+    as_csv = client.get(f"/api/reports/daily?day={day}&format=csv", headers=admin)
+    assert as_csv.status_code == 200
+    assert as_csv.headers["content-type"].startswith("text/csv")
+    assert as_csv.text.splitlines()[0].startswith("table_id,game,rounds")
+    refused(client.get(f"/api/audit/archive?day={day}", headers=login(client, "supervisor")), 403)
+    archive = client.get(f"/api/audit/archive?day={day}", headers=admin)
+    assert archive.status_code == 200, archive.text
+    assert archive.headers["content-type"] == "application/zip"
+    assert archive.headers["x-archive-sha256"] == hashlib.sha256(archive.content).hexdigest()
+    with zipfile.ZipFile(io.BytesIO(archive.content)) as zf:
+        assert "manifest.json" in zf.namelist() and "events.jsonl" in zf.namelist()
+    log = client.get("/api/audit/log?limit=1", headers=admin)
+    assert log.status_code == 200
+    (latest,) = log.json()["entries"]
+    assert (latest["action"], latest["actor"]) == ("audit_archive", "admin")
+    assert latest["detail"]["day"] == day
+
+
+BAD_QUERIES: list[tuple[str, str]] = [
+    ("/api/reports/daily?day=2026-13-01", "cli.bad_day"),
+    ("/api/reports/daily?day=yesterday", "cli.bad_day"),
+    ("/api/reports/daily", "server.invalid_request"),
+    ("/api/reports/daily?day=2026-01-05&format=xml", "server.invalid_request"),
+    ("/api/audit/archive?day=05/01/2026", "cli.bad_day"),
+    ("/api/audit/log?limit=0", "server.invalid_request"),
+    ("/api/audit/log?limit=abc", "server.invalid_request"),
+]
+
+
+def test_bad_queries_are_refused(client: TestClient) -> None:
+    admin = login(client, "admin")
+    for url, key in BAD_QUERIES:
+        refused(client.get(url, headers=admin), 422, key)
+
+
+# -- tables and approvals ---------------------------------------------------------------------
+
+
+def test_the_tables_approvals_are_listed_for_the_admin(client: TestClient) -> None:
+    refused(client.get("/api/admin/tables", headers=login(client, "supervisor")), 403)
+    response = client.get("/api/admin/tables", headers=login(client, "admin"))
+    assert response.status_code == 200, response.text
+    tables = {t["table_id"]: t for t in response.json()["tables"]}
+    assert set(tables) == {"bac-1", "bac-live", "csp-1"}
+    csp = tables["csp-1"]
+    assert [(o["option"], o["rule"]) for o in csp["options"]] == [("royal_flush_odds", "CSP-13")]
+    assert [a["reference"] for a in csp["approvals"]] == ["DEMO-ONLY"]
+    assert csp["approved_today"] is True and csp["refusal"] is None
+    assert len(csp["config_sha256"]) == 64
