@@ -13,6 +13,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
 
+from macau_tables.server.auth import endpoint_rules
+from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import opening_date
@@ -67,6 +69,32 @@ def audit(runtime: Runtime, action: str) -> list[Any]:
 
 def today(runtime: Runtime) -> str:
     return runtime.store.read(lambda tx: opening_date(tx.now())).isoformat()
+
+
+# -- the role rules ---------------------------------------------------------------------------
+
+ADMIN, SUPERVISOR, PLAYER = UserRole.ADMIN, UserRole.SUPERVISOR, UserRole.PLAYER
+RULES: dict[tuple[str, str], frozenset[UserRole] | None] = {
+    ("GET", "/api/wallets/me"): frozenset({PLAYER}),
+    ("GET", "/api/wallets"): frozenset({SUPERVISOR, ADMIN}),
+    ("POST", "/api/cashier/deposit"): frozenset({ADMIN}),
+    ("POST", "/api/cashier/withdraw"): frozenset({ADMIN}),
+    ("GET", "/api/meters"): None,
+    ("GET", "/api/meters/{meter_id}"): None,
+    ("POST", "/api/meters/{meter_id}/params"): frozenset({ADMIN}),
+    ("GET", "/api/authorisations"): frozenset({SUPERVISOR}),
+    ("GET", "/api/verify"): frozenset({SUPERVISOR, ADMIN}),
+    ("GET", "/api/reports/daily"): frozenset({SUPERVISOR, ADMIN}),
+    ("GET", "/api/audit/archive"): frozenset({ADMIN}),
+    ("GET", "/api/audit/log"): frozenset({ADMIN}),
+    ("GET", "/api/admin/tables"): frozenset({ADMIN}),
+}
+"""The role rule of every route of the operations API (None: public)."""
+
+
+def test_every_operations_route_has_its_one_role_rule(client: TestClient) -> None:
+    rules = endpoint_rules(client.app)  # type: ignore[arg-type]
+    assert {k: rules[k] for k in RULES} == RULES
 
 
 # -- wallets and cashier --------------------------------------------------------------------
@@ -295,6 +323,8 @@ BAD_QUERIES: list[tuple[str, str]] = [
     ("/api/audit/archive?day=05/01/2026", "cli.bad_day"),
     ("/api/audit/log?limit=0", "server.invalid_request"),
     ("/api/audit/log?limit=abc", "server.invalid_request"),
+    ("/api/reports/daily?day=0001-01-01", "admin.day_out_of_range"),
+    ("/api/audit/archive?day=9999-12-31", "admin.day_out_of_range"),
 ]
 
 

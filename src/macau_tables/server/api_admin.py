@@ -52,7 +52,7 @@ from starlette.background import BackgroundTask
 from .. import codec
 from ..cli.audit_cli import _counts, report_csv
 from ..cli.database import parse_day, percent
-from ..errors import MacauTablesError, json_param
+from ..errors import MacauTablesError, StoreError, json_param
 from ..rounds import Audience, DueKind, Issuer, issuer_of
 from ..store import MeterHit, MeterRecord, TableRecord, Tx
 from ..tables.archive import export_day
@@ -78,6 +78,7 @@ AUDIT_LOG_MAX: Final = 1000
 
 register_status("admin.reason_required", 422)
 register_status("admin.verify_busy", 429)
+register_status("admin.day_out_of_range", 422)
 register_status("tables.meter_round_open", 409)
 
 Player = Annotated[Principal, Depends(auth.require(UserRole.PLAYER))]
@@ -211,7 +212,14 @@ def _cash(
         )
         return done
 
-    done: CashDone = runtime.store.run(work)
+    try:
+        done: CashDone = runtime.store.run(work)
+    except StoreError as exc:
+        if exc.key != "store.idempotency_exists":
+            raise
+        # A concurrent request with this key committed first (this one wrote nothing): its
+        # answer, or the refusal of another request under the same key.
+        done = runtime.store.run(work)
     return done
 
 
@@ -483,8 +491,24 @@ def _figures(f: TableFigures) -> Figures:
     return Figures(**dataclasses.asdict(f), hold_percent=percent(f.hold) or None)
 
 
+FIRST_DAY: Final = date(1970, 1, 1)
+LAST_DAY: Final = date(9999, 12, 30)
+"""The gaming days a report or an archive can be asked for (a day's bounds in UTC must be
+dates Python can hold)."""
+
+
 def _day(text: str) -> date:
-    return parse_day(text)
+    """A gaming day ``YYYY-MM-DD`` (``cli.bad_day`` otherwise, as the command line) between
+    :data:`FIRST_DAY` and :data:`LAST_DAY` (``admin.day_out_of_range``)."""
+    day = parse_day(text)
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise MacauTablesError(
+            "admin.day_out_of_range",
+            day=day.isoformat(),
+            first=FIRST_DAY.isoformat(),
+            last=LAST_DAY.isoformat(),
+        )
+    return day
 
 
 @router.get(
