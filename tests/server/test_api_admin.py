@@ -13,12 +13,16 @@ from typing import Any
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
 
+from macau_tables.baccarat import shoe as S
+from macau_tables.baccarat.commands import DealCard
+from macau_tables.baccarat.tableau import CardSlot
+from macau_tables.cards import Card
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import opening_date
-from macau_tables.tables.model import OpenRound, ReportFault
+from macau_tables.tables.model import OpenRound, OpenShoe, ReportFault
 
 
 def cash(
@@ -269,6 +273,30 @@ def test_authorisations_list_what_waits_for_a_supervisor(
     assert [(w["table"], w["kind"], w["reason"], w["commands"]) for w in waiting] == [
         ("csp-1", "fault", "shuffler jammed", ["ClearFault"])
     ]
+
+
+def test_a_refused_live_card_waits_for_a_supervisor_BAC_10(
+    client: TestClient, runtime: Runtime
+) -> None:
+    live = runtime.service("bac-live")
+    for n, command in enumerate(
+        (
+            OpenShoe(),
+            S.Cut(S.Cutter.PLAYER, "alice", 200),
+            S.Burn((None,) * 8),
+            OpenRound(((1, "alice"),)),
+            DealCard(Card.parse("5h"), slot=CardSlot.BANKER_1),  # P1 is due (BAC-7): refused
+        )
+    ):
+        live.submit(command, idempotency_key=f"live-{n}", actor="dealer")
+    waiting = client.get("/api/authorisations", headers=login(client, "supervisor")).json()
+    (item,) = waiting["waiting"]
+    assert (item["table"], item["kind"], item["round_id"]) == (
+        "bac-live",
+        "round",
+        live.round.round_id,
+    )
+    assert set(item["commands"]) == {"Correct", "Void"}
 
 
 # -- verify, report, audit --------------------------------------------------------------------
