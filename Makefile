@@ -14,13 +14,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Until the table server exists, `serve` runs the CLI's main analysis: the Caribbean Stud table
-# of docs/par/caribbean-royal-100 (royal flush 100:1, Macau ranking, its illustrative jackpot).
-PAR_JACKPOT := --jackpot-wager 1000 --award-royal 10000000 --award-straight-flush 1000000 \
-	--award-four 100000 --award-full-house 75000 --award-flush 50000 --meter 20000000 \
-	--contribution 0.7
+# `serve` runs the table server at http://127.0.0.1:8000 on ./macau-tables.db (created, migrated
+# and filled with the demonstration casino on first start, which prints one-time credentials).
+# Options: make serve SERVE_ARGS='--port 8001 --database postgresql://…' (docs/server.md).
+SERVE_ARGS ?=
 serve: $(STAMP)
-	$(BIN)/macau-tables analyze caribbean-stud --royal-odds 100 $(PAR_JACKPOT)
+	$(BIN)/macau-tables serve $(SERVE_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check --no-cache src tests bench docs/examples

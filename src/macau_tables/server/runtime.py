@@ -44,7 +44,7 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from ..errors import MacauTablesError
-from ..store import Store, users_ops
+from ..store import SCHEMA_VERSION, Store, users_ops
 from ..tables import links
 from ..tables.clock import Clock, SystemClock
 from ..tables.links import default_owner
@@ -356,13 +356,25 @@ class Runtime:
                 self._meter_callbacks.remove(callback)
 
     def ready(self) -> list[str]:
-        """Why this process is not ready (empty: ready): the store unreachable or its schema
-        not current, no table served."""
+        """Why this process is not ready (empty: ready), as message keys: the store cannot be
+        reached or its schema is not this code's (``store.unavailable``, ``store.not_migrated``,
+        ``store.schema_older``, ``store.schema_newer``), the runtime not started, no table
+        served (``server.not_started``, ``server.no_tables``). Cheap: no integrity check."""
         problems: list[str] = []
         try:
-            self.store.check()
+            version = self.store.schema_version()
         except MacauTablesError as exc:
             problems.append(exc.key)
+        except Exception:  # the database cannot be reached: the driver's error, logged
+            log.warning("readiness: the store cannot be reached", exc_info=True)
+            problems.append("store.unavailable")
+        else:
+            if version is None:
+                problems.append("store.not_migrated")
+            elif version < SCHEMA_VERSION:
+                problems.append("store.schema_older")
+            elif version > SCHEMA_VERSION:
+                problems.append("store.schema_newer")
         if not self.started:
             problems.append("server.not_started")
         elif not self.table_ids():

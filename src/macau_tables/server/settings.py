@@ -63,6 +63,10 @@ class Settings:
     """The largest request body (or WebSocket message) accepted."""
     max_websockets: int = 1000
     """The most WebSocket connections served at once."""
+    max_websockets_per_client: int = 32
+    """The most WebSocket connections one client address holds at once."""
+    websocket_queue: int = 256
+    """The updates one WebSocket may have waiting before it is closed as too slow."""
     jackpot_supervisor_threshold: int = 10_000_000
     """A jackpot payment of at least this (minor units) needs a supervisor's authorisation."""
     secure_cookies: bool | None = None
