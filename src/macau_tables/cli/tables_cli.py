@@ -26,7 +26,7 @@ from ..store import Store
 from ..tables import TableService
 from ..tables.bots import Bots, Played
 from ..tables.casino import DemoCasino, create_demo_casino
-from ..tables.reports import TableFigures, table_figures
+from ..tables.reports import TableFigures, table_figures, table_rows
 from .apps import app
 from .database import DATABASE_HELP, Format, money, open_store, percent, refusals
 from .output import interruptible, progress
@@ -99,7 +99,7 @@ def list_tables(
     with refusals():
         store = open_store(database)
         try:
-            rows = store.read(_table_rows)
+            rows = store.read(table_rows)
         finally:
             store.close()
     if output_format is Format.JSON:
@@ -117,31 +117,6 @@ def list_tables(
             f"{r['table_id']:<10} {r['game']:<10} {r['mode']:<8} {state:<8} "
             f"{r['events']:>7}  {meter}"
         )
-
-
-def _table_rows(tx: Any) -> list[dict[str, Any]]:
-    meters = {m.meter_id: m.amount for m in tx.meters()}
-    heads = tx.chain_heads()
-    out = []
-    for t in sorted(tx.tables(), key=lambda t: t.table_id):
-        head = heads.get(t.table_id)
-        out.append(
-            {
-                "table_id": t.table_id,
-                "name": t.name,
-                "game": t.game,
-                "mode": t.mode.value,
-                "demo": t.demo,
-                "status": t.status.value,
-                "fault": None if t.fault is None else t.fault.get("reason"),
-                "config_id": t.config_id,
-                "meter_id": t.meter_id,
-                "meter_amount": meters.get(t.meter_id) if t.meter_id else None,
-                "events": head.seq if head is not None else 0,
-                "head": head.hash if head is not None else None,
-            }
-        )
-    return out
 
 
 @app.command("autoplay")

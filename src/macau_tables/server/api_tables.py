@@ -1,9 +1,385 @@
-"""The round contract's commands over REST (issue 10). Stub: its owner replaces it."""
+"""The round contract over REST (issue 10, "API"): ``/api/tables``.
+
+* ``GET /api/tables`` (public): every table — id, name, game, mode (virtual / live), status,
+  fault, linked meter and its amount, events recorded, and its configuration (``rules``,
+  encoded by the codec: bet unit, limits, seats or boxes, payouts, approvals).
+* ``GET /api/tables/{id}`` (public; the answer depends on who asks): the table's ``view`` for the
+  caller's audience (:class:`~macau_tables.rounds.Audience`: a player sees their own cards, the
+  dealer the dealer's console, a supervisor or an admin the supervisor's, anyone else the
+  public's) encoded by the codec, ``expected`` (the phase, what is due, the commands that can be
+  accepted now, by codec name) and ``seq`` (the last record: a stream resumes from it).
+* ``POST /api/tables/{id}/commands``: ``{"idempotency_key": "…", "command": {"type":
+  "baccarat.PlaceWager", …}}`` — or a bet slip ``{"idempotency_key", "commands": [...]}`` run
+  as one request (all or nothing, :meth:`TableService.submit_all`). A command is a codec
+  payload (``"v"`` optional); the OpenAPI document describes every one (:mod:`.schemas`).
+  Answer: the :class:`~macau_tables.tables.model.Submitted` (codec-encoded). The same key again
+  (same user, same request) answers the first result without applying anything; the same key
+  with another request is refused (``tables.idempotency_mismatch``, 409).
+* ``GET /api/tables/{id}/recall?last=N`` (supervisor, admin): the last rounds as recorded
+  (:mod:`macau_tables.tables.recall`).
+* ``POST /api/tables/{id}/open`` and ``/close`` (supervisor): ``{"reason": "…"}``, audited.
+
+Who may send a command is read from the command itself (:func:`macau_tables.rounds.acting`),
+never from the game: a player's command (``Issuer.PLAYER``) only from a player, for themselves
+(its actor field — ``player``, or ``by`` of a baccarat reveal — is the caller's name:
+``api.acts_for_another`` otherwise); a dealer's from a dealer or a supervisor (dealers move
+cards, never money); a supervisor's from a supervisor, whose ``supervisor`` field is their own
+name; the table service's own commands (time-outs, settlement, showdown) from nobody
+(``api.service_only``). Admins configure and act as cashier: they do not play or deal.
+Supervisors' commands are recorded in the audit log (who, when, why).
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import logging
+from typing import Annotated, Any, Final
 
-__all__ = ["router"]
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
 
-router = APIRouter()
+from .. import codec
+from ..errors import CodecError, MacauTablesError
+from ..rounds import Audience, Issuer, acting, actor_field_of, issuer_of
+from ..tables.recall import recall
+from ..tables.reports import table_rows
+from ..tables.service import TableService
+from . import auth
+from .errors import register_status
+from .principal import Principal, UserRole
+from .runtime import Runtime, get_runtime
+from .schemas import COMMAND, ErrorResponse, submitted_model
+
+__all__ = ["CommandRequest", "StatusRequest", "audience_of", "router"]
+
+log = logging.getLogger("macau_tables.server")
+
+MAX_SLIP: Final = 32
+"""The most commands one bet slip may carry."""
+
+MAX_RECALL: Final = 100
+
+for _key, _status in (
+    ("api.service_only", 403),
+    ("api.role_cannot_issue", 403),
+    ("api.acts_for_another", 403),
+    ("api.command_or_commands", 422),
+    ("core.not_a_command", 400),
+    ("tables.not_a_command", 422),
+    ("tables.text_required", 422),
+    ("tables.round_open", 409),
+    ("tables.no_round", 409),
+    ("tables.in_fault", 409),
+    ("tables.no_fault", 409),
+    ("tables.no_meter", 409),
+):
+    register_status(_key, _status)
+
+_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    status: {"model": ErrorResponse, "description": text}
+    for status, text in (
+        (400, "Not a command"),
+        (401, "Not signed in"),
+        (403, "Not this caller's to do"),
+        (404, "Unknown table"),
+        (409, "Refused by the law or the table's state (the rule id says which)"),
+        (413, "Body too large"),
+        (422, "Unreadable request"),
+        (503, "Try again later"),
+    )
+}
+
+router = APIRouter(prefix="/api/tables", tags=["tables"], responses=_ERRORS)
+
+TableId = Annotated[str, Path(min_length=1, max_length=64, description="The table's id")]
+
+_PLAYS: Final = auth.require(UserRole.PLAYER, UserRole.DEALER, UserRole.SUPERVISOR, UserRole.ADMIN)
+_SUPERVISES: Final = auth.require(UserRole.SUPERVISOR)
+_RECALLS: Final = auth.require(UserRole.SUPERVISOR, UserRole.ADMIN)
+
+
+# -- bodies ---------------------------------------------------------------------------------------
+
+
+class CommandRequest(BaseModel):
+    """One command (``command``) or a bet slip (``commands``, run all or nothing), with the
+    caller's idempotency key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    idempotency_key: str = Field(min_length=1, max_length=128)
+    command: COMMAND | None = None  # type: ignore[valid-type]
+    commands: list[COMMAND] | None = Field(default=None, min_length=1, max_length=MAX_SLIP)  # type: ignore[valid-type]
+
+    def payloads(self) -> list[dict[str, Any]]:
+        """The commands as their codec payloads (the raw JSON objects sent); refuses a request
+        with both or neither (``api.command_or_commands``)."""
+        if (self.command is None) == (self.commands is None):
+            raise MacauTablesError("api.command_or_commands")
+        items: list[BaseModel] = (
+            [self.command] if self.command is not None else list(self.commands or ())
+        )
+        return [item.model_dump() for item in items]
+
+
+class StatusRequest(BaseModel):
+    """Why the table is opened or closed (recorded in the audit log)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=500, pattern=r"\S")
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def audience_of(principal: Principal | None) -> Audience:
+    """The audience a caller sees a table as (a player by name, the dealer, a supervisor —
+    admins too — or the public)."""
+    if principal is None:
+        return Audience.public()
+    if principal.role is UserRole.PLAYER:
+        return Audience.of_player(principal.name)
+    if principal.role is UserRole.DEALER:
+        return Audience.dealer()
+    return Audience.supervisor()
+
+
+def _service(runtime: Runtime, table_id: str) -> TableService:
+    return runtime.service(table_id)
+
+
+async def _screen(request: Request) -> None:
+    """Refuse, before the body is read into models, a command whose type is not a command
+    (``core.not_a_command``, 400) or is the table service's own (``api.service_only``, 403)
+    — an unknown type is the codec's refusal (``core.codec_unknown_type``, 422)."""
+    try:
+        body = await request.json()
+    except Exception:  # not JSON: the framework answers it (server.invalid_request)
+        return
+    if not isinstance(body, dict):
+        return
+    items: list[tuple[str, object]] = [("$.command", body.get("command"))]
+    listed = body.get("commands")
+    if isinstance(listed, list):
+        items += [(f"$.commands[{i}]", c) for i, c in enumerate(listed[: MAX_SLIP + 1])]
+    registry = codec.default_registry()
+    for where, item in items:
+        name = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            continue
+        try:
+            cls = registry.class_named(name)
+        except CodecError as exc:
+            raise CodecError("core.codec_unknown_type", path=where, type=repr(name)) from exc
+        if issuer_of(cls) is Issuer.SERVICE:
+            raise MacauTablesError("api.service_only", type=name)
+
+
+def _versioned(payload: object) -> object:
+    """``payload`` with ``"v"`` (the current schema version) in every tagged object that left
+    it out: the API does not ask clients for versions they cannot choose."""
+    if isinstance(payload, list):
+        return [_versioned(x) for x in payload]
+    if not isinstance(payload, dict):
+        return payload
+    out = {k: _versioned(v) for k, v in payload.items()}
+    name = out.get("type")
+    if "v" not in out and isinstance(name, str):
+        try:
+            cls = codec.default_registry().class_named(name)
+        except CodecError:  # unknown: the codec says so, with the path
+            return out
+        out["v"] = getattr(cls, "__codec_version__", 1)
+    return out
+
+
+def _decode(payload: dict[str, Any], index: int) -> object:
+    """The command a payload stands for: the codec reads it (``v`` defaults to the current
+    schema version); in a bet slip a refusal names the command's place."""
+    try:
+        return codec.decode(_versioned(payload))
+    except CodecError as exc:
+        if index < 0:
+            raise
+        raise CodecError(
+            "core.codec_refused",
+            path=f"$.commands[{index}]",
+            type=str(payload.get("type")),
+            detail=exc,
+        ) from None
+
+
+def authorise(principal: Principal, command: object) -> Issuer:
+    """Refuse (403) ``command`` from ``principal`` unless it is theirs to issue (module
+    docstring); returns who issues it."""
+    issuer, named = acting(command)
+    name = codec.type_name(type(command))
+    role = principal.role
+    allowed = {
+        Issuer.PLAYER: (UserRole.PLAYER,),
+        Issuer.DEALER: (UserRole.DEALER, UserRole.SUPERVISOR),
+        Issuer.SUPERVISOR: (UserRole.SUPERVISOR,),
+        Issuer.SERVICE: (),
+    }[issuer]
+    if issuer is Issuer.SERVICE:
+        raise MacauTablesError("api.service_only", type=name)
+    if role not in allowed:
+        raise MacauTablesError(
+            "api.role_cannot_issue",
+            name=principal.name,
+            role=role.value,
+            type=name,
+            issuer=issuer.value,
+        )
+    field = actor_field_of(type(command))
+    if field is not None and issuer is not Issuer.DEALER and named != principal.name:
+        raise MacauTablesError(
+            "api.acts_for_another",
+            name=principal.name,
+            type=name,
+            field=field,
+            other=str(getattr(command, field, None)),
+        )
+    return issuer
+
+
+# -- routes ---------------------------------------------------------------------------------------
+
+
+@router.get("", dependencies=[Depends(auth.public)], summary="The casino's tables")
+def list_tables(runtime: Annotated[Runtime, Depends(get_runtime)]) -> list[dict[str, Any]]:
+    """Every table (id, game, mode, status, meter, configuration); the tables this process
+    serves also say whether their meter can be reached."""
+
+    def read(tx: Any) -> list[dict[str, Any]]:
+        rows = table_rows(tx)
+        for row in rows:
+            row["rules"] = codec.encode(tx.get_config(row["config_id"]))
+        return rows
+
+    rows = runtime.store.read(read)
+    served = set(runtime.table_ids())
+    for row in rows:
+        row["served_here"] = row["table_id"] in served
+    return rows
+
+
+@router.get("/{table_id}", dependencies=[Depends(auth.public)], summary="A table as you see it")
+def show_table(
+    table_id: TableId,
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+    principal: Annotated[Principal | None, Depends(auth.optional_principal)],
+) -> dict[str, Any]:
+    """The table's view for the caller's audience (player, dealer, supervisor, public), what
+    the round expects next, and the last record's ``seq``."""
+    service = _service(runtime, table_id)
+    audience = audience_of(principal)
+    update = service.view(audience)
+    expected = service.expected()
+    return {
+        "table_id": update.table_id,
+        "game": service.setup.game,
+        "mode": "live" if service.setup.live else "virtual",
+        "status": service.status.value,
+        "seq": update.seq,
+        "audience": codec.encode(audience),
+        "round_id": update.round_id,
+        "view": None if update.view is None else codec.encode(update.view),
+        "expected": None if expected is None else codec.encode(expected),
+        "fault": update.fault,
+        "meter_link": update.meter_link,
+        "rules": codec.encode(service.state.rules),
+    }
+
+
+@router.post(
+    "/{table_id}/commands",
+    summary="Send a command (or a bet slip) to a table",
+    responses={200: {"model": submitted_model(), "description": "What the request did"}},
+)
+def submit(
+    table_id: TableId,
+    principal: Annotated[Principal, Depends(_PLAYS)],
+    _screened: Annotated[None, Depends(_screen)],
+    body: CommandRequest,
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+) -> dict[str, Any]:
+    """Run the command(s) at the table, idempotently (module docstring)."""
+    payloads = body.payloads()
+    slip = body.commands is not None
+    commands = [_decode(p, i if slip else -1) for i, p in enumerate(payloads)]
+    issuers = [authorise(principal, c) for c in commands]
+    service = _service(runtime, table_id)
+    key = f"api:{principal.name}:{body.idempotency_key}"
+    if slip:
+        result = service.submit_all(commands, idempotency_key=key, actor=principal.name)
+    else:
+        result = service.submit(commands[0], idempotency_key=key, actor=principal.name)
+    for command, issuer in zip(commands, issuers, strict=True):
+        if issuer is Issuer.SUPERVISOR:
+            auth.record_action(
+                runtime,
+                principal,
+                f"command {codec.type_name(type(command))}",
+                getattr(command, "reason", None),
+                table_id=table_id,
+                command=codec.encode(command),
+                round_id=result.round_id,
+                first_seq=result.first_seq,
+                last_seq=result.last_seq,
+            )
+    return codec.encode(result)
+
+
+@router.get("/{table_id}/recall", summary="The last rounds as recorded")
+def recall_rounds(
+    table_id: TableId,
+    principal: Annotated[Principal, Depends(_RECALLS)],
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+    last: Annotated[int, Query(ge=1, le=MAX_RECALL)] = 10,
+) -> list[dict[str, Any]]:
+    """The table's last ``last`` rounds, oldest first: cards, wagers, balances, awards, the
+    chain hash of each."""
+    rounds = runtime.store.read(lambda tx: recall(tx, table_id, last))
+    return [r.to_dict() for r in rounds]
+
+
+def _set_status(
+    runtime: Runtime, principal: Principal, table_id: str, body: StatusRequest, opened: bool
+) -> dict[str, Any]:
+    service = _service(runtime, table_id)
+    if opened:
+        service.open_table(actor=principal.name, reason=body.reason)
+    else:
+        service.close_table(actor=principal.name, reason=body.reason)
+    auth.record_action(
+        runtime,
+        principal,
+        "table open" if opened else "table close",
+        body.reason,
+        table_id=table_id,
+    )
+    return {"table_id": table_id, "status": service.status.value}
+
+
+@router.post("/{table_id}/open", summary="Open a table for rounds (audited)")
+def open_table(
+    table_id: TableId,
+    body: StatusRequest,
+    principal: Annotated[Principal, Depends(_SUPERVISES)],
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+) -> dict[str, Any]:
+    """Open the table (refused while a fault is in force, or without its approvals today:
+    CSP-13, BAC-19)."""
+    return _set_status(runtime, principal, table_id, body, True)
+
+
+@router.post("/{table_id}/close", summary="Close a table (audited)")
+def close_table(
+    table_id: TableId,
+    body: StatusRequest,
+    principal: Annotated[Principal, Depends(_SUPERVISES)],
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+) -> dict[str, Any]:
+    """Close the table: no new round opens; a round in progress goes on."""
+    return _set_status(runtime, principal, table_id, body, False)

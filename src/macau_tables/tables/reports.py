@@ -25,12 +25,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
+from typing import Any
 
 from ..store import TableRecord, Tx
 from ..store.history import balances_at, event_counts, posting_totals
 from .clock import MACAU
 
-__all__ = ["DayReport", "TableFigures", "day_bounds", "day_report", "table_figures"]
+__all__ = [
+    "DayReport",
+    "TableFigures",
+    "day_bounds",
+    "day_report",
+    "table_figures",
+    "table_rows",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +151,32 @@ def totals(figures: tuple[TableFigures, ...]) -> TableFigures:
         carried=sum(f.carried for f in figures),
         liability=sum(meters.values()),
     )
+
+
+def table_rows(tx: Tx) -> list[dict[str, Any]]:
+    """Every table of the casino, by id, JSON-ready: ``table_id``, ``name``, ``game``,
+    ``mode`` (virtual / live), ``demo``, ``status``, ``fault`` (its reason), ``config_id``,
+    ``meter_id`` and ``meter_amount``, ``events`` recorded and the chain ``head`` (what
+    ``macau-tables tables`` shows and ``GET /api/tables`` answers)."""
+    meters = {m.meter_id: m.amount for m in tx.meters()}
+    heads = tx.chain_heads()
+    out = []
+    for t in sorted(tx.tables(), key=lambda t: t.table_id):
+        head = heads.get(t.table_id)
+        out.append(
+            {
+                "table_id": t.table_id,
+                "name": t.name,
+                "game": t.game,
+                "mode": t.mode.value,
+                "demo": t.demo,
+                "status": t.status.value,
+                "fault": None if t.fault is None else t.fault.get("reason"),
+                "config_id": t.config_id,
+                "meter_id": t.meter_id,
+                "meter_amount": meters.get(t.meter_id) if t.meter_id else None,
+                "events": head.seq if head is not None else 0,
+                "head": head.hash if head is not None else None,
+            }
+        )
+    return out

@@ -1,0 +1,332 @@
+"""The round contract over REST (issue 10, "API" and "Bad input"): whole rounds of both games
+through /api/tables, who may issue what (rounds.Issuer), idempotency, refusals as 4xx JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from tests.server.conftest import login
+
+from macau_tables.server.runtime import Runtime
+
+Json = dict[str, Any]
+
+
+def _balance(runtime: Runtime, player: str) -> int:
+    return int(runtime.store.read(lambda tx: tx.player(player).balance))
+
+
+class Table:
+    """A client of one table: who sends, a fresh idempotency key per request."""
+
+    def __init__(self, client: TestClient, table_id: str) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.headers: dict[str, dict[str, str]] = {}
+        self.n = 0
+
+    def as_(self, name: str) -> dict[str, str]:
+        if name not in self.headers:
+            self.headers[name] = login(self.client, name)
+        return self.headers[name]
+
+    def send(self, name: str, command: Json, *, key: str | None = None) -> Any:
+        self.n += 1
+        body = {"idempotency_key": key or f"k{self.n}", "command": command}
+        return self.client.post(
+            f"/api/tables/{self.table_id}/commands", json=body, headers=self.as_(name)
+        )
+
+    def ok(self, name: str, command: Json) -> Json:
+        response = self.send(name, command)
+        assert response.status_code == 200, response.text
+        result: Json = response.json()
+        assert result["type"] == "tables.Submitted"
+        return result
+
+    def refused(self, name: str, command: Json, status: int, key: str) -> Json:
+        response = self.send(name, command)
+        assert response.status_code == status, response.text
+        error: Json = response.json()["error"]
+        assert error["key"] == key, error
+        return error
+
+    def show(self, name: str | None = None) -> Json:
+        headers = self.as_(name) if name else {}
+        response = self.client.get(f"/api/tables/{self.table_id}", headers=headers)
+        assert response.status_code == 200, response.text
+        shown: Json = response.json()
+        return shown
+
+
+def _wager(player: str, seat: int, kind: str, amount: int) -> Json:
+    return {
+        "type": "baccarat.PlaceWager",
+        "player": player,
+        "area": {"type": "baccarat.Area", "seated": True, "number": seat},
+        "kind": kind,
+        "amount": amount,
+    }
+
+
+OPEN_BACCARAT: Json = {"type": "tables.OpenRound", "seated": [[1, "alice"], [2, "bruno"]]}
+
+
+def test_the_tables_are_listed_publicly(client: TestClient) -> None:
+    response = client.get("/api/tables")
+    assert response.status_code == 200, response.text
+    rows = {r["table_id"]: r for r in response.json()}
+    assert set(rows) == {"bac-1", "bac-live", "csp-1"}
+    assert rows["bac-live"]["mode"] == "live" and rows["bac-1"]["mode"] == "virtual"
+    assert rows["csp-1"]["game"] == "caribbean" and rows["csp-1"]["status"] == "open"
+    assert rows["bac-1"]["meter_id"] == "m-baccarat" and rows["bac-1"]["meter_amount"] > 0
+    assert rows["csp-1"]["rules"]["ante_minimum"] == 1_000  # the limits, from the configuration
+    assert rows["bac-1"]["rules"]["seats"] >= 7
+
+
+def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Runtime) -> None:
+    t = Table(client, "bac-1")
+    alice, bruno = _balance(runtime, "alice"), _balance(runtime, "bruno")
+    opened = t.ok("dealer", OPEN_BACCARAT)
+    assert opened["phase"] == "betting"
+    shown = t.show("alice")
+    assert shown["expected"]["phase"] == "betting"
+    assert "baccarat.PlaceWager" in shown["expected"]["commands"]
+    assert shown["audience"] == {
+        "type": "core.Audience",
+        "v": 1,
+        "role": "player",
+        "player": "alice",
+    }
+    t.ok("alice", _wager("alice", 1, "banker", 1_000))
+    t.ok("bruno", _wager("bruno", 2, "player", 2_000))
+    assert _balance(runtime, "alice") == alice - 1_000  # the stake left the wallet
+    done = t.ok("dealer", {"type": "baccarat.CloseBetting"})
+    # virtual shoe: the service deals, the virtual dealer reveals, the round settles (BAC-7, 17)
+    assert done["phase"] == "settled"
+    assert "baccarat.RoundSettled" in done["events"]
+    after = t.show("alice")
+    assert after["expected"]["commands"] == [] and after["seq"] == done["last_seq"]
+    results = {r["player"]: r for r in after["view"]["results"]}
+    assert set(results) == {"alice"}  # a player sees their own wagers only
+    assert _balance(runtime, "alice") == alice - 1_000 + results["alice"]["paid"]
+    assert _balance(runtime, "bruno") != bruno
+    public = t.show()
+    assert public["audience"]["role"] == "public"
+
+
+def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Runtime) -> None:
+    t = Table(client, "csp-1")
+    alice = _balance(runtime, "alice")
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
+    t.ok("bruno", {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 2_000})
+    dealt = t.ok("dealer", {"type": "caribbean.CloseBetting"})
+    assert dealt["phase"] == "deciding"
+    due = t.show("alice")["expected"]["due"]
+    assert [(d["kind"], d["position"], d["player"]) for d in due] == [
+        ("decision", 1, "alice"),
+        ("decision", 2, "bruno"),
+    ]
+    # CSP-6.5: a player sees their own five cards and the dealer's up card, not another box
+    view = t.show("alice")["view"]
+    assert view["type"].startswith("caribbean.")
+    t.ok("alice", {"type": "caribbean.Raise", "box": 1, "player": "alice", "amount": 2_000})
+    settled = t.ok("bruno", {"type": "caribbean.Fold", "box": 2, "player": "bruno"})
+    assert settled["phase"] == "settled"  # the showdown is the service's (CSP-6.8)
+    assert _balance(runtime, "alice") != alice
+    assert t.show("supervisor")["expected"]["due"] == []
+
+
+def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient) -> None:
+    t = Table(client, "bac-live")
+    t.ok("dealer", {"type": "tables.OpenShoe"})
+    t.ok(
+        "dealer",
+        {"type": "baccarat.Cut", "cutter": "dealer", "cutter_id": "dealer", "position": 100},
+    )
+    t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})  # BAC-2.1: one per deck
+    t.ok("dealer", OPEN_BACCARAT)  # the demonstration round (BAC-2.2): cards, no wagers
+    for card in ("2s", "3s", "4s", "5s"):
+        t.ok("dealer", {"type": "baccarat.DealCard", "card": card})
+    t.ok("dealer", OPEN_BACCARAT)
+    t.ok("alice", _wager("alice", 1, "banker", 1_000))
+    t.ok("dealer", {"type": "baccarat.CloseBetting"})
+    # BAC-10: a card to the wrong slot is refused and flagged; a supervisor must act
+    flagged = t.ok("dealer", {"type": "baccarat.DealCard", "card": "2h", "slot": "B3"})
+    assert flagged["events"] == ["baccarat.CardRefused"]
+    assert [d["kind"] for d in t.show("dealer")["expected"]["due"]] == ["supervisor"]
+    correct = {"type": "baccarat.Correct", "supervisor": "supervisor", "reason": "wrong slot"}
+    t.refused("dealer", {**correct, "action": "withdraw"}, 403, "api.role_cannot_issue")
+    other = {**correct, "supervisor": "someone-else", "action": "withdraw"}
+    t.refused("supervisor", other, 403, "api.acts_for_another")
+    t.ok("supervisor", {**correct, "action": "withdraw"})
+    assert [d["kind"] for d in t.show("dealer")["expected"]["due"]] == ["card"]
+    # an unreadable card never reaches the round (the codec refuses it, BAC-1)
+    t.refused("dealer", {"type": "baccarat.DealCard", "card": "Zz"}, 422, "core.codec_bad_card")
+    audit = client.get("/api/tables/bac-live/recall?last=2", headers=t.as_("supervisor"))
+    assert audit.status_code == 200, audit.text
+
+
+def test_nobody_acts_for_another(client: TestClient) -> None:
+    t = Table(client, "csp-1")
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.ok("bruno", {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 1_000})
+    error = t.refused(
+        "alice",
+        {"type": "caribbean.PlaceAnte", "box": 3, "player": "bruno", "amount": 1_000},
+        403,
+        "api.acts_for_another",
+    )
+    assert error["params"]["other"] == "bruno"
+    # another player's box: the round refuses it by the law (the box is bruno's)
+    response = t.send(
+        "alice", {"type": "caribbean.PlaceAnte", "box": 2, "player": "alice", "amount": 1_000}
+    )
+    assert response.status_code == 409 and response.json()["error"]["rule"]
+
+
+def test_dealers_move_cards_never_money(client: TestClient) -> None:
+    t = Table(client, "bac-1")
+    t.ok("dealer", OPEN_BACCARAT)
+    t.refused("dealer", _wager("dealer", 1, "banker", 1_000), 403, "api.role_cannot_issue")
+    t.refused("dealer", {"type": "baccarat.Settle"}, 403, "api.service_only")
+    t.refused("supervisor", {"type": "baccarat.Settle"}, 403, "api.service_only")
+    t.refused("admin", {"type": "baccarat.CloseBetting"}, 403, "api.role_cannot_issue")
+    t.refused("alice", {"type": "baccarat.CloseBetting"}, 403, "api.role_cannot_issue")
+    t.refused("admin", _wager("admin", 1, "banker", 1_000), 403, "api.role_cannot_issue")
+
+
+def test_idempotency(client: TestClient, runtime: Runtime) -> None:
+    t = Table(client, "bac-1")
+    t.ok("dealer", OPEN_BACCARAT)
+    alice = _balance(runtime, "alice")
+    first = t.send("alice", _wager("alice", 1, "banker", 1_000), key="slip-1")
+    again = t.send("alice", _wager("alice", 1, "banker", 1_000), key="slip-1")
+    assert first.status_code == again.status_code == 200
+    assert first.json() == again.json()
+    assert _balance(runtime, "alice") == alice - 1_000  # applied once
+    altered = t.send("alice", _wager("alice", 1, "banker", 2_000), key="slip-1")
+    assert altered.status_code == 409
+    assert altered.json()["error"]["key"] == "tables.idempotency_mismatch"
+    assert _balance(runtime, "alice") == alice - 1_000
+
+
+def test_a_bet_slip_is_all_or_nothing(client: TestClient, runtime: Runtime) -> None:
+    t = Table(client, "bac-1")
+    t.ok("dealer", OPEN_BACCARAT)
+    alice = _balance(runtime, "alice")
+    slip = [_wager("alice", 1, "banker", 1_000), _wager("alice", 1, "tie", 10**9)]
+    body = {"idempotency_key": "slip", "commands": slip}
+    refused = client.post("/api/tables/bac-1/commands", json=body, headers=t.as_("alice"))
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["rule"]  # out of the table's limits
+    assert _balance(runtime, "alice") == alice
+    body = {"idempotency_key": "slip-2", "commands": slip[:1] * 2}
+    accepted = client.post("/api/tables/bac-1/commands", json=body, headers=t.as_("alice"))
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["events"] == ["baccarat.WagerPlaced", "baccarat.WagerPlaced"]
+    assert _balance(runtime, "alice") == alice - 2_000
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "key"),
+    [
+        ({"idempotency_key": "a"}, 422, "api.command_or_commands"),
+        ({"command": {"type": "tables.OpenShoe"}}, 422, "server.invalid_request"),
+        (
+            {"idempotency_key": "a", "command": {"type": "nope.Nope"}},
+            422,
+            "core.codec_unknown_type",
+        ),
+        ({"idempotency_key": "a", "command": {"type": "core.Meter"}}, 400, "core.not_a_command"),
+        (
+            {"idempotency_key": "a", "command": {"type": "caribbean.Showdown"}},
+            403,
+            "api.service_only",
+        ),
+        (
+            {"idempotency_key": "a", "command": {"type": "tables.OpenRound", "zz": 1}},
+            422,
+            "core.codec_extra_field",
+        ),
+        (
+            {"idempotency_key": "a", "command": {"type": "tables.ReportFault"}},
+            422,
+            "core.codec_missing_field",
+        ),
+        (
+            {"idempotency_key": "a", "command": {"type": "tables.ReportFault", "reason": 5}},
+            422,
+            "core.codec_wrong_value",
+        ),
+        (
+            {"idempotency_key": "", "command": {"type": "tables.OpenShoe"}},
+            422,
+            "server.invalid_request",
+        ),
+        ([1, 2], 422, "server.invalid_request"),
+    ],
+)
+def test_bad_input_is_a_4xx_json(client: TestClient, body: Any, status: int, key: str) -> None:
+    headers = login(client, "dealer")
+    response = client.post("/api/tables/bac-1/commands", json=body, headers=headers)
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["key"] == key
+
+
+def test_malformed_json_unknown_table_and_anonymous(client: TestClient) -> None:
+    headers = {**login(client, "dealer"), "Content-Type": "application/json"}
+    response = client.post("/api/tables/bac-1/commands", content=b"{not json", headers=headers)
+    assert response.status_code == 422 and response.json()["error"]["key"]
+    body = {"idempotency_key": "a", "command": {"type": "tables.OpenRound"}}
+    response = client.post("/api/tables/nowhere/commands", json=body, headers=headers)
+    assert response.status_code == 404 and response.json()["error"]["key"]
+    assert client.get("/api/tables/nowhere").status_code == 404
+    response = client.post("/api/tables/bac-1/commands", json=body)
+    assert response.status_code == 401
+    response = client.get("/api/tables/bac-1/recall", headers=login(client, "alice"))
+    assert response.status_code == 403
+
+
+def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtime: Runtime) -> None:
+    sup = login(client, "supervisor")
+    t = Table(client, "csp-1")
+    assert (
+        client.post(
+            "/api/tables/csp-1/close", json={"reason": "x"}, headers=t.as_("dealer")
+        ).status_code
+        == 403
+    )
+    response = client.post("/api/tables/csp-1/close", json={"reason": "break"}, headers=sup)
+    assert response.status_code == 200 and response.json()["status"] == "closed"
+    t.refused("dealer", {"type": "tables.OpenRound"}, 409, "tables.table_closed")
+    assert (
+        client.post("/api/tables/csp-1/open", json={"reason": ""}, headers=sup).status_code == 422
+    )
+    response = client.post("/api/tables/csp-1/open", json={"reason": "back"}, headers=sup)
+    assert response.status_code == 200 and response.json()["status"] == "open"
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    actions = runtime.store.read(lambda tx: [a.action for a in tx.audit_entries()])
+    assert "table close" in actions and "table open" in actions
+
+
+def test_the_openapi_document_describes_every_command(client: TestClient) -> None:
+    from macau_tables import codec
+    from macau_tables.server.schemas import client_commands, component_name
+
+    spec = client.get("/openapi.json").json()
+    components = spec["components"]["schemas"]
+    for cls in client_commands():
+        name = codec.type_name(cls)
+        schema = components[component_name(name)]
+        assert schema["properties"]["type"]["const"] == name
+        assert schema["additionalProperties"] is False
+    place = components["BaccaratPlaceWager"]
+    assert place["properties"]["kind"]["enum"][:2] == ["player", "banker"]
+    assert place["properties"]["area"]["properties"]["seated"] == {"type": "boolean"}
+    assert "CaribbeanShowdown" not in components  # the service's own: no client sends it
+    body = spec["paths"]["/api/tables/{table_id}/commands"]["post"]["requestBody"]
+    assert body["required"] is True
