@@ -181,6 +181,8 @@ BAD_CASH: list[tuple[dict[str, Any], int, str]] = [
     ({"reason": ""}, 422, "server.invalid_request"),
     ({"reason": "   "}, 422, "admin.reason_required"),
     ({"reason": None}, 422, "server.invalid_request"),
+    ({"player": "a\x00b"}, 422, "server.invalid_request"),  # PostgreSQL cannot hold a NUL
+    ({"reason": "why\x00"}, 422, "server.invalid_request"),
 ]
 
 
@@ -353,6 +355,8 @@ BAD_QUERIES: list[tuple[str, str]] = [
     ("/api/audit/log?limit=abc", "server.invalid_request"),
     ("/api/reports/daily?day=0001-01-01", "admin.day_out_of_range"),
     ("/api/audit/archive?day=9999-12-31", "admin.day_out_of_range"),
+    ("/api/audit/log?action=%00", "server.invalid_request"),
+    ("/api/meters/m%00", "server.invalid_request"),
 ]
 
 

@@ -95,7 +95,14 @@ Day = Annotated[
         examples=["2026-01-05"],
     ),
 ]
-MeterId = Annotated[str, PathParam(min_length=1, max_length=100)]
+NAME: Final = r"^[^\x00-\x1f\x7f]+$"
+"""An id or a name: no control characters (PostgreSQL cannot even compare a NUL)."""
+TEXT: Final = r"^[^\x00]*$"
+"""A free text (a reason, a key): anything but NUL."""
+
+MeterId = Annotated[str, PathParam(min_length=1, max_length=100, pattern=NAME)]
+Name = Annotated[StrictStr, Field(min_length=1, max_length=100, pattern=NAME)]
+Reason = Annotated[StrictStr, Field(min_length=1, max_length=500, pattern=TEXT)]
 
 
 def _reason(text: str) -> str:
@@ -157,10 +164,10 @@ class CashRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    player: StrictStr = Field(min_length=1, max_length=100)
+    player: Name
     amount: StrictInt = Field(gt=0, le=10**15)
-    reason: StrictStr = Field(min_length=1, max_length=500)
-    idempotency_key: StrictStr = Field(min_length=1, max_length=200)
+    reason: Reason
+    idempotency_key: StrictStr = Field(min_length=1, max_length=200, pattern=TEXT)
 
 
 class CashDone(BaseModel):
@@ -340,8 +347,10 @@ class MeterParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     seed: StrictInt | None = Field(default=None, ge=0, le=10**15)
-    params: dict[str, StrictInt | StrictStr] | None = None
-    reason: StrictStr = Field(min_length=1, max_length=500)
+    params: (
+        dict[Name, StrictInt | Annotated[StrictStr, Field(max_length=200, pattern=TEXT)]] | None
+    ) = Field(default=None, max_length=20)
+    reason: Reason
 
 
 @router.post("/api/meters/{meter_id}/params", summary="Change a meter's seed or parameters (admin)")
@@ -605,8 +614,8 @@ def audit_log(
     runtime: RuntimeDep,
     who: Admin,
     limit: Annotated[int, Query(ge=1, le=AUDIT_LOG_MAX)] = 100,
-    action: Annotated[str | None, Query(max_length=100)] = None,
-    table: Annotated[str | None, Query(max_length=100)] = None,
+    action: Annotated[str | None, Query(max_length=100, pattern=NAME)] = None,
+    table: Annotated[str | None, Query(max_length=100, pattern=NAME)] = None,
 ) -> AuditLog:
     """The last ``limit`` entries of the audit log (of one ``action`` / ``table`` if given)."""
     entries = runtime.store.read(lambda tx: tx.audit_entries(table_id=table, action=action))
