@@ -1,0 +1,462 @@
+"""Users and security (issue 10, item 2 and the security tests of item 5), on SQLite and
+PostgreSQL: argon2 passwords, bearer tokens and cookie sessions (HttpOnly, SameSite=Strict,
+Secure over TLS), CSRF on every state-changing request of a cookie session, expiry, login
+throttling held in the store, disabled users, users' administration audited with who and why,
+``authenticate_websocket`` and ``record_action``."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from fastapi import Depends, FastAPI, WebSocket
+from fastapi.testclient import TestClient
+from tests.server.conftest import PASSWORD, login
+
+from macau_tables.errors import AuthError
+from macau_tables.server import auth
+from macau_tables.server.principal import Principal, UserRole
+from macau_tables.server.runtime import Runtime
+from macau_tables.store import Store
+from macau_tables.store import users_ops as ops
+
+
+def _token(client: TestClient, name: str) -> str:
+    response = client.post("/api/auth/token", json={"name": name, "password": PASSWORD[name]})
+    assert response.status_code == 200, response.text
+    token: str = response.json()["token"]
+    return token
+
+
+def _key(response: Any) -> str:
+    key: str = response.json()["error"]["key"]
+    return key
+
+
+def _cookie_login(client: TestClient, name: str) -> str:
+    response = client.post("/api/auth/login", json={"name": name, "password": PASSWORD[name]})
+    assert response.status_code == 200, response.text
+    csrf: str = response.json()["csrf_token"]
+    return csrf
+
+
+# -- bearer tokens --------------------------------------------------------------------------------
+
+
+def test_a_token_names_its_user_role_and_expiry(client: TestClient, runtime: Runtime) -> None:
+    response = client.post(
+        "/api/auth/token", json={"name": "dealer", "password": PASSWORD["dealer"]}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["role"] == "dealer"
+    expected = runtime.clock.now() + timedelta(seconds=runtime.settings.session_seconds)
+    assert body["expires"].startswith(expected.strftime("%Y-%m-%dT%H:%M:%S"))
+    me = client.get("/api/auth/me", headers={"Authorization": f"Bearer {body['token']}"})
+    assert me.json() == {"name": "dealer", "role": "dealer", "via": "token", "csrf_token": None}
+
+
+def test_the_store_keeps_no_secret(client: TestClient, store: Store) -> None:
+    token = _token(client, "alice")
+    record = store.read(lambda tx: ops.user(tx, "alice"))
+    assert record is not None
+    assert record.password_hash.startswith("$argon2id$")
+    assert PASSWORD["alice"] not in record.password_hash
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    session = store.read(lambda tx: ops.session(tx, digest))
+    assert session is not None and session.kind == "token"
+    assert store.read(lambda tx: ops.session(tx, token)) is None  # only its hash is a key
+
+
+def test_a_wrong_password_and_an_unknown_user_are_refused_alike(client: TestClient) -> None:
+    wrong = client.post("/api/auth/token", json={"name": "alice", "password": "not-hers-1234"})
+    nobody = client.post("/api/auth/token", json={"name": "nobody", "password": "whatever-123"})
+    for response in (wrong, nobody):
+        assert response.status_code == 401
+        assert _key(response) == "auth.bad_credentials"
+        assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Basic YWxpY2U6eA==", "Bearer", "Bearer not-a-token", "bearer  "],
+)
+def test_bad_authorization_headers_are_401(client: TestClient, header: str) -> None:
+    response = client.get("/api/auth/me", headers={"Authorization": header})
+    assert response.status_code == 401
+    assert _key(response) in {"auth.unauthenticated", "auth.session_unknown"}
+
+
+def test_no_credentials_is_401(client: TestClient) -> None:
+    response = client.get("/api/auth/me")
+    assert response.status_code == 401
+    assert _key(response) == "auth.unauthenticated"
+
+
+def test_sessions_expire(client: TestClient, runtime: Runtime) -> None:
+    headers = login(client, "supervisor")
+    assert client.get("/api/auth/me", headers=headers).status_code == 200
+    runtime.clock.advance(runtime.settings.session_seconds - 1)  # type: ignore[attr-defined]
+    assert client.get("/api/auth/me", headers=headers).status_code == 200
+    runtime.clock.advance(1)  # type: ignore[attr-defined]
+    response = client.get("/api/auth/me", headers=headers)
+    assert response.status_code == 401
+    assert _key(response) == "auth.session_expired"
+    assert "expired" in response.json()["error"]["params"]
+
+
+def test_logout_ends_a_token(client: TestClient) -> None:
+    headers = login(client, "bruno")
+    assert client.post("/api/auth/logout", headers=headers).status_code == 200
+    response = client.get("/api/auth/me", headers=headers)
+    assert response.status_code == 401
+    assert _key(response) == "auth.session_unknown"
+
+
+# -- cookie sessions and CSRF ---------------------------------------------------------------------
+
+
+def test_the_session_cookie_is_httponly_and_samesite_strict(client: TestClient) -> None:
+    response = client.post("/api/auth/login", json={"name": "alice", "password": PASSWORD["alice"]})
+    assert response.status_code == 200, response.text
+    cookie = response.headers["set-cookie"].lower()
+    assert cookie.startswith(auth.SESSION_COOKIE + "=")
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+    assert "secure" not in cookie  # plain HTTP (the test client's)
+    body = response.json()
+    assert body["name"] == "alice" and body["role"] == "player" and len(body["csrf_token"]) == 64
+    me = client.get("/api/auth/me")
+    assert me.json()["via"] == "cookie" and me.json()["csrf_token"] == body["csrf_token"]
+
+
+def test_the_session_cookie_is_secure_over_tls(runtime: Runtime) -> None:
+    from macau_tables.server.app import create_app
+
+    with TestClient(create_app(runtime), base_url="https://testserver") as tls:
+        response = tls.post(
+            "/api/auth/login", json={"name": "bruno", "password": PASSWORD["bruno"]}
+        )
+        assert response.status_code == 200, response.text
+        assert "secure" in response.headers["set-cookie"].lower()
+
+
+def test_a_cookie_session_s_state_changes_need_the_csrf_token(client: TestClient) -> None:
+    csrf = _cookie_login(client, "alice")
+    missing = client.post("/api/auth/logout")
+    assert missing.status_code == 403 and _key(missing) == "auth.csrf_missing"
+    wrong = client.post("/api/auth/logout", headers={auth.CSRF_HEADER: "0" * 64})
+    assert wrong.status_code == 403 and _key(wrong) == "auth.csrf_mismatch"
+    latin = "ü".encode("latin-1")  # not ASCII
+    other = client.post("/api/auth/logout", headers={auth.CSRF_HEADER: latin})  # type: ignore[dict-item]
+    assert other.status_code == 403 and _key(other) == "auth.csrf_mismatch"
+    assert client.get("/api/auth/me").status_code == 200  # reads need no token; nothing changed
+    ok = client.post("/api/auth/logout", headers={auth.CSRF_HEADER: csrf})
+    assert ok.status_code == 200, ok.text
+    after = client.get("/api/auth/me")
+    assert after.status_code == 401  # the cookie is cleared (and the session ended)
+
+
+def test_the_csrf_token_may_come_as_a_form_field(client: TestClient, store: Store) -> None:
+    csrf = _cookie_login(client, "alice")
+    secret = client.cookies[auth.SESSION_COOKIE]
+    ok = client.post("/api/auth/logout", data={auth.CSRF_FIELD: csrf})
+    assert ok.status_code == 200, ok.text
+    digest = hashlib.sha256(secret.encode()).hexdigest()
+    assert store.read(lambda tx: ops.session(tx, digest)) is None
+
+
+def test_a_session_cookie_is_not_a_bearer_token_nor_the_reverse(client: TestClient) -> None:
+    _cookie_login(client, "alice")
+    secret = client.cookies[auth.SESSION_COOKIE]
+    client.cookies.clear()
+    as_bearer = client.get("/api/auth/me", headers={"Authorization": f"Bearer {secret}"})
+    assert as_bearer.status_code == 401 and _key(as_bearer) == "auth.session_unknown"
+    token = _token(client, "bruno")
+    client.cookies.set(auth.SESSION_COOKIE, token)
+    as_cookie = client.get("/api/auth/me")
+    assert as_cookie.status_code == 401 and _key(as_cookie) == "auth.session_unknown"
+
+
+def test_a_login_form_may_redirect_to_a_page_of_this_site_only(client: TestClient) -> None:
+    form = {"name": "alice", "password": PASSWORD["alice"], "next": "/tables/bac-1"}
+    response = client.post("/api/auth/login", data=form, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/tables/bac-1"
+    assert auth.SESSION_COOKIE in response.headers["set-cookie"]
+    for elsewhere in ("//evil.example/x", "https://evil.example/", "javascript:alert(1)"):
+        form["next"] = elsewhere
+        response = client.post("/api/auth/login", data=form, follow_redirects=False)
+        assert response.status_code == 200, elsewhere  # the JSON answer, no redirect
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type"),
+    [
+        (b"{not json", "application/json"),
+        (b"[1, 2]", "application/json"),
+        (b'{"name": "alice"}', "application/json"),
+        (b'{"name": 5, "password": "x"}', "application/json"),
+        (b"name=alice", "application/x-www-form-urlencoded"),
+    ],
+)
+def test_an_unreadable_login_is_422(client: TestClient, content: bytes, content_type: str) -> None:
+    response = client.post(
+        "/api/auth/login", content=content, headers={"Content-Type": content_type}
+    )
+    assert response.status_code == 422
+    assert _key(response) == "auth.login_unreadable"
+
+
+# -- throttling -----------------------------------------------------------------------------------
+
+
+def test_five_failures_for_a_name_throttle_it_until_the_window_passes(
+    client: TestClient, runtime: Runtime
+) -> None:
+    for _ in range(runtime.settings.login_attempts):
+        bad = client.post("/api/auth/token", json={"name": "alice", "password": "wrong-password"})
+        assert bad.status_code == 401
+    runtime.clock.advance(60)  # type: ignore[attr-defined]
+    refused = client.post("/api/auth/token", json={"name": "alice", "password": PASSWORD["alice"]})
+    assert refused.status_code == 429 and _key(refused) == "auth.throttled"
+    wait = runtime.settings.login_window_seconds - 60
+    assert refused.headers["retry-after"] == str(wait)
+    assert refused.json()["error"]["params"]["retry_after"] == wait
+    runtime.clock.advance(wait)  # type: ignore[attr-defined]
+    assert _token(client, "alice")
+
+
+def test_throttling_counts_a_name_from_every_address_and_every_process(
+    runtime: Runtime, store: Store
+) -> None:
+    """The failures are in the store: another server process (here another address and the
+    bare ``sign_in`` on the same database) sees them."""
+    now = runtime.clock.now
+    for i in range(5):
+        with pytest.raises(AuthError) as failed:
+            auth.sign_in(store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now)
+        assert failed.value.key == "auth.bad_credentials"
+    with pytest.raises(AuthError) as refused:
+        auth.sign_in(store, "bruno", PASSWORD["bruno"], address="10.9.9.9", clock=now)
+    assert refused.value.key == "auth.throttled"
+
+
+def test_throttling_counts_an_address_across_names(client: TestClient, runtime: Runtime) -> None:
+    for name in ("ann", "ben", "cat", "dan", "eve"):
+        bad = client.post("/api/auth/token", json={"name": name, "password": "guessing-123"})
+        assert bad.status_code == 401
+    refused = client.post("/api/auth/login", json={"name": "alice", "password": PASSWORD["alice"]})
+    assert refused.status_code == 429 and _key(refused) == "auth.throttled"
+
+
+def test_a_success_forgets_the_name_s_failures(client: TestClient) -> None:
+    for _ in range(4):
+        client.post("/api/auth/token", json={"name": "dealer", "password": "wrong-password"})
+    assert _token(client, "dealer")
+    for _ in range(4):
+        client.post("/api/auth/token", json={"name": "dealer", "password": "wrong-password"})
+    assert _token(client, "dealer")  # 8 failures, but never 5 since the last success
+
+
+# -- users' administration ------------------------------------------------------------------------
+
+
+def test_an_admin_creates_a_user_with_a_reason_audited(client: TestClient, store: Store) -> None:
+    admin = login(client, "admin")
+    new = {"name": "carol", "role": "player", "password": "carol-secret-1", "reason": "new member"}
+    created = client.post("/api/admin/users", json=new, headers=admin)
+    assert created.status_code == 201, created.text
+    assert created.json()["role"] == "player" and created.json()["created_by"] == "admin"
+    assert store.read(lambda tx: tx.player("carol")) is not None  # her wallet
+    entry = store.read(lambda tx: tx.audit_entries(action="user_add"))[-1]
+    assert (entry.actor, entry.reason) == ("admin", "new member")
+    assert entry.detail == {"name": "carol", "role": "player"}
+    token = client.post("/api/auth/token", json={"name": "carol", "password": "carol-secret-1"})
+    assert token.status_code == 200 and token.json()["role"] == "player"
+    listed = client.get("/api/admin/users", headers=admin).json()
+    assert "carol" in [u["name"] for u in listed]
+    assert all("password" not in str(u) for u in listed)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "key"),
+    [
+        ({"name": "alice", "role": "player", "password": "long-enough-1"}, 409, "auth.user_exists"),
+        ({"name": "bad name", "role": "dealer", "password": "long-enough-1"}, 422, "auth.bad_name"),
+        ({"name": "dave", "role": "dealer", "password": "short"}, 422, "auth.password_too_short"),
+        ({"name": "dave", "role": "owner", "password": "long-enough-1"}, 422, None),
+    ],
+)
+def test_bad_users_are_refused_and_nothing_is_written(
+    client: TestClient, store: Store, body: dict[str, str], status: int, key: str | None
+) -> None:
+    admin = login(client, "admin")
+    before = store.read(ops.users)
+    response = client.post("/api/admin/users", json={**body, "reason": "x"}, headers=admin)
+    assert response.status_code == status, response.text
+    if key is not None:
+        assert _key(response) == key
+    assert store.read(ops.users) == before
+
+
+def test_a_disabled_user_is_refused_and_signed_out(client: TestClient, store: Store) -> None:
+    admin = login(client, "admin")
+    alice = login(client, "alice")
+    no_reason = client.post("/api/admin/users/alice/disable", json={}, headers=admin)
+    assert no_reason.status_code == 422
+    done = client.post(
+        "/api/admin/users/alice/disable", json={"reason": "self-exclusion"}, headers=admin
+    )
+    assert done.status_code == 200 and done.json()["disabled"] is True
+    assert client.get("/api/auth/me", headers=alice).status_code == 401
+    again = client.post("/api/auth/token", json={"name": "alice", "password": PASSWORD["alice"]})
+    assert again.status_code == 403 and _key(again) == "auth.user_disabled"
+    entry = store.read(lambda tx: tx.audit_entries(action="user_disable"))[-1]
+    assert (entry.actor, entry.reason, entry.detail["name"]) == ("admin", "self-exclusion", "alice")
+    assert entry.detail["role"] == "admin"
+    enabled = client.post("/api/admin/users/alice/enable", json={"reason": "ended"}, headers=admin)
+    assert enabled.status_code == 200
+    assert _token(client, "alice")
+    unknown = client.post("/api/admin/users/nobody/disable", json={"reason": "x"}, headers=admin)
+    assert unknown.status_code == 404 and _key(unknown) == "auth.user_unknown"
+
+
+def test_only_an_admin_administers_users(client: TestClient) -> None:
+    for name in ("supervisor", "dealer", "alice"):
+        response = client.get("/api/admin/users", headers=login(client, name))
+        assert response.status_code == 403 and _key(response) == "auth.forbidden"
+
+
+def test_create_user_refuses_bad_input(store: Store) -> None:
+    for name, role, password, key in (
+        ("", UserRole.DEALER, "long-enough-1", "auth.bad_name"),
+        ("x" * 101, UserRole.DEALER, "long-enough-1", "auth.bad_name"),
+        ("erin", "croupier", "long-enough-1", "auth.bad_role"),
+        ("erin", UserRole.DEALER, "1234567", "auth.password_too_short"),
+    ):
+        with pytest.raises(AuthError) as refused:
+            auth.create_user(store, name, role, password)  # type: ignore[arg-type]
+        assert refused.value.key == key
+    assert store.read(ops.users) == []
+
+
+def test_a_password_hashed_with_old_parameters_is_rehashed_at_login(
+    client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    weak = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    monkeypatch.setattr(auth, "PASSWORD_HASHER", weak)
+    auth.create_user(store, "frank", UserRole.DEALER, "frank-secret-1", actor="admin")
+    old = store.read(lambda tx: ops.user(tx, "frank"))
+    stronger = PasswordHasher(time_cost=2, memory_cost=16, parallelism=1)
+    monkeypatch.setattr(auth, "PASSWORD_HASHER", stronger)
+    response = client.post("/api/auth/token", json={"name": "frank", "password": "frank-secret-1"})
+    assert response.status_code == 200
+    new = store.read(lambda tx: ops.user(tx, "frank"))
+    assert old is not None and new is not None and old.password_hash != new.password_hash
+    assert not auth.PASSWORD_HASHER.check_needs_rehash(new.password_hash)
+
+
+# -- the audit log --------------------------------------------------------------------------------
+
+
+def test_record_action_logs_who_when_why_and_details(store: Store, runtime: Runtime) -> None:
+    boss = Principal("supervisor", UserRole.SUPERVISOR, via="cookie")
+    first = auth.record_action(
+        runtime, boss, "void_round", "dealer misdeal", table_id="bac-1", round_id="r7", amount=500
+    )
+    second = store.run(
+        lambda tx: auth.record_action(
+            tx, boss, "correction", "wrong payout", role_hint=UserRole.ADMIN
+        )
+    )
+    assert second > first
+    entries = {e.id: e for e in store.read(lambda tx: tx.audit_entries())}
+    one, two = entries[first], entries[second]
+    assert (one.actor, one.action, one.table_id, one.reason) == (
+        "supervisor",
+        "void_round",
+        "bac-1",
+        "dealer misdeal",
+    )
+    assert one.detail == {"role": "supervisor", "via": "cookie", "round_id": "r7", "amount": 500}
+    assert one.at.tzinfo is not None
+    assert two.detail["role_hint"] == "admin" and two.table_id is None
+
+
+# -- WebSockets -----------------------------------------------------------------------------------
+
+
+def _socket_app(runtime: Runtime) -> FastAPI:
+    app = FastAPI()
+    app.state.runtime = runtime
+
+    @app.websocket("/ws/who")
+    async def who(websocket: WebSocket) -> None:
+        principal = await auth.authenticate_websocket(websocket)
+        await websocket.accept()
+        await websocket.send_json(None if principal is None else [principal.name, principal.via])
+        await websocket.close()
+
+    return app
+
+
+def test_a_websocket_is_authenticated_by_token_or_same_origin_cookie(
+    client: TestClient, runtime: Runtime
+) -> None:
+    token = _token(client, "dealer")
+    with TestClient(_socket_app(runtime)) as sockets:
+
+        def who(url: str = "/ws/who", **headers: str) -> Any:
+            with sockets.websocket_connect(url, headers=headers) as ws:
+                return ws.receive_json()
+
+        assert who() is None
+        assert who(authorization=f"Bearer {token}") == ["dealer", "token"]
+        assert who(f"/ws/who?token={token}") == ["dealer", "token"]
+        assert who("/ws/who?token=forged") is None
+        _cookie_login(client, "alice")
+        cookie = f"{auth.SESSION_COOKIE}={client.cookies[auth.SESSION_COOKIE]}"
+        assert who(cookie=cookie) == ["alice", "cookie"]
+        assert who(cookie=cookie, origin="http://testserver") == ["alice", "cookie"]
+        assert who(cookie=cookie, origin="https://evil.example") is None  # cross-site
+
+
+# -- the role rules -------------------------------------------------------------------------------
+
+
+def test_require_of_the_same_roles_is_one_dependency() -> None:
+    assert auth.require(UserRole.ADMIN, UserRole.SUPERVISOR) is auth.require(
+        UserRole.SUPERVISOR, UserRole.ADMIN
+    )
+    assert auth.current_principal is auth.require(*UserRole)
+    with pytest.raises(ValueError):
+        auth.require()
+
+
+def test_endpoint_rules_refuse_a_route_without_a_rule_or_with_two() -> None:
+    app = FastAPI()
+
+    @app.get("/open", dependencies=[Depends(auth.public)])
+    def open_() -> None: ...
+
+    @app.get("/staff")
+    def staff(p: Principal = Depends(auth.require(UserRole.DEALER))) -> None: ...  # noqa: B008
+
+    assert auth.endpoint_rules(app)[("GET", "/open")] is None
+    assert auth.endpoint_rules(app)[("GET", "/staff")] == {UserRole.DEALER}
+
+    @app.get("/forgotten")
+    def forgotten() -> None: ...
+
+    @app.post("/both", dependencies=[Depends(auth.public)])
+    def both(p: Principal = Depends(auth.current_principal)) -> None: ...  # noqa: B008
+
+    problems = auth.rule_problems(app)
+    assert len(problems) == 2
+    assert "GET /forgotten: no role rule" in problems[0]
+    assert "POST /both: 2 role rules" in problems[1]
+    with pytest.raises(ValueError, match="forgotten"):
+        auth.endpoint_rules(app)
