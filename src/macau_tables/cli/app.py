@@ -10,6 +10,7 @@ from . import (
     caribbean_demo,
     serve_cli,
     tables_cli,
+    users_cli,
 )
 from .apps import app
 
@@ -24,4 +25,5 @@ COMMAND_MODULES = (
     tables_cli,
     audit_cli,
     serve_cli,
+    users_cli,
 )

@@ -1,0 +1,120 @@
+"""``macau-tables user add NAME --role ROLE`` (issue 10, "Roles"): the password from standard
+input, hashed with argon2, audited; bad input refused with exit code 2 and nothing written; on
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from typer.testing import CliRunner
+
+from macau_tables.cli.app import app
+from macau_tables.server import auth
+from macau_tables.store import Store
+from macau_tables.store import users_ops as ops
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        auth, "PASSWORD_HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    )
+
+
+@pytest.fixture
+def url(database_url: str) -> Iterator[str]:
+    """A migrated, empty database's URL."""
+    with Store.open(database_url) as store:
+        store.upgrade()
+    yield database_url
+
+
+def run(*args: str, password: str | None = None) -> Any:
+    return CliRunner().invoke(app, list(args), input=password)
+
+
+def _users(url: str) -> list[ops.UserRecord]:
+    with Store.open(url) as store:
+        return store.read(ops.users)
+
+
+def test_user_add_reads_the_password_from_stdin(url: str) -> None:
+    done = run("user", "add", "dora", "--role", "dealer", "--database", url, password="s3cret-pw\n")
+    assert done.exit_code == 0, done.output
+    assert "dora (dealer) added" in done.stdout
+    (dora,) = _users(url)
+    assert (dora.name, dora.role, dora.disabled) == ("dora", "dealer", False)
+    assert dora.password_hash.startswith("$argon2") and "s3cret-pw" not in dora.password_hash
+    assert auth.PASSWORD_HASHER.verify(dora.password_hash, "s3cret-pw")
+    with Store.open(url) as store:
+        (entry,) = store.read(lambda tx: tx.audit_entries(action="user_add"))
+        signed = auth.sign_in(store, "dora", "s3cret-pw", address="127.0.0.1")
+    assert entry.actor.startswith("cli") and entry.reason == "macau-tables user add"
+    assert signed.role == "dealer"
+
+
+def test_a_player_user_gets_a_wallet(url: str) -> None:
+    done = run("user", "add", "pat", "--role", "player", "--database", url, password="pat-pw-123")
+    assert done.exit_code == 0, done.output
+    with Store.open(url) as store:
+        assert store.read(lambda tx: tx.player("pat")) is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "password", "says"),
+    [
+        (("eve", "--role", "owner"), "long-enough-1", "is not a role"),
+        (("bad name", "--role", "dealer"), "long-enough-1", "is not a user name"),
+        (("eve", "--role", "dealer"), "short\n", "at least 8 characters"),
+        (("eve", "--role", "dealer"), "", "at least 8 characters"),
+    ],
+)
+def test_bad_input_is_refused_with_exit_2_and_nothing_written(
+    url: str, args: tuple[str, ...], password: str, says: str
+) -> None:
+    refused = run("user", "add", *args, "--database", url, password=password)
+    assert refused.exit_code == 2, refused.output
+    assert refused.stderr.startswith("error: ") and says in refused.stderr
+    assert "Traceback" not in refused.output
+    assert _users(url) == []
+
+
+def test_a_name_already_used_is_refused(url: str) -> None:
+    added = run("user", "add", "dora", "--role", "admin", "--database", url, password="pw-12345678")
+    assert added.exit_code == 0, added.output
+    again = run("user", "add", "dora", "--role", "player", "--database", url, password="x" * 12)
+    assert again.exit_code == 2 and "already a user dora" in again.stderr
+    assert [u.role for u in _users(url)] == ["admin"]
+
+
+def test_a_database_not_migrated_is_refused(database_url: str) -> None:
+    refused = run(
+        "user", "add", "dora", "--role", "dealer", "--database", database_url, password="pw-1234567"
+    )
+    assert refused.exit_code == 2
+    assert "error: " in refused.stderr and "Traceback" not in refused.output
+
+
+def test_user_list_and_disable(url: str) -> None:
+    run("user", "add", "dora", "--role", "dealer", "--database", url, password="pw-12345678")
+    disabled = run("user", "disable", "dora", "--reason", "left", "--database", url)
+    assert disabled.exit_code == 0, disabled.output
+    listed = run("user", "list", "--format", "json", "--database", url)
+    assert json.loads(listed.stdout)[0] | {"created_at": None} == {
+        "name": "dora",
+        "role": "dealer",
+        "disabled": True,
+        "created_by": json.loads(listed.stdout)[0]["created_by"],
+        "created_at": None,
+    }
+    text = run("user", "list", "--database", url)
+    assert "dora" in text.stdout and "disabled" in text.stdout
+    with Store.open(url) as store:
+        (entry,) = store.read(lambda tx: tx.audit_entries(action="user_disable"))
+    assert entry.reason == "left" and entry.detail is not None and entry.detail["name"] == "dora"
+    unknown = run("user", "disable", "nobody", "--reason", "x", "--database", url)
+    assert unknown.exit_code == 2 and "no user nobody" in unknown.stderr
