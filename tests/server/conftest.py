@@ -43,7 +43,7 @@ def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def test_settings(**changes: Any) -> Settings:
+def server_settings(**changes: Any) -> Settings:
     """Settings for an in-process test: no tick thread, no request log."""
     return Settings.of({"tick_seconds": 0.0, "log_requests": False, **changes})
 
@@ -52,7 +52,7 @@ def test_settings(**changes: Any) -> Settings:
 def runtime(store: Any) -> Iterator[Runtime]:
     """A started runtime on the demonstration casino with the five users (module docstring)."""
     prepare(store, password=PASSWORD.__getitem__)
-    rt = Runtime(test_settings(), store, clock=FakeClock())
+    rt = Runtime(server_settings(), store, clock=FakeClock())
     rt.start()
     try:
         yield rt

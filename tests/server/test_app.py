@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
-from fastapi.testclient import TestClient
+import dataclasses
+import json
+import logging
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import pytest
+from fastapi.testclient import TestClient
+from tests.server.conftest import login, server_settings
+from tests.server.serving import wait_for
+
+from macau_tables.caribbean.actions import CloseBetting as CaribbeanClose
+from macau_tables.caribbean.actions import PlaceAnte
+from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation
+from macau_tables.server.app import create_app
+from macau_tables.server.errors import STATUS_BY_KEY, status_for
 from macau_tables.server.runtime import Runtime
+from macau_tables.server.settings import Settings
+from macau_tables.store import Store
+from macau_tables.tables.bots import Bots
+from macau_tables.tables.clock import FakeClock
+from macau_tables.tables.model import OpenRound
 
 
 def test_healthz_answers(client: TestClient) -> None:
@@ -31,3 +51,220 @@ def test_an_unknown_path_is_a_404_in_the_refusal_shape(client: TestClient) -> No
     error = response.json()["error"]
     assert error["key"] == "server.not_found"
     assert set(error) == {"key", "params", "text", "rule"}
+
+
+# -- the runtime ------------------------------------------------------------------------------
+
+
+def test_the_tick_issues_the_decision_time_out(runtime: Runtime) -> None:
+    """CSP-6.4: an absent player's hand is folded when the decision time runs out — issued by
+    the runtime's tick, not by a client."""
+    service = runtime.service("csp-1")
+    service.submit_all(
+        [OpenRound(), PlaceAnte(1, "alice", 1_000), CaribbeanClose()],
+        idempotency_key="t-open",
+        actor="dealer",
+    )
+    assert service.expected() is not None and service.expected().phase == "deciding"
+    assert runtime.tick() == []  # nothing ripe yet
+    clock = runtime.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(31)
+    issued = runtime.tick()
+    assert [s.phase for s in issued] == ["settled"]  # folded by the clock, then settled
+    assert "caribbean.DecisionMade" in issued[0].events
+    assert service.round.is_over
+    accepted = runtime.counters.snapshot()["accepted"]
+    assert accepted[("csp-1", "DecisionTimeout")] == 1
+
+
+def test_played_rounds_and_refusals_are_counted_on_metrics(
+    client: TestClient, runtime: Runtime
+) -> None:
+    service = runtime.service("bac-1")
+    played = Bots(service, ["alice", "bruno"], seed=7).play(2)
+    with pytest.raises(MacauTablesError):
+        service.submit(CaribbeanClose(), idempotency_key="t-bad", actor="dealer")
+    client.get("/healthz")
+    text = client.get("/metrics").text
+    settled = 2 - played.voided
+    assert f'macau_tables_rounds_settled_total{{table="bac-1"}} {float(settled)}' in text
+    assert 'macau_tables_commands_accepted_total{command="OpenRound",table="bac-1"} 2.0' in text
+    assert re.search(
+        r'macau_tables_commands_refused_total\{key="[a-z_.]+",table="bac-1"\} 1\.0', text
+    )
+    assert (
+        'macau_tables_request_seconds_count{method="GET",route="/healthz",status="200"} 1.0' in text
+    )
+
+
+def test_a_table_held_by_another_process_is_refused_then_taken_over(
+    runtime: Runtime, store: Store
+) -> None:
+    other = Runtime(server_settings(), store, clock=FakeClock(), owner="elsewhere:1:serve")
+    other.start()
+    try:
+        assert other.table_ids() == []
+        assert other.elsewhere() == {t: "tables.leased" for t in ("bac-1", "bac-live", "csp-1")}
+        with pytest.raises(MacauTablesError) as held:
+            other.service("bac-1")
+        assert held.value.key == "server.table_elsewhere" and status_for(held.value) == 409
+        with pytest.raises(MacauTablesError) as unknown:
+            other.service("bac-9")
+        assert unknown.value.key == "server.table_unknown" and status_for(unknown.value) == 404
+        assert other.ready() == ["server.no_tables"]
+
+        runtime.stop()  # the holder stops: its leases are released
+        other.tick()
+        assert other.table_ids() == ["bac-1", "bac-live", "csp-1"]
+        assert other.ready() == []
+    finally:
+        other.stop()
+
+
+def test_a_runtime_that_lost_its_lease_stops_serving_the_table(
+    runtime: Runtime, store: Store
+) -> None:
+    store.run(lambda tx: tx.release_lease("bac-1", runtime.owner))
+    until = datetime.now(UTC) + timedelta(minutes=5)
+    assert store.run(lambda tx: tx.acquire_lease("bac-1", "thief:1:x", until=until))
+    clock = runtime.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(3600)  # past the half-life: the tick renews, and finds the lease taken
+    runtime.tick()
+    assert runtime.table_ids() == ["bac-live", "csp-1"]
+    assert runtime.elsewhere() == {"bac-1": "tables.leased"}
+
+
+def test_meter_changes_fan_out_to_subscribers_and_the_gauge(
+    runtime: Runtime, store: Store, client: TestClient
+) -> None:
+    seen: list[tuple[str, int]] = []
+    listener = runtime.subscribe_meters(lambda m, a: seen.append((m, a)))
+    store.run(lambda tx: tx.adjust_meter("m-caribbean", 500, actor="test", reason="fan-out"))
+    wait_for("the meter change", lambda: ("m-caribbean", 1_000_500) in seen)
+    assert runtime.meters()["m-caribbean"] == 1_000_500
+    assert (
+        'macau_tables_meter_amount{meter="m-caribbean"} 1.0005e+06' in client.get("/metrics").text
+    )
+    listener.close()
+    store.run(lambda tx: tx.adjust_meter("m-caribbean", 1, actor="test", reason="fan-out"))
+    wait_for("the gauge", lambda: runtime.meters()["m-caribbean"] == 1_000_501)
+    assert ("m-caribbean", 1_000_501) not in seen
+
+
+def test_readyz_is_503_when_the_runtime_does_not_serve(
+    client: TestClient, runtime: Runtime
+) -> None:
+    runtime.stop()
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "not ready", "problems": ["server.not_started"]}
+    assert client.get("/healthz").status_code == 200
+
+
+# -- refusals ---------------------------------------------------------------------------------
+
+
+def test_malformed_json_is_a_422_in_the_refusal_shape(client: TestClient) -> None:
+    response = client.post(
+        "/api/auth/token", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["key"] == "server.invalid_request" and error["rule"] is None
+    assert error["text"].startswith("the request cannot be read")
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(client: TestClient) -> None:
+    response = client.post(
+        "/api/auth/token",
+        content=b"x" * (server_settings().body_limit_bytes + 1),
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.json()["error"]["key"] == "server.body_too_large"
+
+
+def test_a_wrong_method_is_a_405_in_the_refusal_shape(client: TestClient) -> None:
+    response = client.delete("/healthz")
+    assert response.status_code == 405
+    assert response.json()["error"]["key"] == "server.method_not_allowed"
+
+
+def test_refusals_speak_traditional_chinese_when_asked(client: TestClient) -> None:
+    response = client.get("/nowhere", headers={"accept-language": "zh-Hant"})
+    assert response.json()["error"]["text"] == "/nowhere 沒有內容"
+
+
+def test_every_refusal_status_is_a_4xx_or_503() -> None:
+    for key, status in STATUS_BY_KEY.items():
+        assert 400 <= status < 500 or status == 503, key
+    assert (
+        status_for(RuleViolation("CSP-6.6", "caribbean.raise_not_twice_ante", wanted=2, amount=1))
+        == 409
+    )
+    assert status_for(MacauTablesError("server.table_elsewhere", table="x")) == 409
+
+
+def test_one_json_line_per_request_names_the_user(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    runtime.settings = runtime.settings.replace(log_requests=True)
+    with TestClient(create_app(runtime)) as client:
+        headers = login(client, "alice")
+        with caplog.at_level(logging.INFO, logger="macau_tables.server.access"):
+            client.get("/api/auth/me", headers=headers)
+            client.get("/nowhere")
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name.endswith(".access")]
+    me, nowhere = lines
+    assert me["method"] == "GET" and me["path"] == "/api/auth/me" and me["status"] == 200
+    assert me["user"] == "alice" and me["error"] is None and me["ms"] >= 0
+    assert nowhere["status"] == 404 and nowhere["user"] is None
+    assert nowhere["error"] == "server.not_found"
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def test_settings_come_from_the_file_then_the_environment_then_the_options(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "server.toml"
+    config.write_text('port = 8100\nhost = "0.0.0.0"\n[server]\ntables = ["bac-1"]\n')
+    env = {"MACAU_TABLES_PORT": "8200", "MACAU_TABLES_LEASE_SECONDS": "2.5"}
+    s = Settings.load(config, env=env, port=8300, host=None)
+    assert (s.host, s.port, s.tables, s.lease_seconds) == ("0.0.0.0", 8300, ("bac-1",), 2.5)
+    assert Settings.load(env={"MACAU_TABLES_CONFIG": str(config)}).port == 8100
+    assert Settings.load(env={"MACAU_TABLES_TABLES": "bac-1, csp-1"}).tables == ("bac-1", "csp-1")
+    assert s.serves("bac-1") and not s.serves("csp-1")
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "key"),
+    [
+        ("prot = 8000\n", {}, "server.settings_unknown"),
+        ('port = "8000"\n', {}, "server.settings_invalid"),
+        ("port = -1\n", {}, "server.settings_invalid"),
+        ("tables = 3\n", {}, "server.settings_invalid"),
+        ("", {"MACAU_TABLES_PORT": "eighty"}, "server.settings_invalid"),
+        ("", {"MACAU_TABLES_LOG_REQUESTS": "maybe"}, "server.settings_invalid"),
+        ("port = \n", {}, "server.settings_file"),
+    ],
+)
+def test_a_bad_setting_is_refused_naming_it(
+    tmp_path: Path, text: str, env: dict[str, str], key: str
+) -> None:
+    config = tmp_path / "server.toml"
+    config.write_text(text)
+    with pytest.raises(ConfigError) as refused:
+        Settings.load(config, env=env)
+    assert refused.value.key == key
+
+
+def test_the_documented_example_file_holds_every_setting_at_its_default() -> None:
+    example = Path(__file__).parents[2] / "docs" / "server.example.toml"
+    assert Settings.load(example, env={}) == Settings()
+    documented = (Path(__file__).parents[2] / "docs" / "server.md").read_text(encoding="utf-8")
+    for f in dataclasses.fields(Settings):
+        assert f"`{f.name}`" in documented, f.name
