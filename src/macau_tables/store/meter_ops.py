@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 
 from ..errors import StoreError
 from ..ledger import Account, AccountKind, Posting, Reason, meter_seed
@@ -31,6 +31,14 @@ __all__ = ["MeterOps", "meter_account"]
 def meter_account(meter_id: str) -> str:
     """The ledger account id holding ``meter_id``'s amount."""
     return f"jackpot_meter:{meter_id}"
+
+
+_METER_STATE = (
+    select(s.accounts.c.balance, s.meters.c.seed)
+    .select_from(s.meters.join(s.accounts, s.accounts.c.account_id == bindparam("account")))
+    .where(s.meters.c.meter_id == bindparam("meter_id"))
+)
+_METER_STATE_LOCKED = _METER_STATE.with_for_update(of=s.accounts)
 
 
 class MeterOps(LedgerOps):
@@ -104,6 +112,19 @@ class MeterOps(LedgerOps):
         if value is None:
             raise StoreError("store.unknown_meter", meter_id=meter_id)
         return int(value)
+
+    def meter_state(self, meter_id: str, *, lock: bool = False) -> tuple[int, int]:
+        """``(amount, seed)`` of ``meter_id`` in one read (``lock`` as :meth:`meter_amount`:
+        the amount's row held until the transaction ends). Refuses an unknown meter."""
+        statement = (
+            _METER_STATE_LOCKED if lock and self.postgres and not self.readonly else (_METER_STATE)
+        )
+        row = self.connection.execute(
+            statement, {"meter_id": meter_id, "account": meter_account(meter_id)}
+        ).first()
+        if row is None:
+            raise StoreError("store.unknown_meter", meter_id=meter_id)
+        return int(row.balance), int(row.seed)
 
     def record_hit(
         self,

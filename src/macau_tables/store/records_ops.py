@@ -5,17 +5,70 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, literal, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
 from . import schema as s
 from ._base import TxBase, require_int, require_text
-from .records import AuditEntry, IdempotencyRecord, ShoeRecord, Snapshot, dumps, loads_object
+from .records import (
+    AuditEntry,
+    ChainHead,
+    IdempotencyRecord,
+    ShoeRecord,
+    Snapshot,
+    dumps,
+    loads_object,
+)
 
 __all__ = ["RecordOps"]
 
+_SH = s.shoes.c
+_SHOE_PUT_PG = (
+    postgresql.insert(s.shoes)
+    .on_conflict_do_nothing(index_elements=[_SH.table_id, _SH.shoe_no])
+    .returning(_SH.shoe_no)
+)
+_SHOE_PUT_LITE = (
+    sqlite.insert(s.shoes)
+    .on_conflict_do_nothing(index_elements=[_SH.table_id, _SH.shoe_no])
+    .returning(_SH.shoe_no)
+)
+_SHOE_REVEAL = (
+    update(s.shoes)
+    .where(
+        _SH.table_id == bindparam("b_table_id"),
+        _SH.shoe_no == bindparam("b_shoe_no"),
+        _SH.revealed.is_(None),
+    )
+    .values(
+        revealed=bindparam("revealed"),
+        verified=bindparam("verified"),
+        revealed_at=bindparam("revealed_at"),
+    )
+    .returning(_SH.shoe_no)
+)
 _IDEMPOTENCY_GET = select(s.idempotency).where(s.idempotency.c.key == bindparam("key"))
+_EV = s.events.c
+_HEAD = (
+    select(_EV.seq, _EV.hash)
+    .where(_EV.table_id == bindparam("table_id"))
+    .order_by(_EV.seq.desc())
+    .limit(1)
+    .subquery("head")
+)
+_ID = s.idempotency.c
+_KEYED = select(s.idempotency).where(_ID.key == bindparam("key")).subquery("keyed")
+_ONE = select(literal(1).label("one")).subquery("one")
+_REQUEST_START = select(
+    _HEAD.c.seq,
+    _HEAD.c.hash,
+    _KEYED.c.key,
+    _KEYED.c.scope,
+    _KEYED.c.request_sha256,
+    _KEYED.c.response,
+    _KEYED.c.created_at,
+).select_from(_ONE.outerjoin(_HEAD, true()).outerjoin(_KEYED, true()))
 _IDEMPOTENCY_PUT_PG = (
     postgresql.insert(s.idempotency)
     .on_conflict_do_nothing(index_elements=[s.idempotency.c.key])
@@ -42,6 +95,17 @@ class RecordOps(TxBase):
         return IdempotencyRecord(
             found.key, found.scope, found.request_sha256, response, found.created_at
         )
+
+    def request_start(self, table_id: str, key: str) -> tuple[ChainHead, IdempotencyRecord | None]:
+        """``(chain_head(table_id), idempotency_get(key))`` read by one statement: what a
+        table's request reads first."""
+        row = self.connection.execute(_REQUEST_START, {"table_id": table_id, "key": key}).one()
+        head = ChainHead() if row.seq is None else ChainHead(int(row.seq), row.hash)
+        if row.key is None:
+            return head, None
+        response = loads_object(row.response) or {}
+        record = IdempotencyRecord(row.key, row.scope, row.request_sha256, response, row.created_at)
+        return head, record
 
     def idempotency_put(
         self, key: str, *, scope: str, request_sha256: str, response: Mapping[str, Any]
@@ -104,17 +168,22 @@ class RecordOps(TxBase):
 
     def shoe_put(self, table_id: str, shoe_no: int, commitment: str) -> None:
         """Record a virtual shoe's published commitment. Refuses a shoe number already used
-        (``store.shoe_exists``)."""
+        (``store.shoe_exists``: the key refuses it, nothing written)."""
         self.writable()
         require_int(shoe_no, "shoe_no", minimum=0)
         require_text(commitment, "commitment")
-        if self._shoe_row(table_id, shoe_no) is not None:
+        statement = _SHOE_PUT_PG if self.dialect == "postgresql" else _SHOE_PUT_LITE
+        stored = self.connection.execute(
+            statement,
+            {
+                "table_id": table_id,
+                "shoe_no": shoe_no,
+                "commitment": commitment,
+                "created_at": self.now(),
+            },
+        ).first()
+        if stored is None:
             raise StoreError("store.shoe_exists", table_id=table_id, shoe_no=shoe_no)
-        self.connection.execute(
-            insert(s.shoes).values(
-                table_id=table_id, shoe_no=shoe_no, commitment=commitment, created_at=self.now()
-            )
-        )
 
     def shoe_reveal(
         self, table_id: str, shoe_no: int, revealed: Mapping[str, Any], verified: bool
@@ -122,16 +191,21 @@ class RecordOps(TxBase):
         """Record a shoe's reveal and whether the cards dealt matched it. Refuses an unknown
         shoe (``store.unknown_shoe``) or one already revealed (``store.shoe_revealed``)."""
         self.writable()
-        row = self._shoe_row(table_id, shoe_no)
-        if row is None:
+        done = self.connection.execute(
+            _SHOE_REVEAL,
+            {
+                "b_table_id": table_id,
+                "b_shoe_no": shoe_no,
+                "revealed": dumps(dict(revealed)),
+                "verified": bool(verified),
+                "revealed_at": self.now(),
+            },
+        ).first()
+        if done is not None:
+            return
+        if self._shoe_row(table_id, shoe_no) is None:
             raise StoreError("store.unknown_shoe", table_id=table_id, shoe_no=shoe_no)
-        if row.revealed is not None:
-            raise StoreError("store.shoe_revealed", table_id=table_id, shoe_no=shoe_no)
-        self.connection.execute(
-            update(s.shoes)
-            .where(s.shoes.c.table_id == table_id, s.shoes.c.shoe_no == shoe_no)
-            .values(revealed=dumps(dict(revealed)), verified=bool(verified), revealed_at=self.now())
-        )
+        raise StoreError("store.shoe_revealed", table_id=table_id, shoe_no=shoe_no)
 
     def shoes(self, table_id: str) -> list[ShoeRecord]:
         """Every shoe of ``table_id``, in order."""

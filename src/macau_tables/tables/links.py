@@ -98,8 +98,7 @@ def meter_reader(tx: Tx, meter_id: str | None) -> Callable[[bool], Meter] | None
 
     def read(lock: bool) -> Meter:
         try:
-            amount = tx.meter_amount(mid, lock=lock)
-            seed = tx.meter(mid).seed
+            amount, seed = tx.meter_state(mid, lock=lock)
         except StoreError as exc:
             if exc.key == "store.unknown_meter":
                 raise MeterUnreachable(exc.message) from exc

@@ -242,12 +242,11 @@ class TableService:
         actor: str,
         kind: TxKind,
     ) -> _Done | None:
-        found = tx.idempotency_get(key)
+        head, found = tx.request_start(self.table_id, key)
         if found is not None:
             if found.scope != self.table_id or found.request_sha256 != request:
                 raise TableError("tables.idempotency_mismatch", key=key)
             return _Done(codec.decode(found.response, expect=Submitted), None)
-        head = tx.chain_head(self.table_id)
         if head.seq != self._seq:
             return None
         batch = Batch(
