@@ -12,16 +12,18 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
+from tests.server.conftest import test_settings as server_settings
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.commands import DealCard
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import Card
+from macau_tables.server.app import create_app
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.bots import Bots
-from macau_tables.tables.clock import opening_date
+from macau_tables.tables.clock import FakeClock, opening_date
 from macau_tables.tables.model import OpenRound, OpenShoe, ReportFault
 
 
@@ -271,9 +273,20 @@ def test_authorisations_list_what_waits_for_a_supervisor(
     runtime.service("csp-1").submit(
         ReportFault("shuffler jammed"), idempotency_key="fault-1", actor="dealer"
     )
+    expected = [("csp-1", "fault", "shuffler jammed", ["ClearFault"])]
     waiting = client.get("/api/authorisations", headers=supervisor).json()["waiting"]
-    assert [(w["table"], w["kind"], w["reason"], w["commands"]) for w in waiting] == [
-        ("csp-1", "fault", "shuffler jammed", ["ClearFault"])
+    assert [(w["table"], w["kind"], w["reason"], w["commands"]) for w in waiting] == expected
+    # A process that does not serve csp-1 reads what waits there from the store.
+    other = Runtime(server_settings(tables=("bac-1",)), runtime.store, clock=FakeClock())
+    other.start()
+    try:
+        with TestClient(create_app(other), raise_server_exceptions=False) as second:
+            found = second.get("/api/authorisations", headers=login(second, "supervisor")).json()
+    finally:
+        other.stop()
+    assert found["elsewhere"] == ["bac-live", "csp-1"]
+    assert [(w["table"], w["kind"], w["reason"]) for w in found["waiting"]] == [
+        e[:3] for e in expected
     ]
 
 

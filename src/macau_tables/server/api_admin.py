@@ -19,10 +19,11 @@ the command line calls — nothing is computed here a second time:
   hits; ``POST /api/meters/{id}/params`` (admin) —
   :func:`~macau_tables.tables.meters.change_meter_params`: refused while a linked table has a
   round open, in force from the next hit (CSP-10.8);
-* ``GET /api/authorisations`` (supervisor): what waits for a supervisor now at the tables this
-  process serves — a round whose ``expected_next()`` is due a supervisor (a refused live card,
-  BAC-10: correct or void) and a table stopped by a fault (CSP-11.4, BAC-10: clear it) — with
-  the supervisor's commands it accepts now (sent through ``POST /api/tables/{id}/commands``);
+* ``GET /api/authorisations`` (supervisor): what waits for a supervisor now at every table
+  (those served elsewhere as the store holds them) — a round whose ``expected_next()`` is due
+  a supervisor (a refused live card, BAC-10: correct or void) and a table stopped by a fault
+  (CSP-11.4, BAC-10: clear it) — with the supervisor's commands it accepts now (sent through
+  ``POST /api/tables/{id}/commands``);
 * ``GET /api/verify`` (supervisor, admin): ``macau-tables verify`` (one at a time);
   ``GET /api/reports/daily?day=YYYY-MM-DD[&format=csv]`` (supervisor, admin):
   ``macau-tables report``; ``GET /api/audit/archive?day=YYYY-MM-DD`` (admin): the archive
@@ -40,6 +41,7 @@ import dataclasses
 import tempfile
 import threading
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
@@ -53,14 +55,16 @@ from .. import codec
 from ..cli.audit_cli import _counts, report_csv
 from ..cli.database import parse_day, percent
 from ..errors import MacauTablesError, StoreError, json_param
-from ..rounds import Audience, DueKind, Issuer, issuer_of
+from ..rounds import DueKind, Expected, Issuer, issuer_of
 from ..store import MeterHit, MeterRecord, TableRecord, Tx
 from ..tables.archive import export_day
 from ..tables.audit import verify_database
 from ..tables.clock import opening_date
+from ..tables.engine import TableState
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, TableError
 from ..tables.reports import TableFigures, day_report
+from ..tables.storage import read_table
 from . import auth
 from .errors import register_status
 from .principal import Principal, UserRole
@@ -385,8 +389,9 @@ class Waiting(BaseModel):
 
 
 class Authorisations(BaseModel):
-    """What waits for a supervisor at the tables served here; ``elsewhere``: the tables
-    another process serves (ask it)."""
+    """What waits for a supervisor at every table of the casino: those served here from their
+    service, the others (``elsewhere``: served by another process, or by none now) as the
+    store holds them."""
 
     waiting: list[Waiting]
     elsewhere: list[str]
@@ -396,41 +401,57 @@ def _supervisors(commands: tuple[type, ...]) -> list[str]:
     return [c.__name__ for c in commands if issuer_of(c) is Issuer.SUPERVISOR]
 
 
+def _waiting(table_id: str, state: TableState) -> list[Waiting]:
+    """What waits for a supervisor at table ``table_id`` in ``state``: its fault in force,
+    and its round if the round's contract is due a supervisor."""
+    r = state.round
+    round_id = None if r is None else str(r.round_id)
+    out: list[Waiting] = []
+    if state.fault is not None:
+        out.append(
+            Waiting(
+                table=table_id,
+                kind="fault",
+                round_id=round_id,
+                phase=None,
+                reason=state.fault.reason,
+                commands=[ClearFault.__name__],
+            )
+        )
+    expected: Expected | None = None if r is None else r.expected_next()
+    if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
+        out.append(
+            Waiting(
+                table=table_id,
+                kind="round",
+                round_id=round_id,
+                phase=expected.phase,
+                reason=None,
+                commands=_supervisors(expected.commands),
+            )
+        )
+    return out
+
+
 @router.get("/api/authorisations", summary="What waits for a supervisor now (supervisor)")
 def authorisations(runtime: RuntimeDep, who: Supervisor) -> Authorisations:
-    """Rounds due a supervisor and tables stopped by a fault, across the tables served here."""
+    """Rounds due a supervisor and tables stopped by a fault, at every table."""
     waiting: list[Waiting] = []
-    for table_id in runtime.table_ids():
+    served = runtime.table_ids()
+    for table_id in served:
         try:
             service = runtime.service(table_id)
         except MacauTablesError:  # taken over by another process meanwhile
             continue
-        update = service.view(Audience.supervisor())
-        fault = update.fault
-        if fault is not None:
-            waiting.append(
-                Waiting(
-                    table=table_id,
-                    kind="fault",
-                    round_id=update.round_id,
-                    phase=None,
-                    reason=fault,
-                    commands=[ClearFault.__name__],
-                )
-            )
-        expected = service.expected()
-        if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
-            waiting.append(
-                Waiting(
-                    table=table_id,
-                    kind="round",
-                    round_id=update.round_id,
-                    phase=expected.phase,
-                    reason=None,
-                    commands=_supervisors(expected.commands),
-                )
-            )
-    return Authorisations(waiting=waiting, elsewhere=sorted(runtime.elsewhere()))
+        waiting += _waiting(table_id, service.state)
+    elsewhere = [t for t in runtime.known_table_ids() if t not in served]
+    for table_id in elsewhere:
+        try:
+            loaded = runtime.store.read(partial(read_table, table_id=table_id))
+        except MacauTablesError:  # a table the store cannot load: verify says why
+            continue
+        waiting += _waiting(table_id, loaded.state)
+    return Authorisations(waiting=waiting, elsewhere=elsewhere)
 
 
 # -- verify, report, audit --------------------------------------------------------------------
