@@ -1,8 +1,10 @@
 """Several servers, one casino (issue 10, "Deliver" 4): two ``macau-tables serve`` processes on
 one scratch PostgreSQL database serve different tables of the same linked jackpot.
 
-* A meter change committed anywhere reaches both processes (``LISTEN/NOTIFY``): each one's
-  ``/metrics`` gauge shows it (the jackpot stream reads the same runtime fan-out).
+* A jackpot contribution on one process's table (a baccarat round with a jackpot wager played
+  through its API, BAC-17) reaches the other process, serving another table of the same linked
+  meter (``LISTEN/NOTIFY``): its ``/metrics`` gauge shows it (the jackpot stream reads the same
+  runtime fan-out).
 * A table is served by one process at a time (its lease in the database); the other refuses it
   (``/readyz`` lists it as elsewhere) and takes it over when the holder stops renewing its lease
   (a paused process: after ``lease_seconds``) or dies (killed: at once, on the same host) —
@@ -19,19 +21,49 @@ from pathlib import Path
 
 from tests.server.serving import Server, wait_for
 
+from macau_tables import codec
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import CloseBetting, PlaceWager
+from macau_tables.baccarat.rules import WagerKind
 from macau_tables.store import Store
+from macau_tables.tables.model import OpenRound
 
 FAST = {"MACAU_TABLES_LEASE_SECONDS": "2", "MACAU_TABLES_TICK_SECONDS": "0.1"}
 
 
-def _adjust(url: str, meter_id: str, amount: int) -> None:
+def _meter_in_store(url: str, meter_id: str) -> int:
     store = Store.open(url)
     try:
-        store.run(
-            lambda tx: tx.adjust_meter(meter_id, amount, actor="test", reason="multi-server test")
-        )
+        return store.read(lambda tx: tx.meter_amount(meter_id))
     finally:
         store.close()
+
+
+def _bearer(server: Server, name: str, password: str) -> dict[str, str]:
+    signed = server.post("/api/auth/token", json={"name": name, "password": password})
+    assert signed.status_code == 200, signed.text
+    return {"Authorization": f"Bearer {signed.json()['token']}"}
+
+
+def _jackpot_round(server: Server, table: str, credentials: dict[str, str]) -> None:
+    """One baccarat round through ``server``'s API: the dealer opens it with alice seated,
+    alice bets banker and the jackpot wager (BAC-17: its contribution goes to the linked
+    meter at settlement), the dealer closes the betting; the virtual shoe deals and settles."""
+    dealer = _bearer(server, "dealer", credentials["dealer"])
+    alice = _bearer(server, "alice", credentials["alice"])
+    for key, headers, command in (
+        ("open", dealer, OpenRound(((1, "alice"),))),
+        ("banker", alice, PlaceWager("alice", seat(1), WagerKind.BANKER, 1_000)),
+        ("jackpot", alice, PlaceWager("alice", seat(1), WagerKind.JACKPOT, 1_000)),
+        ("close", dealer, CloseBetting()),
+    ):
+        sent = server.post(
+            f"/api/tables/{table}/commands",
+            headers=headers,
+            json={"idempotency_key": f"multi-{key}", "command": codec.encode(command)},
+        )
+        assert sent.status_code == 200, sent.text
+    assert sent.json()["phase"] == "settled"
 
 
 def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
@@ -41,7 +73,8 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
     with Server(tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a") as a:
         a.wait_healthy()
         wait_for("A serves bac-1", lambda: a.ready().get("tables") == ["bac-1"])
-        assert sorted(a.credentials()) == ["admin", "alice", "bruno", "dealer", "supervisor"]
+        credentials = a.credentials()
+        assert sorted(credentials) == ["admin", "alice", "bruno", "dealer", "supervisor"]
         with Server(tmp_path, url, env=FAST, name="b") as b:
             b.wait_healthy()
             ready = wait_for("B serves the rest", lambda: b.ready().get("tables") or None)
@@ -49,15 +82,24 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
             assert b.ready()["elsewhere"] == {"bac-1": "tables.leased"}
             assert "Users exist already" in b.stdout
 
-            # bac-1 (on A) and bac-live (on B) share m-baccarat: a change reaches both.
+            # B refuses the table A serves, naming why.
+            refused = b.get("/api/tables/bac-1")
+            assert refused.status_code == 409
+            assert refused.json()["error"]["key"] == "server.table_elsewhere"
+
+            # bac-1 (on A) and bac-live (on B) share m-baccarat: a jackpot contribution on
+            # A's table reaches B's meter (LISTEN/NOTIFY).
             seed = wait_for("A's meter", lambda: a.meter("m-baccarat"))
             assert b.meter("m-baccarat") == seed
-            _adjust(url, "m-baccarat", 12_345)
+            _jackpot_round(a, "bac-1", credentials)
+            after = _meter_in_store(url, "m-baccarat")
+            assert after != seed
             for server in (a, b):
                 wait_for(
                     f"{server.url} sees the meter move",
-                    lambda s=server: s.meter("m-baccarat") == seed + 12_345,
+                    lambda s=server: s.meter("m-baccarat") == after,
                 )
+            assert 'macau_tables_rounds_settled_total{table="bac-1"}' in a.get("/metrics").text
 
             # A paused: its lease runs out and B takes bac-1 over.
             a.process.send_signal(signal.SIGSTOP)
@@ -75,7 +117,7 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
             # B killed: A, configured for bac-1, takes it over at once (its holder is dead).
             b.stop(signal.SIGKILL)
         wait_for("A takes bac-1 back", lambda: a.ready().get("tables") == ["bac-1"])
-        assert a.meter("m-baccarat") == seed + 12_345
+        assert a.meter("m-baccarat") == after
         assert a.stop() == 0
     store = Store.open(url)
     try:
