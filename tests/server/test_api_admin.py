@@ -11,8 +11,7 @@ import zipfile
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
-from tests.server.conftest import test_settings as server_settings
+from tests.server.conftest import login, server_settings
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.commands import DealCard
