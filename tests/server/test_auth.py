@@ -460,3 +460,23 @@ def test_endpoint_rules_refuse_a_route_without_a_rule_or_with_two() -> None:
     assert "POST /both: 2 role rules" in problems[1]
     with pytest.raises(ValueError, match="forgotten"):
         auth.endpoint_rules(app)
+
+
+def test_text_the_database_cannot_keep_is_refused_never_a_5xx(client: TestClient) -> None:
+    """PostgreSQL refuses NUL in text: such a name or reason is bad input (4xx), not a
+    database error (issue 10, "the server never answers 500")."""
+    for name in ("\x00", "a\x00b", "x" * 100):
+        response = client.post("/api/auth/token", json={"name": name, "password": "whatever-1"})
+        assert response.status_code == 401, (name, response.text)
+    admin = login(client, "admin")
+    nul = client.post("/api/admin/users/alice/disable", json={"reason": "a\x00"}, headers=admin)
+    assert nul.status_code == 422
+    bad = client.post("/api/admin/users/a%00b/disable", json={"reason": "x"}, headers=admin)
+    assert bad.status_code == 422 and _key(bad) == "auth.bad_name"
+
+
+def test_an_admin_cannot_disable_themselves(client: TestClient) -> None:
+    admin = login(client, "admin")
+    response = client.post("/api/admin/users/admin/disable", json={"reason": "x"}, headers=admin)
+    assert response.status_code == 409 and _key(response) == "auth.disable_self"
+    assert client.get("/api/auth/me", headers=admin).status_code == 200

@@ -126,6 +126,7 @@ for _key, _status in (
     ("auth.bad_role", 422),
     ("auth.password_too_short", 422),
     ("auth.user_exists", 409),
+    ("auth.disable_self", 409),
     ("auth.user_unknown", 404),
 ):
     register_status(_key, _status)
@@ -283,6 +284,9 @@ def sign_in(
     ``window`` (``auth.throttled`` with ``retry_after`` seconds), an unknown name or a wrong
     password (``auth.bad_credentials``, and the failure is counted), a disabled user
     (``auth.user_disabled``). Time is ``clock()`` (default: the store's clock)."""
+    if not ops.NAME_PATTERN.fullmatch(name):
+        name = "?"  # no such user; never sent to the database as given (NUL, 10 kB, …)
+    address = address.replace("\x00", "")[:100] or "unknown"
 
     def check(tx: Tx) -> tuple[ops.UserRecord | None, int]:
         now = clock() if clock else tx.now()

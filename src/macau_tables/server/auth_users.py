@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from ..errors import AuthError
 from ..store import Store, Tx
 from ..store import users_ops as ops
 from .auth import MAX_PASSWORD, create_user, record_action, require
@@ -24,6 +25,7 @@ router = APIRouter(prefix="/api/admin/users", tags=["users"])
 
 ADMIN: Final = require(UserRole.ADMIN)
 Admin = Annotated[Principal, Depends(ADMIN)]
+TEXT: Final = r"^[^\x00]*$"  # text the database can keep (PostgreSQL refuses NUL)
 _REFUSED: Final[dict[int | str, dict[str, Any]]] = {401: {}, 403: {}, 404: {}, 409: {}, 422: {}}
 
 
@@ -43,13 +45,13 @@ class NewUser(BaseModel):
     name: str = Field(min_length=1, max_length=100)
     role: UserRole
     password: str = Field(min_length=1, max_length=MAX_PASSWORD)
-    reason: str = Field(min_length=1, max_length=500)
+    reason: str = Field(min_length=1, max_length=500, pattern=TEXT)
 
 
 class Why(BaseModel):
     """Why an administrator changes a user."""
 
-    reason: str = Field(min_length=1, max_length=500)
+    reason: str = Field(min_length=1, max_length=500, pattern=TEXT)
 
 
 def _out(record: ops.UserRecord) -> UserOut:
@@ -96,6 +98,10 @@ async def add_user(request: Request, body: NewUser, principal: Admin) -> UserOut
 def _set_disabled(
     request: Request, principal: Principal, name: str, disabled: bool, reason: str
 ) -> UserOut:
+    ops.check_user_name(name)
+    if disabled and name == principal.name:
+        raise AuthError("auth.disable_self", name=name)
+
     def change(tx: Tx) -> ops.UserRecord:
         ops.set_user_disabled(tx, name, disabled)
         record_action(
