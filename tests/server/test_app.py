@@ -268,3 +268,25 @@ def test_the_documented_example_file_holds_every_setting_at_its_default() -> Non
     documented = (Path(__file__).parents[2] / "docs" / "server.md").read_text(encoding="utf-8")
     for f in dataclasses.fields(Settings):
         assert f"`{f.name}`" in documented, f.name
+
+
+def test_an_unexpected_error_is_logged_and_answered_without_detail(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The last resort: a bug (never bad input) is a 500 ``server.internal`` saying nothing of
+    the exception, and the traceback goes to the log."""
+    app = create_app(runtime)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("secret detail")
+
+    with (
+        TestClient(app, raise_server_exceptions=False) as client,
+        caplog.at_level(logging.ERROR, logger="macau_tables.server"),
+    ):
+        response = client.get("/boom")
+    assert response.status_code == 500
+    assert response.json()["error"]["key"] == "server.internal"
+    assert "secret" not in response.text
+    assert any("secret detail" in (r.exc_text or "") for r in caplog.records)

@@ -9,7 +9,9 @@ import signal
 from pathlib import Path
 
 from tests.server.serving import Server
+from typer.testing import CliRunner
 
+from macau_tables.cli.app import app
 from macau_tables.store import Store
 
 
@@ -57,3 +59,14 @@ def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_
         )
         assert again.status_code == 200
         assert second.stop(signal.SIGINT) == 0
+
+
+def test_a_bad_setting_stops_serve_before_anything_starts(tmp_path: Path) -> None:
+    config = tmp_path / "server.toml"
+    config.write_text("prot = 8000\n")
+    result = CliRunner().invoke(
+        app, ["serve", "--config", str(config), "--database", f"sqlite:///{tmp_path / 'x.db'}"]
+    )
+    assert result.exit_code == 2
+    assert "unknown server setting prot" in result.output
+    assert not (tmp_path / "x.db").exists()  # nothing created
