@@ -480,3 +480,30 @@ def test_an_admin_cannot_disable_themselves(client: TestClient) -> None:
     response = client.post("/api/admin/users/admin/disable", json={"reason": "x"}, headers=admin)
     assert response.status_code == 409 and _key(response) == "auth.disable_self"
     assert client.get("/api/auth/me", headers=admin).status_code == 200
+
+
+def test_a_schema_v1_database_is_migrated_to_v2_with_its_data(database_url: str) -> None:
+    """A casino's database of issue 9 (schema 1) is refused at start-up until upgraded, then
+    has the users' tables, and its data is kept."""
+    from alembic import command
+    from alembic.config import Config
+
+    from macau_tables.errors import StoreError
+    from macau_tables.store.store import MIGRATIONS
+
+    with Store.open(database_url) as old:
+        with old.engine.begin() as conn:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0001")
+        assert old.schema_version() == 1
+        old.run(lambda tx: tx.add_player("ines", "Ines"))
+        with pytest.raises(StoreError) as refused:
+            old.check()
+        assert refused.value.key == "store.schema_older"
+        assert old.upgrade() == 2
+        old.check()
+        assert old.read(lambda tx: tx.player("ines")) is not None
+        auth.create_user(old, "ines", UserRole.PLAYER, "ines-secret-1")  # her wallet exists
+        assert [u.name for u in old.read(ops.users)] == ["ines"]
