@@ -71,6 +71,15 @@ for _key, _status in (
     ("tables.in_fault", 409),
     ("tables.no_fault", 409),
     ("tables.no_meter", 409),
+    ("tables.no_shoe", 409),
+    ("tables.no_shoe_procedure", 409),
+    ("tables.open_shoe_first", 409),
+    ("tables.shoe_in_use", 409),
+    ("tables.shoe_exhausted", 409),
+    ("tables.virtual_deals", 409),
+    ("tables.virtual_shoe_itself", 409),
+    ("tables.service_settles", 403),
+    ("tables.meter_round_open", 409),
 ):
     register_status(_key, _status)
 
@@ -100,11 +109,23 @@ _RECALLS: Final = auth.require(UserRole.SUPERVISOR, UserRole.ADMIN)
 # -- bodies ---------------------------------------------------------------------------------------
 
 
+def _one_or_the_other(schema: dict[str, Any], _cls: type) -> None:
+    """The document says what :meth:`CommandRequest.payloads` checks: ``command`` or
+    ``commands``, exactly one, never ``null``."""
+    for name in ("command", "commands"):
+        prop = schema["properties"][name]
+        alts = [a for a in prop.pop("anyOf", []) if a != {"type": "null"}]
+        prop.pop("default", None)
+        if alts:
+            prop.update(alts[0])
+    schema["oneOf"] = [{"required": ["command"]}, {"required": ["commands"]}]
+
+
 class CommandRequest(BaseModel):
     """One command (``command``) or a bet slip (``commands``, run all or nothing), with the
     caller's idempotency key."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_one_or_the_other)
 
     idempotency_key: str = Field(min_length=1, max_length=128)
     command: COMMAND | None = None  # type: ignore[valid-type]
