@@ -37,17 +37,17 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Protocol
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from ..errors import MacauTablesError
-from ..store import SCHEMA_VERSION, Store, users_ops
+from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
 from ..tables import links
 from ..tables.clock import Clock, SystemClock
-from ..tables.links import default_owner
+from ..tables.links import dead_on_this_host, default_owner
 from ..tables.model import Submitted
 from ..tables.service import TableService
 from .principal import UserRole
@@ -164,6 +164,7 @@ class Runtime:
         self._services: dict[str, TableService] = {}
         self._elsewhere: dict[str, str] = {}  # table -> why it is not served here
         self._known: set[str] = set()
+        self._held: set[str] = set()  # tables whose lease another process holds now
         self._meters: dict[str, int] = {}
         self._meter_callbacks: list[Callable[[str, int], None]] = []
         self._meter_listener: MeterListener | None = None
@@ -251,12 +252,27 @@ class Runtime:
             return dict(self._elsewhere)
 
     def _refresh_tables(self) -> None:
-        self._known = {t.table_id for t in self.store.read(lambda tx: tx.tables())}
+        records = self.store.read(lambda tx: tx.tables())
+        self._known = {t.table_id for t in records}
+        self._held = {t.table_id for t in records if self._held_elsewhere(t)}
+
+    def _held_elsewhere(self, record: TableRecord) -> bool:
+        """Whether another owner's lease of the table still runs (and that owner is not a dead
+        process of this host): trying to open the table would only load it to be refused."""
+        owner, until = record.lease_owner, record.lease_until
+        if owner is None or owner == self.owner or until is None or dead_on_this_host(owner):
+            return False
+        if until.tzinfo is None:
+            until = until.replace(tzinfo=UTC)
+        return until > self.store.clock()
 
     def _take_tables(self) -> None:
         """Open a service for every configured table not served yet whose lease is free."""
         for table_id in sorted(self._known):
             if table_id in self._services or not self.settings.serves(table_id):
+                continue
+            if table_id in self._held:
+                self._elsewhere[table_id] = "tables.leased"
                 continue
             try:
                 self._services[table_id] = self._open(table_id)
