@@ -8,8 +8,11 @@ import json
 import signal
 from pathlib import Path
 
+import pytest
 from tests.server.serving import Server
 from typer.testing import CliRunner
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from macau_tables.cli.app import app
 from macau_tables.store import Store
@@ -42,7 +45,13 @@ def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_
             assert signed.status_code == 200, signed.text
         wrong = first.post("/api/auth/token", json={"name": "admin", "password": "nope-nope"})
         assert wrong.status_code == 401
-        assert first.stop(signal.SIGTERM) == 0
+        # Stopping with a jackpot display connected: the socket is closed, the process exits 0.
+        with connect(first.url.replace("http", "ws") + "/ws/jackpot", open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "meters"
+            assert first.stop(signal.SIGTERM) == 0
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code in (1001, 1012)
     # Graceful: every table's lease is released; the request log is JSON lines.
     assert _leases(url) == {"bac-1": None, "bac-live": None, "csp-1": None}
     lines = [json.loads(line) for line in first.stderr.splitlines() if line.startswith("{")]
