@@ -330,3 +330,25 @@ def test_the_openapi_document_describes_every_command(client: TestClient) -> Non
     assert "CaribbeanShowdown" not in components  # the service's own: no client sends it
     body = spec["paths"]["/api/tables/{table_id}/commands"]["post"]["requestBody"]
     assert body["required"] is True
+
+
+@pytest.mark.parametrize("depth", [200, 900, 5_000])
+def test_deeply_nested_bodies_are_refused_not_crashed(client: TestClient, depth: int) -> None:
+    headers = {**login(client, "dealer"), "Content-Type": "application/json"}
+    seated = "[" * depth + "]" * depth
+    body = '{"idempotency_key": "deep", "command": {"type": "tables.OpenRound", "seated": %s}}'
+    response = client.post(
+        "/api/tables/bac-1/commands", content=(body % seated).encode(), headers=headers
+    )
+    assert 400 <= response.status_code < 500, response.text
+    assert response.json()["error"]["key"]
+
+
+def test_an_oversized_body_is_413(client: TestClient, runtime: Runtime) -> None:
+    headers = login(client, "dealer")
+    reason = "x" * (runtime.settings.body_limit_bytes + 10)
+    body = {"idempotency_key": "big", "command": {"type": "tables.ReportFault", "reason": reason}}
+    response = client.post("/api/tables/bac-1/commands", json=body, headers=headers)
+    assert response.status_code == 413
+    assert response.json()["error"]["key"] == "server.body_too_large"
+    assert client.get("/api/tables/bac-1").json()["fault"] is None  # nothing changed

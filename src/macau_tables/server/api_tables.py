@@ -196,14 +196,21 @@ async def _screen(request: Request) -> None:
             raise MacauTablesError("api.service_only", type=name)
 
 
-def _versioned(payload: object) -> object:
+MAX_DEPTH: Final = 32
+"""Tagged objects deeper than this get no default version (no command nests so deep: the
+codec refuses what is there)."""
+
+
+def _versioned(payload: object, depth: int = 0) -> object:
     """``payload`` with ``"v"`` (the current schema version) in every tagged object that left
     it out: the API does not ask clients for versions they cannot choose."""
+    if depth > MAX_DEPTH:
+        return payload
     if isinstance(payload, list):
-        return [_versioned(x) for x in payload]
+        return [_versioned(x, depth + 1) for x in payload]
     if not isinstance(payload, dict):
         return payload
-    out = {k: _versioned(v) for k, v in payload.items()}
+    out = {k: _versioned(v, depth + 1) for k, v in payload.items()}
     name = out.get("type")
     if "v" not in out and isinstance(name, str):
         try:
