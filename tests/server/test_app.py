@@ -290,3 +290,10 @@ def test_an_unexpected_error_is_logged_and_answered_without_detail(
     assert response.json()["error"]["key"] == "server.internal"
     assert "secret" not in response.text
     assert any("secret detail" in (r.exc_text or "") for r in caplog.records)
+
+
+def test_a_replayed_request_is_counted_once(runtime: Runtime) -> None:
+    service = runtime.service("csp-1")
+    for _ in range(2):
+        service.submit(OpenRound(), idempotency_key="t-replay", actor="dealer")
+    assert runtime.counters.snapshot()["accepted"] == {("csp-1", "OpenRound"): 1}

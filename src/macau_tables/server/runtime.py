@@ -109,7 +109,8 @@ class Counters:
 
 
 class CountedService(TableService):
-    """A :class:`TableService` that counts its accepted and refused commands."""
+    """A :class:`TableService` that counts its accepted and refused commands (a request
+    replayed with its idempotency key is counted once: it records nothing)."""
 
     counters: Counters
 
@@ -133,13 +134,16 @@ class CountedService(TableService):
         )
 
     def _counted(self, commands: Sequence[object], run: Callable[[], Submitted]) -> Submitted:
-        try:
-            result = run()
-        except MacauTablesError as exc:
-            self.counters.refuse(self.table_id, exc.key)
-            raise
-        self.counters.accept(self.table_id, commands, result)
-        return result
+        with self._lock:  # the service's own (re-entrant): one request at a time
+            before = self._seq
+            try:
+                result = run()
+            except MacauTablesError as exc:
+                self.counters.refuse(self.table_id, exc.key)
+                raise
+            if self._seq != before:  # a replayed key changed nothing: counted once
+                self.counters.accept(self.table_id, commands, result)
+            return result
 
 
 class Runtime:
