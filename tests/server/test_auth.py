@@ -507,3 +507,14 @@ def test_a_schema_v1_database_is_migrated_to_v2_with_its_data(database_url: str)
         assert old.read(lambda tx: tx.player("ines")) is not None
         auth.create_user(old, "ines", UserRole.PLAYER, "ines-secret-1")  # her wallet exists
         assert [u.name for u in old.read(ops.users)] == ["ines"]
+
+
+def test_static_files_are_public_and_a_bare_route_has_no_rule(tmp_path: Any) -> None:
+    from starlette.responses import PlainTextResponse
+    from starlette.staticfiles import StaticFiles
+
+    app = FastAPI()
+    app.mount("/static", StaticFiles(directory=tmp_path), name="static")
+    assert auth.endpoint_rules(app)[("GET", "/static/{path}")] is None
+    app.add_route("/bare", lambda request: PlainTextResponse("x"))
+    assert auth.rule_problems(app) == ["'/bare': a route without a role rule"]

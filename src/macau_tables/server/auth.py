@@ -63,6 +63,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from ..errors import AuthError, MacauTablesError
@@ -407,7 +408,6 @@ async def _authenticate(request: Request) -> Principal | None:
             await _check_csrf(request, secret)
     request.state.principal = principal
     request.state.auth_secret = secret
-    request.state.user = principal.name  # for the request log
     return principal
 
 
@@ -505,7 +505,7 @@ def _walk(app: FastAPI) -> tuple[dict[tuple[str, str], frozenset[UserRole] | Non
         elif isinstance(route, Route) and path in framework:
             for method in sorted(context.methods or {"GET"}):
                 rules[(method, path)] = None  # the OpenAPI schema and its viewers
-        elif isinstance(route, Mount) and type(route.app).__name__ == "StaticFiles":
+        elif isinstance(route, Mount) and isinstance(route.app, StaticFiles):
             rules[("GET", path + "/{path}")] = None  # static assets
         else:
             problems.append(f"{path!r}: a route without a role rule")
