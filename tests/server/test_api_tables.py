@@ -84,6 +84,7 @@ def test_the_tables_are_listed_publicly(client: TestClient) -> None:
     assert rows["bac-1"]["meter_id"] == "m-baccarat" and rows["bac-1"]["meter_amount"] > 0
     assert rows["csp-1"]["rules"]["ante_minimum"] == 1_000  # the limits, from the configuration
     assert rows["bac-1"]["rules"]["seats"] >= 7
+    assert rows["bac-1"]["shoe"] == {"shoes": 0, "shoe_id": None}  # no shoe opened yet
 
 
 def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Runtime) -> None:
@@ -115,6 +116,11 @@ def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Run
     assert _balance(runtime, "bruno") != bruno
     public = t.show()
     assert public["audience"]["role"] == "public"
+    # the shoe's progress (BAC-2, BAC-3): its published commitment and cards out, no card
+    shoe = {r["table_id"]: r for r in client.get("/api/tables").json()}["bac-1"]["shoe"]
+    assert shoe["cards"] == 8 * 52 and shoe["out"] > 8 and shoe["commitment"]
+    assert shoe["remaining"] == shoe["cards"] - shoe["out"] and shoe["rounds"] == 2
+    assert public["shoe"] == shoe
 
 
 def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Runtime) -> None:

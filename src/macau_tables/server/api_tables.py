@@ -1,8 +1,9 @@
 """The round contract over REST (issue 10, "API"): ``/api/tables``.
 
 * ``GET /api/tables`` (public): every table — id, name, game, mode (virtual / live), status,
-  fault, linked meter and its amount, events recorded, and its configuration (``rules``,
-  encoded by the codec: bet unit, limits, seats or boxes, payouts, approvals).
+  fault, linked meter and its amount, events recorded, its configuration (``rules``, encoded
+  by the codec: bet unit, limits, seats or boxes, payouts, approvals) and, for the tables this
+  process serves, the ``shoe`` (or deck) in play and how far it went (no card).
 * ``GET /api/tables/{id}`` (public; the answer depends on who asks): the table's ``view`` for the
   caller's audience (:class:`~macau_tables.rounds.Audience`: a player sees their own cards, the
   dealer the dealer's console, a supervisor or an admin the supervisor's, anyone else the
@@ -289,6 +290,13 @@ def list_tables(runtime: Annotated[Runtime, Depends(get_runtime)]) -> list[dict[
     served = set(runtime.table_ids())
     for row in rows:
         row["served_here"] = row["table_id"] in served
+        row["shoe"] = None
+        if row["served_here"]:
+            try:
+                service = runtime.service(row["table_id"])
+            except MacauTablesError:  # taken over by another process meanwhile
+                continue
+            row["shoe"] = dict(service.dealing.progress(service.state.deal))
     return rows
 
 
@@ -316,6 +324,7 @@ def show_table(
         "expected": None if expected is None else codec.encode(expected),
         "fault": update.fault,
         "meter_link": update.meter_link,
+        "shoe": dict(service.dealing.progress(service.state.deal)),
         "rules": codec.encode(service.state.rules),
     }
 

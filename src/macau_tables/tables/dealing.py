@@ -72,6 +72,11 @@ class Dealing(Protocol):
         """The dealing state :meth:`snapshot` wrote."""
         ...
 
+    def progress(self, deal: Any) -> Mapping[str, Any]:
+        """What anyone may know of the shoe or deck in play, JSON-ready (its id, published
+        commitment, how far it went): never a card."""
+        ...
+
     def awaiting_seal(self, deal: Any) -> tuple[int, str, str] | None:
         """A committed virtual order in play whose sealed order is not in memory (after a
         restart): ``(shoe_no, shoe_id, commitment)``; ``None`` when nothing is missing."""

@@ -153,6 +153,27 @@ class BaccaratDealing:
             "commitment": deal.commitment,
         }
 
+    def progress(self, deal: BaccaratDeal) -> Mapping[str, Any]:
+        """The shoe in play (BAC-2, BAC-3): its id, phase, published commitment, size, cards
+        out of it (burned, dealt, discarded) and left, where the cut card comes out, rounds
+        started (of them demonstrations) and the last round once known; ``shoes`` opened."""
+        shoe = deal.shoe
+        if shoe is None:
+            return {"shoes": deal.shoes, "shoe_id": None}
+        return {
+            "shoes": deal.shoes,
+            "shoe_id": shoe.shoe_id,
+            "phase": shoe.phase.value,
+            "commitment": shoe.commitment,
+            "cards": shoe.size,
+            "out": shoe.out,
+            "remaining": shoe.remaining,
+            "cut_card_at": shoe.cut_card_at,
+            "rounds": shoe.rounds,
+            "demo_rounds": shoe.demo_rounds,
+            "last_round": shoe.last_round,
+        }
+
     def restore(self, data: Mapping[str, Any], rules: Any) -> BaccaratDeal:
         """What :meth:`snapshot` wrote."""
         events = tuple(codec.decode(e) for e in data.get("events", []))

@@ -105,6 +105,11 @@ class CaribbeanDealing:
             "commitment": deal.commitment,
         }
 
+    def progress(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
+        """The deck in play (shuffled and committed for each round): its id and published
+        commitment (``None`` between rounds), and how many decks were committed so far."""
+        return {"decks": deal.seals, "deck_id": deal.deck_id, "commitment": deal.commitment}
+
     def restore(self, data: Mapping[str, Any], rules: Any) -> CaribbeanDeal:
         """What :meth:`snapshot` wrote."""
         g = data.get
