@@ -188,6 +188,8 @@ class Runtime:
             self._meters = {m.meter_id: m.amount for m in self.store.read(lambda tx: tx.meters())}
             self._meter_listener = self.store.listen_meters(self._on_meter)
             self._refresh_tables()
+            for missing in sorted(set(self.settings.tables or ()) - self._known):
+                log.warning("table %s is configured but the casino has no such table", missing)
             self._take_tables()
             self.started = True
             self._stop.clear()
