@@ -146,7 +146,7 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     assert t.show("supervisor")["expected"]["due"] == []
 
 
-def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient) -> None:
+def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "bac-live")
     t.ok("dealer", {"type": "tables.OpenShoe"})
     t.ok(
@@ -172,8 +172,13 @@ def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient) -> None:
     assert [d["kind"] for d in t.show("dealer")["expected"]["due"]] == ["card"]
     # an unreadable card never reaches the round (the codec refuses it, BAC-1)
     t.refused("dealer", {"type": "baccarat.DealCard", "card": "Zz"}, 422, "core.codec_bad_card")
-    audit = client.get("/api/tables/bac-live/recall?last=2", headers=t.as_("supervisor"))
-    assert audit.status_code == 200, audit.text
+    recalled = client.get("/api/tables/bac-live/recall?last=2", headers=t.as_("supervisor"))
+    assert recalled.status_code == 200, recalled.text
+    assert [r["state"] for r in recalled.json()] == ["demonstration", "open"]
+    # the supervisor's correction is in the audit log: who, why, what
+    entries = runtime.store.read(lambda tx: list(tx.audit_entries()))
+    (entry,) = [e for e in entries if e.action == "command baccarat.Correct"]
+    assert entry.actor == "supervisor" and entry.reason == "wrong slot"
 
 
 def test_nobody_acts_for_another(client: TestClient) -> None:
