@@ -137,8 +137,13 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
         ("decision", 2, "bruno"),
     ]
     # CSP-6.5: a player sees their own five cards and the dealer's up card, not another box
-    view = t.show("alice")["view"]
-    assert view["type"].startswith("caribbean.")
+    shown = t.show("alice")
+    view = shown["view"]
+    assert view["box"] == 1 and len(view["cards"]) == 5 and None not in view["cards"]
+    assert view["dealer_cards"][:4] == [None] * 4 and view["dealer_cards"][4] is not None
+    assert shown["can_issue"] == ["caribbean.Raise", "caribbean.Fold"]
+    assert "caribbean.Raise" not in t.show("dealer")["can_issue"]
+    assert t.show()["can_issue"] == []
     t.ok("alice", {"type": "caribbean.Raise", "box": 1, "player": "alice", "amount": 2_000})
     settled = t.ok("bruno", {"type": "caribbean.Fold", "box": 2, "player": "bruno"})
     assert settled["phase"] == "settled"  # the showdown is the service's (CSP-6.8)

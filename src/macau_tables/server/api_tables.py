@@ -50,7 +50,15 @@ from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
 from .schemas import COMMAND, ErrorResponse, submitted_model
 
-__all__ = ["CommandRequest", "StatusRequest", "audience_of", "router"]
+__all__ = [
+    "ISSUERS",
+    "CommandRequest",
+    "StatusRequest",
+    "audience_of",
+    "authorise",
+    "may_issue",
+    "router",
+]
 
 log = logging.getLogger("macau_tables.server")
 
@@ -238,25 +246,33 @@ def _decode(payload: dict[str, Any], index: int) -> object:
         ) from None
 
 
+ISSUERS: Final[dict[Issuer, frozenset[UserRole]]] = {
+    Issuer.PLAYER: frozenset({UserRole.PLAYER}),
+    Issuer.DEALER: frozenset({UserRole.DEALER, UserRole.SUPERVISOR}),
+    Issuer.SUPERVISOR: frozenset({UserRole.SUPERVISOR}),
+    Issuer.SERVICE: frozenset(),
+}
+"""Who may send the commands of each issuer (dealers move cards, never money; admins neither
+play nor deal; the service's own commands come from nobody)."""
+
+
+def may_issue(principal: Principal | None, command_type: type) -> bool:
+    """Whether ``principal``'s role may send commands of ``command_type`` (for themselves)."""
+    return principal is not None and principal.role in ISSUERS[issuer_of(command_type)]
+
+
 def authorise(principal: Principal, command: object) -> Issuer:
     """Refuse (403) ``command`` from ``principal`` unless it is theirs to issue (module
     docstring); returns who issues it."""
     issuer, named = acting(command)
     name = codec.type_name(type(command))
-    role = principal.role
-    allowed = {
-        Issuer.PLAYER: (UserRole.PLAYER,),
-        Issuer.DEALER: (UserRole.DEALER, UserRole.SUPERVISOR),
-        Issuer.SUPERVISOR: (UserRole.SUPERVISOR,),
-        Issuer.SERVICE: (),
-    }[issuer]
     if issuer is Issuer.SERVICE:
         raise MacauTablesError("api.service_only", type=name)
-    if role not in allowed:
+    if principal.role not in ISSUERS[issuer]:
         raise MacauTablesError(
             "api.role_cannot_issue",
             name=principal.name,
-            role=role.value,
+            role=principal.role.value,
             type=name,
             issuer=issuer.value,
         )
@@ -307,7 +323,8 @@ def show_table(
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
     """The table's view for the caller's audience (player, dealer, supervisor, public), what
-    the round expects next, and the last record's ``seq``."""
+    the round expects next (and, of its commands, those the caller's role may send:
+    ``can_issue``), and the last record's ``seq``."""
     service = _service(runtime, table_id)
     audience = audience_of(principal)
     update = service.view(audience)
@@ -322,6 +339,9 @@ def show_table(
         "round_id": update.round_id,
         "view": None if update.view is None else codec.encode(update.view),
         "expected": None if expected is None else codec.encode(expected),
+        "can_issue": []
+        if expected is None
+        else [codec.type_name(c) for c in expected.commands if may_issue(principal, c)],
         "fault": update.fault,
         "meter_link": update.meter_link,
         "shoe": dict(service.dealing.progress(service.state.deal)),
