@@ -108,6 +108,8 @@ def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Run
     # virtual shoe: the service deals, the virtual dealer reveals, the round settles (BAC-7, 17)
     assert done["phase"] == "settled"
     assert "baccarat.RoundSettled" in done["events"]
+    late = t.send("bruno", _wager("bruno", 2, "player", 1_000))  # after the close
+    assert late.status_code == 409 and late.json()["error"]["rule"], late.text
     after = t.show("alice")
     assert after["expected"]["commands"] == [] and after["seq"] == done["last_seq"]
     results = {r["player"]: r for r in after["view"]["results"]}
@@ -127,6 +129,11 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     t = Table(client, "csp-1")
     alice = _balance(runtime, "alice")
     t.ok("dealer", {"type": "tables.OpenRound"})
+    for box, amount in ((9, 1_000), (0, 1_000), (1, 1), (1, 10**9)):  # no such box; limits
+        ante = {"type": "caribbean.PlaceAnte", "box": box, "player": "alice", "amount": amount}
+        response = t.send("alice", ante)
+        assert response.status_code == 409 and response.json()["error"]["rule"], response.text
+    assert _balance(runtime, "alice") == alice
     t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
     t.ok("bruno", {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 2_000})
     dealt = t.ok("dealer", {"type": "caribbean.CloseBetting"})
