@@ -45,7 +45,6 @@ from starlette.requests import HTTPConnection
 
 from ..errors import MacauTablesError
 from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
-from ..tables import links
 from ..tables.clock import Clock, SystemClock
 from ..tables.links import dead_on_this_host, default_owner
 from ..tables.model import Submitted
@@ -184,7 +183,6 @@ class Runtime:
         with self._lock:
             if self.started:
                 return
-            _apply_lease_seconds(self.settings.lease_seconds)
             self._meters = {m.meter_id: m.amount for m in self.store.read(lambda tx: tx.meters())}
             self._meter_listener = self.store.listen_meters(self._on_meter)
             self._refresh_tables()
@@ -293,10 +291,14 @@ class Runtime:
                     log.info("table %s served", table_id)
 
     def _open(self, table_id: str) -> TableService:
-        if self._factory is not None:
-            service = self._factory(self.store, table_id, clock=self.clock, owner=self.owner)
-        else:
-            service = CountedService(self.store, table_id, clock=self.clock, owner=self.owner)
+        factory = self._factory or CountedService
+        service = factory(
+            self.store,
+            table_id,
+            clock=self.clock,
+            owner=self.owner,
+            lease_seconds=self.settings.lease_seconds,
+        )
         if isinstance(service, CountedService):
             service.counters = self.counters
         return service
@@ -414,12 +416,6 @@ class _Unsubscribe:
 
     def close(self) -> None:
         self._runtime._unsubscribe(self._callback)
-
-
-def _apply_lease_seconds(seconds: float) -> None:
-    """Every lease this process takes runs ``seconds`` (the table service's leases read the
-    module's ``LEASE_SECONDS``)."""
-    setattr(links, "LEASE_SECONDS", seconds)  # noqa: B010 - a Final module setting
 
 
 def get_runtime(connection: HTTPConnection) -> Runtime:

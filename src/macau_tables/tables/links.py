@@ -133,12 +133,16 @@ def dead_on_this_host(owner: str) -> bool:
 
 
 class Lease:
-    """``owner``'s lease of ``table_id`` (one actor per table)."""
+    """``owner``'s lease of ``table_id`` (one actor per table), running ``seconds`` after each
+    renewal."""
 
-    def __init__(self, store: Store, table_id: str, owner: str) -> None:
+    def __init__(
+        self, store: Store, table_id: str, owner: str, *, seconds: float = LEASE_SECONDS
+    ) -> None:
         self.store = store
         self.table_id = table_id
         self.owner = owner
+        self.seconds = seconds
         self.until: datetime | None = None
 
     def renew(self, now: datetime, *, force: bool = False) -> None:
@@ -148,12 +152,12 @@ class Lease:
         if (
             not force
             and self.until is not None
-            and self.until - now > timedelta(seconds=LEASE_SECONDS / 2)
+            and self.until - now > timedelta(seconds=self.seconds / 2)
         ):
             return
 
         def take(tx: Tx) -> bool:
-            until = tx.now() + timedelta(seconds=LEASE_SECONDS)
+            until = tx.now() + timedelta(seconds=self.seconds)
             if tx.acquire_lease(self.table_id, self.owner, until=until):
                 return True
             holder = tx.table(self.table_id).lease_owner
@@ -171,7 +175,7 @@ class Lease:
 
         if not self.store.run(take):
             raise TableError("tables.leased", table=self.table_id)
-        self.until = now + timedelta(seconds=LEASE_SECONDS)
+        self.until = now + timedelta(seconds=self.seconds)
 
     def release(self) -> None:
         """Give the table up."""

@@ -38,7 +38,14 @@ from ..store import Store, TableStatus, Tx, TxKind
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
-from .links import Lease, MeterLink, MeterUnreachable, default_owner, meter_reader
+from .links import (
+    LEASE_SECONDS,
+    Lease,
+    MeterLink,
+    MeterUnreachable,
+    default_owner,
+    meter_reader,
+)
 from .model import (
     FaultCleared,
     OpenRound,
@@ -70,7 +77,8 @@ class TableService:
     Refuses (at construction): an unknown table (``store.unknown_table``); a seeded random
     source at a table that is not a demonstration table (``core.rng_not_production``); a table
     whose meter's seed is not its configuration's (``tables.meter_seed_mismatch``); a table
-    another process holds (``tables.leased``).
+    another process holds (``tables.leased``). Its lease of the table runs ``lease_seconds``
+    after each renewal (:data:`~.links.LEASE_SECONDS` by default).
     """
 
     def __init__(
@@ -83,6 +91,7 @@ class TableService:
         vault: SealedVault | None = None,
         owner: str | None = None,
         snapshot_every: int = SNAPSHOT_EVERY,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         self.store = store
         self.table_id = table_id
@@ -98,7 +107,7 @@ class TableService:
         if not self.setup.demo:
             require_production(source)
         self.rng = source
-        self._lease = Lease(store, table_id, self.owner)
+        self._lease = Lease(store, table_id, self.owner, seconds=lease_seconds)
         self._lease.renew(self.clock.now(), force=True)
         self._listener = (
             store.listen_meters(self._on_meter) if self.setup.meter_id is not None else None
