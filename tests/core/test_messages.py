@@ -207,15 +207,66 @@ def test_the_scan_sees_the_error_classes_their_subclasses_and_key_forwarders() -
     }
 
 
+PAGES = SRC / "server"
+PAGE_SOURCES = sorted(
+    [*(PAGES / "templates").rglob("*.html"), *(PAGES / "static").rglob("*.js")]
+    if PAGES.is_dir()
+    else []
+)
+PAGE_KEY = re.compile(r"""(?<=["'`])([a-z][a-z0-9_]*\.[a-z][a-z0-9_]*[a-z0-9])(?=["'`])""")
+NAMESPACES = {key.partition(".")[0] for key in CATALOG}
+FILE_SUFFIXES = {"js", "css", "html", "json", "toml", "py", "png", "svg"}
+
+
+def _page_keys() -> dict[str, set[str]]:
+    """The message keys written literally in the pages' templates and scripts (issue 11:
+    ``t('pages.lobby_title')`` in a template, ``t("pages.loading")`` in a script), by file:
+    quoted ``namespace.name`` literals of a catalog namespace (file names like ``"api.js"``
+    left out)."""
+    out: dict[str, set[str]] = {}
+    for path in PAGE_SOURCES:
+        text = path.read_text(encoding="utf-8")
+        found = {
+            key
+            for key in PAGE_KEY.findall(text)
+            if key.partition(".")[0] in NAMESPACES and key.partition(".")[2] not in FILE_SUFFIXES
+        }
+        out[str(path.relative_to(SRC.parent))] = found
+    return out
+
+
+PAGE_KEYS = _page_keys()
+
+
+def test_every_key_of_a_page_is_catalogued() -> None:
+    """A key a template or a script shows must be in the catalog (a typo would show the key)."""
+    missing = sorted(
+        f"{where}: {key}" for where, keys in PAGE_KEYS.items() for key in keys - set(CATALOG)
+    )
+    assert not missing, "\n".join(missing)
+
+
+def test_the_scan_of_the_pages_sees_templates_and_scripts() -> None:
+    if not PAGE_SOURCES:
+        pytest.skip("no pages yet")
+    found = set().union(*PAGE_KEYS.values())
+    assert "pages.site_name" in found  # base.html
+    assert "pages.network_error" in found  # static/js/api.js
+    files = set().union(*(PAGE_KEY.findall(t) for t in ('"api.js"', "'site.css'")))
+    assert all(k.partition(".")[2] in FILE_SUFFIXES for k in files)
+
+
 def test_the_catalog_has_no_unused_key() -> None:
     """A key counts as used when some string literal of ``src`` is exactly the key (a raise
-    site, or a table of keys)."""
+    site, or a table of keys), or when a page's template or script names it literally
+    (issue 11)."""
     literals = {
         node.value
         for tree in TREES.values()
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
+    literals |= set().union(*PAGE_KEYS.values()) if PAGE_KEYS else set()
     unused = sorted(set(CATALOG) - literals)
     assert not unused, f"keys no code uses: {unused}"
 

@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from .. import __version__
-from . import api_admin, api_tables, auth, ops, streams
+from . import api_admin, api_tables, auth, ops, pages, pages_tables, streams
 from .errors import install_handlers
 from .runtime import Runtime
 
@@ -57,6 +57,8 @@ def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
     app.include_router(api_tables.router)
     app.include_router(api_admin.router)
     app.include_router(streams.router)
+    pages.install(app)
+    pages_tables.install(app)
     # Outermost last: the request log sees the body limit's refusals too.
     app.add_middleware(ops.BodyLimit, limit=runtime.settings.body_limit_bytes)
     app.add_middleware(ops.RequestLog, metrics=metrics, log_requests=runtime.settings.log_requests)

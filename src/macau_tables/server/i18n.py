@@ -1,0 +1,143 @@
+"""The pages' language (issue 11): Traditional Chinese or English, from the message catalog.
+
+* **Which language.** ``?lang=zh-Hant`` or ``?lang=en`` on any page switches and is remembered
+  in the cookie :data:`LANG_COOKIE` (a year, ``SameSite=Lax``, readable by no script); without
+  it the cookie decides; on a first visit the browser's ``Accept-Language`` does (its preferred
+  language by q-value: ``zh-Hant``, ``zh-TW``, ``zh-HK``, ``zh-MO`` and a bare ``zh`` are
+  Traditional Chinese, anything else English) — :func:`language_of`.
+* **Texts.** Every visible text of a page is a catalog message (``src/macau_tables/messages``):
+  the pages' own words are in ``pages.toml`` (keys ``pages.*``; the game pages' in their own
+  file). Templates call ``t("pages.lobby_title")`` (:class:`Translator`), the JavaScript modules
+  ``t("pages.loading")`` from ``static/js/i18n.js`` with the texts the server put in the page as
+  JSON (:func:`texts_for`). ``tests/core/test_messages.py`` counts a key written literally in a
+  template or a script as used, and refuses one that is not catalogued.
+* **Refusals** from the API come with their ``text`` in the language the request's
+  ``Accept-Language`` asks for (``api.js`` sends the page's language), rule refusals included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlencode
+
+from starlette.requests import HTTPConnection
+from starlette.responses import Response
+
+from .. import messages
+
+__all__ = [
+    "LANG_COOKIE",
+    "LANG_PARAM",
+    "Translator",
+    "language_from_header",
+    "language_of",
+    "remember",
+    "switch_url",
+    "texts_for",
+]
+
+LANG_COOKIE: Final = "macau_lang"
+LANG_PARAM: Final = "lang"
+_CHINESE: Final = ("zh-hant", "zh-tw", "zh-hk", "zh-mo")
+
+
+def _known(value: str | None) -> str | None:
+    """``value`` as one of the catalog's languages (case-insensitive), else ``None``."""
+    if not value:
+        return None
+    for language in messages.LANGUAGES:
+        if value.strip().lower() == language.lower():
+            return language
+    return None
+
+
+def language_from_header(header: str) -> str:
+    """The catalog language an ``Accept-Language`` header prefers (by q-value, first wins
+    ties): Traditional Chinese for ``zh-Hant``/``zh-TW``/``zh-HK``/``zh-MO``/``zh``, English
+    for ``en`` and for anything else.
+
+    >>> language_from_header("zh-TW,zh;q=0.9,en;q=0.8")
+    'zh-Hant'
+    >>> language_from_header("fr-FR, en;q=0.5, zh-HK;q=0.9")
+    'zh-Hant'
+    >>> language_from_header("zh-CN, en;q=0.9")
+    'en'
+    >>> language_from_header("")
+    'en'
+    """
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")[:20]):
+        tag, _, rest = part.strip().partition(";")
+        tag = tag.strip().lower()
+        quality = 1.0
+        rest = rest.strip()
+        if rest.startswith("q="):
+            try:
+                quality = float(rest[2:])
+            except ValueError:
+                quality = 0.0
+        if tag and quality > 0:
+            ranked.append((-quality, index, tag))
+    for _, _, tag in sorted(ranked):
+        if tag == "zh" or tag.startswith(_CHINESE):
+            return "zh-Hant"
+        if tag == "en" or tag.startswith("en-"):
+            return "en"
+    return messages.DEFAULT_LANGUAGE
+
+
+def language_of(conn: HTTPConnection) -> str:
+    """The language of the page asked for by ``conn`` (module docstring): ``?lang=``, then the
+    cookie, then ``Accept-Language``."""
+    return (
+        _known(conn.query_params.get(LANG_PARAM))
+        or _known(conn.cookies.get(LANG_COOKIE))
+        or language_from_header(conn.headers.get("accept-language", ""))
+    )
+
+
+def remember(conn: HTTPConnection, response: Response) -> None:
+    """Keep a ``?lang=`` switch in the language cookie of ``response``."""
+    chosen = _known(conn.query_params.get(LANG_PARAM))
+    if chosen is not None and chosen != conn.cookies.get(LANG_COOKIE):
+        response.set_cookie(
+            LANG_COOKIE, chosen, max_age=365 * 24 * 3600, path="/", httponly=True, samesite="lax"
+        )
+
+
+def switch_url(conn: HTTPConnection, language: str) -> str:
+    """The address of the same page in ``language`` (its other query parameters kept)."""
+    query = [(k, v) for k, v in conn.query_params.multi_items() if k != LANG_PARAM]
+    query.append((LANG_PARAM, language))
+    return f"{conn.url.path}?{urlencode(query)}"
+
+
+def texts_for(language: str, prefixes: Iterable[str] = ("pages.",)) -> dict[str, str]:
+    """Every catalog template whose key starts with one of ``prefixes``, in ``language`` (the
+    texts a page's scripts may show: ``i18n.js``)."""
+    wanted = tuple(prefixes)
+    return {
+        key: texts.get(language) or texts[messages.DEFAULT_LANGUAGE]
+        for key, texts in messages.catalog().items()
+        if key.startswith(wanted)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Translator:
+    """``t(key, **params)`` for templates: the catalog message in the page's language."""
+
+    language: str
+
+    def __call__(self, key: str, /, **params: object) -> str:
+        return messages.render(key, params, self.language)
+
+    def term(self, word: str) -> str:
+        """A word of the games' vocabulary (``banker_pair``) in the page's language."""
+        return messages.render("pages.term", {"word": word}, self.language)
+
+    def all(self, prefixes: Iterable[str]) -> Mapping[str, str]:
+        """:func:`texts_for` in this language."""
+        return texts_for(self.language, prefixes)

@@ -1,0 +1,235 @@
+"""The web pages (issue 11): server-rendered Jinja2 shells that small hand-written ES modules
+(``static/js``) fill from the API of issue 10 — no build step, no Node.js.
+
+Pages of this module (the game pages — player tables, dealer console — are
+:mod:`.pages_tables`'):
+
+========================  ======================  =================================================
+path                      who                     what
+========================  ======================  =================================================
+``/``                     anyone                  the lobby: tables, limits, shoe progress, meters
+``/login``                anyone                  sign in (``?next=`` a local path to go back to)
+``/jackpot``              anyone                  the jackpot display (CSP-1, CSP-10.3), live
+``/shoe-check``           anyone                  a finished shoe's commitment checked in the
+                                                  browser (SHA-256, as ``rng.commitment_digest``)
+``/supervisor``           supervisor, admin       tables (open, close), authorisations waiting,
+                                                  recall of the last 10 rounds
+``/supervisor/reports``   supervisor, admin       verify, the daily report, the audit archive
+``/admin``                admin                   users, cashier, options and approvals, meters
+========================  ======================  =================================================
+
+Every route carries one role rule (``auth.public`` or ``auth.require``; the role × endpoint
+matrix walks them). Routes use :class:`PageRoute`: a refusal of the role rule answers a
+browser (``Accept: text/html``) with a page instead of JSON — no session (or an expired one):
+``303`` to ``/login?next=…&reason=…``; a wrong role: the 403 page in the visitor's language.
+API clients get the usual 401/403 JSON.
+
+:func:`render` renders a template with what ``base.html`` needs: the language (:mod:`.i18n`),
+``t``, the signed-in principal, the CSRF token for ``fetch`` (a ``<meta>``), the language
+switch's addresses and the texts the page's scripts use (JSON). :func:`install` includes the
+router and mounts ``/static`` (one line in :func:`.app.create_app`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Coroutine, Iterable
+from pathlib import Path
+from typing import Annotated, Any, Final
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.responses import Response
+
+from .. import messages
+from ..errors import MacauTablesError
+from ..money import format_minor
+from . import auth, i18n
+from .errors import status_for
+from .principal import Principal, UserRole
+
+__all__ = [
+    "STATIC",
+    "TEMPLATES",
+    "PageRoute",
+    "install",
+    "render",
+    "router",
+    "templates",
+    "wants_html",
+]
+
+HERE: Final = Path(__file__).resolve().parent
+TEMPLATES: Final = HERE / "templates"
+STATIC: Final = HERE / "static"
+
+templates = Jinja2Templates(directory=str(TEMPLATES))
+templates.env.filters["money"] = lambda amount: format_minor(int(amount))
+templates.env.globals["LANGUAGES"] = messages.LANGUAGES
+
+STAFF: Final = (UserRole.SUPERVISOR, UserRole.ADMIN)
+
+
+def wants_html(request: Request) -> bool:
+    """A browser asking for a page (``Accept`` names ``text/html``), not an API client."""
+    return request.method in ("GET", "HEAD") and "text/html" in request.headers.get("accept", "")
+
+
+def _script_json(value: object) -> str:
+    """``value`` as JSON safe inside ``<script type="application/json">``."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render(
+    request: Request,
+    template: str,
+    principal: Principal | None,
+    *,
+    status_code: int = 200,
+    texts: Iterable[str] = (),
+    data: object = None,
+    **context: Any,
+) -> Response:
+    """Render ``template`` (extending ``base.html``) for ``principal`` in the request's language.
+
+    ``texts``: key prefixes besides ``pages.`` whose messages the page's scripts need
+    (``i18n.js``); ``data``: JSON for the page's script (``<script id="page-data">``, read
+    with ``pageData()``); ``context``: the template's own variables."""
+    language = i18n.language_of(request)
+    csrf = (
+        auth.csrf_token_of(request) if principal is not None and principal.via == "cookie" else None
+    )
+    base = {
+        "lang": language,
+        "t": i18n.Translator(language),
+        "principal": principal,
+        "role": principal.role.value if principal is not None else "",
+        "csrf": csrf or "",
+        "switch": {lang: i18n.switch_url(request, lang) for lang in messages.LANGUAGES},
+        "texts_json": _script_json(i18n.texts_for(language, ("pages.", *texts))),
+        "data_json": _script_json(data),
+        "path": request.url.path,
+    }
+    response = templates.TemplateResponse(
+        request, template, {**base, **context}, status_code=status_code
+    )
+    i18n.remember(request, response)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+def _login_redirect(request: Request, exc: MacauTablesError) -> Response:
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    reason = "expired" if exc.key in ("auth.session_expired", "auth.session_unknown") else "login"
+    response = RedirectResponse(
+        "/login?" + urlencode({"next": here, "reason": reason}), status_code=303
+    )
+    if reason == "expired":
+        response.delete_cookie(auth.SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+class PageRoute(APIRoute):
+    """A page's route: a browser refused by the role rule gets a page, not JSON (module
+    docstring)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        original = super().get_route_handler()
+
+        async def handler(request: Request) -> Response:
+            try:
+                return await original(request)
+            except MacauTablesError as exc:
+                status = status_for(exc)
+                if status not in (401, 403) or not wants_html(request):
+                    raise
+                if status == 401:
+                    return _login_redirect(request, exc)
+                principal = await auth.optional_principal(request)
+                return render(
+                    request, "forbidden.html", principal, status_code=403, refusal_key=exc.key
+                )
+
+        return handler
+
+
+router = APIRouter(route_class=PageRoute, include_in_schema=False, tags=["pages"])
+
+Anyone = Annotated[Principal | None, Depends(auth.optional_principal)]
+Staff = Annotated[Principal, Depends(auth.require(*STAFF))]
+Admin = Annotated[Principal, Depends(auth.require(UserRole.ADMIN))]
+PUBLIC: Final = [Depends(auth.public)]
+
+
+@router.get("/", response_class=HTMLResponse, dependencies=PUBLIC)
+def lobby(request: Request, who: Anyone) -> Response:
+    """The lobby: every table with its game, limits, seats and shoe progress, the latest
+    roadmap, and the jackpot meters (filled by ``lobby.js`` from ``/api/tables``,
+    ``/api/meters`` and ``/ws/jackpot``)."""
+    return render(request, "lobby.html", who)
+
+
+@router.get("/login", response_class=HTMLResponse, dependencies=PUBLIC)
+def login_page(request: Request, who: Anyone) -> Response:
+    """Sign in (``login.js`` posts to ``/api/auth/login``, then goes to ``next``)."""
+    after = request.query_params.get("next", "")
+    safe = after if after.startswith("/") and not after.startswith("//") else ""
+    reason = request.query_params.get("reason", "")
+    return render(
+        request,
+        "login.html",
+        who,
+        next_path=safe,
+        reason=reason if reason in ("expired", "login") else "",
+    )
+
+
+@router.get("/jackpot", response_class=HTMLResponse, dependencies=PUBLIC)
+def jackpot(request: Request, who: Anyone) -> Response:
+    """The jackpot display (CSP-1): large meters updated live over ``/ws/jackpot``, the fixed
+    awards (CSP-10.3) and the last hits."""
+    return render(request, "jackpot.html", who)
+
+
+@router.get("/shoe-check", response_class=HTMLResponse, dependencies=PUBLIC)
+def shoe_check(request: Request, who: Anyone) -> Response:
+    """Check a finished shoe: its commitment against the revealed order and salt, in the
+    browser (``shoe_check.js``)."""
+    return render(
+        request,
+        "shoe_check.html",
+        who,
+        commitment=request.query_params.get("commitment", "")[:200],
+    )
+
+
+@router.get("/supervisor", response_class=HTMLResponse)
+def supervisor(request: Request, who: Staff) -> Response:
+    """Tables (open, close, options and approvals), authorisations waiting, and the recall
+    of a table's last 10 rounds."""
+    return render(request, "supervisor.html", who)
+
+
+@router.get("/supervisor/reports", response_class=HTMLResponse)
+def reports(request: Request, who: Staff) -> Response:
+    """Verify the store, the daily report (JSON, CSV) and the audit archive download."""
+    return render(request, "reports.html", who)
+
+
+@router.get("/admin", response_class=HTMLResponse)
+def admin(request: Request, who: Admin) -> Response:
+    """Users (add, disable, enable), the cashier (deposits, withdrawals) and the meters."""
+    return render(request, "admin.html", who)
+
+
+def install(app: FastAPI) -> None:
+    """Serve the pages and their static files from ``app``."""
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
