@@ -146,7 +146,12 @@ class CountedService(TableService):
 
 
 class Runtime:
-    """The casino in this process (module docstring)."""
+    """The casino in this process (module docstring).
+
+    ``owner`` names the lease holder: by default the process (``"<host>:<pid>:serve"``), so
+    two runtimes of one process are the same holder; a test simulating another process gives
+    another owner. ``service_factory(store, table_id, clock=, owner=, lease_seconds=)`` makes
+    the services (default :class:`CountedService`)."""
 
     def __init__(
         self,
