@@ -31,9 +31,9 @@ view is sent at once; when it has not, nothing is resent. Nothing else: CSP-12 f
 advice, chat or strategy channel into a Caribbean Stud table, and a view stream is not one —
 anything but those two messages closes the socket with 1008 (policy violation) and a reason;
 the server never relays anything a client says. Refusals (each closes the socket after the
-``error`` message): a message over ``ws_max_message_bytes`` (1009), an unknown table (4404), a
+``error`` message): a message over ``body_limit_bytes`` (1009), an unknown table (4404), a
 table served by another process (4409), a client too slow to take its updates (its queue of
-``ws_queue_size`` updates overflowed: 4408 — the table never waits for it), too many
+``websocket_queue`` updates overflowed: 4408 — the table never waits for it), too many
 connections in the process or from one client (1013, try again later).
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
@@ -85,7 +85,7 @@ router = APIRouter()
 CLOSE_POLICY: Final = 1008
 """A message the stream does not take (CSP-12: no advice, chat or strategy channel)."""
 CLOSE_OVERSIZED: Final = 1009
-"""A client message over ``ws_max_message_bytes``."""
+"""A client message over ``body_limit_bytes``."""
 CLOSE_TRY_LATER: Final = 1013
 """Too many connections (the process's or the client's cap): try again later."""
 CLOSE_TABLE_UNKNOWN: Final = 4404
@@ -99,12 +99,6 @@ _STATUS_CLOSE: Final = {404: CLOSE_TABLE_UNKNOWN, 409: CLOSE_TABLE_ELSEWHERE}
 
 BEARER_PROTOCOL: Final = "bearer"
 """The subprotocol a browser names before its token: ``new WebSocket(url, ["bearer", token])``."""
-QUEUE_SIZE: Final = 256
-"""The updates a connection may have waiting before it is closed as too slow (default of the
-setting ``websocket_queue``)."""
-PER_CLIENT: Final = 32
-"""The sockets one client may hold open at once (default of ``max_websockets_per_client``)."""
-
 _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
 
@@ -236,11 +230,6 @@ class _Outbox:
         self.queue.put_nowait(message)
 
 
-def _setting(runtime: Runtime, name: str, default: int) -> int:
-    value = getattr(runtime.settings, name, default)
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
 async def _principal(websocket: WebSocket) -> Principal | None:
     """Who connected (:func:`.auth.authenticate_websocket`: a bearer token in the
     ``Authorization`` header, ``?token=`` or offered as the subprotocols ``bearer, TOKEN``, or
@@ -300,10 +289,8 @@ class _Connection:
     def __init__(self, websocket: WebSocket, runtime: Runtime) -> None:
         self.websocket = websocket
         self.runtime = runtime
-        self.max_bytes = _setting(runtime, "body_limit_bytes", 64 * 1024)
-        self.outbox = _Outbox(
-            asyncio.get_running_loop(), _setting(runtime, "websocket_queue", QUEUE_SIZE)
-        )
+        self.max_bytes = runtime.settings.body_limit_bytes
+        self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
         self.last_sent: str | None = None
 
@@ -399,8 +386,8 @@ async def _admit(websocket: WebSocket, runtime: Runtime) -> tuple[Principal | No
     principal = await _principal(websocket)
     await websocket.accept(subprotocol=_subprotocol(websocket))
     client = _client_key(websocket, principal)
-    total = _setting(runtime, "max_websockets", 1000)
-    per_client = _setting(runtime, "max_websockets_per_client", PER_CLIENT)
+    total = runtime.settings.max_websockets
+    per_client = runtime.settings.max_websockets_per_client
     if not _gate(runtime).enter(client, total=total, per_client=per_client):
         await _close(
             websocket,

@@ -1,0 +1,305 @@
+"""The table server's WebSockets (issue 10, item 3): views per audience, resume, CSP-12, the
+jackpot stream, and the refusals (unknown table, oversized message, too many connections)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+from tests.server.conftest import login
+from tests.test_round_contract import ADAPTERS, _cards_in
+
+from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.rounds import Audience
+from macau_tables.server import streams
+from macau_tables.server.runtime import Runtime
+from macau_tables.tables.casino import UNIT
+from macau_tables.tables.model import OpenRound
+
+Socket = Any  # starlette.testclient.WebSocketTestSession
+
+
+def _token(client: TestClient, name: str) -> str:
+    return login(client, name)["Authorization"].removeprefix("Bearer ")
+
+
+def _submit(runtime: Runtime, table: str, command: object, key: str, actor: str) -> int:
+    return runtime.service(table).submit(command, idempotency_key=key, actor=actor).last_seq
+
+
+def _until(ws: Socket, seq: int) -> list[dict[str, Any]]:
+    """The messages ``ws`` receives up to the table view of record ``seq``."""
+    got: list[dict[str, Any]] = []
+    while True:
+        message = ws.receive_json()
+        got.append(message)
+        if message["type"] == "table" and message["seq"] >= seq:
+            return got
+
+
+def _closed(ws: Socket) -> tuple[dict[str, Any], WebSocketDisconnect]:
+    """The error message the server sent before it closed ``ws``, and the close."""
+    error = ws.receive_json()
+    assert error["type"] == "error", error
+    with pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_json()
+    return error["error"], closed.value
+
+
+def _play_caribbean_round(runtime: Runtime, n: int) -> int:
+    """alice (box 1, with the jackpot wager) and bruno (box 2) play one round of ``csp-1``."""
+    svc = runtime.service("csp-1")
+    _submit(runtime, "csp-1", OpenRound(), f"open{n}", "dealer")
+    _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), f"a{n}", "alice")
+    _submit(runtime, "csp-1", PlaceJackpotWager(1, "alice"), f"j{n}", "alice")
+    _submit(runtime, "csp-1", PlaceAnte(2, "bruno", UNIT), f"b{n}", "bruno")
+    seq = _submit(runtime, "csp-1", CloseBetting(), f"close{n}", "dealer")
+    while not svc.round.is_over:  # the decisions (CSP-6.5): alice raises, bruno folds
+        due = svc.expected().due[0]  # type: ignore[union-attr]
+        box, player = due.position, due.player
+        assert isinstance(box, int) and player is not None
+        cmd: object = Raise(box, player, 2 * UNIT) if box == 1 else Fold(box, player)
+        seq = _submit(runtime, "csp-1", cmd, f"d{n}{box}", player)
+    assert svc.round.is_over
+    return seq
+
+
+@pytest.fixture
+def sockets(client: TestClient) -> Iterator[dict[str, Socket]]:
+    """``csp-1`` watched by alice, bruno, the dealer, the supervisor and the public."""
+    names = ("alice", "bruno", "dealer", "supervisor")
+    tokens = {name: _token(client, name) for name in names}
+    opened: dict[str, Socket] = {}
+    try:
+        for name in names:
+            ws = client.websocket_connect(f"/ws/tables/csp-1?token={tokens[name]}")
+            opened[name] = ws.__enter__()
+        opened["public"] = client.websocket_connect("/ws/tables/csp-1").__enter__()
+        yield opened
+    finally:
+        for ws in opened.values():
+            ws.__exit__(None, None, None)
+
+
+def test_every_audience_gets_its_view_now_and_after_each_command_CSP_12(
+    runtime: Runtime, sockets: dict[str, Socket]
+) -> None:
+    expected = {
+        "alice": Audience.of_player("alice"),
+        "bruno": Audience.of_player("bruno"),
+        "dealer": Audience.dealer(),
+        "supervisor": Audience.supervisor(),
+        "public": Audience.public(),
+    }
+    svc = runtime.service("csp-1")
+    for ws in sockets.values():
+        first = ws.receive_json()
+        assert first["type"] == "table" and first["table_id"] == "csp-1"
+    svc_rounds: dict[int, Any] = {}
+    recorder = svc.subscribe(
+        Audience.public(), lambda u: svc_rounds.__setitem__(getattr(u, "seq", -1), svc.round)
+    )
+    try:
+        last = _play_caribbean_round(runtime, 1)
+    finally:
+        recorder.close()
+    caribbean = ADAPTERS["caribbean"]
+    for name, ws in sockets.items():
+        received = [m for m in _until(ws, last) if m["type"] == "table"]
+        assert received[-1]["seq"] == last
+        # Every view is the socket's own audience's, and carries no card it may not see.
+        for message in received:
+            assert message["audience"]["role"] == expected[name].role.value
+            assert message["audience"].get("player") == expected[name].player
+            allowed = caribbean.visible(svc_rounds[message["seq"]], expected[name])
+            assert set(_cards_in(message)) <= allowed, (name, message["seq"])
+    # The server sends views, meters and pongs, nothing else: no advice, no chat (CSP-12).
+    for ws in sockets.values():
+        ws.send_json({"type": "ping"})
+        kinds = set()
+        while (message := ws.receive_json())["type"] != "pong":
+            kinds.add(message["type"])
+        assert kinds <= {"table", "meter"} and message == {"type": "pong"}
+
+
+def test_a_player_never_gets_another_box_s_cards(
+    runtime: Runtime, sockets: dict[str, Socket]
+) -> None:
+    svc = runtime.service("csp-1")
+    _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), "a", "alice")
+    _submit(runtime, "csp-1", PlaceAnte(2, "bruno", UNIT), "b", "bruno")
+    seq = _submit(runtime, "csp-1", CloseBetting(), "close", "dealer")  # the cards are out
+    box1, box2 = svc.round.box(1), svc.round.box(2)
+    assert len(box1.cards) == len(box2.cards) == 5
+    alice = {c for m in _until(sockets["alice"], seq) for c in _cards_in(m)}
+    bruno = {c for m in _until(sockets["bruno"], seq) for c in _cards_in(m)}
+    public = {c for m in _until(sockets["public"], seq) for c in _cards_in(m)}
+    assert set(box1.cards) <= alice and not alice & set(box2.cards)
+    assert set(box2.cards) <= bruno and not bruno & set(box1.cards)
+    assert not public & (set(box1.cards) | set(box2.cards))
+    # The dealer's face-down cards reach nobody before the showdown (CSP-7).
+    r = svc.round
+    down = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if not up}
+    assert down and not down & (alice | bruno | public)
+
+
+def test_a_reconnecting_client_resumes_from_the_last_seq(
+    client: TestClient, runtime: Runtime
+) -> None:
+    with client.websocket_connect("/ws/tables/csp-1") as ws:
+        seen = ws.receive_json()["seq"]
+    moved = _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    assert moved > seen
+    # The table moved on since: the current view at once.
+    with client.websocket_connect(f"/ws/tables/csp-1?after={seen}") as ws:
+        assert ws.receive_json()["seq"] == moved
+    # Nothing changed since: nothing is resent (the first answer is the pong).
+    with client.websocket_connect(f"/ws/tables/csp-1?after={moved}") as ws:
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+        # As a message: an old seq gets the view again, the current one nothing.
+        ws.send_json({"type": "resume", "after": seen})
+        assert ws.receive_json()["seq"] == moved
+        ws.send_json({"type": "resume", "after": moved})
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+        later = _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), "a", "alice")
+        assert ws.receive_json()["seq"] == later
+
+
+REFUSED: list[object] = [
+    {"type": "chat", "text": "raise, the dealer shows a king"},
+    {"type": "advice", "box": 1, "action": "raise"},
+    {"type": "strategy"},
+    {"type": "ping", "to": "bruno"},
+    {"type": "resume", "after": "latest"},
+    "hello",
+    b'{"type":"ping"}',
+]
+
+
+def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
+    client: TestClient, runtime: Runtime
+) -> None:
+    token = _token(client, "alice")
+    _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), "a", "alice")
+    _submit(runtime, "csp-1", CloseBetting(), "close", "dealer")
+    svc = runtime.service("csp-1")
+    assert svc.expected().due[0].kind.value == "decision"  # type: ignore[union-attr]
+    before = svc.view(Audience.public()).seq
+    for message in REFUSED:
+        with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+            ws.receive_json()
+            if isinstance(message, bytes):
+                ws.send_bytes(message)
+            elif isinstance(message, str):
+                ws.send_text(message)
+            else:
+                ws.send_json(message)
+            error, closed = _closed(ws)
+        assert closed.code == streams.CLOSE_POLICY == 1008, message
+        assert closed.reason == "streams.refused"
+        assert (error["key"], error["rule"]) == ("streams.refused", "CSP-12")
+    assert error["params"]["message"] == "(binary)"
+    assert svc.view(Audience.public()).seq == before  # nothing changed at the table
+
+
+def test_unknown_tables_bad_seqs_and_oversized_messages_are_closed_with_a_reason(
+    client: TestClient, runtime: Runtime
+) -> None:
+    with client.websocket_connect("/ws/tables/no-such-table") as ws:
+        error, closed = _closed(ws)
+    assert closed.code == streams.CLOSE_TABLE_UNKNOWN == 4404
+    assert error["key"] == "server.table_unknown" and closed.reason == "server.table_unknown"
+    with client.websocket_connect("/ws/tables/csp-1?after=-3") as ws:
+        error, closed = _closed(ws)
+    assert closed.code == 1008 and error["key"] == "streams.bad_after"
+    limit = runtime.settings.body_limit_bytes
+    with client.websocket_connect("/ws/tables/csp-1") as ws:
+        ws.receive_json()
+        ws.send_text(json.dumps({"type": "ping", "pad": "x" * limit}))
+        error, closed = _closed(ws)
+    assert closed.code == streams.CLOSE_OVERSIZED == 1009
+    assert error["key"] == "streams.oversized" and error["params"]["limit"] == limit
+
+
+def test_a_token_as_query_header_or_subprotocol_signs_in_a_forged_one_is_the_public(
+    client: TestClient,
+) -> None:
+    token = _token(client, "bruno")
+    with client.websocket_connect("/ws/tables/csp-1", subprotocols=["bearer", token]) as ws:
+        assert ws.accepted_subprotocol == "bearer"
+        assert ws.receive_json()["audience"] == {
+            "type": "core.Audience",
+            "v": 1,
+            "role": "player",
+            "player": "bruno",
+        }
+    with client.websocket_connect(
+        "/ws/tables/csp-1", headers={"Authorization": f"Bearer {token}"}
+    ) as ws:
+        assert ws.receive_json()["audience"]["player"] == "bruno"
+    with client.websocket_connect("/ws/tables/csp-1?token=forged") as ws:
+        assert ws.receive_json()["audience"]["role"] == "public"
+
+
+def test_a_flood_of_connections_is_refused_1013(client: TestClient, runtime: Runtime) -> None:
+    runtime.settings = runtime.settings.replace(max_websockets_per_client=2)
+    dealer = login(client, "dealer")
+    with client.websocket_connect("/ws/jackpot") as first:
+        first.receive_json()
+        with client.websocket_connect("/ws/tables/bac-1") as second:
+            second.receive_json()
+            with client.websocket_connect("/ws/tables/csp-1") as third:
+                error, closed = _closed(third)
+            assert closed.code == streams.CLOSE_TRY_LATER == 1013
+            assert error["key"] == "streams.too_many"
+            # Another client (a signed-in user) still gets in.
+            with client.websocket_connect("/ws/tables/csp-1", headers=dealer) as other:
+                assert other.receive_json()["audience"]["role"] == "dealer"
+        with client.websocket_connect("/ws/tables/csp-1") as again:  # a place came free
+            assert again.receive_json()["type"] == "table"
+        # The process's cap applies to everyone, signed in or not.
+        runtime.settings = runtime.settings.replace(max_websockets=1)
+        with client.websocket_connect("/ws/tables/csp-1", headers=dealer) as other:
+            _, closed = _closed(other)
+        assert closed.code == 1013
+
+
+def test_a_slow_client_s_queue_overflows_and_never_blocks_the_table() -> None:
+    async def fill() -> tuple[bool, list[object]]:
+        outbox = streams._Outbox(asyncio.get_running_loop(), 3)
+        for n in range(10):
+            outbox.offer(lambda n=n: {"type": "table", "seq": n})  # type: ignore[misc]
+        items = []
+        while not outbox.queue.empty():
+            items.append(outbox.queue.get_nowait())
+        return outbox.overflowed, items
+
+    overflowed, items = asyncio.run(fill())
+    assert overflowed
+    assert items == [{"type": "table", "seq": 0}, {"type": "table", "seq": 1},
+                     {"type": "table", "seq": 2}, None]  # fmt: skip
+
+
+def test_the_jackpot_stream_sees_a_contribution(client: TestClient, runtime: Runtime) -> None:
+    with client.websocket_connect("/ws/jackpot") as ws:
+        first = ws.receive_json()
+        assert first["type"] == "meters"
+        before = {m["meter_id"]: m["amount"] for m in first["meters"]}
+        assert set(before) == {"m-baccarat", "m-caribbean"}
+        assert first["hits"] == []
+        _play_caribbean_round(runtime, 3)  # alice's jackpot wager contributes (CSP-10)
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "meter" and message["meter_id"] == "m-caribbean":
+                break
+        assert message["amount"] > before["m-caribbean"]
+        assert message["amount"] == runtime.store.read(lambda tx: tx.meter_amount("m-caribbean"))
