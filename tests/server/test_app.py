@@ -297,3 +297,24 @@ def test_a_replayed_request_is_counted_once(runtime: Runtime) -> None:
     for _ in range(2):
         service.submit(OpenRound(), idempotency_key="t-replay", actor="dealer")
     assert runtime.counters.snapshot()["accepted"] == {("csp-1", "OpenRound"): 1}
+
+
+def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
+    runtime: Runtime, store: Store
+) -> None:
+    """A graceful stop leaves an open round as the store holds it (every request committed on
+    its own); whoever serves the table next resolves it by the law as it loads it."""
+    service = runtime.service("csp-1")
+    service.submit_all(
+        [OpenRound(), PlaceAnte(1, "alice", 1_000)], idempotency_key="t-open", actor="dealer"
+    )
+    assert service.round is not None and not service.round.is_over
+    runtime.stop()
+    other = Runtime(server_settings(), store, clock=FakeClock(), owner="next:1:serve")
+    other.start()
+    try:
+        taken = other.service("csp-1")
+        assert taken.round.is_over
+        assert taken.expected() is not None and taken.expected().phase == "void"
+    finally:
+        other.stop()

@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -111,7 +112,9 @@ class CountedService(TableService):
     """A :class:`TableService` that counts its accepted and refused commands (a request
     replayed with its idempotency key is counted once: it records nothing)."""
 
-    counters: Counters
+    def __init__(self, *args: Any, counters: Counters | None = None, **kwargs: Any) -> None:
+        self.counters = counters if counters is not None else Counters()
+        super().__init__(*args, **kwargs)
 
     def submit(self, command: object, *, idempotency_key: str, actor: str) -> Submitted:
         return self._counted(
@@ -173,6 +176,7 @@ class Runtime:
         self._elsewhere: dict[str, str] = {}  # table -> why it is not served here
         self._known: set[str] = set()
         self._held: set[str] = set()  # tables whose lease another process holds now
+        self._refreshed = 0.0  # when the tables were last read (monotonic)
         self._meters: dict[str, int] = {}
         self._meter_callbacks: list[Callable[[str, int], None]] = []
         self._meter_listener: MeterListener | None = None
@@ -188,6 +192,7 @@ class Runtime:
         with self._lock:
             if self.started:
                 return
+            self._stop.clear()
             self._meters = {m.meter_id: m.amount for m in self.store.read(lambda tx: tx.meters())}
             self._meter_listener = self.store.listen_meters(self._on_meter)
             self._refresh_tables()
@@ -195,7 +200,6 @@ class Runtime:
                 log.warning("table %s is configured but the casino has no such table", missing)
             self._take_tables()
             self.started = True
-            self._stop.clear()
             if self.settings.tick_seconds > 0:
                 self._thread = threading.Thread(
                     target=self._tick_loop, name="macau-tables-tick", daemon=True
@@ -238,8 +242,11 @@ class Runtime:
             found = self._services.get(table_id)
             if found is not None:
                 return found
-            if table_id not in self._known:
-                self._refresh_tables()
+            known = table_id in self._known
+            stale = time.monotonic() - self._refreshed > 1.0
+        if not known and stale:  # a table created since the last look (at most once a second)
+            self._refresh_tables()
+        with self._lock:
             if table_id not in self._known:
                 raise MacauTablesError("server.table_unknown", table=table_id)
             raise MacauTablesError("server.table_elsewhere", table=table_id)
@@ -261,9 +268,11 @@ class Runtime:
             return dict(self._elsewhere)
 
     def _refresh_tables(self) -> None:
-        records = self.store.read(lambda tx: tx.tables())
-        self._known = {t.table_id for t in records}
-        self._held = {t.table_id for t in records if self._held_elsewhere(t)}
+        records = self.store.read(lambda tx: tx.tables())  # outside the lock: requests go on
+        with self._lock:
+            self._known = {t.table_id for t in records}
+            self._held = {t.table_id for t in records if self._held_elsewhere(t)}
+            self._refreshed = time.monotonic()
 
     def _held_elsewhere(self, record: TableRecord) -> bool:
         """Whether another owner's lease of the table still runs (and that owner is not a dead
@@ -276,37 +285,44 @@ class Runtime:
         return until > self.store.clock()
 
     def _take_tables(self) -> None:
-        """Open a service for every configured table not served yet whose lease is free."""
-        for table_id in sorted(self._known):
-            if table_id in self._services or not self.settings.serves(table_id):
-                continue
-            if table_id in self._held:
+        """Open a service for every configured table not served yet whose lease is free. A
+        table is loaded (and a round it left open resolved by the law) outside the runtime's
+        lock: the other tables' requests go on meanwhile."""
+        with self._lock:
+            wanted = [
+                t
+                for t in sorted(self._known)
+                if t not in self._services and self.settings.serves(t)
+            ]
+            for table_id in (t for t in wanted if t in self._held):
                 self._elsewhere[table_id] = "tables.leased"
-                continue
+            wanted = [t for t in wanted if t not in self._held]
+        for table_id in wanted:
             try:
-                self._services[table_id] = self._open(table_id)
+                service = self._open(table_id)
             except MacauTablesError as exc:
-                if self._elsewhere.get(table_id) != exc.key:
-                    log.info("table %s not served here: %s", table_id, exc.message)
-                self._elsewhere[table_id] = exc.key
-            else:
-                if self._elsewhere.pop(table_id, None) is not None:
-                    log.info("table %s taken over", table_id)
-                else:
-                    log.info("table %s served", table_id)
+                with self._lock:
+                    if self._elsewhere.get(table_id) != exc.key:
+                        log.info("table %s not served here: %s", table_id, exc.message)
+                    self._elsewhere[table_id] = exc.key
+                continue
+            with self._lock:
+                if self._stop.is_set():  # stopping: give it back at once
+                    service.close()
+                    continue
+                self._services[table_id] = service
+                taken = self._elsewhere.pop(table_id, None) is not None
+            log.info("table %s %s", table_id, "taken over" if taken else "served")
 
     def _open(self, table_id: str) -> TableService:
-        factory = self._factory or CountedService
-        service = factory(
-            self.store,
-            table_id,
-            clock=self.clock,
-            owner=self.owner,
-            lease_seconds=self.settings.lease_seconds,
-        )
-        if isinstance(service, CountedService):
-            service.counters = self.counters
-        return service
+        common: dict[str, Any] = {
+            "clock": self.clock,
+            "owner": self.owner,
+            "lease_seconds": self.settings.lease_seconds,
+        }
+        if self._factory is not None:
+            return self._factory(self.store, table_id, **common)
+        return CountedService(self.store, table_id, counters=self.counters, **common)
 
     # -- the clock -------------------------------------------------------------------------
 
@@ -328,13 +344,12 @@ class Runtime:
                     log.warning("table %s: tick refused: %s", table_id, exc.message)
             except Exception:
                 log.exception("table %s: tick failed", table_id)
-        with self._lock:
-            if not self._stop.is_set():
-                try:
-                    self._refresh_tables()
-                    self._take_tables()
-                except MacauTablesError as exc:
-                    log.warning("tables not refreshed: %s", exc.message)
+        if not self._stop.is_set():
+            try:
+                self._refresh_tables()
+                self._take_tables()
+            except MacauTablesError as exc:
+                log.warning("tables not refreshed: %s", exc.message)
         return done
 
     def _lost(self, table_id: str, service: TableService) -> None:
