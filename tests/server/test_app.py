@@ -246,6 +246,7 @@ def test_settings_come_from_the_file_then_the_environment_then_the_options(
         ("prot = 8000\n", {}, "server.settings_unknown"),
         ('port = "8000"\n', {}, "server.settings_invalid"),
         ("port = -1\n", {}, "server.settings_invalid"),
+        ("port = 65536\n", {}, "server.settings_invalid"),
         ("tables = 3\n", {}, "server.settings_invalid"),
         ("", {"MACAU_TABLES_PORT": "eighty"}, "server.settings_invalid"),
         ("", {"MACAU_TABLES_LOG_REQUESTS": "maybe"}, "server.settings_invalid"),
@@ -260,6 +261,10 @@ def test_a_bad_setting_is_refused_naming_it(
     with pytest.raises(ConfigError) as refused:
         Settings.load(config, env=env)
     assert refused.value.key == key
+    where = next(iter(env), None)
+    assert str(refused.value.params["path" if key.endswith("file") else "source"]).endswith(
+        str(config) if where is None else where
+    )
 
 
 def test_the_documented_example_file_holds_every_setting_at_its_default() -> None:

@@ -90,30 +90,43 @@ class Settings:
         ``overrides`` (``None`` values are ignored: an option not given)."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
         path = config if config is not None else env.get(ENV_PREFIX + "CONFIG")
         if path:
-            values.update(_from_toml(Path(path)))
+            for name, value in _from_toml(Path(path)).items():
+                values[name], sources[name] = value, str(path)
         for f in fields(cls):
-            raw = env.get(ENV_PREFIX + f.name.upper())
+            variable = ENV_PREFIX + f.name.upper()
+            raw = env.get(variable)
             if raw is not None and raw != "":
-                values[f.name] = _parse_env(
-                    f.name, raw, f"environment {ENV_PREFIX}{f.name.upper()}"
-                )
+                where = f"environment {variable}"
+                values[f.name], sources[f.name] = _parse_env(f.name, raw, where), where
         for name, value in overrides.items():
             if value is None:
                 continue
-            values[name] = value
-        return cls.of(values, source="settings")
+            values[name], sources[name] = value, "command line"
+        return cls.of(values, sources=sources)
 
     @classmethod
-    def of(cls, values: Mapping[str, Any], *, source: str = "settings") -> Settings:
-        """Settings from ``values`` (field names to values), checked."""
+    def of(
+        cls,
+        values: Mapping[str, Any],
+        *,
+        source: str = "settings",
+        sources: Mapping[str, str] | None = None,
+    ) -> Settings:
+        """Settings from ``values`` (field names to values), checked; a refusal names where
+        the value came from (``sources[name]``, else ``source``)."""
         known = {f.name for f in fields(cls)}
-        for name in values:
-            if name not in known:
-                raise ConfigError("server.settings_unknown", name=name, source=source)
         hints = get_type_hints(cls)
-        checked = {name: _check(name, hints[name], v, source) for name, v in values.items()}
+        checked: dict[str, Any] = {}
+        for name, value in values.items():
+            where = (sources or {}).get(name, source)
+            if name not in known:
+                raise ConfigError("server.settings_unknown", name=name, source=where)
+            checked[name] = _check(name, hints[name], value, where)
+            if name == "port" and checked[name] > 65535:
+                raise ConfigError("server.settings_invalid", name=name, source=where, value=value)
         return dataclasses.replace(cls(), **checked)
 
     def replace(self, **changes: Any) -> Settings:
