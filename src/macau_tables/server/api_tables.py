@@ -48,7 +48,7 @@ from . import auth
 from .errors import register_status
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
-from .schemas import COMMAND, ErrorResponse, submitted_model
+from .schemas import COMMAND, ERROR_RESPONSES, submitted_model
 
 __all__ = [
     "ISSUERS",
@@ -92,21 +92,7 @@ for _key, _status in (
 ):
     register_status(_key, _status)
 
-_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
-    status: {"model": ErrorResponse, "description": text}
-    for status, text in (
-        (400, "Not a command"),
-        (401, "Not signed in"),
-        (403, "Not this caller's to do"),
-        (404, "Unknown table"),
-        (409, "Refused by the law or the table's state (the rule id says which)"),
-        (413, "Body too large"),
-        (422, "Unreadable request"),
-        (503, "Try again later"),
-    )
-}
-
-router = APIRouter(prefix="/api/tables", tags=["tables"], responses=_ERRORS)
+router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERROR_RESPONSES)
 
 TableId = Annotated[str, Path(min_length=1, max_length=64, description="The table's id")]
 

@@ -37,6 +37,7 @@ from ..rounds import Issuer, actor_field_of, is_command, issuer_of
 __all__ = [
     "CARD_PATTERN",
     "COMMAND",
+    "ERROR_RESPONSES",
     "ErrorResponse",
     "client_commands",
     "command_models",
@@ -235,3 +236,20 @@ class ErrorResponse(BaseModel):
     """Every 4xx answer: ``{"error": {"key", "params", "text", "rule"}}``."""
 
     error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse, "description": text}
+    for status, text in (
+        (400, "Not a command"),
+        (401, "Not signed in"),
+        (403, "Not this caller's to do"),
+        (404, "Unknown table"),
+        (409, "Refused by the law or the table's state (the rule id says which)"),
+        (413, "Body too large"),
+        (422, "Unreadable request"),
+        (503, "Try again later"),
+    )
+}
+"""The refusals a route documents (``APIRouter(responses=ERROR_RESPONSES)``): every 4xx in
+the one shape of :mod:`.errors`."""
