@@ -4,10 +4,11 @@
 service's :class:`~macau_tables.tables.publish.TableUpdate` for that audience, encoded by the
 codec — at once and after every event. The audience follows who signed in
 (:func:`.auth.authenticate_websocket`: a bearer token as ``?token=`` or in
-``Sec-WebSocket-Protocol``, or the session cookie): a player sees as
-``Audience.of_player(name)``, a dealer as the dealer, a supervisor or an admin as a
-supervisor, anyone else as the public. The views are the round contract's ``view(audience)``
-(the hidden-information rule, CSP-6.5, CSP-12, BAC-16): this module never looks inside them.
+``Sec-WebSocket-Protocol``, or the session cookie), as for ``GET /api/tables/{id}``
+(:func:`.api_tables.audience_of`): a player sees as ``Audience.of_player(name)``, a dealer as
+the dealer, a supervisor or an admin as a supervisor, anyone else as the public. The views
+are the round contract's ``view(audience)`` (the hidden-information rule, CSP-6.5, CSP-12,
+BAC-16): this module never looks inside them.
 
 ``/ws/jackpot`` (public) pushes every linked meter's amount at once and on every change
 (:meth:`.runtime.Runtime.subscribe_meters`: PostgreSQL LISTEN/NOTIFY reaches every server
@@ -62,8 +63,9 @@ from ..errors import MacauTablesError, RuleViolation
 from ..rounds import Audience
 from ..tables.publish import MeterUpdate, TableUpdate
 from . import auth
+from .api_tables import audience_of
 from .errors import error_body, status_for
-from .principal import Principal, UserRole
+from .principal import Principal
 from .runtime import Runtime, get_runtime
 
 __all__ = [
@@ -73,7 +75,6 @@ __all__ = [
     "CLOSE_TABLE_ELSEWHERE",
     "CLOSE_TABLE_UNKNOWN",
     "CLOSE_TRY_LATER",
-    "audience_of",
     "router",
     "table_message",
 ]
@@ -101,19 +102,6 @@ BEARER_PROTOCOL: Final = "bearer"
 """The subprotocol a browser names before its token: ``new WebSocket(url, ["bearer", token])``."""
 _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
-
-
-def audience_of(principal: Principal | None) -> Audience:
-    """The audience a signed-in user watches a table as: a player their own box
-    (``Audience.of_player(name)``), a dealer the dealer's console, a supervisor or an admin
-    the supervisor's, anyone else the public."""
-    if principal is None:
-        return Audience.public()
-    if principal.role is UserRole.PLAYER:
-        return Audience.of_player(principal.name)
-    if principal.role is UserRole.DEALER:
-        return Audience.dealer()
-    return Audience.supervisor()
 
 
 def table_message(update: TableUpdate) -> dict[str, Any]:
