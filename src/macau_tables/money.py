@@ -12,9 +12,11 @@ anything changes, and :func:`format_minor` is the one way an amount is written f
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .errors import ConfigError, RuleViolation
 
-__all__ = ["Money", "check_stake", "format_minor", "require_money"]
+__all__ = ["Money", "check_stake", "format_minor", "format_percent", "require_money"]
 
 Money = int
 """An amount in minor units. A plain ``int``; the alias documents intent."""
@@ -109,3 +111,17 @@ def check_stake(
             maximum=maximum,
         )
     return amount
+
+
+def format_percent(ratio: Fraction | None) -> str:
+    """``ratio`` as a percentage with two decimals, rounded half away from zero, exactly
+    (``""`` for ``None``).
+
+    >>> format_percent(Fraction(1, 3)), format_percent(Fraction(-2, 41)), format_percent(None)
+    ('33.33', '-4.88', '')
+    """
+    if ratio is None:
+        return ""
+    scaled = abs(ratio) * 10_000
+    units = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)
+    return ("-" if ratio < 0 and units else "") + f"{units // 100}.{units % 100:02d}"

@@ -18,21 +18,18 @@ code 2.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from ..errors import ConfigError
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
-from ..tables.audit import Verified, verify_database
+from ..tables.audit import verify_database
 from ..tables.findings import Finding
 from ..tables.recall import RecalledRound, recall
-from ..tables.reports import DayReport, TableFigures, day_report
+from ..tables.reports import DayReport, day_report, report_csv
 from .apps import app
 from .database import (
     DATABASE_HELP,
@@ -176,20 +173,7 @@ def verify(
             where = store.url
         finally:
             store.close()
-    _verdict(result.finding, _counts(result), where, output_format)
-
-
-def _counts(v: Verified) -> dict[str, int]:
-    return {
-        "tables": v.tables,
-        "events": v.events,
-        "rounds": v.rounds,
-        "settlements": v.settlements,
-        "transactions": v.transactions,
-        "accounts": v.accounts,
-        "meters": v.meters,
-        "shoes": v.shoes,
-    }
+    _verdict(result.finding, result.counts(), where, output_format)
 
 
 def _verdict(
@@ -240,56 +224,6 @@ def report(
             store.close()
     text = report_csv(result) if output_format is ReportFormat.CSV else report_text(result)
     emit(text, output)
-
-
-COLUMNS = (
-    "table_id",
-    "game",
-    "rounds",
-    "voided",
-    "drop",
-    "win",
-    "hold_percent",
-    "commission",
-    "jackpot_contributions",
-    "jackpot_awards",
-    "awards_from_meter",
-    "carried",
-    "meter_id",
-    "liability",
-)
-
-
-def _row(f: TableFigures) -> list[Any]:
-    def plain(amount: int) -> str:
-        return money(amount, grouping=False)
-
-    return [
-        f.table_id,
-        f.game,
-        f.rounds,
-        f.voided,
-        plain(f.drop),
-        plain(f.win),
-        percent(f.hold),
-        plain(f.commission),
-        plain(f.contributions),
-        plain(f.awards),
-        plain(f.awards_from_meter),
-        plain(f.carried),
-        f.meter_id or "",
-        plain(f.liability),
-    ]
-
-
-def report_csv(r: DayReport) -> str:
-    """The report as CSV (amounts in major units, hold in percent)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for f in (*r.tables, r.totals):
-        writer.writerow(_row(f))
-    return buffer.getvalue()
 
 
 def report_text(r: DayReport) -> str:

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import datetime
 from enum import StrEnum
-from fractions import Fraction
 from pathlib import Path
 from typing import Final
 
 from ..errors import ConfigError, MacauTablesError, StoreError
 from ..money import format_minor
+from ..money import format_percent as percent
 from ..store import Store
-from ..tables.clock import MACAU
+from ..tables.clock import MACAU, parse_day
 from .output import refuse
 
 __all__ = [
@@ -87,31 +87,9 @@ def open_store(url: str | None, *, strict: bool = True, create: bool = False) ->
     return store
 
 
-def parse_day(text: str) -> date:
-    """A gaming day written ``YYYY-MM-DD``; refuses anything else (``cli.bad_day``)."""
-    try:
-        return date.fromisoformat(text)
-    except (TypeError, ValueError):
-        raise ConfigError("cli.bad_day", text=repr(text)) from None
-
-
 def money(amount: int, *, grouping: bool = True) -> str:
     """Minor units as major units, e.g. ``1,234.50`` (``grouping=False``: ``1234.50``)."""
     return format_minor(amount, grouping=grouping)
-
-
-def percent(ratio: Fraction | None) -> str:
-    """``ratio`` as a percentage with two decimals, rounded half away from zero, exactly
-    (``""`` for ``None``).
-
-    >>> percent(Fraction(1, 3)), percent(Fraction(-2, 41)), percent(None)
-    ('33.33', '-4.88', '')
-    """
-    if ratio is None:
-        return ""
-    scaled = abs(ratio) * 10_000
-    units = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)
-    return ("-" if ratio < 0 and units else "") + f"{units // 100}.{units % 100:02d}"
 
 
 def when(at: datetime) -> str:

@@ -52,18 +52,17 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.background import BackgroundTask
 
 from .. import codec
-from ..cli.audit_cli import _counts, report_csv
-from ..cli.database import parse_day, percent
 from ..errors import MacauTablesError, StoreError, json_param
+from ..money import format_percent
 from ..rounds import DueKind, Expected, Issuer, issuer_of
 from ..store import MeterHit, MeterRecord, TableRecord, Tx
 from ..tables.archive import export_day
 from ..tables.audit import verify_database
-from ..tables.clock import opening_date
+from ..tables.clock import opening_date, parse_day
 from ..tables.engine import TableState
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, TableError
-from ..tables.reports import TableFigures, day_report
+from ..tables.reports import TableFigures, day_report, report_csv
 from ..tables.storage import read_table
 from . import auth
 from .errors import register_status
@@ -482,7 +481,7 @@ def verify(runtime: RuntimeDep, who: Staff) -> Verification:
     return Verification(
         ok=result.ok,
         source=runtime.store.url,
-        counts=_counts(result),
+        counts=result.counts(),
         failure=None if result.finding is None else result.finding.to_dict(),
     )
 
@@ -518,7 +517,7 @@ class DailyReport(BaseModel):
 
 
 def _figures(f: TableFigures) -> Figures:
-    return Figures(**dataclasses.asdict(f), hold_percent=percent(f.hold) or None)
+    return Figures(**dataclasses.asdict(f), hold_percent=format_percent(f.hold) or None)
 
 
 FIRST_DAY: Final = date(1970, 1, 1)

@@ -58,6 +58,19 @@ class Verified:
         """Whether everything holds."""
         return self.finding is None
 
+    def counts(self) -> dict[str, int]:
+        """What was read, by kind (what ``verify`` prints and ``GET /api/verify`` answers)."""
+        return {
+            "tables": self.tables,
+            "events": self.events,
+            "rounds": self.rounds,
+            "settlements": self.settlements,
+            "transactions": self.transactions,
+            "accounts": self.accounts,
+            "meters": self.meters,
+            "shoes": self.shoes,
+        }
+
 
 def verify_database(store: Store, *, progress: Callable[[str], None] | None = None) -> Verified:
     """Verify ``store`` (see the module docstring); ``progress`` is told each table's id as

@@ -20,7 +20,15 @@ from typing import Final, Protocol, runtime_checkable
 
 from ..errors import ConfigError
 
-__all__ = ["MACAU", "Clock", "FakeClock", "SystemClock", "opening_date", "seconds_between"]
+__all__ = [
+    "MACAU",
+    "Clock",
+    "FakeClock",
+    "SystemClock",
+    "opening_date",
+    "parse_day",
+    "seconds_between",
+]
 
 MACAU: Final = timezone(timedelta(hours=8), "Asia/Macau")
 """Macau time (UTC+8 all year): the zone of a table's opening date."""
@@ -97,3 +105,11 @@ def opening_date(now: datetime) -> date:
 def seconds_between(start: datetime, end: datetime) -> float:
     """Seconds from ``start`` to ``end`` (negative when ``end`` is earlier)."""
     return (end - start).total_seconds()
+
+
+def parse_day(text: str) -> date:
+    """A gaming day written ``YYYY-MM-DD``; refuses anything else (``cli.bad_day``)."""
+    try:
+        return date.fromisoformat(text)
+    except (TypeError, ValueError):
+        raise ConfigError("cli.bad_day", text=repr(text)) from None

@@ -22,20 +22,26 @@ the ledger:
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from typing import Any
 
+from ..money import format_minor, format_percent
 from ..store import TableRecord, Tx
 from ..store.history import balances_at, event_counts, posting_totals
 from .clock import MACAU
 
 __all__ = [
+    "COLUMNS",
     "DayReport",
     "TableFigures",
+    "csv_row",
     "day_bounds",
     "day_report",
+    "report_csv",
     "table_figures",
     "table_rows",
 ]
@@ -180,3 +186,53 @@ def table_rows(tx: Tx) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+COLUMNS = (
+    "table_id",
+    "game",
+    "rounds",
+    "voided",
+    "drop",
+    "win",
+    "hold_percent",
+    "commission",
+    "jackpot_contributions",
+    "jackpot_awards",
+    "awards_from_meter",
+    "carried",
+    "meter_id",
+    "liability",
+)
+
+
+def csv_row(f: TableFigures) -> list[Any]:
+    def plain(amount: int) -> str:
+        return format_minor(amount, grouping=False)
+
+    return [
+        f.table_id,
+        f.game,
+        f.rounds,
+        f.voided,
+        plain(f.drop),
+        plain(f.win),
+        format_percent(f.hold),
+        plain(f.commission),
+        plain(f.contributions),
+        plain(f.awards),
+        plain(f.awards_from_meter),
+        plain(f.carried),
+        f.meter_id or "",
+        plain(f.liability),
+    ]
+
+
+def report_csv(r: DayReport) -> str:
+    """The report as CSV (amounts in major units, hold in percent)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for f in (*r.tables, r.totals):
+        writer.writerow(csv_row(f))
+    return buffer.getvalue()
