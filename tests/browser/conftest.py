@@ -233,8 +233,7 @@ def page_of(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
         context = browser.new_context(
             base_url=live.url,
             viewport={"width": viewport[0], "height": viewport[1]},
-            locale=locale,
-            extra_http_headers={"Accept-Language": f"{locale},{locale.split('-')[0]};q=0.9"},
+            locale=locale,  # also the browser's Accept-Language
         )
         context.set_default_timeout(WAIT_SECONDS * 1000)
         contexts.append(context)

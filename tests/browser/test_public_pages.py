@@ -1,24 +1,258 @@
-"""The public pages in a real browser (issue 11): lobby, login, jackpot display, shoe check."""
+"""The public pages in a real browser (issue 11): the lobby, the login page, the jackpot display
+(CSP-1: it follows a contribution made at another table) and the shoe check (the browser's
+SHA-256 agrees with ``rng.commitment_digest``); the language: the first visit follows the
+browser, the switch changes every visible text and is remembered; a page opened with an ended
+session goes to the login page and says why. Every page passes axe and is photographed in both
+languages."""
 
 from __future__ import annotations
 
+import json
+import re
+import secrets
+import uuid
 from typing import Any
 
-from tests.browser.conftest import Live, axe_check, login, shot
+from macau_tables.cards import Card
+from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.rng import commitment_digest
+from macau_tables.server.auth import SESSION_COOKIE
+from macau_tables.tables.casino import UNIT
+from macau_tables.tables.model import OpenRound
+from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+
+LANGS = ("en", "zh-Hant")
+
+ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
+DATA_WORDS = {
+    "English",  # the switch names each language in itself
+    "SHA",  # SHA-256, CSV, JSON, the rules' ids: the same in both languages
+    "CSV",
+    "JSON",
+    "BAC",
+    "CSP",
+    "MOP",
+}
 
 
-def test_the_lobby_opens_and_the_language_switch_is_remembered(page: Any, live: Live) -> None:
+def english_left(page: Any, *data: str) -> list[str]:
+    """The English words still visible on ``page`` once the data it shows (names of tables and
+    users, ids — stored as they are) is set aside."""
+    text = page.locator("body").inner_text()
+    for value in sorted(data, key=len, reverse=True):
+        text = text.replace(value, " ")
+    text = re.sub(r"[0-9a-f]{16,}", " ", text)  # digests, keys
+    text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)  # ids: bac-1, m-baccarat
+    return sorted({w for w in ASCII_WORD.findall(text) if w not in DATA_WORDS})
+
+
+def table_names(live: Live) -> list[str]:
+    return [t["name"] for t in live.api.get("/api/tables").json()]
+
+
+def test_the_lobby_shows_the_tables_and_the_meters_in_both_languages(
+    page_of: Any, live: Live
+) -> None:
+    page = page_of()
     page.goto("/")
-    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("html").get_attribute("lang") == "en"  # an English browser
+    page.locator("[data-table='bac-1']").wait_for()
+    assert page.locator("[data-table]").count() == len(table_names(live))
+    page.locator("[data-meter='m-caribbean'] [data-amount]").wait_for()
+    wait_until(
+        "the live indicator",
+        lambda: page.locator("[data-live]").get_attribute("data-state") == "open",
+    )
+    assert page.locator("[data-table='csp-1'] a[href^='/login']").count() == 1  # sign in to play
+    axe_check(page, what="lobby en")
+    shot(page, "lobby-en")
     page.locator(".lang-switch a[data-lang='zh-Hant']").click()
     page.wait_for_url("**/?lang=zh-Hant")
+    page.locator("[data-table='bac-1']").wait_for()
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
-    page.goto("/jackpot")
+    assert "百家樂" in page.locator("[data-table='bac-1']").inner_text()
+    assert english_left(page, *table_names(live)) == []
+    axe_check(page, what="lobby zh-Hant")
+    shot(page, "lobby-zh-Hant")
+    page.goto("/jackpot")  # the choice is remembered in a cookie
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
-    axe_check(page)
-    shot(page, "smoke")
+    phone = page_of(viewport=(390, 844), locale="zh-HK")  # a first visit follows the browser
+    phone.goto("/")
+    assert phone.locator("html").get_attribute("lang") == "zh-Hant"
+    phone.locator("[data-table='csp-1']").wait_for()
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the lobby scrolls sideways on a phone ({width} px)"
+    shot(phone, "lobby-phone-zh-Hant")
 
 
-def test_login(page: Any, live: Live) -> None:
+def _play_caribbean_round(live: Live) -> None:
+    """alice (box 1, with the jackpot wager) and bruno (box 2) play one round of ``csp-1``
+    through the table service, as another table's players would (CSP-10: alice's jackpot wager
+    contributes to the linked meter)."""
+    svc = live.runtime.service("csp-1")
+    tag = uuid.uuid4().hex[:8]
+
+    def submit(command: object, key: str, actor: str) -> None:
+        svc.submit(command, idempotency_key=f"{key}-{tag}", actor=actor)
+
+    if svc.round is None or svc.round.is_over:
+        submit(OpenRound(), "open", "dealer")
+    submit(PlaceAnte(1, "alice", UNIT), "a", "alice")
+    submit(PlaceJackpotWager(1, "alice"), "j", "alice")
+    submit(PlaceAnte(2, "bruno", UNIT), "b", "bruno")
+    submit(CloseBetting(), "close", "dealer")
+    while not svc.round.is_over:  # the decisions (CSP-6.5): alice raises, bruno folds
+        due = svc.expected().due[0]  # type: ignore[union-attr]
+        box, player = due.position, due.player
+        assert isinstance(box, int) and player is not None
+        command: object = Raise(box, player, 2 * UNIT) if box == 1 else Fold(box, player)
+        submit(command, f"d{box}", player)
+
+
+def test_the_jackpot_display_follows_a_contribution_at_another_table_CSP_1(
+    page: Any, live: Live
+) -> None:
+    page.goto("/jackpot?lang=en")
+    amount = page.locator("[data-meter='m-caribbean'] .jackpot-amount")
+    amount.wait_for()
+    wait_until(
+        "the live stream", lambda: page.locator("[data-live]").get_attribute("data-state") == "open"
+    )
+    before = int(amount.get_attribute("data-amount") or 0)
+    assert page.locator("#jackpot-awards table").count() == 2  # both games' fixed awards
+    assert "Royal flush" in page.locator("#jackpot-awards").inner_text()  # CSP-10.3
+    axe_check(page, what="jackpot en")
+    shot(page, "jackpot-en")
+    _play_caribbean_round(live)
+    now = live.store.read(lambda tx: tx.meter_amount("m-caribbean"))
+    assert now > before
+    wait_until(
+        "the display to show the new amount",
+        lambda: int(amount.get_attribute("data-amount") or 0) == now,
+    )
+    page.goto("/jackpot?lang=zh-Hant")
+    page.locator("[data-meter='m-caribbean'] .jackpot-amount").wait_for()
+    assert "黃袍麒" in page.locator("#jackpot-awards").inner_text()
+    assert english_left(page, *table_names(live)) == []
+    axe_check(page, what="jackpot zh-Hant")
+    shot(page, "jackpot-zh-Hant")
+
+
+def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Live) -> None:
+    order = [Card.from_index(i) for i in range(52)] * 8
+    rng = secrets.SystemRandom()
+    rng.shuffle(order)
+    salt = secrets.token_bytes(32)
+    digest = commitment_digest(order, salt)
+    page.goto("/shoe-check?lang=en")
+    page.get_by_label("Commitment").fill(digest)
+    page.get_by_label("Order of the cards").fill(" ".join(str(c) for c in order))
+    page.get_by_label("Salt").fill(salt.hex())
+    page.locator("#shoe-verify").click()
+    result = page.locator("#shoe-result")
+    wait_until("the check", lambda: result.get_attribute("data-result"))
+    assert result.get_attribute("data-result") == "ok", result.inner_text()
+    assert page.locator("#shoe-digest").inner_text() == digest
+    shot(page, "shoe-check-en")
+    # Symbols, "10", lower case and a JSON list read as Card.parse reads them.
+    spelled = [
+        f"{'10' if c.rank == 10 else str(c)[0]}{'♦♣♥♠'[c.suit]}" if i % 3 == 0 else str(c).lower()
+        for i, c in enumerate(order)
+    ]
+    page.get_by_label("Order of the cards").fill(json.dumps(spelled, ensure_ascii=False))
+    page.evaluate("document.getElementById('shoe-result').dataset.result = ''")
+    page.locator("#shoe-verify").click()
+    wait_until("the check", lambda: result.get_attribute("data-result"))
+    assert result.get_attribute("data-result") == "ok", result.inner_text()
+    swapped = [*order]
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    if swapped != order:
+        page.get_by_label("Order of the cards").fill(" ".join(str(c) for c in swapped))
+        page.evaluate("document.getElementById('shoe-result').dataset.result = ''")
+        page.locator("#shoe-verify").click()
+        wait_until("the check", lambda: result.get_attribute("data-result"))
+        assert result.get_attribute("data-result") == "mismatch"
+        assert page.locator("#shoe-digest").inner_text() == commitment_digest(swapped, salt)
+    page.get_by_label("Order of the cards").fill("As Kx")
+    page.locator("#shoe-verify").click()
+    wait_until("the refusal", lambda: "Kx" in result.inner_text())
+    assert result.get_attribute("data-result") == "bad"
+
+
+def test_the_shoe_check_picks_a_finished_shoe(page: Any, live: Live) -> None:
+    assert live.api.get("/api/shoes").json().keys() == {"shoes"}
+    order = [Card.from_index(i) for i in reversed(range(52))]
+    salt = bytes(range(32))
+    shoe = {
+        "table_id": "bac-1",
+        "shoe_no": 7,
+        "commitment": commitment_digest(order, salt),
+        "order": [str(c) for c in order],
+        "salt": salt.hex(),
+        "verified": True,
+        "revealed_at": "2026-12-03T10:00:00+00:00",
+    }
+    page.route(
+        "**/api/shoes",
+        lambda route: route.fulfill(json={"shoes": [shoe]}),
+    )
+    page.goto("/shoe-check?lang=zh-Hant")
+    picker = page.locator("#shoe-pick")
+    wait_until("the shoes", lambda: picker.locator("option").count() == 2)
+    picker.select_option(index=1)
+    assert page.locator("#shoe-commitment").input_value() == shoe["commitment"]
+    page.locator("#shoe-verify").click()
+    result = page.locator("#shoe-result")
+    wait_until("the check", lambda: result.get_attribute("data-result"))
+    assert result.get_attribute("data-result") == "ok"
+    assert "核對無誤" in result.inner_text()
+    assert english_left(page, "As", "Kd", "10h") == []
+    axe_check(page, what="shoe check zh-Hant")
+    shot(page, "shoe-check-zh-Hant")
+
+
+def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(
+    page: Any, live: Live
+) -> None:
+    page.goto("/login?lang=zh-Hant")
+    axe_check(page, what="login zh-Hant")
+    shot(page, "login-zh-Hant")
+    page.get_by_label("用戶名稱").fill("alice")
+    page.get_by_label("密碼").fill("not her password")
+    page.locator("#login-submit").click()
+    error = page.locator("#login-error")
+    error.wait_for()
+    assert re.search(r"[\u3400-\u9fff]", error.inner_text()), error.inner_text()
+    assert page.watch.refusals, "the refusal came from the API"
+    login(page, "alice", then="/")
+    assert page.locator("[data-testid='who']").inner_text().startswith("已登入：alice")
+    page.goto("/login?lang=en")
+    axe_check(page, what="login en")
+    shot(page, "login-en")
+    page.locator("#logout").click()
+    page.wait_for_url(re.compile(r"/$"))
+    assert page.locator("#login-link").is_visible()
+
+
+def test_a_page_opened_with_an_ended_session_asks_to_sign_in_again(page: Any, live: Live) -> None:
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": "ended-or-forged", "url": live.url}]
+    )
+    page.goto("/supervisor?lang=en")
+    page.wait_for_url(re.compile(r"/login\?"))
+    assert "session has ended" in page.locator("main").inner_text()
     login(page, "supervisor", then="/supervisor")
     assert page.url.endswith("/supervisor")
+    page.watch.allow("/admin?lang=en")  # the 403 page is the point
+    page.goto("/admin?lang=en")  # a supervisor is not an administrator: said in a page
+    assert "Not for this account" in page.locator("h1").inner_text()
+    shot(page, "forbidden-en")
+
+
+def test_api_clients_are_refused_as_json_not_redirected(live: Live) -> None:
+    response = live.api.get("/supervisor", follow_redirects=False)
+    assert response.status_code == 401
+    assert response.json()["error"]["key"] == "auth.unauthenticated"
+    html = live.api.get("/supervisor", headers={"Accept": "text/html"}, follow_redirects=False)
+    assert html.status_code == 303
+    assert html.headers["location"].startswith("/login?next=%2Fsupervisor")

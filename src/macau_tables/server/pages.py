@@ -34,23 +34,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Coroutine, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Final
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from .. import messages
 from ..errors import MacauTablesError
 from ..money import format_minor
+from ..store import Tx
+from ..tables.clock import MACAU
 from . import auth, i18n
 from .errors import status_for
 from .principal import Principal, UserRole
+from .runtime import Runtime, get_runtime
 
 __all__ = [
     "STATIC",
@@ -220,7 +225,8 @@ def supervisor(request: Request, who: Staff) -> Response:
 @router.get("/supervisor/reports", response_class=HTMLResponse)
 def reports(request: Request, who: Staff) -> Response:
     """Verify the store, the daily report (JSON, CSV) and the audit archive download."""
-    return render(request, "reports.html", who)
+    today = get_runtime(request).clock.now().astimezone(MACAU).date().isoformat()
+    return render(request, "reports.html", who, today=today)
 
 
 @router.get("/admin", response_class=HTMLResponse)
@@ -229,7 +235,72 @@ def admin(request: Request, who: Admin) -> Response:
     return render(request, "admin.html", who)
 
 
+# -- the shoe check's JSON -------------------------------------------------------------------------
+
+api_router = APIRouter(tags=["pages"])
+
+SHOES_SHOWN: Final = 20
+
+
+class RevealedShoe(BaseModel):
+    """A finished virtual shoe as published: its commitment, then its order (uncut) and salt."""
+
+    table_id: str
+    shoe_no: int
+    commitment: str
+    order: list[str]
+    salt: str
+    verified: bool | None
+    revealed_at: datetime | None
+
+
+class RevealedShoes(BaseModel):
+    """The last revealed shoes, newest first."""
+
+    shoes: list[RevealedShoe]
+
+
+@api_router.get(
+    "/api/shoes",
+    dependencies=PUBLIC,
+    summary="The last finished shoes with their commitment, order and salt",
+)
+def revealed_shoes(
+    runtime: Annotated[Runtime, Depends(get_runtime)],
+    table: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+) -> RevealedShoes:
+    """The last revealed virtual shoes of every table (or of ``table``), newest first: what the
+    shoe check verifies (a shoe's order is public once it is finished; an unfinished one is
+    never listed)."""
+
+    def read(tx: Tx) -> list[RevealedShoe]:
+        ids = [table] if table is not None else [t.table_id for t in tx.tables()]
+        out: list[RevealedShoe] = []
+        for table_id in ids:
+            for shoe in tx.shoes(table_id):
+                revealed = shoe.revealed or {}
+                order, salt = revealed.get("order"), revealed.get("salt")
+                if not isinstance(order, list) or not isinstance(salt, str):
+                    continue
+                out.append(
+                    RevealedShoe(
+                        table_id=shoe.table_id,
+                        shoe_no=shoe.shoe_no,
+                        commitment=shoe.commitment,
+                        order=[str(card) for card in order],
+                        salt=salt,
+                        verified=shoe.verified,
+                        revealed_at=shoe.revealed_at,
+                    )
+                )
+        out.sort(key=lambda s: s.revealed_at or datetime.min.replace(tzinfo=UTC), reverse=True)
+        return out[:SHOES_SHOWN]
+
+    return RevealedShoes(shoes=runtime.store.read(read))
+
+
 def install(app: FastAPI) -> None:
-    """Serve the pages and their static files from ``app``."""
+    """Serve the pages, their JSON and their static files from ``app``."""
     app.include_router(router)
+    app.include_router(api_router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

@@ -1,0 +1,207 @@
+// The administrator's page: the cashier (deposits, withdrawals: one idempotency key per
+// request, so a double click or a retry never pays twice), every wallet, users (add, disable,
+// enable — each with a reason, audited), the tables' options and their approvals (CSP-13,
+// BAC-19), the meters, and the latest entries of the audit log.
+
+import { api, clearError, newKey, once, showError, showStatus } from "./api.js";
+import { dateTime, money, t } from "./i18n.js";
+import { el, gameName } from "./tables_info.js";
+
+const ROLE = { player: "pages.role_player", dealer: "pages.role_dealer", supervisor: "pages.role_supervisor", admin: "pages.role_admin" };
+
+/** "1,234.50" -> 123450 minor units (string arithmetic, no float), or null. */
+export function parseAmount(text) {
+  const clean = String(text).trim().replaceAll(",", "");
+  const match = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(clean);
+  if (!match) return null;
+  const minor = BigInt(match[1]) * 100n + BigInt((match[2] || "0").padEnd(2, "0"));
+  return minor > 0n ? Number(minor) : null;
+}
+
+function table(head, rows, attrs = {}) {
+  return el(
+    "table",
+    { class: "data", ...attrs },
+    el("thead", {}, el("tr", {}, ...head.map(([key, num]) => el("th", { scope: "col", class: num ? "num" : null, text: t(key) })))),
+    el("tbody", {}, ...rows),
+  );
+}
+
+// -- cashier ---------------------------------------------------------------------------------
+
+let wallets = [];
+async function drawWallets() {
+  wallets = (await api("/api/wallets")).wallets;
+  const select = document.getElementById("cash-player");
+  const chosen = select.value;
+  select.replaceChildren(...wallets.map((w) => el("option", { value: w.player, text: `${w.name} (${w.player})` })));
+  if (chosen) select.value = chosen;
+  document.getElementById("wallets").replaceChildren(
+    table(
+      [["pages.adm_player", false], ["pages.adm_balance", true]],
+      wallets.map((w) => el("tr", { "data-wallet": w.player }, el("th", { scope: "row", text: `${w.name} (${w.player})` }), el("td", { class: "num", "data-balance": w.balance, text: money(w.balance) }))),
+    ),
+  );
+}
+
+const cashForm = document.getElementById("cash-form");
+const cashError = document.getElementById("cash-error");
+let pending = null; // {signature, key}: the same request again re-uses its idempotency key
+cashForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const button = event.submitter || document.getElementById("cash-deposit");
+  const kind = button.dataset.kind;
+  const amount = parseAmount(cashForm.elements.amount.value);
+  const reason = cashForm.elements.reason.value.trim();
+  const player = cashForm.elements.player.value;
+  clearError(cashError);
+  if (amount === null) {
+    cashError.textContent = t("pages.adm_amount_bad");
+    cashError.hidden = false;
+    return;
+  }
+  if (!reason) {
+    cashError.textContent = t("pages.reason_required");
+    cashError.hidden = false;
+    return;
+  }
+  const signature = JSON.stringify([kind, player, amount, reason]);
+  if (!pending || pending.signature !== signature) pending = { signature, key: newKey() };
+  const body = { player, amount, reason, idempotency_key: pending.key };
+  once(
+    button,
+    async () => {
+      try {
+        const done = await api(`/api/cashier/${kind}`, { method: "POST", body });
+        pending = null;
+        showStatus(t(kind === "deposit" ? "pages.adm_deposited" : "pages.adm_withdrew", { amount: money(done.amount), player: done.player, balance: money(done.balance) }));
+        cashForm.elements.amount.value = "";
+        await drawWallets();
+      } catch (err) {
+        if (err.status !== 0) pending = null;
+        showError(err, cashError);
+      }
+    },
+    cashError,
+  );
+});
+
+// -- users -----------------------------------------------------------------------------------
+
+async function drawUsers() {
+  const users = await api("/api/admin/users");
+  const rows = users.map((u) => {
+    const id = `why-${u.name}`;
+    const input = el("input", { id, maxlength: "500", autocomplete: "off", class: "reason-input" });
+    const button = el("button", { type: "submit", class: "button-small button-quiet", text: t(u.disabled ? "pages.adm_enable" : "pages.adm_disable") });
+    const form = el("form", { class: "row", "data-user-form": u.name }, el("label", { for: id, class: "visually-hidden", text: t("pages.adm_reason_for", { name: u.name }) }), input, button);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!input.value.trim()) {
+        showError({ text: t("pages.reason_required") });
+        return;
+      }
+      once(button, async () => {
+        await api(`/api/admin/users/${encodeURIComponent(u.name)}/${u.disabled ? "enable" : "disable"}`, { method: "POST", body: { reason: input.value.trim() } });
+        showStatus(t(u.disabled ? "pages.adm_enabled" : "pages.adm_disabled", { name: u.name }));
+        await drawUsers();
+      });
+    });
+    return el(
+      "tr",
+      { "data-user": u.name, "data-disabled": u.disabled ? "1" : "0" },
+      el("th", { scope: "row", text: u.name }),
+      el("td", { text: t(ROLE[u.role] || ROLE.player) }),
+      el("td", { text: t(u.disabled ? "pages.adm_state_disabled" : "pages.adm_state_active") }),
+      el("td", {}, form),
+    );
+  });
+  document.getElementById("users").replaceChildren(
+    table([["pages.adm_user_name", false], ["pages.adm_user_role", false], ["pages.adm_user_state", false], ["pages.adm_user_action", false]], rows),
+  );
+}
+
+const userForm = document.getElementById("user-form");
+const userError = document.getElementById("user-error");
+userForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const body = {
+    name: userForm.elements.name.value.trim(),
+    role: userForm.elements.role.value,
+    password: userForm.elements.password.value,
+    reason: userForm.elements.reason.value.trim(),
+  };
+  if (!body.name || !body.password || !body.reason) {
+    userError.textContent = t("pages.adm_user_missing");
+    userError.hidden = false;
+    return;
+  }
+  once(
+    document.getElementById("user-add"),
+    async () => {
+      try {
+        await api("/api/admin/users", { method: "POST", body });
+        showStatus(t("pages.adm_user_added", { name: body.name }));
+        userForm.reset();
+        await Promise.all([drawUsers(), drawWallets()]);
+      } catch (err) {
+        showError(err, userError);
+      }
+    },
+    userError,
+  );
+});
+
+// -- options, meters, audit ------------------------------------------------------------------
+
+async function drawOptions() {
+  const found = await api("/api/admin/tables");
+  const box = document.getElementById("options");
+  box.replaceChildren(
+    ...found.tables.map((tb) => {
+      const approvals = new Map(tb.approvals.map((a) => [a.option, a]));
+      const rows = tb.options.map((o) => {
+        const a = approvals.get(o.option);
+        return el(
+          "tr",
+          {},
+          el("th", { scope: "row", class: "mono", text: o.option }),
+          el("td", { text: JSON.stringify(o.value) }),
+          el("td", { text: o.rule }),
+          el("td", { text: a ? t("pages.adm_approval", { reference: a.reference, applied: a.applied_on, effective: a.effective_on }) : t("pages.adm_no_approval") }),
+        );
+      });
+      const verdict = tb.approved_today ? t("pages.adm_approved_today", { day: found.day }) : t("pages.adm_not_approved", { reason: (tb.refusal && tb.refusal.text) || "" });
+      return el(
+        "div",
+        { class: "table-wrap", "data-options": tb.table_id },
+        el("h3", { text: `${tb.name} (${tb.table_id}) · ${gameName(tb.game)}` }),
+        el("p", { class: tb.approved_today ? "" : "inline-error", text: verdict }),
+        el("p", { class: "muted mono", text: t("pages.adm_config", { id: tb.config_id, sha: tb.config_sha256 }) }),
+        table([["pages.adm_option", false], ["pages.adm_value", false], ["pages.adm_rule", false], ["pages.adm_approval_record", false]], rows),
+      );
+    }),
+  );
+}
+
+async function drawMeters() {
+  const { meters } = await api("/api/meters");
+  document.getElementById("meters").replaceChildren(
+    table(
+      [["pages.adm_meter", false], ["pages.adm_meter_amount", true], ["pages.adm_meter_seed", true], ["pages.adm_meter_hits", true], ["pages.adm_meter_tables", false]],
+      meters.map((m) => el("tr", {}, el("th", { scope: "row", text: `${m.id} · ${gameName(m.game)}` }), el("td", { class: "num", text: money(m.amount) }), el("td", { class: "num", text: money(m.seed) }), el("td", { class: "num", text: m.hits }), el("td", { text: m.tables.join(", ") }))),
+    ),
+  );
+}
+
+async function drawAudit() {
+  const { entries } = await api("/api/audit/log", { query: { limit: 20 } });
+  document.getElementById("audit").replaceChildren(
+    table(
+      [["pages.adm_audit_when", false], ["pages.adm_audit_who", false], ["pages.adm_audit_action", false], ["pages.adm_audit_why", false]],
+      entries.map((e) => el("tr", {}, el("td", { text: dateTime(e.at) }), el("td", { text: e.actor }), el("td", { class: "mono", text: e.action + (e.table_id ? ` · ${e.table_id}` : "") }), el("td", { text: e.reason || "—" }))),
+    ),
+  );
+}
+
+Promise.all([drawWallets(), drawUsers(), drawOptions(), drawMeters(), drawAudit()]).catch((err) => showError(err));

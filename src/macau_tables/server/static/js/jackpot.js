@@ -1,0 +1,149 @@
+// The jackpot display (CSP-1): every linked meter large and live over /ws/jackpot (the amount
+// moves with every contribution, on this server or another one on the same database), the
+// fixed awards by combination (CSP-10.3, BAC-17) and the last hits.
+
+import { api, showError } from "./api.js";
+import { dateTime, money, t } from "./i18n.js";
+import { connect } from "./socket.js";
+import { el, gameName } from "./tables_info.js";
+
+const COMBINATION = {
+  royal_flush: "pages.combo_royal_flush",
+  straight_flush: "pages.combo_straight_flush",
+  four_of_a_kind: "pages.combo_four_of_a_kind",
+  full_house: "pages.combo_full_house",
+  flush: "pages.combo_flush",
+  heavenly_straight: "pages.combo_heavenly_straight",
+  three_of_a_kind: "pages.combo_three_of_a_kind",
+  double_pair: "pages.combo_double_pair",
+  single_pair: "pages.combo_single_pair",
+};
+
+export function combinationName(name) {
+  return COMBINATION[name] ? t(COMBINATION[name]) : name;
+}
+
+const meters = new Map(); // id -> {id, game, amount, fixed_awards, hits}
+const metersNode = document.getElementById("jackpot-meters");
+
+function meterCard(m) {
+  const amount = el("p", { class: "jackpot-amount", "data-amount": m.amount, text: money(m.amount) });
+  const heading = el("h2", { id: `meter-${m.id}`, text: t("pages.meter_of_game", { game: gameName(m.game) }) });
+  return el("section", { class: "jackpot-meter", "data-meter": m.id, "aria-labelledby": `meter-${m.id}` }, heading, amount);
+}
+
+function drawMeters() {
+  metersNode.replaceChildren(...[...meters.values()].map(meterCard));
+}
+
+function bump(m) {
+  const node = metersNode.querySelector(`[data-meter="${m.id}"] .jackpot-amount`);
+  if (!node) return drawMeters();
+  node.textContent = money(m.amount);
+  node.dataset.amount = m.amount;
+  node.classList.remove("bumped");
+  void node.offsetWidth;
+  node.classList.add("bumped");
+  return undefined;
+}
+
+function drawAwards() {
+  const box = document.getElementById("jackpot-awards");
+  box.replaceChildren();
+  for (const m of meters.values()) {
+    const rows = Object.entries(m.fixed_awards || {}).sort((a, b) => b[1] - a[1]);
+    if (!rows.length) continue;
+    const table = el(
+      "table",
+      { class: "data" },
+      el("caption", { text: t("pages.meter_of_game", { game: gameName(m.game) }) }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("pages.jackpot_combination") }), el("th", { scope: "col", class: "num", text: t("pages.jackpot_award") }))),
+      el("tbody", {}, ...rows.map(([name, amount]) => el("tr", {}, el("td", { text: combinationName(name) }), el("td", { class: "num", text: money(amount) })))),
+    );
+    box.append(el("div", { class: "table-wrap" }, table));
+  }
+}
+
+function drawHits() {
+  const box = document.getElementById("jackpot-hits");
+  const hits = [...meters.values()].flatMap((m) => m.hits || []);
+  hits.sort((a, b) => String(b.at).localeCompare(String(a.at)));
+  if (!hits.length) {
+    box.replaceChildren(el("p", { text: t("pages.jackpot_no_hits") }));
+    return;
+  }
+  const head = ["pages.jackpot_when", "pages.jackpot_table", "pages.jackpot_box", "pages.jackpot_combination", "pages.jackpot_award"];
+  box.replaceChildren(
+    el(
+      "table",
+      { class: "data" },
+      el("thead", {}, el("tr", {}, ...head.map((key, i) => el("th", { scope: "col", class: i === 4 ? "num" : null, text: t(key) })))),
+      el(
+        "tbody",
+        {},
+        ...hits.slice(0, 10).map((h) =>
+          el("tr", {}, el("td", { text: dateTime(h.at) }), el("td", { text: h.table_id || h.table }), el("td", { text: h.box }), el("td", { text: combinationName(h.combination) }), el("td", { class: "num", text: money(h.amount) })),
+        ),
+      ),
+    ),
+  );
+}
+
+function meter(id) {
+  if (!meters.has(id)) meters.set(id, { id, game: "", amount: 0, fixed_awards: {}, hits: [] });
+  return meters.get(id);
+}
+
+async function load() {
+  try {
+    const all = await api("/api/meters");
+    for (const m of all.meters) {
+      const known = meter(m.id);
+      known.game = m.game;
+      known.fixed_awards = m.fixed_awards;
+      if (!known.live) known.amount = m.amount;
+      if (!known.hitsLive) known.hits = m.last_hits.map((h) => ({ ...h, table_id: h.table }));
+    }
+    drawMeters();
+    drawAwards();
+    drawHits();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+connect("/ws/jackpot", {
+  onMessage(message) {
+    if (message.type === "meters") {
+      for (const m of message.meters) {
+        const known = meter(m.meter_id);
+        known.game = m.game;
+        known.amount = m.amount;
+        known.live = true;
+      }
+      for (const m of meters.values()) {
+        m.hits = message.hits.filter((h) => h.meter_id === m.id);
+        m.hitsLive = true;
+      }
+      drawMeters();
+      drawHits();
+    } else if (message.type === "meter") {
+      const known = meter(message.meter_id);
+      known.amount = message.amount;
+      known.live = true;
+      bump(known);
+    } else if (message.type === "hits") {
+      const known = meter(message.meter_id);
+      known.hits = message.hits;
+      known.hitsLive = true;
+      drawHits();
+    }
+  },
+});
+
+const full = document.getElementById("jackpot-fullscreen");
+full.addEventListener("click", () => {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen().catch(() => {});
+});
+load();

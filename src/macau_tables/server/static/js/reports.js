@@ -1,0 +1,81 @@
+// Verify the store (macau-tables verify), the daily report of a gaming day (JSON shown, CSV
+// downloaded) and the audit archive download (admin).
+
+import { api, once } from "./api.js";
+import { money, t } from "./i18n.js";
+import { el } from "./tables_info.js";
+
+const COUNT = {
+  tables: "pages.rep_count_tables",
+  events: "pages.rep_count_events",
+  rounds: "pages.rep_count_rounds",
+  settlements: "pages.rep_count_settlements",
+  transactions: "pages.rep_count_transactions",
+  accounts: "pages.rep_count_accounts",
+  meters: "pages.rep_count_meters",
+  shoes: "pages.rep_count_shoes",
+};
+
+const verifyButton = document.getElementById("verify-run");
+verifyButton.addEventListener("click", () =>
+  once(verifyButton, async () => {
+    const box = document.getElementById("verify-result");
+    const found = await api("/api/verify");
+    const counts = el("dl", { class: "counts" });
+    for (const [key, value] of Object.entries(found.counts || {})) {
+      counts.append(el("dt", { text: COUNT[key] ? t(COUNT[key]) : key }), el("dd", { text: value }));
+    }
+    const verdict = found.ok
+      ? el("p", { class: "notice notice-status", "data-verified": "ok", text: t("pages.rep_verify_ok") })
+      : el("p", { class: "notice notice-error", "data-verified": "failed", text: t("pages.rep_verify_failed", { text: (found.failure && found.failure.text) || "" }) });
+    box.replaceChildren(verdict, counts);
+  }),
+);
+
+const COLUMNS = [
+  ["table_id", "pages.rep_col_table", false],
+  ["rounds", "pages.rep_col_rounds", false],
+  ["voided", "pages.rep_col_voided", false],
+  ["drop", "pages.rep_col_drop", true],
+  ["win", "pages.rep_col_win", true],
+  ["hold_percent", "pages.rep_col_hold", false],
+  ["commission", "pages.rep_col_commission", true],
+  ["contributions", "pages.rep_col_contributions", true],
+  ["awards", "pages.rep_col_awards", true],
+  ["carried", "pages.rep_col_carried", true],
+  ["liability", "pages.rep_col_liability", true],
+];
+
+function cell(row, [key, , isMoney]) {
+  const value = row[key];
+  if (value === null || value === undefined || value === "") return "—";
+  if (key === "table_id" && value === "total") return t("pages.rep_total");
+  return isMoney ? money(value) : String(value);
+}
+
+const form = document.getElementById("report-form");
+const dayInput = document.getElementById("report-day");
+function links() {
+  const day = encodeURIComponent(dayInput.value);
+  document.getElementById("report-csv").href = `/api/reports/daily?day=${day}&format=csv`;
+  const archive = document.getElementById("archive-download");
+  if (archive) archive.href = `/api/audit/archive?day=${day}`;
+}
+dayInput.addEventListener("change", links);
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  links();
+  once(document.getElementById("report-show"), async () => {
+    const report = await api("/api/reports/daily", { query: { day: dayInput.value } });
+    const rows = [...report.tables, report.totals];
+    document.getElementById("report-result").replaceChildren(
+      el(
+        "table",
+        { class: "data", "data-report": report.day },
+        el("caption", { text: t("pages.rep_caption", { day: report.day }) }),
+        el("thead", {}, el("tr", {}, ...COLUMNS.map(([, key, isMoney]) => el("th", { scope: "col", class: isMoney ? "num" : null, text: t(key) })))),
+        el("tbody", {}, ...rows.map((row) => el("tr", {}, ...COLUMNS.map((column) => el(column[0] === "table_id" ? "th" : "td", { class: column[2] ? "num" : null, scope: column[0] === "table_id" ? "row" : null, text: cell(row, column) }))))),
+      ),
+    );
+  });
+});

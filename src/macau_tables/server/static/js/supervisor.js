@@ -1,0 +1,188 @@
+// The supervisor's page: what waits for a supervisor (refused live cards to correct or void,
+// BAC-10; faults, CSP-11.4) with the commands the round accepts, live over the tables' sockets;
+// the tables (open, close, with a reason); the recall of a table's last 10 rounds.
+
+import { api, once, showError, showStatus } from "./api.js";
+import { dateTime, money, t } from "./i18n.js";
+import { connect } from "./socket.js";
+import { commandForm, resolve } from "./commands.js";
+import { el, gameName, modeName, statusName } from "./tables_info.js";
+
+const me = document.querySelector('meta[name="signed-in"]').getAttribute("content");
+const waitingNode = document.getElementById("sup-waiting");
+const tablesNode = document.getElementById("sup-tables");
+const KIND = { round: "pages.sup_kind_round", fault: "pages.sup_kind_fault" };
+let tables = [];
+let refreshing = null;
+
+let lastWaiting = null;
+let lastTables = null;
+
+async function drawWaiting() {
+  const found = await api("/api/authorisations");
+  const signature = JSON.stringify(found.waiting);
+  if (signature === lastWaiting) return; // unchanged: keep what the supervisor is typing
+  lastWaiting = signature;
+  if (!found.waiting.length) {
+    waitingNode.replaceChildren(el("p", { "data-empty": "1", text: t("pages.sup_nothing_waiting") }));
+    return;
+  }
+  const items = [];
+  for (const [i, item] of found.waiting.entries()) {
+    const view = await api(`/api/tables/${item.table}`).catch(() => null);
+    const types = (view && view.expected && view.expected.commands) || [];
+    const box = el(
+      "article",
+      { class: "panel", "data-waiting": item.table, "aria-labelledby": `w-${i}` },
+      el("h3", { id: `w-${i}`, text: t("pages.sup_waiting_item", { table: item.table, kind: t(KIND[item.kind] || KIND.round) }) }),
+      el("p", { text: t("pages.sup_waiting_reason", { reason: item.reason || "—", round: item.round_id || "—" }) }),
+    );
+    for (const [j, short] of item.commands.entries()) {
+      const type = await resolve(short, types);
+      if (type) box.append(await commandForm(item.table, type, me, `w${i}c${j}`, refresh));
+    }
+    items.push(box);
+  }
+  waitingNode.replaceChildren(...items);
+}
+
+function statusForm(table) {
+  const opening = table.status !== "open";
+  const id = `reason-${table.table_id}`;
+  const input = el("input", { id, name: "reason", required: true, maxlength: "500", autocomplete: "off" });
+  const button = el("button", { type: "submit", class: "button-small", text: t(opening ? "pages.sup_open" : "pages.sup_close") });
+  const form = el("form", { class: "row", "data-status-form": table.table_id }, el("label", { for: id, class: "visually-hidden", text: t("pages.sup_reason_for", { table: table.table_id }) }), input, button);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!input.value.trim()) {
+      showError({ text: t("pages.reason_required") });
+      return;
+    }
+    once(button, async () => {
+      await api(`/api/tables/${table.table_id}/${opening ? "open" : "close"}`, { method: "POST", body: { reason: input.value.trim() } });
+      showStatus(t(opening ? "pages.sup_opened" : "pages.sup_closed", { table: table.table_id }));
+      await drawTables();
+    });
+  });
+  return form;
+}
+
+async function drawTables() {
+  tables = await api("/api/tables");
+  const signature = JSON.stringify(tables.map((x) => [x.table_id, x.status, x.fault]));
+  if (signature === lastTables) {
+    for (const table of tables) {
+      const cell = tablesNode.querySelector(`tr[data-table="${table.table_id}"] td.num`);
+      if (cell) cell.textContent = table.meter_amount === null ? "—" : money(table.meter_amount);
+    }
+    return;
+  }
+  lastTables = signature;
+  const head = ["pages.sup_col_table", "pages.sup_col_game", "pages.sup_col_status", "pages.sup_col_meter", "pages.sup_col_actions"];
+  tablesNode.replaceChildren(
+    el(
+      "table",
+      { class: "data" },
+      el("thead", {}, el("tr", {}, ...head.map((key) => el("th", { scope: "col", text: t(key) })))),
+      el(
+        "tbody",
+        {},
+        ...tables.map((table) =>
+          el(
+            "tr",
+            { "data-table": table.table_id },
+            el("th", { scope: "row" }, el("div", { text: table.name }), el("div", { class: "muted mono", text: table.table_id })),
+            el("td", { text: `${gameName(table.game)} · ${modeName(table.mode)}` }),
+            el("td", { "data-status": table.status, text: table.fault ? t("pages.sup_fault", { reason: table.fault }) : statusName(table.status) }),
+            el("td", { class: "num", text: table.meter_amount === null ? "—" : money(table.meter_amount) }),
+            el("td", {}, statusForm(table), el("a", { href: `/dealer/${table.table_id}`, text: t("pages.lobby_deal") })),
+          ),
+        ),
+      ),
+    ),
+  );
+  const select = document.getElementById("recall-table");
+  const chosen = select.value;
+  select.replaceChildren(...tables.map((table) => el("option", { value: table.table_id, text: table.name })));
+  if (chosen) select.value = chosen;
+}
+
+function cardsText(round) {
+  return round.cards.map((c) => `${c.to}: ${c.card}${c.event === "CardDealt" ? "" : ` (${c.event})`}`).join(", ") || "—";
+}
+
+function wagersText(round) {
+  return round.wagers.map((w) => t("pages.recall_wager", { player: w.player, kind: w.kind, stake: money(w.stake), outcome: w.outcome, paid: money(w.paid) })).join("; ") || "—";
+}
+
+async function showRecall(tableId) {
+  const box = document.getElementById("recall-result");
+  const rounds = await api(`/api/tables/${tableId}/recall`, { query: { last: 10 } });
+  if (!rounds.length) {
+    box.replaceChildren(el("p", { text: t("pages.recall_none") }));
+    return;
+  }
+  const head = ["pages.recall_round", "pages.recall_state", "pages.recall_ended", "pages.recall_cards", "pages.recall_wagers", "pages.recall_net"];
+  box.replaceChildren(
+    el(
+      "table",
+      { class: "data", "data-recall": tableId },
+      el("caption", { text: t("pages.recall_caption", { table: tableId, count: rounds.length }) }),
+      el("thead", {}, el("tr", {}, ...head.map((key) => el("th", { scope: "col", text: t(key) })))),
+      el(
+        "tbody",
+        {},
+        ...rounds
+          .slice()
+          .reverse()
+          .map((r) =>
+            el(
+              "tr",
+              {},
+              el("td", { class: "mono", text: r.round_id }),
+              el("td", { text: r.state }),
+              el("td", { text: dateTime(r.ended) }),
+              el("td", { text: cardsText(r) }),
+              el("td", { text: wagersText(r) }),
+              el("td", { text: r.players.map((p) => `${p.player} ${money(p.net)}`).join(", ") || "—" }),
+            ),
+          ),
+      ),
+    ),
+  );
+}
+
+document.getElementById("recall-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const button = document.getElementById("recall-show");
+  once(button, () => showRecall(document.getElementById("recall-table").value));
+});
+
+let again = false;
+async function refresh() {
+  if (refreshing) {
+    again = true; // something changed meanwhile: once more after this one
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      again = false;
+      try {
+        await Promise.all([drawWaiting(), drawTables()]);
+      } catch (err) {
+        showError(err);
+      }
+    } while (again);
+    refreshing = null;
+  })();
+  return refreshing;
+}
+
+let timer = null;
+function soon() {
+  clearTimeout(timer);
+  timer = setTimeout(refresh, 250);
+}
+
+await refresh();
+for (const table of tables) connect(`/ws/tables/${table.table_id}`, { onMessage: (m) => m.type === "table" && soon() });

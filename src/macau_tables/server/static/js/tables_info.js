@@ -1,0 +1,85 @@
+// What the lobby and the staff pages say about a table from GET /api/tables (its
+// configuration as the codec encodes it): limits, places, the shoe or deck in play. The words
+// come from the catalog; nothing here depends on which game it is, only on what the
+// configuration holds.
+
+import { money, t } from "./i18n.js";
+
+const GAME = { baccarat: "pages.game_baccarat", caribbean: "pages.game_caribbean" };
+const MODE = { virtual: "pages.mode_virtual", live: "pages.mode_live" };
+const STATUS = { open: "pages.status_open", closed: "pages.status_closed" };
+
+export function gameName(game) {
+  return GAME[game] ? t(GAME[game]) : game;
+}
+
+export function modeName(mode) {
+  return MODE[mode] ? t(MODE[mode]) : mode;
+}
+
+export function statusName(status) {
+  return STATUS[status] ? t(STATUS[status]) : status;
+}
+
+/** [minimum, maximum] of the table's wagers (minor units), or null. */
+export function limits(rules) {
+  if (!rules) return null;
+  const lows = [];
+  const highs = [];
+  for (const limit of Object.values(rules.limits || {})) {
+    if (typeof limit.minimum === "number") lows.push(limit.minimum);
+    if (typeof limit.maximum === "number") highs.push(limit.maximum);
+  }
+  for (const [key, value] of Object.entries(rules)) {
+    if (typeof value !== "number") continue;
+    if (key.endsWith("_minimum")) lows.push(value);
+    if (key.endsWith("_maximum")) highs.push(value);
+  }
+  if (!lows.length || !highs.length) return null;
+  return [Math.min(...lows), Math.max(...highs)];
+}
+
+/** The text of the table's limits. */
+export function limitsText(rules) {
+  const range = limits(rules);
+  return range ? t("pages.limits_range", { low: money(range[0]), high: money(range[1]) }) : "—";
+}
+
+/** The text of the table's places (seats, standing areas, boxes). */
+export function placesText(rules) {
+  if (!rules) return "—";
+  const parts = [];
+  if (typeof rules.seats === "number") parts.push(t("pages.places_seats", { count: rules.seats }));
+  if (typeof rules.standing_areas === "number" && rules.standing_areas) {
+    parts.push(t("pages.places_standing", { count: rules.standing_areas }));
+  }
+  if (typeof rules.boxes === "number") parts.push(t("pages.places_boxes", { count: rules.boxes }));
+  return parts.join(" · ") || "—";
+}
+
+/** The text of the shoe or deck in play. */
+export function shoeText(shoe) {
+  if (!shoe) return "—";
+  if (typeof shoe.cards === "number" && typeof shoe.out === "number") {
+    return t("pages.shoe_progress", { number: shoe.shoes, out: shoe.out, cards: shoe.cards });
+  }
+  if (shoe.shoes === 0 || shoe.decks === 0) return t("pages.shoe_none");
+  if (typeof shoe.decks === "number") return t("pages.deck_progress", { number: shoe.decks });
+  return t("pages.shoe_none");
+}
+
+/** An element with `text`, and attributes. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key === "class") node.className = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
