@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Connection
 
 from ..errors import StoreError
 
-__all__ = ["Clock", "TxBase", "require_text", "utc_now"]
+__all__ = ["METER_CHANNEL", "Clock", "TxBase", "require_text", "utc_now"]
+
+METER_CHANNEL: Final = "macau_meters"
+"""The PostgreSQL ``NOTIFY`` channel of meter changes (payload ``"<meter_id>:<amount>"``)."""
 
 Clock = Callable[[], datetime]
 
@@ -52,6 +55,14 @@ class TxBase:
         self._after: list[Callable[[], None]] = []
         self.meter_changes: dict[str, int] = {}
         """Meter id -> amount after this transaction, for every meter it changed."""
+        self.meter_notified: dict[str, int] = {}
+        """Meter id -> the amount last notified by a statement of this transaction
+        (PostgreSQL; delivered at the commit): the store does not notify it again."""
+        self.meter_pending: dict[str, int] = {}
+        """Meter id -> an amount credited to it by this transaction and not yet written
+        (PostgreSQL): the store writes it with the commit, in the same round trip, so that
+        the meter's row is held only for that (contributions from many processes commute);
+        any read of balances in this transaction writes it first (:meth:`flush_meters`)."""
 
     @property
     def postgres(self) -> bool:
@@ -73,6 +84,17 @@ class TxBase:
         """Called by the store after the commit: the callbacks, in order."""
         for callback in self._after:
             callback()
+
+    def flush_meters(self) -> None:
+        """Write the meter credits still pending (before a read of balances)."""
+        if self.meter_pending:
+            pending, self.meter_pending = self.meter_pending, {}
+            for meter_id, amount in sorted(pending.items()):
+                self.meter_changes[meter_id] = self.move_meter(meter_id, amount)
+
+    def move_meter(self, meter_id: str, amount: int) -> int:
+        """Add ``amount`` to the meter's balance now; returns the new balance."""
+        raise NotImplementedError  # pragma: no cover - the ledger implements it
 
     def writable(self) -> None:
         """Refuses (``store.readonly``) a write inside a read-only transaction."""

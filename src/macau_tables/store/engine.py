@@ -65,7 +65,9 @@ def make_engine(url: URL, *, busy_timeout: float = 10.0) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False})
         _sqlite_setup(engine, busy_timeout)
         return engine
-    return create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    # No "ping" before each transaction (a round trip each): a connection found dead by the
+    # transaction's first statement is replaced and the transaction run again (``Store.run``).
+    return create_engine(url, isolation_level="READ COMMITTED")
 
 
 def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:

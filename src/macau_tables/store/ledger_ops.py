@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import BigInteger, bindparam, func, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from ..errors import StoreError
 from ..ledger import Account, AccountKind, Posting, Reason
 from . import schema as s
-from ._base import require_int, require_text
+from ._base import METER_CHANNEL, require_int, require_text
 from .chain import iso, transaction_digest
 from .events_ops import EventOps
 from .records import AccountRecord, PostingRecord, TransactionRecord, TxKind
@@ -98,17 +98,78 @@ _SELECT_ACCOUNTS = (
     .where(_A.account_id.in_(bindparam("ids", expanding=True)))
     .order_by(_A.account_id)
 )
-# PostgreSQL: lock (in id order) only the accounts that are debited and may not go negative
-# (their balance is checked under the lock); read the others without locking them (whether they
-# exist): an account only credited cannot go negative, and a meter row locked here would be held
-# through the whole transaction by every table contributing to it.
-_PG_SELECT_ACCOUNTS = text(
-    "WITH locked AS (SELECT account_id, balance, may_go_negative FROM accounts "
-    "WHERE account_id = ANY(:locked) ORDER BY account_id FOR UPDATE) "
-    "SELECT account_id, balance, may_go_negative FROM locked UNION ALL "
-    "SELECT account_id, balance, may_go_negative FROM accounts WHERE account_id = ANY(:free)"
+_PG_POST = text(
+    """
+WITH locked AS MATERIALIZED (
+  SELECT account_id, balance, may_go_negative FROM accounts
+  WHERE account_id = ANY(CAST(:c_account AS varchar[]))
+  ORDER BY account_id FOR UPDATE
+),
+known AS MATERIALIZED (
+  SELECT account_id, balance, may_go_negative FROM accounts
+  WHERE account_id = ANY(CAST(:all_accounts AS varchar[]))
+),
+ok AS MATERIALIZED (
+  SELECT (SELECT count(*) FROM known) = cardinality(CAST(:all_accounts AS varchar[]))
+    AND NOT EXISTS (
+      SELECT 1 FROM locked
+      JOIN unnest(CAST(:c_account AS varchar[]), CAST(:c_low AS bigint[])) AS l(account_id, low)
+        ON l.account_id = locked.account_id
+      WHERE locked.balance + l.low < 0 AND NOT locked.may_go_negative
+    ) AS ok
+),
+src AS MATERIALIZED (
+  SELECT nextval(pg_get_serial_sequence('transactions', 'tx_id')) AS tx_id, s.*
+  FROM unnest(
+    CAST(:t_table AS varchar[]), CAST(:t_seq AS integer[]), CAST(:t_kind AS varchar[]),
+    CAST(:t_actor AS varchar[]), CAST(:t_reason AS text[]), CAST(:t_corrects AS bigint[]),
+    CAST(:t_digest AS varchar[]), CAST(:t_at AS timestamptz[])
+  ) WITH ORDINALITY
+    AS s(table_id, event_seq, kind, actor, reason, corrects, digest, created_at, o)
+  WHERE (SELECT ok FROM ok)
+  ORDER BY s.o
+),
+t AS (
+  INSERT INTO transactions
+    (tx_id, table_id, event_seq, kind, actor, reason, corrects, digest, created_at)
+  SELECT tx_id, table_id, event_seq, kind, actor, reason, corrects, digest, created_at
+  FROM src ORDER BY o
+),
+p AS (
+  INSERT INTO postings (tx_id, line, account_id, amount, reason)
+  SELECT src.tx_id, q.line, q.account_id, q.amount, q.reason
+  FROM unnest(
+    CAST(:p_o AS bigint[]), CAST(:p_line AS integer[]), CAST(:p_account AS varchar[]),
+    CAST(:p_amount AS bigint[]), CAST(:p_reason AS varchar[])
+  ) AS q(o, line, account_id, amount, reason)
+  JOIN src ON src.o = q.o
+),
+moved AS (
+  UPDATE accounts AS a SET balance = a.balance + d.delta
+  FROM unnest(CAST(:m_account AS varchar[]), CAST(:m_delta AS bigint[])) AS d(account_id, delta)
+  WHERE a.account_id = d.account_id AND (SELECT ok FROM ok)
+  RETURNING a.account_id, a.balance
 )
-_TX_COLUMNS = ("table_id", "event_seq", "kind", "actor", "reason", "corrects", "digest")
+SELECT 'tx' AS what, src.o, src.tx_id, CAST(NULL AS varchar) AS account_id,
+  CAST(NULL AS bigint) AS balance, CAST(NULL AS boolean) AS may
+FROM src
+UNION ALL
+SELECT 'moved', NULL, NULL, moved.account_id, moved.balance, NULL FROM moved
+WHERE CASE WHEN moved.account_id = ANY(CAST(:notify AS varchar[]))
+  THEN pg_notify(:channel, substr(moved.account_id, 15) || ':' || moved.balance)::text = ''
+  ELSE true END
+UNION ALL
+SELECT 'locked', NULL, NULL, account_id, balance, may_go_negative FROM locked
+WHERE NOT (SELECT ok FROM ok)
+UNION ALL
+SELECT 'known', NULL, NULL, account_id, balance, may_go_negative FROM known
+WHERE NOT (SELECT ok FROM ok)
+"""
+)
+"""PostgreSQL: a batch of ledger entries checked and written by one statement (see
+:meth:`LedgerOps._post_pg`). Only the accounts debited that may not go negative are locked
+before the check (in id order); an account only credited cannot go negative, and a meter row
+locked early would be held through the whole transaction by every table contributing to it."""
 _INSERT_TX_RETURNING = insert(s.transactions).returning(
     s.transactions.c.tx_id, sort_by_parameter_order=True
 )
@@ -197,35 +258,28 @@ class LedgerOps(EventOps):
                     lowest[acc_id] = total
         if not ready:
             return results
-        found = self._read_accounts(running, lowest, kinds)
-        self._check(found, lowest, kinds)
-        missing = sorted(a for a in running if a not in found)
-        if missing:
-            self._open_accounts(missing, kinds)
-        tx_ids = self._insert_transactions(ready, at)
-        postings = [
-            {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
-            for prepared, tx_id in zip(ready, tx_ids, strict=True)
-            for i, a, x, r in prepared.rows
-        ]
-        self.connection.execute(_INSERT_POSTINGS, postings)
-        moves = [
-            {"acc": a, "delta": x} for a, x in sorted(running.items()) if x and a not in meters
-        ]
-        if len(moves) == 1:
-            self.connection.execute(_MOVE, moves[0])
-        elif moves:
-            self.connection.execute(_MOVE, moves)
-        # The meters last: a meter's row is locked (PostgreSQL) only from here to the commit.
-        for acc_id in sorted(meters):
-            if running[acc_id]:
-                balance = self.connection.execute(
-                    _MOVE_RETURNING, {"acc": acc_id, "delta": running[acc_id]}
-                ).scalar_one()
-                self.meter_changes[meters[acc_id]] = int(balance)
+        if self.meter_pending and any(m in self.meter_pending for m in meters.values()):
+            self.flush_meters()  # the meter's balance is read (checked) below
+        if self.postgres:
+            tx_ids = self._post_pg(ready, at, running, lowest, kinds, meters)
+        else:  # SQLite: this transaction already holds the database's write lock
+            rows = self.connection.execute(_SELECT_ACCOUNTS, {"ids": sorted(running)})
+            found = {r[0]: (int(r[1]), bool(r[2])) for r in rows}
+            self._check(found, lowest, kinds)
+            missing = sorted(a for a in running if a not in found)
+            if missing:
+                self._open_accounts(missing, kinds)
+            tx_ids = self._write(ready, at, running, meters)
         for prepared, tx_id in zip(ready, tx_ids, strict=True):
             results[prepared.index] = tx_id
         return results
+
+    def move_meter(self, meter_id: str, amount: int) -> int:
+        """Add ``amount`` to ``meter_id``'s balance now; returns the new balance."""
+        balance = self.connection.execute(
+            _MOVE_RETURNING, {"acc": f"jackpot_meter:{meter_id}", "delta": amount}
+        ).scalar_one()
+        return int(balance)
 
     def deposit(self, player_id: str, amount: int, *, actor: str, reason: str) -> int:
         """The cashier credits ``player_id``'s wallet with ``amount`` (> 0); returns the tx id.
@@ -254,6 +308,7 @@ class LedgerOps(EventOps):
 
     def balance(self, account: str) -> int:
         """The balance of the account ``account`` (an account id); 0 for one never used."""
+        self.flush_meters()
         value = self.connection.execute(
             select(s.accounts.c.balance).where(s.accounts.c.account_id == account)
         ).scalar_one_or_none()
@@ -271,6 +326,7 @@ class LedgerOps(EventOps):
 
     def accounts(self) -> list[AccountRecord]:
         """Every account with its balance, by id."""
+        self.flush_meters()
         rows = self.connection.execute(select(s.accounts).order_by(s.accounts.c.account_id))
         return [
             AccountRecord(r.account_id, r.kind, r.owner, int(r.balance), bool(r.may_go_negative))
@@ -279,6 +335,7 @@ class LedgerOps(EventOps):
 
     def ledger_total(self) -> int:
         """The sum of every account's balance (0 in a sound ledger)."""
+        self.flush_meters()
         rows = self.connection.execute(select(s.accounts.c.balance)).scalars()
         return sum(int(b) for b in rows)
 
@@ -386,20 +443,6 @@ class LedgerOps(EventOps):
         }
         return _Prepared(index, entry, kind, rows, accounts, transaction_digest(fields, rows))
 
-    def _read_accounts(
-        self, running: dict[str, int], lowest: dict[str, int], kinds: dict[str, Account]
-    ) -> dict[str, tuple[int, bool]]:
-        """The accounts of the batch that exist: ``id -> (balance, may_go_negative)``. On
-        PostgreSQL the ones that need a check (debited, not allowed to go negative) are locked
-        in id order until the commit; the others are only read."""
-        if self.postgres:
-            locked = sorted(a for a in lowest if kinds[a].kind not in MAY_GO_NEGATIVE)
-            free = sorted(running.keys() - set(locked))
-            rows = self.connection.execute(_PG_SELECT_ACCOUNTS, {"locked": locked, "free": free})
-        else:  # SQLite: this transaction already holds the database's write lock
-            rows = self.connection.execute(_SELECT_ACCOUNTS, {"ids": sorted(running)})
-        return {r[0]: (int(r[1]), bool(r[2])) for r in rows}
-
     def _check(
         self,
         found: dict[str, tuple[int, bool]],
@@ -431,6 +474,108 @@ class LedgerOps(EventOps):
                 raise StoreError(
                     "store.account_negative", account=acc_id, balance=balance, amount=-low
                 )
+
+    def _write(
+        self,
+        ready: list[_Prepared],
+        at: datetime,
+        running: dict[str, int],
+        meters: dict[str, str],
+    ) -> list[int]:
+        """Write the checked batch (SQLite): the transactions, their postings, the balances
+        moved by their net amounts, the meters' last. Returns the tx ids in order."""
+        tx_ids = self._insert_transactions(ready, at)
+        postings = [
+            {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
+            for prepared, tx_id in zip(ready, tx_ids, strict=True)
+            for i, a, x, r in prepared.rows
+        ]
+        self.connection.execute(_INSERT_POSTINGS, postings)
+        moves = [
+            {"acc": a, "delta": x} for a, x in sorted(running.items()) if x and a not in meters
+        ]
+        if len(moves) == 1:
+            self.connection.execute(_MOVE, moves[0])
+        elif moves:
+            self.connection.execute(_MOVE, moves)
+        for acc_id in sorted(meters):
+            if running[acc_id]:
+                balance = self.connection.execute(
+                    _MOVE_RETURNING, {"acc": acc_id, "delta": running[acc_id]}
+                ).scalar_one()
+                self.meter_changes[meters[acc_id]] = int(balance)
+        return tx_ids
+
+    def _post_pg(
+        self,
+        ready: list[_Prepared],
+        at: datetime,
+        running: dict[str, int],
+        lowest: dict[str, int],
+        kinds: dict[str, Account],
+        meters: dict[str, str],
+    ) -> list[int]:
+        """Check and write the batch on PostgreSQL in ONE statement (:data:`_PG_POST`): the
+        accounts debited that may not go negative locked in id order and checked, every
+        account's existence read; only when all holds, the transactions (ids from their
+        sequence, in order), their postings, every balance moved by its net amount and each
+        meter's change notified (delivered at the commit). An account only credited is locked
+        only by its update, from there to the commit — a meter's too, so contributions from
+        many tables and processes commute. When the check fails nothing is written and the
+        refusal is raised here from the rows read (after opening missing table or house
+        accounts, the statement runs again). Returns the tx ids in order."""
+        locked = sorted(a for a in lowest if kinds[a].kind not in MAY_GO_NEGATIVE)
+        # A meter only credited is moved with the commit (Store.run): held only for that.
+        deferred = {a for a in meters if running[a] > 0 and a not in lowest}
+        moved = sorted((a, x) for a, x in running.items() if x and a not in deferred)
+        params: dict[str, Any] = {
+            "c_account": locked,
+            "c_low": [lowest[a] for a in locked],
+            "all_accounts": sorted(running),
+            "t_table": [p.entry.table_id for p in ready],
+            "t_seq": [p.entry.event_seq for p in ready],
+            "t_kind": [p.kind.value for p in ready],
+            "t_actor": [p.entry.actor for p in ready],
+            "t_reason": [p.entry.reason for p in ready],
+            "t_corrects": [p.entry.corrects for p in ready],
+            "t_digest": [p.digest for p in ready],
+            "t_at": [at] * len(ready),
+            "p_o": [n for n, p in enumerate(ready, 1) for _ in p.rows],
+            "p_line": [r[0] for p in ready for r in p.rows],
+            "p_account": [r[1] for p in ready for r in p.rows],
+            "p_amount": [r[2] for p in ready for r in p.rows],
+            "p_reason": [r[3] for p in ready for r in p.rows],
+            "m_account": [a for a, _ in moved],
+            "m_delta": [x for _, x in moved],
+            "notify": sorted(a for a in meters if running[a] and a not in deferred),
+            "channel": METER_CHANNEL,
+        }
+        for _ in range(2):
+            tx_ids: dict[int, int] = {}
+            found: dict[str, tuple[int, bool]] = {}
+            for what, o, tx_id, acc_id, balance, may in self.connection.execute(_PG_POST, params):
+                if what == "tx":
+                    tx_ids[int(o)] = int(tx_id)
+                elif what == "moved":
+                    if acc_id in meters:
+                        self.meter_changes[meters[acc_id]] = int(balance)
+                        self.meter_notified[meters[acc_id]] = int(balance)
+                elif acc_id not in found or what == "locked":
+                    # the check failed: what was read (nothing was written)
+                    found[acc_id] = (int(balance or 0), bool(may))
+            if tx_ids:  # the check held: everything was written (the deferred meters next)
+                for acc_id in sorted(deferred):
+                    meter_id = meters[acc_id]
+                    self.meter_pending[meter_id] = (
+                        self.meter_pending.get(meter_id, 0) + running[acc_id]
+                    )
+                return [tx_ids[n] for n in range(1, len(ready) + 1)]
+            self._check(found, lowest, kinds)  # raises the refusal, if any
+            missing = sorted(a for a in running if a not in found)
+            if not missing:  # pragma: no cover - the statement and _check disagree
+                raise StoreError("store.bad_value", field="ledger", value="check")
+            self._open_accounts(missing, kinds)
+        raise StoreError("store.bad_value", field="ledger", value="accounts")  # pragma: no cover
 
     def _insert_transactions(self, ready: list[_Prepared], at: datetime) -> list[int]:
         """Insert the transactions of ``ready``; returns their ids, in order."""

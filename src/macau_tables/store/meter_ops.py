@@ -105,6 +105,7 @@ class MeterOps(LedgerOps):
         """The meter's amount (its account balance). ``lock=True`` holds the meter until the
         transaction ends (``SELECT … FOR UPDATE`` on PostgreSQL), so two tables' awards are
         computed and paid one after the other. Refuses an unknown meter."""
+        self.flush_meters()
         query = select(s.accounts.c.balance).where(
             s.accounts.c.account_id == meter_account(meter_id)
         )
@@ -119,6 +120,7 @@ class MeterOps(LedgerOps):
         statement = (
             _METER_STATE_LOCKED if lock and self.postgres and not self.readonly else (_METER_STATE)
         )
+        self.flush_meters()
         row = self.connection.execute(
             statement, {"meter_id": meter_id, "account": meter_account(meter_id)}
         ).first()

@@ -143,6 +143,7 @@ def verify(store: Store) -> Verification:
 
 def verify_tx(tx: Tx) -> Verification:
     """:func:`verify` inside an open transaction."""
+    tx.flush_meters()
     counts: dict[str, int] = {}
     failure = _verify_all(tx, counts)
     return Verification(failure, **counts)
