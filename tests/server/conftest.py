@@ -51,7 +51,7 @@ def server_settings(**changes: Any) -> Settings:
 @pytest.fixture
 def runtime(store: Any) -> Iterator[Runtime]:
     """A started runtime on the demonstration casino with the five users (module docstring)."""
-    prepare(store, password=PASSWORD.__getitem__)
+    prepare(store, password=PASSWORD.__getitem__, upgrade=False)  # the fixture's is migrated
     rt = Runtime(server_settings(), store, clock=FakeClock())
     rt.start()
     try:

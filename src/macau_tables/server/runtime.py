@@ -153,8 +153,8 @@ class Runtime:
 
     ``owner`` names the lease holder: by default the process (``"<host>:<pid>:serve"``), so
     two runtimes of one process are the same holder; a test simulating another process gives
-    another owner. ``service_factory(store, table_id, clock=, owner=, lease_seconds=)`` makes
-    the services (default :class:`CountedService`)."""
+    another owner. ``service_factory(store, table_id, clock=, owner=, lease_seconds=,
+    hold_awards_from=)`` makes the services (default :class:`CountedService`)."""
 
     def __init__(
         self,
@@ -319,6 +319,7 @@ class Runtime:
             "clock": self.clock,
             "owner": self.owner,
             "lease_seconds": self.settings.lease_seconds,
+            "hold_awards_from": self.settings.jackpot_supervisor_threshold,
         }
         if self._factory is not None:
             return self._factory(self.store, table_id, **common)
@@ -480,15 +481,17 @@ def prepare(
     *,
     users: bool = True,
     password: Callable[[str], str] | None = None,
+    upgrade: bool = True,
 ) -> FirstStart:
     """Make ``store`` ready to serve: create or migrate its schema (``store.upgrade``), create
     the demonstration casino when it holds none (``casino init``), and — when ``users`` and
     no user exists yet — the one-time users of :func:`demo_users`, each with
-    ``password(name)`` (default: a random one, printed once by ``serve``)."""
+    ``password(name)`` (default: a random one, printed once by ``serve``). ``upgrade=False``:
+    the store is known to be migrated already (a test's)."""
     from ..tables.casino import create_demo_casino, existing_casino
     from . import auth
 
-    version = store.upgrade()
+    version = store.upgrade() if upgrade else SCHEMA_VERSION
     created = False
     if not any(store.read(existing_casino)):
         create_demo_casino(store)
