@@ -216,8 +216,12 @@ def test_one_json_line_per_request_names_the_user(
         with caplog.at_level(logging.INFO, logger="macau_tables.server.access"):
             client.get("/api/auth/me", headers=headers)
             client.get("/nowhere")
+            with client.websocket_connect("/ws/jackpot") as ws:
+                ws.receive_json()
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name.endswith(".access")]
-    me, nowhere = lines
+    me, nowhere, socket = lines
+    assert socket["method"] == "WS" and socket["path"] == "/ws/jackpot"
+    assert socket["status"] == 1000
     assert me["method"] == "GET" and me["path"] == "/api/auth/me" and me["status"] == 200
     assert me["user"] == "alice" and me["error"] is None and me["ms"] >= 0
     assert nowhere["status"] == 404 and nowhere["user"] is None

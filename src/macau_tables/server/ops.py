@@ -14,8 +14,10 @@
 :class:`RequestLog` is the ASGI middleware writing one JSON line per request on the
 ``macau_tables.server.access`` logger — ``method``, ``path``, ``status``, ``ms``, ``user`` (the
 principal the auth dependency put on ``request.state.principal``, else ``null``) and ``error``
-(the refusal's message key) — and observing the latency histogram. :class:`BodyLimit` refuses
-a body larger than ``settings.body_limit_bytes`` (413 ``server.body_too_large``).
+(the refusal's message key) — and observing the latency histogram; and one line per WebSocket
+when it ends (``method`` ``"WS"``, ``status`` its close code, ``ms`` how long it was open).
+:class:`BodyLimit` refuses a body larger than ``settings.body_limit_bytes`` (413
+``server.body_too_large``).
 
 All three routes are public: a load balancer and a Prometheus scraper carry no credentials.
 They say nothing a player could use (no card, no wallet).
@@ -155,6 +157,9 @@ class RequestLog:
         self.log_requests = log_requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -173,22 +178,52 @@ class RequestLog:
             seconds = time.perf_counter() - start
             route = _route_of(scope)
             self.metrics.latency.labels(scope["method"], route, str(status)).observe(seconds)
-            if self.log_requests:
-                state = scope.get("state") or {}
-                principal = state.get("principal")
-                access_log.info(
-                    json.dumps(
-                        {
-                            "method": scope["method"],
-                            "path": scope["path"],
-                            "status": status,
-                            "ms": round(seconds * 1000, 2),
-                            "user": getattr(principal, "name", None),
-                            "error": state.get("error_key"),
-                        },
-                        separators=(",", ":"),
-                    )
-                )
+            self._log(scope, scope["method"], status, seconds)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket's line when it ends: ``method`` ``"WS"``, ``status`` the close code
+        (1000 normal; 1006 when it ended without a close), ``ms`` how long it was open."""
+        start = time.perf_counter()
+        code: int | None = None
+
+        async def sending(message: Message) -> None:
+            nonlocal code
+            if message["type"] == "websocket.close" and code is None:
+                code = int(message.get("code", 1000))
+            elif message["type"] == "websocket.http.response.start" and code is None:
+                code = int(message["status"])
+            await send(message)
+
+        async def receiving() -> Message:
+            nonlocal code
+            message = await receive()
+            if message["type"] == "websocket.disconnect" and code is None:
+                code = int(message.get("code", 1000))
+            return message
+
+        try:
+            await self.app(scope, receiving, sending)
+        finally:
+            self._log(scope, "WS", 1006 if code is None else code, time.perf_counter() - start)
+
+    def _log(self, scope: Scope, method: str, status: int, seconds: float) -> None:
+        if not self.log_requests:
+            return
+        state = scope.get("state") or {}
+        principal = state.get("principal")
+        access_log.info(
+            json.dumps(
+                {
+                    "method": method,
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round(seconds * 1000, 2),
+                    "user": getattr(principal, "name", None),
+                    "error": state.get("error_key"),
+                },
+                separators=(",", ":"),
+            )
+        )
 
 
 class BodyLimit:
