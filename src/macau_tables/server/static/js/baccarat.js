@@ -6,6 +6,8 @@ import { api, showError } from "./api.js";
 import { drawRoads } from "./roads.js";
 import { accepts, cardNode, fillRows, followTable, kindText, money, outcomeText, page, placeText, t } from "./table.js";
 
+const WINNERS = { banker: "play.winner_banker", player: "play.winner_player", tie: "play.winner_tie" };
+const HANDS = { banker: "play.hand_banker", player: "play.hand_player" };
 const chips = page.chips || [];
 let chip = chips[0] || 0;
 const me = page.me;
@@ -125,7 +127,7 @@ function renderCards(view) {
   document.getElementById("total-banker").textContent = result ? t("play.total", { total: result.banker_total }) : "";
   const outcome = document.getElementById("outcome");
   if (result) {
-    const bits = [t(`play.winner_${result.winner}`)];
+    const bits = [t(WINNERS[result.winner])];
     if (result.natural) bits.push(t("play.natural"));
     if (result.banker_pair) bits.push(t("play.pair_banker"));
     if (result.player_pair) bits.push(t("play.pair_player"));
@@ -137,7 +139,7 @@ function renderCards(view) {
   }
   const holders = document.getElementById("holders");
   holders.textContent = view
-    ? view.holders.map(([side, player]) => t("play.holder", { side: t(`play.hand_${side}`), player })).join(" · ")
+    ? view.holders.map(([side, player]) => t("play.holder", { side: t(HANDS[side]), player })).join(" · ")
     : "";
 }
 
@@ -195,7 +197,7 @@ function renderSqueeze(shown, view) {
   const mine = Boolean(due && holder === me && accepts(shown, "baccarat.Reveal"));
   box.hidden = !mine;
   if (mine) {
-    document.getElementById("squeeze-text").textContent = t("play.squeeze_text", { side: t(`play.hand_${due.side}`) });
+    document.getElementById("squeeze-text").textContent = t("play.squeeze_text", { side: t(HANDS[due.side]) });
     const button = document.getElementById("squeeze-turn");
     button.dataset.side = due.side;
     button.dataset.part = due.part;

@@ -4,8 +4,18 @@
 // and the buttons the round accepts, nothing computed from the cards.
 
 import { ApiError, showError } from "./api.js";
-import { accepts, cardNode, fillRows, followTable, has, kindText, money, outcomeText, page, placeText, t } from "./table.js";
+import { accepts, cardNode, fillRows, followTable, kindText, money, outcomeText, page, placeText, t } from "./table.js";
 
+// CSP-9: how a box's hand ended (BoxOutcome), in the page's language.
+const BOX_OUTCOMES = {
+  folded: "play.box_outcome_folded",
+  timed_out: "play.box_outcome_timed_out",
+  dealer_not_qualified: "play.box_outcome_dealer_not_qualified",
+  won: "play.box_outcome_won",
+  lost: "play.box_outcome_lost",
+  tied: "play.box_outcome_tied",
+  void: "play.box_outcome_void",
+};
 const me = page.me;
 const rules = page.rules;
 
@@ -80,8 +90,8 @@ function render(shown) {
     ? t("play.your_box", { number: view.box, ante: money(view.ante), jackpot: money(view.jackpot) })
     : "";
   const outcome = document.getElementById("box-outcome");
-  const key = view && view.outcome ? `play.box_outcome_${view.outcome}` : null;
-  outcome.textContent = key && has(key) ? t(key) : view && view.outcome ? view.outcome : "";
+  const key = view && view.outcome ? BOX_OUTCOMES[view.outcome] : null;
+  outcome.textContent = key ? t(key) : view && view.outcome ? view.outcome : "";
   const results = view ? view.results : [];
   fillRows(
     document.querySelector("#results tbody"),

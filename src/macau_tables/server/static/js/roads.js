@@ -124,6 +124,13 @@ function askMarks(kind, colour) {
 }
 
 const DERIVED = ["big_eye_boy", "small_road", "cockroach_road"];
+const TITLES = {
+  big_eye_boy: "play.road_big_eye_boy",
+  small_road: "play.road_small_road",
+  cockroach_road: "play.road_cockroach_road",
+};
+const ASK = { banker: "play.ask_banker", player: "play.ask_player" };
+const COLOUR_NAMES = { red: "play.colour_red", blue: "play.colour_blue" };
 
 // Draw every road of `data` into `root` (replacing what was there); `t(key, params)` gives texts.
 export function drawRoads(root, data, t) {
@@ -138,7 +145,7 @@ export function drawRoads(root, data, t) {
   figure(root, "bead_plate", t("play.road_bead_plate"), beadPlate(data.bead_plate, data.rows, letters), count(data.bead_plate.length));
   figure(root, "big_road", t("play.road_big_road"), bigRoad(data.big_road, data.rows), count(data.big_road.length));
   for (const name of DERIVED) {
-    figure(root, name, t(`play.road_${name}`), derived(name, data[name], data.rows), count(data[name].length));
+    figure(root, name, t(TITLES[name]), derived(name, data[name], data.rows), count(data[name].length));
   }
   root.appendChild(askRoad(data.ask, t));
 }
@@ -156,7 +163,7 @@ function askRoad(ask, t) {
     button.type = "button";
     button.className = `ask ask-${side}`;
     button.dataset.side = side;
-    button.textContent = t(`play.ask_${side}`);
+    button.textContent = t(ASK[side]);
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => {
       for (const b of box.querySelectorAll("button.ask")) b.setAttribute("aria-pressed", String(b === button));
@@ -168,8 +175,8 @@ function askRoad(ask, t) {
         item.className = "ask-item";
         item.dataset.road = name;
         item.dataset.colour = colour || "none";
-        const label = colour ? t(`play.colour_${colour}`) : t("play.ask_none");
-        item.append(askMarks(name, colour), ` ${t(`play.road_${name}`)}: ${label}`);
+        const label = colour ? t(COLOUR_NAMES[colour]) : t("play.ask_none");
+        item.append(askMarks(name, colour), ` ${t(TITLES[name])}: ${label}`);
         out.appendChild(item);
       }
     });

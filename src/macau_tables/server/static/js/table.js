@@ -10,9 +10,36 @@ import { connect } from "./socket.js";
 
 export const page = pageData() || {};
 
+// The catalog keys of the values the views carry (written out: the catalog test reads them).
+const KINDS = {
+  banker: "play.kind_banker",
+  player: "play.kind_player",
+  tie: "play.kind_tie",
+  banker_pair: "play.kind_banker_pair",
+  player_pair: "play.kind_player_pair",
+  lucky_6: "play.kind_lucky_6",
+  jackpot: "play.kind_jackpot",
+  ante: "play.kind_ante",
+  raise: "play.kind_raise",
+};
+const OUTCOMES = {
+  won: "play.outcome_won",
+  lost: "play.outcome_lost",
+  returned: "play.outcome_returned",
+  carried_over: "play.outcome_carried_over",
+};
+const PHASES = {
+  betting: "play.phase_betting",
+  dealing: "play.phase_dealing",
+  complete: "play.phase_complete",
+  deciding: "play.phase_deciding",
+  settled: "play.phase_settled",
+  void: "play.phase_void",
+};
+
 /** The page language's word for a wager kind ("banker_pair"), else the kind itself. */
 export function kindText(kind) {
-  return has(`play.kind_${kind}`) ? t(`play.kind_${kind}`) : kind;
+  return KINDS[kind] ? t(KINDS[kind]) : kind;
 }
 
 /** A place at the table ("seat 3", "standing 1", "box 2") in the page's language. */
@@ -24,7 +51,7 @@ export function placeText(spot) {
 }
 
 export function outcomeText(outcome) {
-  return has(`play.outcome_${outcome}`) ? t(`play.outcome_${outcome}`) : outcome;
+  return OUTCOMES[outcome] ? t(OUTCOMES[outcome]) : outcome;
 }
 
 const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
@@ -67,7 +94,7 @@ export function fillRows(tbody, rows, num = []) {
 /** The phase's words in the page's language. */
 export function phaseText(phase) {
   if (!phase) return t("play.phase_none");
-  return has(`play.phase_${phase}`) ? t(`play.phase_${phase}`) : phase;
+  return PHASES[phase] ? t(PHASES[phase]) : phase;
 }
 
 /**
@@ -79,7 +106,6 @@ export function followTable(render, { wallet = false } = {}) {
   const id = page.table_id;
   let shown = null;
   let board = null;
-  let running = false;
   let again = false;
   let deadline = null; // performance.now() at which the countdown reaches 0
 
@@ -97,33 +123,37 @@ export function followTable(render, { wallet = false } = {}) {
     }
   }
 
-  async function refresh() {
-    if (running) {
+  let current = null; // the refresh running now: a caller awaits the state it ends with
+
+  function refresh() {
+    if (current) {
       again = true;
-      return;
+      return current;
     }
-    running = true;
-    try {
-      do {
-        again = false;
-        const [s, b] = await Promise.all([
-          api(`/api/tables/${encodeURIComponent(id)}`),
-          api(`/api/tables/${encodeURIComponent(id)}/board`),
-        ]);
-        const moved = !shown || s.seq !== shown.seq;
-        shown = s;
-        board = b;
-        deadline = b.seconds_left === null ? null : performance.now() + b.seconds_left * 1000;
-        tick();
-        showTableState(s);
-        render(s, b);
-        if (moved) await readWallet();
-      } while (again);
-    } catch (err) {
-      showError(err);
-    } finally {
-      running = false;
-    }
+    current = (async () => {
+      try {
+        do {
+          again = false;
+          const [s, b] = await Promise.all([
+            api(`/api/tables/${encodeURIComponent(id)}`),
+            api(`/api/tables/${encodeURIComponent(id)}/board`),
+          ]);
+          const moved = !shown || s.seq !== shown.seq;
+          shown = s;
+          board = b;
+          deadline = b.seconds_left === null ? null : performance.now() + b.seconds_left * 1000;
+          tick();
+          showTableState(s);
+          render(s, b);
+          if (moved) await readWallet();
+        } while (again);
+      } catch (err) {
+        showError(err);
+      } finally {
+        current = null;
+      }
+    })();
+    return current;
   }
 
   function tick() {

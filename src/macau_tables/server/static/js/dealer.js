@@ -1,0 +1,434 @@
+// The dealer console (issue 11). It offers what the round contract says: the commands the round
+// accepts now (`expected.commands`) and what is due next (`expected.due`: a card for a slot or a
+// box, the wagers, a decision, a supervisor). The fields of each command are read from the
+// server's OpenAPI schema (its codec name is the schema's title), so the console builds every
+// command the same way for both games. Live tables: card entry by keyboard ("As", "10h") or by
+// clicking a card; a card the law refuses (BAC-10, CSP-11) is shown at once with the rule, and the
+// round waits for a supervisor, who corrects or voids it from this console or the supervisor page.
+
+import { api, ApiError, once, send, showError, showStatus } from "./api.js";
+import { cardNode, fillRows, followTable, has, kindText, money, outcomeText, page, placeText, t } from "./table.js";
+
+const me = page.me;
+const role = page.role;
+let schemas = {};
+let shown = null;
+let board = null;
+
+// The labels of the commands the console shows as buttons (others show their codec name).
+const LABELS = {
+  ReportMisdeal: "play.report_misdeal",
+  ReportExposedCard: "play.report_exposed",
+  ShufflerFailure: "play.report_fault",
+  Void: "play.void_round",
+  ClearFault: "play.clear_fault",
+};
+const CORRECTIONS = {
+  reassign: "play.correct_reassign",
+  withdraw: "play.correct_withdraw",
+  mistyped: "play.correct_mistyped",
+};
+const SLOTS = {
+  P1: "play.slot_p1",
+  P2: "play.slot_p2",
+  P3: "play.slot_p3",
+  B1: "play.slot_b1",
+  B2: "play.slot_b2",
+  B3: "play.slot_b3",
+};
+
+function suffix(name) {
+  return name.slice(name.indexOf(".") + 1);
+}
+
+function schema(name) {
+  return schemas[name] || null;
+}
+
+function issuer(name) {
+  const s = schema(name);
+  const m = s ? /Issued by: (\w+)/.exec(s.description || "") : null;
+  return m ? m[1] : null;
+}
+
+function has_(name, field) {
+  const s = schema(name);
+  return Boolean(s && s.properties && field in s.properties);
+}
+
+/** Command `name` with `values` — only the fields its schema has; the supervisor is me. */
+function build(name, values = {}) {
+  const command = { type: name };
+  const all = { supervisor: me, ...values };
+  for (const [field, value] of Object.entries(all)) {
+    if (has_(name, field) && value !== undefined) command[field] = value;
+  }
+  return command;
+}
+
+function reason() {
+  const text = document.getElementById("reason").value.trim();
+  if (!text) {
+    const input = document.getElementById("reason");
+    input.focus();
+    throw new ApiError(422, { key: "play.reason", text: `${t("play.reason")}?` });
+  }
+  return text;
+}
+
+function slotText(slot) {
+  return SLOTS[slot] ? t(SLOTS[slot]) : slot;
+}
+
+function cmd(name) {
+  return shown && shown.expected ? shown.expected.commands.find((c) => suffix(c) === name) : undefined;
+}
+
+// -- the table -----------------------------------------------------------------------------------
+
+const table = followTable((s, b) => {
+  shown = s;
+  board = b;
+  render();
+});
+
+async function loadSchemas() {
+  try {
+    const doc = await api("/openapi.json");
+    for (const s of Object.values(doc.components.schemas)) {
+      if (s && s.title && s.properties && s.properties.type) schemas[s.title] = s;
+    }
+    fillSlots();
+    render();
+  } catch (err) {
+    showError(err);
+  }
+}
+loadSchemas();
+
+function fillSlots() {
+  const deal = Object.keys(schemas).find((n) => suffix(n) === "DealCard" && n.startsWith(`${page.game}.`));
+  const slot = deal && schemas[deal].properties.slot;
+  const values = slot ? (slot.anyOf || []).flatMap((x) => x.enum || []) : [];
+  const select = document.getElementById("card-slot");
+  for (const value of values) {
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = slotText(value);
+    select.appendChild(option);
+  }
+  document.getElementById("slot-field").hidden = values.length === 0;
+  document.getElementById("exposed-field").hidden = !(deal && "exposed" in schemas[deal].properties);
+}
+
+// -- rendering -----------------------------------------------------------------------------------
+
+function dueText(d) {
+  if (d.kind === "card" && d.slot) return t("play.due_card", { slot: slotText(d.slot) });
+  if (d.kind === "card" && d.position !== null) return t("play.due_card_box", { position: d.position });
+  if (d.kind === "card") return t("play.due_card_any");
+  if (d.kind === "wagers") return t("play.due_wagers");
+  if (d.kind === "decision") return t("play.due_decision", { position: d.position, player: d.player || "" });
+  if (d.kind === "supervisor") return t("play.due_supervisor");
+  if (d.kind === "reveal") return t("play.due_reveal", { side: d.slot || d.player || "" });
+  return d.kind;
+}
+
+function render() {
+  if (!shown) return;
+  const view = shown.view;
+  const due = shown.expected ? shown.expected.due : [];
+  const dueNode = document.getElementById("due");
+  const first = due.find((d) => d.kind !== "wagers") || due[0];
+  dueNode.textContent = first ? dueText(first) : t("play.due_none");
+  dueNode.dataset.kind = first ? first.kind : "";
+  dueNode.dataset.slot = first && first.slot ? first.slot : "";
+  const list = document.getElementById("due-list");
+  list.replaceChildren(
+    ...due.map((d) => {
+      const li = document.createElement("li");
+      li.textContent = dueText(d);
+      return li;
+    }),
+  );
+  document.getElementById("cards-left").textContent = view && view.cards_left !== undefined ? String(view.cards_left) : "—";
+  renderRefusal(view);
+  renderShoe();
+  renderRound(view);
+  renderCardEntry(due);
+  renderCards(view);
+  renderButtons();
+  renderWagers(view);
+}
+
+function paramsOf(pairs) {
+  const out = {};
+  for (const [k, v] of pairs || []) out[k] = k === "slot" || k === "due" ? slotText(v) : v;
+  return out;
+}
+
+function refusalText(r) {
+  const text = has(r.key) ? t(r.key, paramsOf(r.params)) : r.key;
+  return `${text} (${r.rule})`;
+}
+
+function renderRefusal(view) {
+  const box = document.getElementById("refusal");
+  const refused = view && view.refused ? view.refused : null;
+  box.hidden = !refused;
+  if (refused) {
+    const card = refused.card ? `${refused.card}: ` : "";
+    document.getElementById("refusal-text").textContent = t("play.card_refused", { text: card + refusalText(refused) });
+    box.dataset.rule = refused.rule;
+  }
+  document.getElementById("refusal-wait").hidden = !(view && view.awaiting_supervisor);
+}
+
+function renderShoe() {
+  const waits = board ? board.shoe_waits : null;
+  const roundOpen = shown.expected && shown.expected.commands.length > 0;
+  const panel = document.getElementById("shoe-controls");
+  panel.hidden = !waits || roundOpen;
+  for (const group of panel.querySelectorAll("[data-shoe]")) group.hidden = group.dataset.shoe !== waits;
+  document.getElementById("shoe-waits").textContent = waits ? t("play.shoe_waits", { command: suffix(waits) }) : "";
+}
+
+function renderRound(view) {
+  const roundOpen = Boolean(shown.expected && shown.expected.commands.length > 0);
+  const open = document.getElementById("open-round");
+  const ready = !roundOpen && !(board && board.shoe_waits) && !shown.fault && shown.status === "open";
+  if (open.dataset.busy !== "1") open.disabled = !ready;
+  const close = document.getElementById("close-betting");
+  if (close.dataset.busy !== "1") close.disabled = !cmd("CloseBetting");
+  const seating = document.getElementById("seating");
+  if (!seating.value && board && board.seated.length) {
+    seating.value = board.seated.map(([n, p]) => `${n}:${p}`).join(", ");
+  }
+}
+
+function renderCardEntry(due) {
+  const deal = cmd("DealCard");
+  const live = page.mode === "live";
+  const panel = document.getElementById("card-panel");
+  panel.hidden = !(live && deal);
+  const cardDue = due.find((d) => d.kind === "card");
+  document.getElementById("card-submit").disabled = !(live && deal);
+  for (const b of document.querySelectorAll("#card-picker button")) b.disabled = !(live && deal);
+  panel.dataset.due = cardDue && cardDue.slot ? cardDue.slot : "";
+}
+
+function renderCards(view) {
+  const root = document.getElementById("table-cards");
+  root.replaceChildren();
+  if (!view) return;
+  const rows = [];
+  if (view.cards) {
+    for (const c of view.cards) rows.push([slotText(c.slot), cardNode(c.card, c.exposed ? "card-exposed" : "")]);
+  }
+  if (view.dealer_cards) {
+    const hand = document.createElement("span");
+    hand.className = "cards";
+    hand.append(...view.dealer_cards.map((c) => cardNode(c)));
+    rows.push([t("play.dealer_cards"), hand]);
+  }
+  for (const b of view.boxes || []) {
+    const hand = document.createElement("span");
+    hand.className = "cards";
+    hand.append(...b.cards.map((c) => cardNode(c)));
+    rows.push([t("play.box_number", { number: b.box }), hand]);
+  }
+  const tableNode = document.createElement("table");
+  tableNode.className = "data";
+  const body = document.createElement("tbody");
+  tableNode.appendChild(body);
+  fillRows(body, rows);
+  root.appendChild(tableNode);
+}
+
+function renderButtons() {
+  const reports = document.getElementById("report-buttons");
+  const supervisor = document.getElementById("supervisor-buttons");
+  const commands = shown.expected ? shown.expected.commands : [];
+  const wantReports = [];
+  const wantSupervisor = [];
+  for (const name of commands) {
+    const who = issuer(name);
+    const short = suffix(name);
+    if (who === "dealer" && ["ReportMisdeal", "ReportExposedCard", "ShufflerFailure"].includes(short)) wantReports.push(name);
+    if (who === "supervisor" && short === "Correct") {
+      const action = schema(name).properties.action;
+      for (const value of action.enum || []) wantSupervisor.push([name, value]);
+    } else if (who === "supervisor") {
+      wantSupervisor.push([name, null]);
+    }
+  }
+  if (shown.fault) wantSupervisor.push(["tables.ClearFault", null]);
+  reports.replaceChildren(...wantReports.map((name) => button(name, null)));
+  supervisor.replaceChildren(...(role === "supervisor" ? wantSupervisor.map(([n, a]) => button(n, a)) : []));
+  const fault = document.createElement("button");
+  fault.type = "button";
+  fault.className = "button-danger";
+  fault.id = "report-fault";
+  fault.textContent = t("play.report_fault");
+  fault.disabled = Boolean(shown.fault);
+  fault.addEventListener("click", () => run(fault, () => build("tables.ReportFault", { reason: reason() })));
+  reports.appendChild(fault);
+}
+
+function button(name, action) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.dataset.command = name;
+  const short = suffix(name);
+  if (action) {
+    b.dataset.action = action;
+    b.textContent = CORRECTIONS[action] ? t(CORRECTIONS[action]) : `${short}: ${action}`;
+  } else {
+    b.textContent = LABELS[short] ? t(LABELS[short]) : short;
+  }
+  if (short === "Void") b.className = "button-danger";
+  b.addEventListener("click", () =>
+    run(b, () => {
+      const values = {};
+      if (has_(name, "reason")) values.reason = reason();
+      if (action) values.action = action;
+      if (has_(name, "card")) values.card = document.getElementById("card-input").value.trim();
+      return build(name, values);
+    }),
+  );
+  return b;
+}
+
+/** Send the command `make()` builds (a double click sends it once). */
+function run(control, make) {
+  return once(control, async () => {
+    const command = make();
+    await table.command(command);
+  });
+}
+
+function renderWagers(view) {
+  const body = document.querySelector("#wagers tbody");
+  const rows = [];
+  if (view && view.wagers) {
+    const results = view.results || [];
+    for (const w of view.wagers) {
+      const spot = `${w.area.seated ? "seat" : "standing"} ${w.area.number}`;
+      const r = results.find((x) => x.player === w.player && x.kind === w.kind && x.spot === spot);
+      rows.push([w.player, placeText(spot), kindText(w.kind), money(w.amount), r ? outcomeText(r.outcome) : "", r ? money(r.paid) : ""]);
+    }
+  }
+  for (const b of (view && view.boxes) || []) {
+    rows.push([b.player || "", placeText(`box ${b.box}`), kindText("ante"), money(b.ante), b.outcome || "", ""]);
+    if (b.raise_amount) rows.push([b.player || "", placeText(`box ${b.box}`), kindText("raise"), money(b.raise_amount), "", ""]);
+  }
+  fillRows(body, rows, [3, 5]);
+}
+
+// -- controls ------------------------------------------------------------------------------------
+
+function seated() {
+  const text = document.getElementById("seating").value.trim();
+  if (!text) return [];
+  return text.split(",").map((part) => {
+    const [n, p] = part.split(":").map((x) => x.trim());
+    return [Number(n), p];
+  });
+}
+
+const openRound = document.getElementById("open-round");
+openRound.addEventListener("click", () =>
+  run(openRound, () => build("tables.OpenRound", { seated: has_("tables.OpenRound", "seated") ? seated() : undefined })),
+);
+const closeBetting = document.getElementById("close-betting");
+closeBetting.addEventListener("click", () => run(closeBetting, () => ({ type: cmd("CloseBetting") })));
+
+const openShoe = document.getElementById("open-shoe");
+openShoe.addEventListener("click", () => run(openShoe, () => ({ type: "tables.OpenShoe" })));
+const cut = document.getElementById("cut");
+cut.addEventListener("click", () =>
+  run(cut, () =>
+    build(board.shoe_waits, {
+      cutter: "dealer",
+      cutter_id: me,
+      position: Number(document.getElementById("cut-position").value),
+    }),
+  ),
+);
+const burn = document.getElementById("burn");
+burn.addEventListener("click", () =>
+  run(burn, () =>
+    build(board.shoe_waits, {
+      cards: document
+        .getElementById("burn-cards")
+        .value.split(/[\s,]+/)
+        .filter(Boolean)
+        .map((c) => (c === "?" ? null : c)),
+    }),
+  ),
+);
+
+// Card entry: the keyboard ("As", "10h" and Enter) or a click on a card of the picker.
+const cardForm = document.getElementById("card-form");
+const cardInput = document.getElementById("card-input");
+const cardResult = document.getElementById("card-result");
+
+async function enterCard(text, control) {
+  const name = cmd("DealCard");
+  if (!name || !text) return;
+  const slot = document.getElementById("card-slot").value || null;
+  const exposed = document.getElementById("card-exposed").checked;
+  const before = shown.view ? (shown.view.flags || []).length : 0;
+  await once(control, async () => {
+    cardResult.textContent = "";
+    cardResult.className = "";
+    try {
+      const command = build(name, { card: text, slot: slot || undefined, exposed: exposed || undefined });
+      await send(`/api/tables/${encodeURIComponent(page.table_id)}/commands`, { command });
+    } catch (err) {
+      cardResult.textContent = t("play.card_refused", { text: err instanceof ApiError ? err.text : String(err) });
+      cardResult.className = "refusal";
+      cardResult.dataset.outcome = "refused";
+      return;
+    } finally {
+      await table.refresh();
+    }
+    const flags = shown.view ? shown.view.flags || [] : [];
+    if (flags.length > before) {
+      // the law refused the card (BAC-10): recorded, and the round waits for a supervisor
+      cardResult.textContent = t("play.card_refused", { text: refusalText(flags[flags.length - 1]) });
+      cardResult.className = "refusal";
+      cardResult.dataset.outcome = "refused";
+    } else {
+      cardResult.textContent = t("play.card_accepted", { card: text });
+      cardResult.dataset.outcome = "accepted";
+      showStatus(t("play.card_accepted", { card: text }));
+    }
+    cardInput.value = "";
+    document.getElementById("card-slot").value = "";
+    document.getElementById("card-exposed").checked = false;
+  });
+  cardInput.focus();
+}
+
+cardForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  enterCard(cardInput.value.trim(), document.getElementById("card-submit"));
+});
+
+const picker = document.getElementById("card-picker");
+const SUIT_SIGNS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+for (const suit of ["s", "h", "d", "c"]) {
+  for (const rank of ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]) {
+    const b = document.createElement("button");
+    b.type = "button";
+    const shownRank = rank === "T" ? "10" : rank;
+    b.textContent = `${shownRank}${SUIT_SIGNS[suit]}`;
+    b.dataset.card = `${rank}${suit}`;
+    b.className = suit === "h" || suit === "d" ? "card-red" : "";
+    b.setAttribute("aria-label", t("play.card_button", { card: `${shownRank}${SUIT_SIGNS[suit]}` }));
+    b.addEventListener("click", () => enterCard(`${rank}${suit}`, b));
+    picker.appendChild(b);
+  }
+}
+

@@ -1,0 +1,227 @@
+"""The dealer console in a real browser (issue 11): a dealer opens a live shoe and deals live
+baccarat rounds by keyboard, a card the law refuses is shown at once (BAC-7, BAC-10) and the
+round waits for a supervisor, who corrects it or voids it from the console; a virtual table's
+round is opened and closed from the console.
+
+The tables are the session's live server's (``bac-live``: live mode, card entry by the dealer;
+``csp-1``: virtual), shared with the other browser tests: each test starts from whatever state
+the table is in and brings it where it needs it through the console itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+
+# Cards typed in turn until the round needs none: kings and queens (0 points) make both hands
+# draw a third card, so a round takes six of them (8 decks hold 32 of each).
+DECK = ["Ks", "Kh", "Kd", "Kc", "Qs", "Qh", "Qd", "Qc"] * 4
+
+
+def _due(page: Any) -> tuple[str, str]:
+    due = page.locator("#due")
+    return (due.get_attribute("data-kind") or "", due.get_attribute("data-slot") or "")
+
+
+def _type_card(page: Any, card: str) -> str:
+    """Type ``card`` in the card field and press Enter (the keyboard path); returns the
+    outcome the console shows (``accepted`` / ``refused``)."""
+    result = page.locator("#card-result")
+    page.evaluate("document.getElementById('card-result').dataset.outcome = ''")
+    field = page.locator("#card-input")
+    field.click()
+    field.press_sequentially(card)
+    field.press("Enter")
+    return str(
+        wait_until(f"the console's answer to {card}", lambda: result.get_attribute("data-outcome"))
+    )
+
+
+def _ready_shoe(page: Any) -> None:
+    """Open, cut and burn a shoe from the console while the table waits for it (BAC-2.1)."""
+    waits = page.locator("#shoe-waits")
+    for _ in range(4):
+        if not page.locator("#shoe-controls").is_visible():
+            return
+        before = waits.inner_text()
+        for button in ("#open-shoe", "#cut", "#burn"):
+            if page.locator(button).is_visible():
+                page.locator(button).click()
+                break
+        wait_until("the shoe's next step", lambda before=before: waits.inner_text() != before)
+
+
+def _deal_until_settled(page: Any, cards: list[str]) -> None:
+    for _ in range(8):
+        kind, _slot = _due(page)
+        if kind != "card":
+            return
+        assert _type_card(page, cards.pop(0)) == "accepted"
+        wait_until("the next due", lambda due=(kind, _slot): _due(page) != due)
+
+
+def _open_round(page: Any, cards: list[str]) -> None:
+    """Open betting on the live table: ready the shoe, deal any demonstration round
+    (BAC-2.2) or unfinished round by keyboard, then open the next round."""
+    opened = page.locator("#open-round")
+    close = page.locator("#close-betting")
+    shoe = page.locator("#shoe-controls")
+    for _ in range(6):
+        wait_until(
+            "the console ready",
+            lambda: (
+                shoe.is_visible()
+                or opened.is_enabled()
+                or close.is_enabled()
+                or _due(page)[0] == "card"
+            ),
+        )
+        if close.is_enabled():
+            return
+        if shoe.is_visible():
+            _ready_shoe(page)
+        elif _due(page)[0] == "card":
+            _deal_until_settled(page, cards)
+        else:
+            before = page.locator("#round-id").inner_text()
+            opened.click()
+            wait_until(
+                "the round open",
+                lambda before=before: page.locator("#round-id").inner_text() != before,
+            )
+    raise AssertionError("the live table never opened for betting")
+
+
+def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
+    page_of: Any, live: Live
+) -> None:
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    shot(dealer, "dealer-console-betting-en")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    assert "Player 1st card" in dealer.locator("#due").inner_text()
+    # a wrong card: the dealer puts it at the banker's first slot while the player's is due
+    dealer.locator("#card-slot").select_option("B1")
+    assert _type_card(dealer, "9s") == "refused"
+    refusal = dealer.locator("#card-result").inner_text()
+    assert "BAC-7" in refusal, refusal
+    wait_until("the round waits for a supervisor", lambda: _due(dealer)[0] == "supervisor")
+    assert dealer.locator("#refusal").is_visible()
+    assert dealer.locator("#ask-supervisor").is_visible()
+    assert dealer.locator("#supervisor-buttons button").count() == 0  # dealers move cards only
+    shot(dealer, "dealer-console-refused-en")
+    axe_check(dealer, what="dealer console")
+    # the supervisor corrects it from the console: the card goes to the slot due (BAC-10)
+    supervisor = page_of()
+    login(supervisor, "supervisor", then="/dealer/bac-live")
+    reassign = supervisor.locator("#supervisor-buttons button[data-action='reassign']")
+    reassign.wait_for()
+    supervisor.locator("#reason").fill("the 9s was the player's first card")
+    reassign.click()
+    wait_until("the next card due", lambda: _due(dealer) == ("card", "B1"))
+    # the dealer finishes the round by keyboard ("10h" as typed at a table)
+    assert _type_card(dealer, "10h") == "accepted"
+    _deal_until_settled(dealer, cards)
+    wait_until(
+        "the round settled",
+        lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled",
+    )
+    shot(dealer, "dealer-console-settled-en")
+    dealer.goto("/dealer/bac-live?lang=zh-Hant")
+    dealer.wait_for_selector("#due")
+    assert "荷官控制台" in dealer.locator("h1").inner_text()
+    shot(dealer, "dealer-console-settled-zh-Hant")
+    dealer.goto("/dealer/bac-live?lang=en")
+
+
+def test_a_supervisor_voids_a_round_waiting_for_them(page_of: Any, live: Live) -> None:
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    stake = live.api.post(
+        "/api/tables/bac-live/commands",
+        json={
+            "idempotency_key": f"void-bet-{dealer.locator('#round-id').inner_text()}",
+            "command": {
+                "type": "baccarat.PlaceWager",
+                "player": "bruno",
+                "area": {"type": "baccarat.Area", "seated": False, "number": 1},
+                "kind": "player",
+                "amount": 2_000,
+            },
+        },
+        headers=live.token("bruno"),
+    )
+    assert stake.status_code == 200, stake.text
+    before = live.api.get("/api/wallets/me", headers=live.token("bruno")).json()["balance"]
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    dealer.locator("#card-slot").select_option("P3")
+    assert _type_card(dealer, "Kd") == "refused"
+    wait_until("the round waits for a supervisor", lambda: _due(dealer)[0] == "supervisor")
+    supervisor = page_of()
+    login(supervisor, "supervisor", then="/dealer/bac-live")
+    void = supervisor.locator("#supervisor-buttons button[data-command='baccarat.Void']")
+    void.wait_for()
+    void.click()  # no reason yet: refused in the page, nothing sent
+    assert supervisor.locator("#page-error").is_visible()
+    supervisor.locator("#reason").fill("card dealt out of order; round voided")
+    void.click()
+    wait_until(
+        "the round void", lambda: dealer.locator("#phase").get_attribute("data-phase") == "void"
+    )
+    after = live.api.get("/api/wallets/me", headers=live.token("bruno")).json()["balance"]
+    assert after == before + 2_000  # BAC-10: every wager in play returned
+    shot(supervisor, "dealer-console-void-supervisor-en")
+
+
+def test_a_virtual_round_is_opened_and_closed_from_the_console(page: Any, live: Live) -> None:
+    login(page, "dealer", then="/dealer/csp-1")
+    opened = page.locator("#open-round")
+    close = page.locator("#close-betting")
+    phase = page.locator("#phase")
+    wait_until(
+        "the console ready",
+        lambda: opened.is_enabled() or phase.get_attribute("data-phase") == "betting",
+    )
+    if opened.is_enabled():
+        opened.click()
+    wait_until("betting open", lambda: phase.get_attribute("data-phase") == "betting")
+    assert page.locator("#card-panel").is_hidden()  # a virtual table deals itself
+    ante = live.api.post(
+        "/api/tables/csp-1/commands",
+        json={
+            "idempotency_key": f"console-ante-{page.locator('#round-id').inner_text()}",
+            "command": {
+                "type": "caribbean.PlaceAnte",
+                "box": 4,
+                "player": "alice",
+                "amount": 1_000,
+            },
+        },
+        headers=live.token("alice"),
+    )
+    assert ante.status_code == 200, ante.text
+    wait_until("the ante on the console", lambda: page.locator("#wagers tbody tr").count() >= 1)
+    wait_until("betting can close", close.is_enabled)  # CSP: once a box has an ante
+    close.click()
+    wait_until("the decision due", lambda: _due(page)[0] == "decision")
+    assert page.locator("#countdown").get_attribute("data-seconds")
+    shot(page, "dealer-console-caribbean-en")
+    fold = live.api.post(
+        "/api/tables/csp-1/commands",
+        json={
+            "idempotency_key": f"console-fold-{page.locator('#round-id').inner_text()}",
+            "command": {"type": "caribbean.Fold", "box": 4, "player": "alice"},
+        },
+        headers=live.token("alice"),
+    )
+    assert fold.status_code == 200, fold.text
+    wait_until("settled", lambda: page.locator("#phase").get_attribute("data-phase") == "settled")

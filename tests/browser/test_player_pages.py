@@ -1,0 +1,210 @@
+"""The player tables in a real browser (issue 11): a player logs in, bets on baccarat, sees the
+round settle and the wallet and the roadmaps change; a Caribbean Stud hand from the ante to the
+showdown; what a player's browser receives carries no card the law has not revealed to them.
+
+The dealer's side of each round is sent by the test itself through the API (the dealer
+console has its own tests, ``test_dealer_console.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+
+
+def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
+    response = live.api.post(
+        f"/api/tables/{table}/commands",
+        json={"idempotency_key": key, "command": command},
+        headers=live.token(name),
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _shown(live: Live, table: str, name: str) -> Any:
+    response = live.api.get(f"/api/tables/{table}", headers=live.token(name))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _open_betting(live: Live, table: str, key: str, **command: Any) -> None:
+    """Have the dealer open a round for betting unless one takes wagers already."""
+    shown = _shown(live, table, "dealer")
+    expected = shown["expected"] or {"commands": []}
+    if any(c.endswith("PlaceWager") or c.endswith("PlaceAnte") for c in expected["commands"]):
+        return
+    _send(live, table, "dealer", {"type": "tables.OpenRound", **command}, key)
+
+
+def _code(shown: str) -> str:
+    """A recalled card ("10♥") as the codec writes it ("Th")."""
+    suits = {"♠": "s", "♥": "h", "♦": "d", "♣": "c"}
+    rank = shown[:-1]
+    return ("T" if rank == "10" else rank) + suits[shown[-1]]
+
+
+def _balance(page: Any) -> int:
+    return int(page.locator("#wallet").get_attribute("data-balance") or "0")
+
+
+def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Live) -> None:
+    _open_betting(live, "bac-1", "bp-open-1", seated=[[1, "alice"], [2, "bruno"]])
+    login(page, "alice", then="/tables/bac-1")
+    page.wait_for_selector("#wallet[data-balance]")
+    before = _balance(page)
+    rounds_before = int(page.locator("#roads").get_attribute("data-rounds") or "0")
+    # the bet areas open while the round takes wagers (expected.commands)
+    banker = page.locator(".bet-area[data-kind='banker']")
+    wait_until("betting open", banker.is_enabled)
+    page.locator("#area").select_option("seat:1")
+    banker.click()
+    wait_until("the wager on the layout", lambda: page.locator("#my-wagers tbody tr").count() == 1)
+    wait_until("the stake left the wallet", lambda: _balance(page) == before - 1_000)
+    assert "10.00" in page.locator(".bet-area[data-kind='banker'] [data-mine]").inner_text()
+    shot(page, "baccarat-betting-en")
+    _send(live, "bac-1", "dealer", {"type": "baccarat.CloseBetting"}, "bp-close-1")
+    # the round settles: cards as revealed, the outcome, my result, the wallet and the roads
+    wait_until("the result", lambda: page.locator("#outcome").get_attribute("data-winner"))
+    wait_until("my result", lambda: page.locator("#results tbody tr").count() == 1)
+    assert page.locator("#cards-player .card").count() >= 2
+    assert page.locator("#cards-banker .card").count() >= 2
+    paid = live.api.get("/api/wallets/me", headers=live.token("alice")).json()["balance"]
+    wait_until("the wallet after the round", lambda: _balance(page) == paid)
+    wait_until(
+        "the roads grew by the round",
+        lambda: (
+            int(page.locator("#roads").get_attribute("data-rounds") or "0") == rounds_before + 1
+        ),
+    )
+    assert page.locator(".road-bead_plate .road-bead").count() == rounds_before + 1
+    # ask banker / ask player show what each derived road would add
+    page.locator("button.ask-banker").click()
+    assert page.locator(".ask-result .ask-item").count() == 3
+    assert page.locator("#shoe-commitment").inner_text().strip()
+    axe_check(page, what="baccarat player table")
+    shot(page, "baccarat-settled-en")
+    page.goto("/tables/bac-1?lang=zh-Hant")
+    page.wait_for_selector("#roads[data-rounds]")
+    assert page.locator("html").get_attribute("lang") == "zh-Hant"
+    assert "路紙" in page.locator("#roads-title").inner_text()
+    shot(page, "baccarat-settled-zh-Hant")
+    page.goto("/tables/bac-1?lang=en")
+
+
+def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, live: Live) -> None:
+    """A stale page (betting closed meanwhile): the refusal in the page's language, nothing
+    changed, and the page recovers by itself."""
+    _open_betting(live, "bac-1", "bp-open-2", seated=[[1, "alice"]])
+    page = page_of(locale="zh-TW")  # a first visit in Chinese: Accept-Language decides
+    login(page, "alice", then="/tables/bac-1")
+    assert page.locator("html").get_attribute("lang") == "zh-Hant"
+    page.wait_for_selector("#wallet[data-balance]")
+    banker = page.locator(".bet-area[data-kind='banker']")
+    wait_until("betting open", banker.is_enabled)
+    before = _balance(page)
+    # the dealer closes betting; a stale page sends its bet after that
+    _send(live, "bac-1", "dealer", {"type": "baccarat.CloseBetting"}, "bp-close-2")
+    page.locator("#page-error").wait_for(state="hidden")
+    shown = _shown(live, "bac-1", "alice")
+    command = {
+        "type": "baccarat.PlaceWager",
+        "player": "alice",
+        "area": {"type": "baccarat.Area", "seated": False, "number": 1},
+        "kind": "banker",
+        "amount": 1000,
+    }
+    page.evaluate(
+        """async (command) => {
+            const api = await import('/static/js/api.js');
+            try { await api.send('/api/tables/bac-1/commands', {command}); }
+            catch (err) { api.showError(err); }
+        }""",
+        command,
+    )
+    error = page.locator("#page-error")
+    error.wait_for(state="visible")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in error.inner_text()), error.inner_text()
+    wait_until("the bet areas closed", lambda: not banker.is_enabled())
+    assert _shown(live, "bac-1", "alice")["seq"] >= shown["seq"]
+    wait_until("nothing taken from the wallet", lambda: _balance(page) == before)
+
+
+def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
+    _open_betting(live, "csp-1", "cp-open-1")
+    login(page, "bruno", then="/tables/csp-1")
+    page.wait_for_selector("#wallet[data-balance]")
+    ante = page.locator("#place-ante")
+    wait_until("betting open", ante.is_enabled)
+    page.locator("#box").select_option("3")
+    page.locator("#ante").fill("10.00")
+    ante.click()
+    wait_until("the ante placed", lambda: "3" in (page.locator("#my-box").inner_text() or ""))
+    shot(page, "caribbean-betting-en")
+    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "cp-close-1")
+    # the player's own five cards and the dealer's up card; raise / fold with a timer
+    wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
+    assert page.locator("#dealer-cards .card:not(.card-back)").count() == 1
+    raise_button = page.locator("#raise")
+    wait_until("the decision open", raise_button.is_enabled)
+    wait_until("the timer", lambda: page.locator("#countdown").get_attribute("data-seconds"))
+    # CSP-12: no hint, odds or strategy aid anywhere on the page
+    text = page.locator("main").inner_text().lower()
+    for word in ("odds", "hint", "strategy", "recommend", "advice", "suggest"):
+        assert word not in text
+    axe_check(page, what="caribbean player table")
+    shot(page, "caribbean-deciding-en")
+    raise_button.click()
+    # the showdown: the dealer's five cards and the payouts (the service settles at once)
+    wait_until(
+        "the showdown", lambda: page.locator("#dealer-cards .card:not(.card-back)").count() == 5
+    )
+    wait_until("the results", lambda: page.locator("#results tbody tr").count() >= 2)
+    assert page.locator("#box-outcome").inner_text().strip()
+    shot(page, "caribbean-settled-en")
+    page.goto("/tables/csp-1?lang=zh-Hant")
+    page.wait_for_selector("#results tbody tr")
+    shot(page, "caribbean-settled-zh-Hant")
+    page.goto("/tables/csp-1?lang=en")
+
+
+def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, live: Live) -> None:
+    """Caribbean Stud (CSP-6.5): until the showdown, alice's page source and every message her
+    browser receives hold her five cards and the dealer's up card — never a card of another
+    box nor the dealer's four face-down cards (read afterwards from the round's recall)."""
+    _open_betting(live, "csp-1", "leak-open-1")
+    _send(
+        live,
+        "csp-1",
+        "bruno",
+        {"type": "caribbean.PlaceAnte", "box": 5, "player": "bruno", "amount": 1_000},
+        "leak-ante-bruno",
+    )
+    page = page_of()
+    received: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(str(f))))
+    page.on("response", lambda r: received.append(r.text()) if "/api/" in r.url else None)
+    login(page, "alice", then="/tables/csp-1")
+    ante = page.locator("#place-ante")
+    wait_until("betting open", ante.is_enabled)
+    page.locator("#box").select_option("2")
+    ante.click()
+    wait_until("the ante placed", lambda: "2" in page.locator("#my-box").inner_text())
+    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "leak-close-1")
+    wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
+    wait_until("the decision open", page.locator("#fold").is_enabled)
+    before_showdown = "\n".join([page.content(), *received])
+    up_card = page.locator("#dealer-cards .card:not(.card-back)").get_attribute("data-card")
+    mine = {page.locator("#my-cards .card").nth(i).get_attribute("data-card") for i in range(5)}
+    page.locator("#fold").click()
+    _send(live, "csp-1", "bruno", {"type": "caribbean.Fold", "box": 5, "player": "bruno"}, "lf-b")
+    wait_until("the showdown", lambda: page.locator("#results tbody tr").count() >= 1)
+    recalled = live.api.get(
+        "/api/tables/csp-1/recall", params={"last": 1}, headers=live.token("supervisor")
+    ).json()[-1]
+    hidden = {_code(c["card"]) for c in recalled["cards"] if c["to"] in ("box 5", "dealer")}
+    hidden.discard(up_card)
+    assert len(hidden) == 9, recalled["cards"]
+    assert all(f'"{card}"' in before_showdown for card in mine)
+    leaked = sorted(card for card in hidden if f'"{card}"' in before_showdown)
+    assert not leaked, f"{leaked} reached alice's browser before the law showed them"
