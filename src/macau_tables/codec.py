@@ -147,6 +147,9 @@ class _Info:
     fields: tuple[tuple[str, Any], ...]  # (name, declared type) of the init fields
     required: frozenset[str]
     rules_fields: frozenset[str]
+    fast: tuple[tuple[str, Any, Any, Any], ...] = ()
+    """Per field: ``(name, declared type, exact class encoded as is or None, None allowed)``
+    — values of exactly that class (or ``None`` where allowed) skip the general encoder."""
 
 
 class Registry:
@@ -161,6 +164,7 @@ class Registry:
     def __init__(self) -> None:
         self._by_name: dict[str, _Info] = {}
         self._by_class: dict[type, _Info] = {}
+        self._digests: dict[int, tuple[object, str]] = {}  # id(rules) -> (rules, sha256)
 
     def register(self, namespace: str, types: Iterable[type]) -> None:
         """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op;
@@ -234,8 +238,14 @@ class Registry:
     def _encode_object(self, value: object, path: str) -> dict[str, Any]:
         info = self._info_of(value, path)
         out: dict[str, Any] = {_TYPE: info.name, _VERSION: info.version}
-        for field, tp in info.fields:
+        for field, tp, exact, optional in info.fast:
             item = getattr(value, field)
+            if item is None and optional:
+                out[field] = None
+                continue
+            if exact is not None and type(item) is exact:
+                out[field] = item  # an int, str or bool where one is declared: itself
+                continue
             where = f"{path}.{field}"
             if field in info.rules_fields and item is not None:
                 config_id = getattr(value, "config_id", None)
@@ -248,10 +258,21 @@ class Registry:
                     )
                 if not isinstance(item, t.non_none(tp)):
                     raise _wrong(where, tp, item)
-                out[field] = {"config_id": config_id, "sha256": self.sha256(item)}
+                out[field] = {"config_id": config_id, "sha256": self._rules_digest(item)}
             else:
                 out[field] = t.encode_value(item, tp, where, self._encode_object, self.type_name)
         return out
+
+    def _rules_digest(self, rules: object) -> str:
+        """The SHA-256 of ``rules`` (frozen: computed once per object, not per event)."""
+        known = self._digests.get(id(rules))
+        if known is not None and known[0] is rules:
+            return known[1]
+        digest = self.sha256(rules)
+        if len(self._digests) >= 256:
+            self._digests.clear()
+        self._digests[id(rules)] = (rules, digest)
+        return digest
 
     def canonical_bytes(self, value: object) -> bytes:
         """The canonical UTF-8 JSON of ``value`` (encoded first when it is a dataclass):
@@ -464,7 +485,34 @@ def _describe_class(name: str, cls: type) -> _Info:
     version = getattr(cls, "__codec_version__", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise CodecError("core.codec_bad_version", path=name, type=name, got=t.describe(version))
-    return _Info(name, cls, version, tuple(fields), frozenset(required), frozenset(rules_fields))
+    fast = tuple(
+        (field, tp, *_fast_path(tp)) if field not in rules_fields else (field, tp, None, False)
+        for field, tp in fields
+    )
+    return _Info(
+        name, cls, version, tuple(fields), frozenset(required), frozenset(rules_fields), fast
+    )
+
+
+_EXACT: Final = {"int": int, "str": str, "bool": bool}
+
+
+def _fast_path(tp: Any) -> tuple[type | None, bool]:
+    """``(class whose instances encode as themselves, whether None encodes as itself)`` for a
+    field declared ``tp``: ``int``, ``str``, ``bool`` and their optional forms."""
+    sh = t.shape(tp)
+    if sh[0] in _EXACT:
+        return _EXACT[sh[0]], False
+    if sh[0] == "none":
+        return None, True
+    if sh[0] == "union":
+        kinds = [t.shape(a)[0] for a in sh[1]]
+        optional = "none" in kinds
+        rest = [k for k in kinds if k != "none"]
+        if len(rest) == 1 and rest[0] in _EXACT and not sh[2]:
+            return _EXACT[rest[0]], optional
+        return None, optional
+    return None, False
 
 
 # -- the default registry ---------------------------------------------------------------------
