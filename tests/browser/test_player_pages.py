@@ -208,3 +208,19 @@ def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, li
     assert all(f'"{card}"' in before_showdown for card in mine)
     leaked = sorted(card for card in hidden if f'"{card}"' in before_showdown)
     assert not leaked, f"{leaked} reached alice's browser before the law showed them"
+
+
+def test_the_game_pages_fit_a_phone(page_of: Any, live: Live) -> None:
+    """A phone-sized screen: one column, nothing wider than the screen, still accessible."""
+    for name, path, ready in (
+        ("alice", "/tables/bac-1", "#roads[data-rounds]"),
+        ("bruno", "/tables/csp-1", "#wallet[data-balance]"),
+        ("dealer", "/dealer/bac-live", "#due"),
+    ):
+        page = page_of(viewport=(390, 844))
+        login(page, name, then=path)
+        page.wait_for_selector(ready)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} is {width}px wide on a 390px screen"
+        axe_check(page, what=f"{path} on a phone")
+        shot(page, f"phone{path.replace('/', '-')}-en")
