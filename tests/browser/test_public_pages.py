@@ -32,13 +32,14 @@ DATA_WORDS = {
     "BAC",
     "CSP",
     "MOP",
+    "verify",  # a command's name: macau-tables verify
 }
 
 
-def english_left(page: Any, *data: str) -> list[str]:
-    """The English words still visible on ``page`` once the data it shows (names of tables and
-    users, ids — stored as they are) is set aside."""
-    text = page.locator("body").inner_text()
+def english_left(page: Any, *data: str, within: str = "body") -> list[str]:
+    """The English words still visible on ``page`` (in the elements ``within`` selects) once
+    the data it shows (names of tables and users, ids — stored as they are) is set aside."""
+    text = "\n".join(page.locator(within).all_inner_texts())
     for value in sorted(data, key=len, reverse=True):
         text = text.replace(value, " ")
     text = re.sub(r"[0-9a-f]{16,}", " ", text)  # digests, keys

@@ -267,7 +267,9 @@ class RevealedShoes(BaseModel):
 )
 def revealed_shoes(
     runtime: Annotated[Runtime, Depends(get_runtime)],
-    table: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    table: Annotated[
+        str | None, Query(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+    ] = None,
 ) -> RevealedShoes:
     """The last revealed virtual shoes of every table (or of ``table``), newest first: what the
     shoe check verifies (a shoe's order is public once it is finished; an unfinished one is

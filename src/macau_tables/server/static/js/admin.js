@@ -94,7 +94,7 @@ async function drawUsers() {
     const id = `why-${u.name}`;
     const input = el("input", { id, maxlength: "500", autocomplete: "off", class: "reason-input" });
     const button = el("button", { type: "submit", class: "button-small button-quiet", text: t(u.disabled ? "pages.adm_enable" : "pages.adm_disable") });
-    const form = el("form", { class: "row", "data-user-form": u.name }, el("label", { for: id, class: "visually-hidden", text: t("pages.adm_reason_for", { name: u.name }) }), input, button);
+    const form = el("form", { class: "row", "data-user-form": u.name, novalidate: true }, el("label", { for: id, class: "visually-hidden", text: t("pages.adm_reason_for", { name: u.name }) }), input, button);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       if (!input.value.trim()) {

@@ -60,7 +60,7 @@ export async function resolve(short, types) {
 export async function commandForm(tableId, type, me, prefix, done) {
   const all = await commandSchemas();
   const schema = all[type];
-  const form = el("form", { class: "command-form panel", "data-command": type });
+  const form = el("form", { class: "command-form panel", "data-command": type, novalidate: true });
   const error = el("p", { class: "inline-error", role: "alert", hidden: true });
   const fields = [];
   for (const [name, prop] of Object.entries((schema && schema.properties) || {})) {

@@ -11,6 +11,12 @@ import { el, gameName, modeName, statusName } from "./tables_info.js";
 const me = document.querySelector('meta[name="signed-in"]').getAttribute("content");
 const waitingNode = document.getElementById("sup-waiting");
 const tablesNode = document.getElementById("sup-tables");
+const STATE = {
+  settled: "pages.recall_state_settled",
+  void: "pages.recall_state_void",
+  open: "pages.recall_state_open",
+  demonstration: "pages.recall_state_demonstration",
+};
 const KIND = { round: "pages.sup_kind_round", fault: "pages.sup_kind_fault" };
 let tables = [];
 let refreshing = null;
@@ -51,7 +57,7 @@ function statusForm(table) {
   const id = `reason-${table.table_id}`;
   const input = el("input", { id, name: "reason", required: true, maxlength: "500", autocomplete: "off" });
   const button = el("button", { type: "submit", class: "button-small", text: t(opening ? "pages.sup_open" : "pages.sup_close") });
-  const form = el("form", { class: "row", "data-status-form": table.table_id }, el("label", { for: id, class: "visually-hidden", text: t("pages.sup_reason_for", { table: table.table_id }) }), input, button);
+  const form = el("form", { class: "row", "data-status-form": table.table_id, novalidate: true }, el("label", { for: id, class: "visually-hidden", text: t("pages.sup_reason_for", { table: table.table_id }) }), input, button);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     if (!input.value.trim()) {
@@ -140,7 +146,7 @@ async function showRecall(tableId) {
               "tr",
               {},
               el("td", { class: "mono", text: r.round_id }),
-              el("td", { text: r.state }),
+              el("td", { "data-state": r.state, text: STATE[r.state] ? t(STATE[r.state]) : r.state }),
               el("td", { text: dateTime(r.ended) }),
               el("td", { text: cardsText(r) }),
               el("td", { text: wagersText(r) }),

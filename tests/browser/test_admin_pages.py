@@ -1,0 +1,221 @@
+"""The supervisor's and the administrator's pages in a real browser (issue 11): a supervisor
+voids a round the dealer's refused card left waiting (BAC-10) from the supervisor page; closes
+and reopens a table with a reason; recalls a table's last rounds; verifies the records and reads
+the daily report; the cashier deposits once however often the button is clicked, and an
+overdraft is refused in the page's language with nothing paid; users are added and disabled;
+the options and their approvals are listed. Every page passes axe and is photographed in both
+languages, with no English left in the Chinese pages but the data they show."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+from tests.browser.test_dealer_console import (
+    DECK,
+    _deal_until_settled,
+    _due,
+    _open_round,
+    _type_card,
+)
+from tests.browser.test_public_pages import english_left, table_names
+
+STAFF_DATA = (
+    *("Alice", "Bruno", "Carmen", "Daniel", "Elaine", "Fong", "Grace"),
+    *("admin", "supervisor", "dealer", "alice", "bruno"),
+)
+"""Names as stored: the players' and the signed-in user's."""
+
+
+def _balance(live: Live, name: str) -> int:
+    found = live.api.get("/api/wallets/me", headers=live.token(name))
+    assert found.status_code == 200, found.text
+    balance: int = found.json()["balance"]
+    return balance
+
+
+def test_a_supervisor_voids_a_waiting_round_from_the_supervisor_page_BAC_10(
+    page_of: Any, live: Live
+) -> None:
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    for _ in range(3):
+        _open_round(dealer, cards)
+        stake = live.api.post(
+            "/api/tables/bac-live/commands",
+            json={
+                "idempotency_key": f"sup-void-{uuid.uuid4().hex}",
+                "command": {
+                    "type": "baccarat.PlaceWager",
+                    "player": "alice",
+                    "area": {"type": "baccarat.Area", "seated": False, "number": 2},
+                    "kind": "banker",
+                    "amount": 3_000,
+                },
+            },
+            headers=live.token("alice"),
+        )
+        if stake.status_code == 200:
+            break
+        # the shoe's demonstration round takes no wager (BAC-2.2): the dealer deals it first
+        assert stake.json()["error"]["key"] == "baccarat.demo_no_wagers", stake.text
+        dealer.locator("#close-betting").click()
+        wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+        _deal_until_settled(dealer, cards)
+    assert stake.status_code == 200, stake.text
+    before = _balance(live, "alice")
+    supervisor = page_of()
+    login(supervisor, "supervisor", then="/supervisor")
+    waiting = supervisor.locator("#sup-waiting")
+    wait_until("the supervisor page", lambda: waiting.locator("[data-empty]").count() == 1)
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    dealer.locator("#card-slot").select_option("B2")
+    assert _type_card(dealer, "Qd") == "refused"
+    # the page follows the table live: the round appears without a reload
+    item = supervisor.locator("[data-waiting='bac-live']")
+    item.wait_for()
+    void = item.locator("form[data-command='baccarat.Void']")
+    assert item.locator("form[data-command='baccarat.Correct']").count() == 1
+    axe_check(supervisor, what="supervisor en")
+    shot(supervisor, "supervisor-waiting-en")
+    void.locator("button").click()  # no reason: refused in the page, nothing sent
+    assert void.locator("[role='alert']").is_visible()
+    assert _balance(live, "alice") == before
+    void.get_by_label("Reason").fill("a card dealt to the wrong slot; round voided")
+    void.locator("button").dblclick()  # a double click voids once
+    wait_until("the list to empty", lambda: waiting.locator("[data-empty]").count() == 1)
+    assert _balance(live, "alice") == before + 3_000  # BAC-10: every wager in play returned
+    wait_until(
+        "the console", lambda: dealer.locator("#phase").get_attribute("data-phase") == "void"
+    )
+    assert "Void the round" in supervisor.locator("#page-status").inner_text()
+    # the recall shows the void round
+    supervisor.locator("#recall-table").select_option("bac-live")
+    supervisor.locator("#recall-show").click()
+    supervisor.locator("[data-recall='bac-live']").wait_for()
+    recalled = supervisor.locator("[data-recall='bac-live']")
+    assert "Q♦" in recalled.inner_text()  # the refused card, as recorded
+    assert recalled.locator("[data-state='void']").count() >= 1
+    shot(supervisor, "supervisor-recall-en")
+
+
+def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: Live) -> None:
+    login(page, "supervisor", then="/supervisor?lang=zh-Hant")
+    row = page.locator("#sup-tables tr[data-table='csp-1']")
+    row.wait_for()
+    form = row.locator("form[data-status-form='csp-1']")
+    form.locator("button").click()  # no reason
+    assert page.locator("#page-error").is_visible()
+    form.locator("input").fill("收銀盤點")
+    form.locator("button").click()
+    wait_until(
+        "closed", lambda: row.locator("[data-status]").get_attribute("data-status") == "closed"
+    )
+    assert live.api.get("/api/tables").json()[2]["status"] == "closed"
+    shot(page, "supervisor-zh-Hant")
+    assert english_left(page, *table_names(live), "supervisor") == []  # the user's name
+    axe_check(page, what="supervisor zh-Hant")
+    form = page.locator("form[data-status-form='csp-1']")
+    form.locator("input").fill("盤點完成")
+    form.locator("button").click()
+    wait_until(
+        "open",
+        lambda: (
+            page.locator("tr[data-table='csp-1'] [data-status]").get_attribute("data-status")
+            == "open"
+        ),
+    )
+    audit = live.api.get("/api/audit/log?action=table%20close", headers=live.token("admin"))
+    assert any(e["reason"] == "收銀盤點" for e in audit.json()["entries"]), audit.text
+
+
+def test_verify_and_the_daily_report(page: Any, live: Live) -> None:
+    login(page, "supervisor", then="/supervisor/reports")
+    page.locator("#verify-run").click()
+    page.locator("[data-verified]").wait_for()
+    assert page.locator("[data-verified]").get_attribute("data-verified") == "ok"
+    page.locator("#report-show").click()
+    page.locator("[data-report] tbody tr").first.wait_for()
+    rows = page.locator("[data-report] tbody tr")
+    assert rows.count() == len(table_names(live)) + 1  # every table and the total
+    with page.expect_download() as download:
+        page.locator("#report-csv").click()
+    assert download.value.suggested_filename.startswith("report-")
+    assert page.locator("#archive-download").count() == 0  # the archive is the admin's
+    axe_check(page, what="reports en")
+    shot(page, "reports-en")
+    page.goto("/supervisor/reports?lang=zh-Hant")
+    page.locator("#report-show").click()
+    page.locator("[data-report] tbody tr").first.wait_for()
+    assert english_left(page, *table_names(live), "supervisor") == []
+    axe_check(page, what="reports zh-Hant")
+    shot(page, "reports-zh-Hant")
+
+
+def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
+    page: Any, live: Live
+) -> None:
+    login(page, "admin", then="/admin")
+    page.locator("[data-wallet='grace']").wait_for()
+    before = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
+    grace = next(w["balance"] for w in before if w["player"] == "grace")
+    page.get_by_label("Player").select_option("grace")
+    page.get_by_label("Amount").fill("1,250.50")
+    page.locator("#cash-reason").fill("cash at the cage")
+    page.locator("#cash-deposit").dblclick()  # one deposit, whatever the clicks
+    balance = page.locator("[data-wallet='grace'] [data-balance]")
+    wait_until("the wallet", lambda: balance.get_attribute("data-balance") == str(grace + 125_050))
+    page.locator("#cash-deposit").click()  # the amount was cleared: refused in the page
+    assert page.locator("#cash-error").is_visible()
+    after = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
+    assert next(w["balance"] for w in after if w["player"] == "grace") == grace + 125_050
+    axe_check(page, what="admin en")
+    shot(page, "admin-en")
+    page.goto("/admin?lang=zh-Hant")
+    page.locator("[data-wallet='grace']").wait_for()
+    page.get_by_label("玩家").select_option("grace")
+    page.get_by_label("金額").fill("99999999")
+    page.locator("#cash-reason").fill("提款")
+    page.locator("#cash-withdraw").click()
+    error = page.locator("#cash-error")
+    wait_until("the refusal", lambda: error.is_visible() and error.inner_text())
+    assert re.search(r"[\u3400-\u9fff]", error.inner_text()), error.inner_text()
+    assert page.watch.refusals  # 409 ledger.insufficient_funds, nothing paid
+    again = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
+    assert next(w["balance"] for w in again if w["player"] == "grace") == grace + 125_050
+    page.locator("[data-options='csp-1'] table").wait_for()
+    assert "DEMO-ONLY" in page.locator("[data-options='bac-1']").inner_text()  # approvals
+    # the page's own words (the tables below it show stored data: names, options, reasons)
+    chrome = "header, footer, h1, h2, h3, label, button, thead th, caption, p.muted, .notice"
+    assert english_left(page, *table_names(live), *STAFF_DATA, within=chrome) == []
+    axe_check(page, what="admin zh-Hant")
+    shot(page, "admin-zh-Hant")
+
+
+def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:
+    page = page_of()
+    login(page, "admin", then="/admin")
+    name = f"pit{uuid.uuid4().hex[:6]}"
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_label("Role").select_option("dealer")
+    page.get_by_label("Password (8 characters or more)").fill("a long enough password")
+    page.locator("#user-reason").fill("new dealer on the day shift")
+    page.locator("#user-add").click()
+    row = page.locator(f"[data-user='{name}']")
+    row.wait_for()
+    other = page_of()
+    login(other, name, password="a long enough password", then="/")
+    assert other.locator("[data-testid='who']").inner_text().startswith(f"Signed in: {name}")
+    row.locator("input").fill("left the casino")
+    row.locator("button").click()
+    wait_until(
+        "disabled",
+        lambda: page.locator(f"[data-user='{name}']").get_attribute("data-disabled") == "1",
+    )
+    other.reload()  # their session ended at once: the page is a visitor's again
+    assert other.locator("#login-link").is_visible()
