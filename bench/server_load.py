@@ -1,0 +1,429 @@
+"""Benchmark: the table server under load — N WebSocket + HTTP clients betting over loopback,
+beside the table service's own in-process rate in the same run (issue 10, item 6).
+
+Usage::
+
+    .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 30]
+        [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
+
+1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
+   on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
+   baccarat tables for ``--clients`` players at ``--per-table`` each (``bac-1`` and ``bench-NN``
+   on the same configuration and meter); a user and a wallet per player and a dealer user.
+2. **Server**: ``macau-tables serve`` (uvicorn) in a subprocess on 127.0.0.1, as shipped (request
+   log on); every client signs in through ``POST /api/auth/token``.
+3. **Load** (``--seconds``, bounded in clients and time): ONE asyncio process runs every client.
+   Each player holds a WebSocket on its table (``/ws/tables/{id}``, its own audience) and, when
+   a view shows a new round taking bets, sends its wager with ``POST
+   /api/tables/{id}/commands`` (a banker or player bet of one unit at its seat or standing
+   area). A dealer per table opens the round, waits until every player of the table has bet
+   (at most 10 s) and closes the betting (the virtual shoe deals and settles in that request).
+   Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance (request
+   sent → answer read), and every error (a 5xx, a refusal, a transport error, a closed socket).
+4. **In process**: the same database reopened after the server stopped; the same tables run
+   the same rounds (open, the players' bets, close) through ``TableService.submit`` with no
+   HTTP, no sockets; bets per second of those ``submit`` calls alone.
+
+It prints both rates and their ratio (HTTP / in-process), the latencies and the errors. Goal:
+200 clients, p99 under 50 ms, no errors. Exit status 0 when met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from macau_tables import codec
+from macau_tables.baccarat.bets import seat, standing
+from macau_tables.baccarat.commands import CloseBetting, PlaceWager
+from macau_tables.baccarat.rules import WagerKind
+from macau_tables.server import auth
+from macau_tables.store import Store, TableMode, TableStatus, Tx, users_ops
+from macau_tables.tables.casino import UNIT, create_demo_casino
+from macau_tables.tables.model import OpenRound
+from macau_tables.tables.service import TableService
+from service_db import machine, scratch_url
+
+GOAL_P99_MS = 50.0
+GOAL_CLIENTS = 200
+PASSWORD = "bench-password-1234"
+DEALER = "bench-dealer"
+SEATS = 7
+BALANCE = 100_000_000
+VENV_BIN = Path(sys.executable).parent
+WAIT_FOR_BETS = 10.0
+"""How long a dealer waits for its players' bets before closing (a bet after it is refused)."""
+
+
+# -- set-up ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    table_id: str
+    players: list[str]
+    pending: set[str] = field(default_factory=set)
+    all_in: asyncio.Event = field(default_factory=asyncio.Event)
+    rounds: int = 0
+    waited_out: int = 0
+
+    def area(self, player: str) -> Any:
+        n = self.players.index(player)
+        return seat(n + 1) if n < SEATS else standing(n - SEATS + 1)
+
+    def seated(self) -> tuple[tuple[int, str], ...]:
+        return tuple((n + 1, p) for n, p in enumerate(self.players[:SEATS]))
+
+
+def set_up(url: str, clients: int, per_table: int) -> list[Table]:
+    """The casino, its tables, the players' users and wallets, the dealer (one transaction
+    each; one password hash shared: argon2 is not what is measured)."""
+    store = Store.open(url)
+    try:
+        store.upgrade()
+        create_demo_casino(store)
+        count = -(-clients // per_table)
+        ids = ["bac-1", *(f"bench-{n:02d}" for n in range(2, count + 1))]
+        names = [f"p{n:03d}" for n in range(1, clients + 1)]
+        hashed = auth.hash_password(PASSWORD)
+
+        def build(tx: Tx) -> None:
+            for table_id in ids[1:]:
+                tx.create_table(
+                    table_id,
+                    name=f"Bench {table_id}",
+                    game="baccarat",
+                    mode=TableMode.VIRTUAL,
+                    demo=True,
+                    config_id="bac-8d-v1",
+                    meter_id="m-baccarat",
+                )
+                tx.set_table_status(table_id, TableStatus.OPEN, actor="bench", reason="bench")
+            users_ops.add_user(tx, DEALER, "dealer", hashed, actor="bench")
+            for name in names:
+                users_ops.add_user(tx, name, "player", hashed, actor="bench")
+                tx.add_player(name, name)
+                tx.deposit(name, BALANCE, actor="bench", reason="bench float")
+
+        store.run(build)
+    finally:
+        store.close()
+    return [Table(t, names[i * per_table : (i + 1) * per_table]) for i, t in enumerate(ids)]
+
+
+# -- the server -----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(url: str, port: int, log: Path, clients: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "MACAU_TABLES_DEMO_USERS": "false",
+        "MACAU_TABLES_MAX_WEBSOCKETS": str(max(1000, 2 * clients)),
+    }
+    command = [str(VENV_BIN / "macau-tables"), "serve", "--database", url, "--port", str(port)]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited ({proc.returncode}): see {log}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"the server did not become ready: see {log}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)  # graceful: leases released, nothing half-written
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+# -- the load -------------------------------------------------------------------------------
+
+
+@dataclass
+class Load:
+    base: str
+    http: httpx.AsyncClient
+    tokens: dict[str, str]
+    stop_at: float
+    latencies: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    messages: int = 0
+    keys: int = 0
+
+    def running(self) -> bool:
+        return time.monotonic() < self.stop_at
+
+    async def post(self, table: str, who: str, command: object) -> tuple[bool, float]:
+        self.keys += 1
+        started = time.perf_counter()
+        try:
+            response = await self.http.post(
+                f"{self.base}/api/tables/{table}/commands",
+                json={"idempotency_key": f"b{self.keys}", "command": codec.encode(command)},
+                headers={"Authorization": f"Bearer {self.tokens[who]}"},
+            )
+        except httpx.HTTPError as exc:
+            self.errors[f"transport {type(exc).__name__}"] += 1
+            return False, 0.0
+        elapsed = time.perf_counter() - started
+        if response.status_code != 200:
+            try:
+                key = response.json()["error"]["key"]
+            except (ValueError, KeyError, TypeError):
+                key = "?"
+            self.errors[f"{response.status_code} {key}"] += 1
+            return False, elapsed
+        return True, elapsed
+
+
+async def sign_in(base: str, http: httpx.AsyncClient, names: list[str]) -> dict[str, str]:
+    tokens: dict[str, str] = {}
+    gate = asyncio.Semaphore(8)
+
+    async def one(name: str) -> None:
+        async with gate:
+            r = await http.post(f"{base}/api/auth/token", json={"name": name, "password": PASSWORD})
+            r.raise_for_status()
+            tokens[name] = r.json()["token"]
+
+    await asyncio.gather(*(one(n) for n in names))
+    return tokens
+
+
+async def dealer(load: Load, table: Table) -> None:
+    while load.running():
+        table.pending = set(table.players)
+        table.all_in = asyncio.Event()
+        ok, _ = await load.post(table.table_id, DEALER, OpenRound(table.seated()))
+        if not ok:
+            await asyncio.sleep(0.1)
+            continue
+        try:
+            await asyncio.wait_for(table.all_in.wait(), timeout=WAIT_FOR_BETS)
+        except TimeoutError:
+            table.waited_out += 1
+        await load.post(table.table_id, DEALER, CloseBetting())
+        table.rounds += 1
+
+
+async def player(load: Load, table: Table, name: str, rnd: random.Random) -> None:
+    url = f"{load.base.replace('http', 'ws', 1)}/ws/tables/{table.table_id}"
+    last_round: str | None = None
+    try:
+        async with websockets.connect(f"{url}?token={load.tokens[name]}") as ws:
+            while load.running():
+                try:
+                    text = await asyncio.wait_for(ws.recv(), timeout=1.0)
+                except TimeoutError:
+                    continue
+                load.messages += 1
+                message = json.loads(text)
+                view = message.get("view") if message.get("type") == "table" else None
+                if view is None or view.get("phase") != "betting":
+                    continue
+                if message["round_id"] == last_round:
+                    continue
+                last_round = message["round_id"]
+                if not view.get("demo") and load.running():
+                    kind = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
+                    wager = PlaceWager(name, table.area(name), kind, UNIT)
+                    ok, elapsed = await load.post(table.table_id, name, wager)
+                    if ok:
+                        load.latencies.append(elapsed)
+                table.pending.discard(name)
+                if not table.pending:
+                    table.all_in.set()
+    except websockets.ConnectionClosed as exc:
+        if load.running():
+            load.errors[f"socket closed {exc.rcvd.code if exc.rcvd else '-'}"] += 1
+    except OSError as exc:
+        load.errors[f"socket {type(exc).__name__}"] += 1
+
+
+async def run_load(port: int, tables: list[Table], seconds: float) -> tuple[Load, float]:
+    base = f"http://127.0.0.1:{port}"
+    clients = sum(len(t.players) for t in tables)
+    limits = httpx.Limits(max_connections=clients + len(tables) + 8)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as http:
+        names = [DEALER, *(p for t in tables for p in t.players)]
+        tokens = await sign_in(base, http, names)
+        load = Load(base, http, tokens, stop_at=float("inf"))
+        rnd = random.Random(2026)
+        players = [
+            asyncio.create_task(player(load, t, p, random.Random(rnd.random())))
+            for t in tables
+            for p in t.players
+        ]
+        await asyncio.sleep(1.0)  # every socket connected and holding its first view
+        started = time.monotonic()
+        load.stop_at = started + seconds
+        await asyncio.gather(*(dealer(load, t) for t in tables))
+        elapsed = time.monotonic() - started
+        await asyncio.gather(*players)
+    return load, elapsed
+
+
+# -- in process -----------------------------------------------------------------------------
+
+
+def in_process(url: str, tables: list[Table], bets: int, seconds: float) -> tuple[int, float]:
+    """The same rounds through ``TableService.submit`` (no HTTP); returns (bets, seconds spent
+    in the bets' ``submit`` calls)."""
+    store = Store.open(url)
+    services = [TableService(store, t.table_id) for t in tables]
+    rnd = random.Random(7)
+    done, spent, n = 0, 0.0, 0
+    deadline = time.monotonic() + seconds
+    try:
+        while done < bets and time.monotonic() < deadline:
+            for table, svc in zip(tables, services, strict=True):
+                n += 1
+                svc.submit(OpenRound(table.seated()), idempotency_key=f"o{n}", actor=DEALER)
+                demo = bool(getattr(svc.round, "demo", False))
+                for name in table.players:
+                    if demo:
+                        break
+                    kind = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
+                    started = time.perf_counter()
+                    svc.submit(
+                        PlaceWager(name, table.area(name), kind, UNIT),
+                        idempotency_key=f"w{n}{name}",
+                        actor=name,
+                    )
+                    spent += time.perf_counter() - started
+                    done += 1
+                svc.submit(CloseBetting(), idempotency_key=f"c{n}", actor=DEALER)
+    finally:
+        for svc in services:
+            svc.close()
+        store.close()
+    return done, spent
+
+
+# -- main -----------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=GOAL_CLIENTS)
+    parser.add_argument("--per-table", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--workdir", default=None)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= SEATS + 4:
+        parser.error("--clients 1..1000, --per-table 1..11 (7 seats and 4 standing areas)")
+    if not 1 <= args.seconds <= 600:
+        parser.error("--seconds 1..600")
+    load_before = os.getloadavg()
+    print(f"# server under load: {machine()}")
+    with scratch_url(args.backend, workdir=args.workdir) as url:
+        tables = set_up(url, args.clients, args.per_table)
+        log = Path(tempfile.mkdtemp(prefix="mt-serve-")) / "serve.log"
+        port = free_port()
+        proc = start_server(url, port, log, args.clients)
+        try:
+            server_cpu = cpu_seconds(proc.pid)
+            client_cpu = time.process_time()
+            load, elapsed = asyncio.run(run_load(port, tables, args.seconds))
+            server_cpu = cpu_seconds(proc.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+        finally:
+            stop_server(proc)
+        accepted = len(load.latencies)
+        http_rate = accepted / elapsed
+        bets, spent = in_process(url, tables, accepted, args.seconds)
+        local_rate = bets / spent if spent else float("nan")
+    load_after = os.getloadavg()
+    p50 = percentile(load.latencies, 50) * 1000
+    p99 = percentile(load.latencies, 99) * 1000
+    rounds = sum(t.rounds for t in tables)
+    waited = sum(t.waited_out for t in tables)
+    result = {
+        "backend": args.backend,
+        "clients": args.clients,
+        "tables": len(tables),
+        "seconds": round(elapsed, 1),
+        "rounds": rounds,
+        "bets_accepted": accepted,
+        "bets_per_second": round(http_rate, 1),
+        "p50_ms": round(p50, 1),
+        "p99_ms": round(p99, 1),
+        "max_ms": round(max(load.latencies, default=0) * 1000, 1),
+        "errors": dict(load.errors),
+        "rounds_closed_before_every_bet": waited,
+        "messages_received": load.messages,
+        "server_cpu_seconds": round(server_cpu, 1),
+        "clients_cpu_seconds": round(client_cpu, 1),
+        "in_process_bets": bets,
+        "in_process_bets_per_second": round(local_rate, 1),
+        "ratio_http_to_in_process": round(http_rate / local_rate, 3) if local_rate else None,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
+    }
+    print(json.dumps(result, indent=2))
+    met = args.clients >= GOAL_CLIENTS and p99 < GOAL_P99_MS and not load.errors
+    print(
+        f"{args.backend}: {args.clients} clients on {len(tables)} tables, {elapsed:.1f} s: "
+        f"{http_rate:.0f} bets/s over HTTP (p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+        f"errors {sum(load.errors.values())}), {local_rate:.0f} bets/s in process, "
+        f"ratio {http_rate / local_rate:.3f}; goal (200 clients, p99 < 50 ms, no errors) "
+        f"{'met' if met else 'MISSED'}"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
