@@ -11,7 +11,9 @@ moved, never made). Balances are what each account holds:
 * ``COMMISSION``: commission taken (BAC-18);
 * ``JACKPOT_METER``: the meter;
 * ``HOUSE_FUNDING``: what the house put in (negative): fixed jackpot awards, top-ups, seeds;
-* ``CASHIER``: money brought to or taken from the casino (negative: deposits).
+* ``CASHIER``: money brought to or taken from the casino (negative: deposits);
+* ``HELD_AWARD`` (one per held award): a large jackpot award paid by the settlement and held
+  for a supervisor's authorisation before it reaches the wallet (:mod:`.tables.holds`).
 
 Meter contributions are deltas (they commute: many tables may add to one meter without reading
 it); an award says exactly what it took from the meter and from the house.
@@ -38,6 +40,8 @@ __all__ = [
     "AccountKind",
     "Posting",
     "Reason",
+    "award_held",
+    "award_released",
     "carried_back",
     "is_balanced",
     "meter_seed",
@@ -58,6 +62,7 @@ class AccountKind(StrEnum):
     JACKPOT_METER = "jackpot_meter"
     HOUSE_FUNDING = "house_funding"
     CASHIER = "cashier"
+    HELD_AWARD = "held_award"
 
 
 class Reason(StrEnum):
@@ -73,6 +78,8 @@ class Reason(StrEnum):
     RETURN = "return"
     SEED = "seed"
     CASH = "cash"
+    AWARD_HELD = "award_held"
+    AWARD_RELEASED = "award_released"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -90,6 +97,11 @@ class Account:
     def wallet(cls, player: str) -> Account:
         """The wallet of ``player``."""
         return cls(AccountKind.WALLET, player)
+
+    @classmethod
+    def held_award(cls, hold_id: str) -> Account:
+        """The account holding award ``hold_id`` until a supervisor releases it."""
+        return cls(AccountKind.HELD_AWARD, hold_id)
 
     def __str__(self) -> str:
         return self.kind.value if self.owner is None else f"{self.kind.value}:{self.owner}"
@@ -193,3 +205,24 @@ def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tupl
     if seed_funding:
         postings += meter_seed(seed_funding)
     return _compact(postings)
+
+
+def award_held(player: str, hold_id: str, amount: int) -> tuple[Posting, ...]:
+    """A jackpot award just paid to ``player``'s wallet held for a supervisor (issue 10):
+    from the wallet to the award's held account."""
+    return _compact(
+        (
+            Posting(Account.wallet(player), -amount, Reason.AWARD_HELD),
+            Posting(Account.held_award(hold_id), amount, Reason.AWARD_HELD),
+        )
+    )
+
+
+def award_released(player: str, hold_id: str, amount: int) -> tuple[Posting, ...]:
+    """A held award released by a supervisor: from its held account to ``player``'s wallet."""
+    return _compact(
+        (
+            Posting(Account.held_award(hold_id), -amount, Reason.AWARD_RELEASED),
+            Posting(Account.wallet(player), amount, Reason.AWARD_RELEASED),
+        )
+    )

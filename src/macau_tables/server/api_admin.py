@@ -21,9 +21,10 @@ the command line calls — nothing is computed here a second time:
   round open, in force from the next hit (CSP-10.8);
 * ``GET /api/authorisations`` (supervisor): what waits for a supervisor now at every table
   (those served elsewhere as the store holds them) — a round whose ``expected_next()`` is due
-  a supervisor (a refused live card, BAC-10: correct or void) and a table stopped by a fault
-  (CSP-11.4, BAC-10: clear it) — with the supervisor's commands it accepts now (sent through
-  ``POST /api/tables/{id}/commands``);
+  a supervisor (a refused live card, BAC-10: correct or void), a table stopped by a fault
+  (CSP-11.4, BAC-10: clear it) and a large jackpot award held for a supervisor (CSP-10,
+  BAC-17: release it, :mod:`~macau_tables.tables.holds`) — with the supervisor's commands it
+  accepts now (sent through ``POST /api/tables/{id}/commands``);
 * ``GET /api/verify`` (supervisor, admin): ``macau-tables verify`` (one at a time);
   ``GET /api/reports/daily?day=YYYY-MM-DD[&format=csv]`` (supervisor, admin):
   ``macau-tables report``; ``GET /api/audit/archive?day=YYYY-MM-DD`` (admin): the archive
@@ -60,8 +61,9 @@ from ..tables.archive import export_day
 from ..tables.audit import verify_database
 from ..tables.clock import opening_date, parse_day
 from ..tables.engine import TableState
+from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
-from ..tables.model import ClearFault, TableError
+from ..tables.model import ClearFault, ReleaseAward, TableError
 from ..tables.reports import TableFigures, day_report, report_csv
 from ..tables.storage import read_table
 from . import auth
@@ -375,16 +377,33 @@ def meter_params(runtime: RuntimeDep, who: Admin, meter_id: MeterId, body: Meter
 
 class Waiting(BaseModel):
     """One thing waiting for a supervisor at a table: ``kind`` ``"round"`` (the round's
-    contract is due a supervisor: a refused live card to correct or void, BAC-10) or
-    ``"fault"`` (the table is stopped until a supervisor clears it, CSP-11.4 / BAC-10);
-    ``commands`` the supervisor's commands it accepts now."""
+    contract is due a supervisor: a refused live card to correct or void, BAC-10),
+    ``"fault"`` (the table is stopped until a supervisor clears it, CSP-11.4 / BAC-10) or
+    ``"award"`` (a jackpot award of at least ``jackpot_supervisor_threshold`` held until a
+    supervisor releases it, CSP-10 / BAC-17: ``award`` says which); ``commands`` the
+    supervisor's commands it accepts now."""
 
     table: str
-    kind: Literal["round", "fault"]
+    kind: Literal["round", "fault", "award"]
     round_id: str | None
     phase: str | None
     reason: str | None
     commands: list[str]
+    award: HeldAward | None = None
+
+
+class HeldAward(BaseModel):
+    """A jackpot award held for a supervisor: ``hold_id`` (what ``ReleaseAward`` names), the
+    winner ``player`` at ``spot``, the ``combination`` and the ``amount`` (minor units)."""
+
+    hold_id: str
+    player: str
+    spot: str
+    combination: str
+    amount: int
+
+
+Waiting.model_rebuild()
 
 
 class Authorisations(BaseModel):
@@ -434,7 +453,8 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
 
 @router.get("/api/authorisations", summary="What waits for a supervisor now (supervisor)")
 def authorisations(runtime: RuntimeDep, who: Supervisor) -> Authorisations:
-    """Rounds due a supervisor and tables stopped by a fault, at every table."""
+    """Rounds due a supervisor, tables stopped by a fault and jackpot awards held for a
+    supervisor, at every table."""
     waiting: list[Waiting] = []
     served = runtime.table_ids()
     for table_id in served:
@@ -450,7 +470,27 @@ def authorisations(runtime: RuntimeDep, who: Supervisor) -> Authorisations:
         except MacauTablesError:  # a table the store cannot load: verify says why
             continue
         waiting += _waiting(table_id, loaded.state)
+    waiting += [_held(h) for h in runtime.store.read(waiting_holds)]
     return Authorisations(waiting=waiting, elsewhere=elsewhere)
+
+
+def _held(h: Hold) -> Waiting:
+    """A held award as a thing waiting for a supervisor."""
+    return Waiting(
+        table=h.table_id,
+        kind="award",
+        round_id=h.round_id,
+        phase=None,
+        reason=f"{h.combination}: {h.amount} to {h.player}",
+        commands=[ReleaseAward.__name__],
+        award=HeldAward(
+            hold_id=h.hold_id,
+            player=h.player,
+            spot=h.spot,
+            combination=h.combination,
+            amount=h.amount,
+        ),
+    )
 
 
 # -- verify, report, audit --------------------------------------------------------------------
@@ -504,6 +544,8 @@ class Figures(BaseModel):
     awards_from_meter: int
     carried: int
     liability: int
+    awards_held: int = 0
+    awards_released: int = 0
 
 
 class DailyReport(BaseModel):

@@ -2,11 +2,14 @@
 
 Everything a client sends to a table is either a game command (``caribbean.PlaceAnte``,
 ``baccarat.PlaceWager``, …: checked by the round contract) or one of the *table commands* here
-(:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`). The service
+(:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`,
+:class:`ReleaseAward`). The service
 records, beside the games' events, a few *table events* in the same hash-chained log:
 :class:`ShoeRevealed` / :class:`ShoeLost` (the shoe check after a virtual shoe ends),
 :class:`TableFaulted` / :class:`FaultCleared` (a fault in force survives a restart) and
-:class:`RoundRecovered` (what start-up recovery did to a round left open, CSP-11.4 / BAC-10).
+:class:`RoundRecovered` (what start-up recovery did to a round left open, CSP-11.4 / BAC-10),
+:class:`AwardHeld` / :class:`AwardReleased` (a large jackpot award held for a supervisor and
+released by one: :mod:`.holds`).
 
 Every type here is registered with :mod:`macau_tables.codec` under the namespace ``tables``
 (``tables.OpenRound``, …) when :mod:`macau_tables.tables` is imported.
@@ -24,11 +27,14 @@ from ..rounds import Issuer
 
 __all__ = [
     "CODEC_TYPES",
+    "AwardHeld",
+    "AwardReleased",
     "ClearFault",
     "FaultCleared",
     "Hit",
     "OpenRound",
     "OpenShoe",
+    "ReleaseAward",
     "ReportFault",
     "RoundRecovered",
     "Sealed",
@@ -113,7 +119,21 @@ class ClearFault:
     reason: str
 
 
-TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault
+@dataclass(frozen=True, slots=True)
+class ReleaseAward:
+    """Supervisor ``supervisor`` authorises the payment of held jackpot award ``hold_id`` (a
+    large award, CSP-10 / BAC-17, held by :mod:`.holds`) into the winner's wallet, saying
+    ``reason``. Once only."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+
+    hold_id: str
+    supervisor: str
+    reason: str
+
+
+TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault | ReleaseAward
 """The commands the service itself handles (everything else goes to the round or the shoe)."""
 
 
@@ -182,7 +202,42 @@ class RoundRecovered:
     reason: str
 
 
-TableEvent = ShoeRevealed | ShoeLost | TableFaulted | FaultCleared | RoundRecovered
+@dataclass(frozen=True, slots=True)
+class AwardHeld:
+    """Jackpot award ``amount`` (``combination``) that round ``round_id``'s settlement paid to
+    ``player`` at ``spot`` is held for a supervisor (it reaches the threshold of the table):
+    moved from the wallet to held account ``hold_id`` in the settlement's transaction."""
+
+    hold_id: str
+    round_id: str
+    player: str
+    spot: str
+    combination: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwardReleased:
+    """Supervisor ``supervisor`` released held award ``hold_id`` (``amount`` to ``player``'s
+    wallet), saying ``reason``."""
+
+    hold_id: str
+    round_id: str
+    player: str
+    amount: int
+    supervisor: str
+    reason: str
+
+
+TableEvent = (
+    ShoeRevealed
+    | ShoeLost
+    | TableFaulted
+    | FaultCleared
+    | RoundRecovered
+    | AwardHeld
+    | AwardReleased
+)
 """The events the service records beside the games' events."""
 
 TABLE_EVENTS: Final[tuple[type, ...]] = (
@@ -191,6 +246,8 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
     TableFaulted,
     FaultCleared,
     RoundRecovered,
+    AwardHeld,
+    AwardReleased,
 )
 
 
@@ -256,6 +313,7 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     OpenShoe,
     ReportFault,
     ClearFault,
+    ReleaseAward,
     *TABLE_EVENTS,
     Sealed,
     Hit,

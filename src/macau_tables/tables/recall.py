@@ -4,7 +4,8 @@ For each round, from the table's log and the ledger alone (read only, no service
 while a table is stopped by a fault): the cards in dealing order with where each went, every
 wager with its outcome and what it paid, each player's wallet before the round's first
 transaction and after its last one with the round's net, the jackpot awards, the table events
-of the round (a shoe revealed, a recovery at restart, …) and the hash of the round's last
+of the round (a shoe revealed, a recovery at restart, a large award held, …), each award held for
+a supervisor with whether it was released (:mod:`.holds`) and the hash of the round's last
 record (which pins it in the table's chain).
 
 Everything is derived through the round contract: the round is ``GAMES[game].replay`` of its
@@ -24,7 +25,8 @@ from ..rounds import WagerResult
 from ..store import TableRecord, Tx
 from ..store.history import balances_before, transactions_of_events
 from .adapters import dealing_for
-from .model import TABLE_EVENTS
+from .holds import held_awards
+from .model import TABLE_EVENTS, AwardHeld
 
 __all__ = [
     "PlayerMoney",
@@ -93,6 +95,9 @@ class RecalledRound:
     players: tuple[PlayerMoney, ...]
     awards: tuple[tuple[int, str, int, int], ...]
     notes: tuple[str, ...]
+    holds: tuple[tuple[str, str, int, str | None], ...] = ()
+    """The awards held for a supervisor: ``(hold_id, player, amount, released_by)``
+    (``released_by`` ``None``: still held)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (amounts in minor units, times ISO-8601 UTC)."""
@@ -131,6 +136,16 @@ class RecalledRound:
                 for b, c, a, m in self.awards
             ],
             "notes": list(self.notes),
+            "holds": [
+                {
+                    "hold_id": h,
+                    "player": p,
+                    "amount": a,
+                    "state": "held" if by is None else "released",
+                    "released_by": by,
+                }
+                for h, p, a, by in self.holds
+            ],
         }
 
 
@@ -191,7 +206,18 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
         _players(tx, txs),
         awards,
         notes,
+        _holds(tx, table.table_id, [e for _, e in decoded if isinstance(e, AwardHeld)]),
     )
+
+
+def _holds(
+    tx: Tx, table_id: str, held: list[AwardHeld]
+) -> tuple[tuple[str, str, int, str | None], ...]:
+    """The round's held awards, each with who released it (``None``: still held)."""
+    if not held:
+        return ()
+    released = {h.hold_id: h.released_by for h in held_awards(tx, table_id)}
+    return tuple((e.hold_id, e.player, e.amount, released.get(e.hold_id)) for e in held)
 
 
 def _card(card: Card) -> str:

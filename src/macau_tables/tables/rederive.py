@@ -6,8 +6,9 @@ says: for each table, in the order of its log,
 
 * every round's events replay through its game's rules (``GAMES[game].replay``);
 * every event's ledger transaction holds exactly the postings the round derives from it
-  (``round.postings(event)``, mapped to the table's accounts): no money moved that the rules
-  did not move, none missing, none twice; a transaction naming no such event is refused;
+  (``round.postings(event)``, mapped to the table's accounts; a held jackpot award's hold and
+  release, :func:`.holds.hold_postings`): no money moved that the rules did not move, none
+  missing, none twice; a transaction naming no such event is refused;
 * every round's settlement is computed again: the round as it stood before its closing event
   is given the closing command (a settlement with the meter it was settled on, or the void)
   and must produce the recorded settlement (a void: the recorded money result);
@@ -40,6 +41,7 @@ from ..rng import verify_commitment
 from ..store import account_id
 from .adapters import dealing_for
 from .findings import Finding, finding
+from .holds import HOLD_EVENTS, hold_postings
 from .model import TABLE_EVENTS, ShoeRevealed
 
 __all__ = [
@@ -242,6 +244,8 @@ class _TableCheck:
             derived: Lines = ()
             if round_ is not None and self._is_round_event(x.event):
                 derived = self._lines(round_.postings(x.event))
+            elif isinstance(x.event, HOLD_EVENTS):  # a large award held, released (.holds)
+                derived = self._lines(hold_postings(x.event))
             stored, found = self._stored(x)
             if found is not None:
                 return found

@@ -13,7 +13,10 @@ the ledger:
 * ``hold`` — ``win / drop`` (``None`` without drop);
 * ``commission`` (BAC-18); ``contributions`` — to the linked meter (CSP-10, BAC-17);
   ``awards`` — jackpot awards paid to wallets, of which ``awards_from_meter`` came out of the
-  meter and the rest from the house;
+  meter and the rest from the house; ``awards_held`` / ``awards_released`` — large awards held
+  for a supervisor (moved from the wallet to their held accounts in the settling transaction,
+  :mod:`.holds`) and released to the wallets; neither is win: the award was paid by the
+  settlement (in ``awards``, and in ``win`` for the part the house funded) and only waits;
 * ``rounds`` / ``voided`` — rounds that ended that day (settled or void);
 * ``carried`` — wagers held for a later round at the end of the day (CSP-11.1, BAC-12);
 * ``liability`` — the linked meter's amount at the end of the day: what the jackpot owes its
@@ -64,6 +67,8 @@ class TableFigures:
     awards_from_meter: int
     carried: int
     liability: int
+    awards_held: int = 0
+    awards_released: int = 0
 
     @property
     def hold(self) -> Fraction | None:
@@ -127,6 +132,8 @@ def table_figures(
         awards_from_meter=-total("jackpot_meter", "award"),
         carried=held[carried_account],
         liability=held[meter_account] if meter_account is not None else 0,
+        awards_held=total("held_award", "award_held"),
+        awards_released=-total("held_award", "award_released"),
     )
 
 
@@ -156,6 +163,8 @@ def totals(figures: tuple[TableFigures, ...]) -> TableFigures:
         awards_from_meter=sum(f.awards_from_meter for f in figures),
         carried=sum(f.carried for f in figures),
         liability=sum(meters.values()),
+        awards_held=sum(f.awards_held for f in figures),
+        awards_released=sum(f.awards_released for f in figures),
     )
 
 

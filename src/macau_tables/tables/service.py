@@ -38,6 +38,7 @@ from ..store import Store, TableStatus, Tx, TxKind
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
+from .holds import hold_awards, release_awards
 from .links import (
     LEASE_SECONDS,
     Lease,
@@ -49,6 +50,7 @@ from .links import (
 from .model import (
     FaultCleared,
     OpenRound,
+    ReleaseAward,
     ShoeLost,
     ShoeRevealed,
     Submitted,
@@ -78,7 +80,8 @@ class TableService:
     source at a table that is not a demonstration table (``core.rng_not_production``); a table
     whose meter's seed is not its configuration's (``tables.meter_seed_mismatch``); a table
     another process holds (``tables.leased``). Its lease of the table runs ``lease_seconds``
-    after each renewal (:data:`~.links.LEASE_SECONDS` by default).
+    after each renewal (:data:`~.links.LEASE_SECONDS` by default). A jackpot award of at
+    least ``hold_awards_from`` is held for a supervisor (:mod:`.holds`; ``None``: none is).
     """
 
     def __init__(
@@ -92,8 +95,10 @@ class TableService:
         owner: str | None = None,
         snapshot_every: int = SNAPSHOT_EVERY,
         lease_seconds: float = LEASE_SECONDS,
+        hold_awards_from: int | None = None,
     ) -> None:
         self.store = store
+        self.hold_awards_from = hold_awards_from
         self.table_id = table_id
         self.clock: Clock = clock or SystemClock()
         self.vault: SealedVault = vault or DEFAULT_VAULT
@@ -195,6 +200,8 @@ class TableService:
     def _submit(
         self, commands: tuple[object, ...], request: str, idempotency_key: str, actor: str
     ) -> Submitted:
+        if any(isinstance(c, ReleaseAward) for c in commands):  # a held award (.holds)
+            return release_awards(self, commands, request, idempotency_key, actor)
         key = text_field(idempotency_key, "idempotency_key")
         who = text_field(actor, "actor")
 
@@ -270,6 +277,7 @@ class TableService:
             last_meter=self._link.last,
         )
         step(batch)
+        hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
         result, snapped = persist(
             tx,
             batch,
