@@ -375,3 +375,22 @@ def test_an_oversized_body_is_413(client: TestClient, runtime: Runtime) -> None:
     assert response.status_code == 413
     assert response.json()["error"]["key"] == "server.body_too_large"
     assert client.get("/api/tables/bac-1").json()["fault"] is None  # nothing changed
+
+
+def test_a_text_with_nul_is_refused_on_every_database(client: TestClient) -> None:
+    dealer, sup = login(client, "dealer"), login(client, "supervisor")
+    for body in (
+        {"idempotency_key": "a\u0000b", "command": {"type": "tables.OpenRound"}},
+        {"idempotency_key": "k", "command": {"type": "tables.ReportFault", "reason": "x\u0000"}},
+        {
+            "idempotency_key": "k",
+            "commands": [{"type": "tables.OpenRound", "seated": [[1, "a\u0000"]]}],
+        },
+    ):
+        response = client.post("/api/tables/bac-1/commands", json=body, headers=dealer)
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["key"] == "api.nul_text"
+    response = client.post("/api/tables/bac-1/close", json={"reason": "a\u0000"}, headers=sup)
+    assert response.status_code == 422
+    assert client.get("/api/tables/bac%00").status_code == 422
+    assert client.get("/api/tables/bac-1").json()["status"] == "open"  # nothing changed

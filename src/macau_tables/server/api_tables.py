@@ -32,7 +32,6 @@ Supervisors' commands are recorded in the audit log (who, when, why).
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -60,8 +59,6 @@ __all__ = [
     "router",
 ]
 
-log = logging.getLogger("macau_tables.server")
-
 MAX_SLIP: Final = 32
 """The most commands one bet slip may carry."""
 
@@ -72,6 +69,7 @@ for _key, _status in (
     ("api.role_cannot_issue", 403),
     ("api.acts_for_another", 403),
     ("api.command_or_commands", 422),
+    ("api.nul_text", 422),
     ("core.not_a_command", 400),
     ("tables.not_a_command", 422),
     ("tables.text_required", 422),
@@ -94,7 +92,10 @@ for _key, _status in (
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERROR_RESPONSES)
 
-TableId = Annotated[str, Path(min_length=1, max_length=64, description="The table's id")]
+TableId = Annotated[
+    str,
+    Path(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$", description="The table's id"),
+]
 
 _PLAYS: Final = auth.require(UserRole.PLAYER, UserRole.DEALER, UserRole.SUPERVISOR, UserRole.ADMIN)
 _SUPERVISES: Final = auth.require(UserRole.SUPERVISOR)
@@ -214,6 +215,23 @@ def _versioned(payload: object, depth: int = 0) -> object:
             return out
         out["v"] = getattr(cls, "__codec_version__", 1)
     return out
+
+
+def no_nul(value: object, path: str = "$", depth: int = 0) -> None:
+    """Refuse (``api.nul_text``, 422) a text holding the NUL character anywhere in ``value``
+    (no database stores it; nothing is written)."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise MacauTablesError("api.nul_text", path=path)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            no_nul(item, f"{path}[{i}]", depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            no_nul(key, path, depth + 1)
+            no_nul(item, f"{path}.{key}", depth + 1)
 
 
 def _decode(payload: dict[str, Any], index: int) -> object:
@@ -349,6 +367,11 @@ def submit(
 ) -> dict[str, Any]:
     """Run the command(s) at the table, idempotently (module docstring)."""
     payloads = body.payloads()
+    no_nul(body.idempotency_key, "$.idempotency_key")
+    if body.commands is None:
+        no_nul(payloads[0], "$.command")
+    else:
+        no_nul(payloads, "$.commands")
     slip = body.commands is not None
     commands = [_decode(p, i if slip else -1) for i, p in enumerate(payloads)]
     issuers = [authorise(principal, c) for c in commands]
@@ -390,6 +413,7 @@ def recall_rounds(
 def _set_status(
     runtime: Runtime, principal: Principal, table_id: str, body: StatusRequest, opened: bool
 ) -> dict[str, Any]:
+    no_nul(body.reason, "$.reason")
     service = _service(runtime, table_id)
     if opened:
         service.open_table(actor=principal.name, reason=body.reason)
