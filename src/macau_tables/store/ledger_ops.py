@@ -45,7 +45,7 @@ AUDITED_KINDS: Final = frozenset(
 def account_id(account: Account, *, table_id: str | None, meter_id: str | None) -> str:
     """The ledger account id of ``account`` at ``table_id`` / on ``meter_id``:
     ``wallet:<player>``; ``in_play|carried|table_bank|commission:<table_id>``;
-    ``jackpot_meter:<meter_id>``; ``house_funding``; ``cashier``.
+    ``jackpot_meter:<meter_id>``; ``house_funding``; ``cashier``; ``held_award:<hold_id>``.
 
     Refuses (``store.account_unmapped``) a wallet without owner, a table account without a
     table id, a meter account without a meter id.
@@ -59,6 +59,8 @@ def account_id(account: Account, *, table_id: str | None, meter_id: str | None) 
         return f"{kind.value}:{meter_id}"
     if kind in (AccountKind.HOUSE_FUNDING, AccountKind.CASHIER):
         return kind.value
+    if kind is AccountKind.HELD_AWARD and account.owner:  # award-hold: held_award:<hold id>
+        return f"{kind.value}:{account.owner}"
     raise StoreError("store.account_unmapped", account=str(account))
 
 
