@@ -4,7 +4,7 @@ beside the table service's own in-process rate in the same run (issue 10, item 6
 Usage::
 
     .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 30]
-        [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
+        [--think-ms 0] [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
 
 1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
    on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
@@ -16,8 +16,10 @@ Usage::
    Each player holds a WebSocket on its table (``/ws/tables/{id}``, its own audience) and, when
    a view shows a new round taking bets, sends its wager with ``POST
    /api/tables/{id}/commands`` (a banker or player bet of one unit at its seat or standing
-   area). A dealer per table opens the round, waits until every player of the table has bet
-   (at most 10 s) and closes the betting (the virtual shoe deals and settles in that request).
+   area; ``--think-ms``: after a random pause of up to that long, default none — every player
+   of a table bets the instant its round opens). A dealer per table opens the round, waits
+   until every player of the table has bet (at most 10 s) and closes the betting (the virtual
+   shoe deals and settles in that request).
    Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance (request
    sent → answer read), and every error (a 5xx, a refusal, a transport error, a closed socket).
 4. **In process**: the same database reopened after the server stopped; the same tables run
@@ -190,8 +192,10 @@ class Load:
     stop_at: float
     latencies: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    think: float = 0.0
     messages: int = 0
     keys: int = 0
+    server_cpu: float = 0.0
 
     def running(self) -> bool:
         return time.monotonic() < self.stop_at
@@ -268,6 +272,8 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                     continue
                 last_round = message["round_id"]
                 if not view.get("demo") and load.running():
+                    if load.think:
+                        await asyncio.sleep(rnd.uniform(0, load.think))
                     kind = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
                     wager = PlaceWager(name, table.area(name), kind, UNIT)
                     ok, elapsed = await load.post(table.table_id, name, wager)
@@ -283,14 +289,16 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
         load.errors[f"socket {type(exc).__name__}"] += 1
 
 
-async def run_load(port: int, tables: list[Table], seconds: float) -> tuple[Load, float]:
+async def run_load(
+    port: int, pid: int, tables: list[Table], seconds: float, think: float
+) -> tuple[Load, float]:
     base = f"http://127.0.0.1:{port}"
     clients = sum(len(t.players) for t in tables)
     limits = httpx.Limits(max_connections=clients + len(tables) + 8)
     async with httpx.AsyncClient(limits=limits, timeout=30) as http:
         names = [DEALER, *(p for t in tables for p in t.players)]
         tokens = await sign_in(base, http, names)
-        load = Load(base, http, tokens, stop_at=float("inf"))
+        load = Load(base, http, tokens, stop_at=float("inf"), think=think)
         rnd = random.Random(2026)
         players = [
             asyncio.create_task(player(load, t, p, random.Random(rnd.random())))
@@ -298,10 +306,11 @@ async def run_load(port: int, tables: list[Table], seconds: float) -> tuple[Load
             for p in t.players
         ]
         await asyncio.sleep(1.0)  # every socket connected and holding its first view
-        started = time.monotonic()
+        started, cpu = time.monotonic(), cpu_seconds(pid)
         load.stop_at = started + seconds
         await asyncio.gather(*(dealer(load, t) for t in tables))
         elapsed = time.monotonic() - started
+        load.server_cpu = cpu_seconds(pid) - cpu
         await asyncio.gather(*players)
     return load, elapsed
 
@@ -357,6 +366,12 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=GOAL_CLIENTS)
     parser.add_argument("--per-table", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each player waits a random 0..THINK ms before betting (default 0: all at once)",
+    )
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--json", default=None)
@@ -373,11 +388,9 @@ def main() -> int:
         port = free_port()
         proc = start_server(url, port, log, args.clients)
         try:
-            server_cpu = cpu_seconds(proc.pid)
-            client_cpu = time.process_time()
-            load, elapsed = asyncio.run(run_load(port, tables, args.seconds))
-            server_cpu = cpu_seconds(proc.pid) - server_cpu
-            client_cpu = time.process_time() - client_cpu
+            load, elapsed = asyncio.run(
+                run_load(port, proc.pid, tables, args.seconds, args.think_ms / 1000)
+            )
         finally:
             stop_server(proc)
         accepted = len(load.latencies)
@@ -392,6 +405,7 @@ def main() -> int:
     result = {
         "backend": args.backend,
         "clients": args.clients,
+        "think_ms": args.think_ms,
         "tables": len(tables),
         "seconds": round(elapsed, 1),
         "rounds": rounds,
@@ -403,8 +417,7 @@ def main() -> int:
         "errors": dict(load.errors),
         "rounds_closed_before_every_bet": waited,
         "messages_received": load.messages,
-        "server_cpu_seconds": round(server_cpu, 1),
-        "clients_cpu_seconds": round(client_cpu, 1),
+        "server_cpu_seconds": round(load.server_cpu, 1),
         "in_process_bets": bets,
         "in_process_bets_per_second": round(local_rate, 1),
         "ratio_http_to_in_process": round(http_rate / local_rate, 3) if local_rate else None,
