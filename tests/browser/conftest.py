@@ -14,9 +14,10 @@
   an API refusal the page shows — a refused bet or card is the page's business, a missing
   script is not). ``page_of(viewport=…, locale=…)`` opens more (another user, a phone).
 * ``login(page, name)`` signs in through the login page; ``shot(page, name)`` saves a full-page
-  screenshot to ``tests/browser/artifacts/<name>.png`` (git-ignored; ``docs/screenshots`` is made
-  from them by ``scripts/screenshots.sh``); ``axe_check(page)`` fails on serious or critical
-  accessibility violations (axe-playwright-python).
+  screenshot to ``tests/browser/artifacts/<name>.png`` (git-ignored; with
+  ``MACAU_TABLES_DOCS_SCREENSHOTS=1`` also to ``docs/screenshots/<name>.jpg``, shown by
+  ``docs/pages.md``); ``axe_check(page)`` fails on serious or critical accessibility
+  violations (axe-playwright-python).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from tests.conftest import REQUIRE_ALL
 
 CHROMIUM = Path(os.environ.get("MACAU_TABLES_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+DOCS_SCREENSHOTS = os.environ.get("MACAU_TABLES_DOCS_SCREENSHOTS") == "1"
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
 WAIT_SECONDS = 20.0
 """The longest any wait of these tests lasts (a bound, never an assertion on timing)."""
@@ -271,10 +274,20 @@ def _label(page: Any, which: str) -> str:
 
 
 def shot(page: Any, name: str) -> Path:
-    """Save a full-page screenshot of ``page`` as ``artifacts/<name>.png``."""
+    """Save a full-page screenshot of ``page`` as ``artifacts/<name>.png`` — and, when
+    ``MACAU_TABLES_DOCS_SCREENSHOTS=1``, as ``docs/screenshots/<name>.jpg`` for docs/pages.md."""
     ARTIFACTS.mkdir(exist_ok=True)
     target = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(target), full_page=True, animations="disabled")
+    if DOCS_SCREENSHOTS:
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(
+            path=str(DOCS / f"{name}.jpg"),
+            full_page=True,
+            animations="disabled",
+            type="jpeg",
+            quality=70,
+        )
     return target
 
 
