@@ -10,8 +10,9 @@ Pages (server-rendered shells; the small ES modules in ``static/js`` fill them f
   ``/ws/tables/{id}``) like any API client.
 * ``GET /dealer/{id}`` (dealer, supervisor): the dealer console — ``dealer/console.html``: the
   commands the round accepts now (``expected.commands``), the card or slot due next
-  (``expected.due``), card entry by keyboard or by clicking a card (live tables), misdeal /
-  fault reports and the void request that waits for a supervisor.
+  (``expected.due``), the shoe procedure of a live shoe, card entry by keyboard or by clicking
+  a card (live tables), fault / misdeal / exposure reports; a refused card makes the round wait
+  for a supervisor, who corrects or voids it (from the console or the supervisor's page).
 
 JSON (public: nothing in them is hidden by the law):
 
@@ -23,8 +24,12 @@ JSON (public: nothing in them is hidden by the law):
 * ``GET /api/tables/{id}/board``: the seconds left before the table's next time-out (the
   decision time-out CSP-6.4, the card-holding time-out BAC-16), ``null`` when none is running,
   counted by the server's clock so that a page's countdown does not depend on the browser's;
-  and the round's seating as the caller may see it (BAC-15: the staff all of it, a player
-  their own seat, the public none).
+  the round's seating as the caller may see it (BAC-15: the staff all of it, a player their
+  own seat, the public none); and the dealer's command the shoe procedure waits for.
+
+Every route carries one role rule (``auth.public`` / ``auth.require``); the pages use
+:class:`.pages.PageRoute`, so a browser without a session is sent to the login page and one
+with the wrong role gets the 403 page.
 """
 
 from __future__ import annotations

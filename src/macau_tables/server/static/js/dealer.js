@@ -19,7 +19,7 @@ let board = null;
 const LABELS = {
   ReportMisdeal: "play.report_misdeal",
   ReportExposedCard: "play.report_exposed",
-  ShufflerFailure: "play.report_fault",
+  ShufflerFailure: "play.report_shuffler",
   Void: "play.void_round",
   ClearFault: "play.clear_fault",
 };
@@ -263,8 +263,13 @@ function renderButtons() {
     }
   }
   if (shown.fault) wantSupervisor.push(["tables.ClearFault", null]);
-  reports.replaceChildren(...wantReports.map((name) => button(name, null)));
-  supervisor.replaceChildren(...(role === "supervisor" ? wantSupervisor.map(([n, a]) => button(n, a)) : []));
+  const mineToDo = role === "supervisor" ? wantSupervisor : [];
+  // rebuilt only when the commands change: a field being typed in keeps its text and focus
+  const signature = JSON.stringify([wantReports, mineToDo, Boolean(shown.fault), Object.keys(schemas).length]);
+  if (reports.dataset.signature === signature) return;
+  reports.dataset.signature = signature;
+  reports.replaceChildren(...wantReports.map((name) => (has_(name, "card") ? withCard(name) : button(name, null))));
+  supervisor.replaceChildren(...mineToDo.map(([n, a]) => button(n, a)));
   const fault = document.createElement("button");
   fault.type = "button";
   fault.className = "button-danger";
@@ -275,7 +280,25 @@ function renderButtons() {
   reports.appendChild(fault);
 }
 
-function button(name, action) {
+// A report naming a card (an exposed card, CSP-11.1): its own card field beside the button.
+function withCard(name) {
+  const box = document.createElement("div");
+  box.className = "field";
+  const id = `card-for-${suffix(name)}`;
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = t("play.card_entry");
+  const input = document.createElement("input");
+  input.type = "text";
+  input.id = id;
+  input.maxLength = 4;
+  input.autocomplete = "off";
+  input.spellcheck = false;
+  box.append(label, input, button(name, null, input));
+  return box;
+}
+
+function button(name, action, cardField = null) {
   const b = document.createElement("button");
   b.type = "button";
   b.dataset.command = name;
@@ -292,7 +315,7 @@ function button(name, action) {
       const values = {};
       if (has_(name, "reason")) values.reason = reason();
       if (action) values.action = action;
-      if (has_(name, "card")) values.card = document.getElementById("card-input").value.trim();
+      if (has_(name, "card")) values.card = (cardField || document.getElementById("card-input")).value.trim();
       return build(name, values);
     }),
   );
