@@ -28,7 +28,9 @@ from macau_tables.baccarat.rules import WagerKind
 from macau_tables.store import Store
 from macau_tables.tables.model import OpenRound
 
-FAST = {"MACAU_TABLES_LEASE_SECONDS": "2", "MACAU_TABLES_TICK_SECONDS": "0.1"}
+FAST = {"MACAU_TABLES_LEASE_SECONDS": "5", "MACAU_TABLES_TICK_SECONDS": "0.1"}
+"""A short lease (renewed every ~2.5 s by the tick) so that a take-over comes quickly, long
+enough that a busy machine does not let a live holder's lease run out."""
 
 
 def _meter_in_store(url: str, meter_id: str) -> int:
