@@ -62,12 +62,12 @@ def _deal_until_settled(page: Any, cards: list[str]) -> None:
 
 
 def _open_round(page: Any, cards: list[str]) -> None:
-    """Open betting on the live table: ready the shoe, deal any demonstration round
+    """Open betting on the live table for wagers: ready the shoe, deal any demonstration round
     (BAC-2.2) or unfinished round by keyboard, then open the next round."""
     opened = page.locator("#open-round")
     close = page.locator("#close-betting")
     shoe = page.locator("#shoe-controls")
-    for _ in range(6):
+    for _ in range(8):
         wait_until(
             "the console ready",
             lambda: (
@@ -77,6 +77,12 @@ def _open_round(page: Any, cards: list[str]) -> None:
                 or _due(page)[0] == "card"
             ),
         )
+        if close.is_enabled() and page.locator("#demo-note").is_visible():
+            # the shoe's demonstration round (BAC-2.2) takes no wager: deal it first
+            close.click()
+            wait_until("the first card due", lambda: _due(page)[0] == "card")
+            _deal_until_settled(page, cards)
+            continue
         if close.is_enabled():
             return
         if shoe.is_visible():

@@ -200,6 +200,7 @@ function renderRound(view) {
   if (open.dataset.busy !== "1") open.disabled = !ready;
   const close = document.getElementById("close-betting");
   if (close.dataset.busy !== "1") close.disabled = !cmd("CloseBetting");
+  document.getElementById("demo-note").hidden = !(view && view.demo && roundOpen);
   const seating = document.getElementById("seating");
   if (!seating.value && board && board.seated.length) {
     seating.value = board.seated.map(([n, p]) => `${n}:${p}`).join(", ");
