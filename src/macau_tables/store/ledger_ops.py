@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import BigInteger, bindparam, func, insert, select, text, update
+from sqlalchemy import BigInteger, bindparam, func, insert, literal_column, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
@@ -50,7 +50,7 @@ def account_id(account: Account, *, table_id: str | None, meter_id: str | None) 
     Refuses (``store.account_unmapped``) a wallet without owner, a table account without a
     table id, a meter account without a meter id.
     """
-    kind = AccountKind(account.kind)
+    kind = account.kind if type(account.kind) is AccountKind else AccountKind(account.kind)
     if kind is AccountKind.WALLET and account.owner:
         return f"wallet:{account.owner}"
     if kind in TABLE_KINDS and table_id:
@@ -95,10 +95,18 @@ class _Prepared:
 # Statements built once (SQLAlchemy caches their compiled form): a request's ledger entries are
 # written with a handful of statements whatever their number.
 _A = s.accounts.c
-_SELECT_ACCOUNTS = (
+# SQLite: the accounts of a batch, and (account id NULL) the highest tx id: this transaction
+# holds the write lock, so the ids it inserts next are the ones after it.
+_SELECT_ACCOUNTS_AND_TOP = (
     select(_A.account_id, _A.balance, _A.may_go_negative)
     .where(_A.account_id.in_(bindparam("ids", expanding=True)))
-    .order_by(_A.account_id)
+    .union_all(
+        select(
+            literal_column("NULL"),
+            func.coalesce(func.max(s.transactions.c.tx_id), 0),
+            literal_column("0"),
+        )
+    )
 )
 _PG_POST = text(
     """
@@ -172,11 +180,7 @@ WHERE NOT (SELECT ok FROM ok)
 :meth:`LedgerOps._post_pg`). Only the accounts debited that may not go negative are locked
 before the check (in id order); an account only credited cannot go negative, and a meter row
 locked early would be held through the whole transaction by every table contributing to it."""
-_INSERT_TX_RETURNING = insert(s.transactions).returning(
-    s.transactions.c.tx_id, sort_by_parameter_order=True
-)
 _INSERT_TX = insert(s.transactions)
-_MAX_TX = select(func.coalesce(func.max(s.transactions.c.tx_id), 0))
 _INSERT_POSTINGS = insert(s.postings)
 _MOVE = (
     update(s.accounts)
@@ -265,13 +269,19 @@ class LedgerOps(EventOps):
         if self.postgres:
             tx_ids = self._post_pg(ready, at, running, lowest, kinds, meters)
         else:  # SQLite: this transaction already holds the database's write lock
-            rows = self.connection.execute(_SELECT_ACCOUNTS, {"ids": sorted(running)})
-            found = {r[0]: (int(r[1]), bool(r[2])) for r in rows}
+            rows = self.connection.execute(_SELECT_ACCOUNTS_AND_TOP, {"ids": sorted(running)})
+            found: dict[str, tuple[int, bool]] = {}
+            top = 0
+            for acc_id, balance, may in rows:
+                if acc_id is None:
+                    top = int(balance)
+                else:
+                    found[acc_id] = (int(balance), bool(may))
             self._check(found, lowest, kinds)
             missing = sorted(a for a in running if a not in found)
             if missing:
                 self._open_accounts(missing, kinds)
-            tx_ids = self._write(ready, at, running, meters)
+            tx_ids = self._write(ready, at, running, meters, found, top)
         for prepared, tx_id in zip(ready, tx_ids, strict=True):
             results[prepared.index] = tx_id
         return results
@@ -483,29 +493,43 @@ class LedgerOps(EventOps):
         at: datetime,
         running: dict[str, int],
         meters: dict[str, str],
+        found: dict[str, tuple[int, bool]],
+        top: int,
     ) -> list[int]:
-        """Write the checked batch (SQLite): the transactions, their postings, the balances
-        moved by their net amounts, the meters' last. Returns the tx ids in order."""
-        tx_ids = self._insert_transactions(ready, at)
+        """Write the checked batch (SQLite, whose writers are serial: this transaction holds
+        the write lock): the transactions with the ids after ``top``, their postings, every
+        balance moved by its net amount (the meters' new amounts known from ``found``).
+        Returns the tx ids in order."""
+        tx_ids = list(range(top + 1, top + 1 + len(ready)))
+        rows = [
+            {
+                "tx_id": tx_id,
+                "table_id": p.entry.table_id,
+                "event_seq": p.entry.event_seq,
+                "kind": p.kind.value,
+                "actor": p.entry.actor,
+                "reason": p.entry.reason,
+                "corrects": p.entry.corrects,
+                "digest": p.digest,
+                "created_at": at,
+            }
+            for p, tx_id in zip(ready, tx_ids, strict=True)
+        ]
+        self.connection.execute(_INSERT_TX, rows)
         postings = [
             {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
             for prepared, tx_id in zip(ready, tx_ids, strict=True)
             for i, a, x, r in prepared.rows
         ]
         self.connection.execute(_INSERT_POSTINGS, postings)
-        moves = [
-            {"acc": a, "delta": x} for a, x in sorted(running.items()) if x and a not in meters
-        ]
+        moves = [{"acc": a, "delta": x} for a, x in sorted(running.items()) if x]
         if len(moves) == 1:
             self.connection.execute(_MOVE, moves[0])
         elif moves:
             self.connection.execute(_MOVE, moves)
-        for acc_id in sorted(meters):
+        for acc_id, meter_id in meters.items():
             if running[acc_id]:
-                balance = self.connection.execute(
-                    _MOVE_RETURNING, {"acc": acc_id, "delta": running[acc_id]}
-                ).scalar_one()
-                self.meter_changes[meters[acc_id]] = int(balance)
+                self.meter_changes[meter_id] = found.get(acc_id, (0, False))[0] + running[acc_id]
         return tx_ids
 
     def _post_pg(
@@ -578,34 +602,6 @@ class LedgerOps(EventOps):
                 raise StoreError("store.bad_value", field="ledger", value="check")
             self._open_accounts(missing, kinds)
         raise StoreError("store.bad_value", field="ledger", value="accounts")  # pragma: no cover
-
-    def _insert_transactions(self, ready: list[_Prepared], at: datetime) -> list[int]:
-        """Insert the transactions of ``ready``; returns their ids, in order."""
-        rows = [
-            {
-                "table_id": p.entry.table_id,
-                "event_seq": p.entry.event_seq,
-                "kind": p.kind.value,
-                "actor": p.entry.actor,
-                "reason": p.entry.reason,
-                "corrects": p.entry.corrects,
-                "digest": p.digest,
-                "created_at": at,
-            }
-            for p in ready
-        ]
-        if len(rows) == 1:
-            return [int(self.connection.execute(_INSERT_TX_RETURNING, rows[0]).scalar_one())]
-        if self.postgres:  # one INSERT … RETURNING for all, ids in the rows' order
-            result = self.connection.execute(_INSERT_TX_RETURNING, rows)
-            return [int(r[0]) for r in result]
-        # SQLite: this transaction holds the write lock; the ids are the rowids it would give.
-        top = int(self.connection.execute(_MAX_TX).scalar_one())
-        ids = list(range(top + 1, top + 1 + len(rows)))
-        for tx_id, row in zip(ids, rows, strict=True):
-            row["tx_id"] = tx_id
-        self.connection.execute(_INSERT_TX, rows)
-        return ids
 
     def _open_accounts(self, missing: list[str], kinds: dict[str, Account]) -> None:
         """Create the table and house accounts of ``missing`` at zero (their amounts are then
