@@ -356,6 +356,7 @@ def show_table(
 @router.post(
     "/{table_id}/commands",
     summary="Send a command (or a bet slip) to a table",
+    response_model=None,
     responses={200: {"model": submitted_model(), "description": "What the request did"}},
 )
 def submit(
