@@ -7,8 +7,11 @@ console has its own tests, ``test_dealer_console.py``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from macau_tables.store import TableMode, TableStatus
+from macau_tables.tables.casino import demo_baccarat_rules
 from tests.browser.conftest import Live, axe_check, login, shot, wait_until
 
 
@@ -224,3 +227,71 @@ def test_the_game_pages_fit_a_phone(page_of: Any, live: Live) -> None:
         assert width <= 390, f"{path} is {width}px wide on a 390px screen"
         axe_check(page, what=f"{path} on a phone")
         shot(page, f"phone{path.replace('/', '-')}-en")
+
+
+def _held_table(live: Live) -> None:
+    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), added to
+    the live casino once (as tests/server/test_leaks.py does)."""
+    if "bac-hold" in live.runtime.known_table_ids():
+        return
+    rules = replace(demo_baccarat_rules(), card_holding=True)
+
+    def build(tx: Any) -> None:
+        tx.put_config("baccarat", "bac-8d-hold", rules)
+        tx.create_table(
+            "bac-hold",
+            name="Baccarat (card holding)",
+            game="baccarat",
+            mode=TableMode.VIRTUAL,
+            demo=True,
+            config_id="bac-8d-hold",
+            meter_id="m-baccarat",
+        )
+        tx.set_table_status("bac-hold", TableStatus.OPEN, actor="test", reason="squeeze test")
+
+    live.store.run(build)
+    wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
+
+
+def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live: Live) -> None:
+    """alice, seated with the largest player wager, holds the player's cards: her page shows
+    them to her and offers to turn them; bruno's page shows them face down until she does."""
+    _held_table(live)
+    _open_betting(live, "bac-hold", "hold-open-1", seated=[[1, "alice"]])
+    alice = page_of()
+    login(alice, "alice", then="/tables/bac-hold")
+    bruno = page_of()
+    login(bruno, "bruno", then="/tables/bac-hold")
+    for page in (alice, bruno):
+        wait_until("betting open", page.locator(".bet-area[data-kind='player']").is_enabled)
+    alice.locator("#area").select_option("seat:1")
+    alice.locator(".bet-area[data-kind='player']").click()
+    wait_until("alice's wager", lambda: alice.locator("#my-wagers tbody tr").count() == 1)
+    bruno.locator("#area").select_option("standing:2")
+    bruno.locator(".bet-area[data-kind='banker']").click()
+    wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
+    _send(live, "bac-hold", "dealer", {"type": "baccarat.CloseBetting"}, "hold-close-1")
+    squeeze = alice.locator("#squeeze")
+    squeeze.wait_for(state="visible")
+    # alice sees the player's two cards, bruno sees them face down (BAC-16)
+    wait_until(
+        "alice's cards", lambda: alice.locator("#cards-player .card:not(.card-back)").count() == 2
+    )
+    assert bruno.locator("#cards-player .card-back").count() == 2
+    assert bruno.locator("#squeeze").is_hidden()
+    wait_until("the timer", lambda: alice.locator("#countdown").get_attribute("data-seconds"))
+    shot(alice, "baccarat-squeeze-en")
+    for _ in range(3):  # the first two cards, then the third card if one is drawn
+        if squeeze.is_hidden():
+            break
+        before = alice.locator("#cards-player .card:not(.card-back)").count()
+        alice.locator("#squeeze-turn").click()
+        wait_until(
+            "the cards turned",
+            lambda before=before: (
+                squeeze.is_hidden()
+                or bruno.locator("#cards-player .card:not(.card-back)").count() >= before
+            ),
+        )
+    wait_until("the result", lambda: bruno.locator("#outcome").get_attribute("data-winner"))
+    assert bruno.locator("#cards-player .card-back").count() == 0
