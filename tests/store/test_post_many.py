@@ -197,3 +197,28 @@ def test_shoes_refused_by_their_keys(store: Store) -> None:
             store.run(lambda tx, n=shoe_no: tx.shoe_reveal("t1", n, {"order": []}, True))
         assert err.value.key == key
     assert store.read(lambda tx: tx.shoes("t1"))[0].commitment == "c" * 64
+
+
+def test_a_meter_credit_is_seen_by_reads_in_its_own_transaction(store: Store) -> None:
+    """On PostgreSQL a meter's credit is written with the commit (its row held only for that);
+    a read of balances in the same transaction writes it first, so nothing reads around it."""
+    setup(store, players={"alice": 1_000})
+    contribution = (
+        Posting(Account.wallet("alice"), -10, Reason.CONTRIBUTION),
+        Posting(Account(AccountKind.JACKPOT_METER), 10, Reason.CONTRIBUTION),
+    )
+
+    def play(tx: Tx) -> tuple[int, int, int, int]:
+        tx.post_many([entry(contribution, 1)])
+        first = tx.meter_amount("m-1")
+        tx.post_many([entry(contribution, 2)])
+        total = tx.ledger_total()
+        tx.post_many([entry(contribution, 3)])
+        amount, _ = tx.meter_state("m-1", lock=True)
+        tx.post_many([entry(contribution, 4)])  # pending at the commit
+        return first, total, amount, tx.balance("wallet:alice")
+
+    assert store.run(play) == (10_010, 0, 10_030, 960)
+    assert store.read(lambda tx: tx.meter_amount("m-1")) == 10_040
+    assert store.read(lambda tx: tx.ledger_total()) == 0
+    assert verify(store).ok
