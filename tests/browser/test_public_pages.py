@@ -139,6 +139,36 @@ def test_the_jackpot_display_follows_a_contribution_at_another_table_CSP_1(
     shot(page, "jackpot-zh-Hant")
 
 
+def test_the_jackpot_display_recovers_by_itself_after_a_lost_connection(
+    page: Any, live: Live
+) -> None:
+    page.watch.allow("WebSocket connection")  # the retries while the network is down
+    # keep a hand on the page's sockets, to cut them as a lost network would
+    page.add_init_script(
+        "window.__sockets = []; const Native = window.WebSocket;"
+        "window.WebSocket = class extends Native {"
+        "  constructor(...a) { super(...a); window.__sockets.push(this); } };"
+    )
+    page.goto("/jackpot?lang=en")
+    live_state = page.locator("[data-live]")
+    wait_until("the live stream", lambda: live_state.get_attribute("data-state") == "open")
+    page.context.set_offline(True)
+    try:
+        page.evaluate("window.__sockets.forEach((s) => s.close(4000))")
+        wait_until("the lost connection", lambda: live_state.get_attribute("data-state") != "open")
+        assert "Reconnecting" in live_state.inner_text()
+        _play_caribbean_round(live)  # a contribution while the display is cut off
+    finally:
+        page.context.set_offline(False)
+    now = live.store.read(lambda tx: tx.meter_amount("m-caribbean"))
+    amount = page.locator("[data-meter='m-caribbean'] .jackpot-amount")
+    wait_until(
+        "the display to catch up after reconnecting",
+        lambda: int(amount.get_attribute("data-amount") or 0) == now,
+    )
+    assert live_state.get_attribute("data-state") == "open"
+
+
 def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Live) -> None:
     order = [Card.from_index(i) for i in range(52)] * 8
     rng = secrets.SystemRandom()
@@ -154,6 +184,7 @@ def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Li
     wait_until("the check", lambda: result.get_attribute("data-result"))
     assert result.get_attribute("data-result") == "ok", result.inner_text()
     assert page.locator("#shoe-digest").inner_text() == digest
+    axe_check(page, what="shoe check en")
     shot(page, "shoe-check-en")
     # Symbols, "10", lower case and a JSON list read as Card.parse reads them.
     spelled = [
@@ -216,6 +247,7 @@ def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(
     page: Any, live: Live
 ) -> None:
     page.goto("/login?lang=zh-Hant")
+    assert english_left(page) == []
     axe_check(page, what="login zh-Hant")
     shot(page, "login-zh-Hant")
     page.get_by_label("用戶名稱").fill("alice")
@@ -247,7 +279,12 @@ def test_a_page_opened_with_an_ended_session_asks_to_sign_in_again(page: Any, li
     page.watch.allow("/admin?lang=en")  # the 403 page is the point
     page.goto("/admin?lang=en")  # a supervisor is not an administrator: said in a page
     assert "Not for this account" in page.locator("h1").inner_text()
+    axe_check(page, what="403 en")
     shot(page, "forbidden-en")
+    page.watch.allow("/admin?lang=zh-Hant")
+    page.goto("/admin?lang=zh-Hant")
+    assert english_left(page, "supervisor") == []
+    shot(page, "forbidden-zh-Hant")
 
 
 def test_api_clients_are_refused_as_json_not_redirected(live: Live) -> None:
