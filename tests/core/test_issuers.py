@@ -58,6 +58,7 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     model.OpenShoe: (Issuer.DEALER, None),
     model.ReportFault: (Issuer.DEALER, None),  # CSP-11.4, BAC-10
     model.ClearFault: (Issuer.SUPERVISOR, "supervisor"),
+    model.ReleaseAward: (Issuer.SUPERVISOR, "supervisor"),  # a held jackpot award (CSP-10, BAC-17)
 }
 
 COMMAND_UNIONS = (bac.Command, shoe.ShoeCommand, csp.Command, model.TableCommand)
