@@ -1,0 +1,146 @@
+"""The pages' server side (issue 11), without a browser: the language (``?lang=``, the cookie,
+``Accept-Language``), who may open which page (a browser is sent to the login page or shown a
+403 page, an API client gets the JSON refusal), the CSRF token and the texts a page carries,
+and ``GET /api/shoes``; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from tests.server.conftest import PASSWORD
+
+from macau_tables import messages
+from macau_tables.cards import Card
+from macau_tables.rng import commitment_digest
+from macau_tables.server import i18n
+from macau_tables.server.auth import csrf_token
+from macau_tables.server.runtime import Runtime
+
+HTML = {"Accept": "text/html,application/xhtml+xml"}
+
+
+def _texts(page: str) -> dict[str, str]:
+    found = re.search(r'<script type="application/json" id="page-texts">(.*?)</script>', page)
+    assert found, "the page carries its texts"
+    texts: dict[str, str] = json.loads(found.group(1))
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("zh-TW,zh;q=0.9,en;q=0.8", "zh-Hant"),
+        ("zh-MO", "zh-Hant"),
+        ("en-GB,en;q=0.9", "en"),
+        ("fr-FR,zh-HK;q=0.8,en;q=0.5", "zh-Hant"),
+        ("zh-CN,en;q=0.9", "en"),
+        ("", "en"),
+        ("zh;q=0, en", "en"),
+        ("en;q=abc, zh-Hant", "zh-Hant"),
+    ],
+)
+def test_accept_language_picks_the_page_language(header: str, language: str) -> None:
+    assert i18n.language_from_header(header) == language
+
+
+def test_the_language_follows_the_browser_then_the_switch_and_is_remembered(
+    client: TestClient,
+) -> None:
+    first = client.get("/", headers={**HTML, "Accept-Language": "zh-HK"})
+    assert '<html lang="zh-Hant">' in first.text
+    assert i18n.LANG_COOKIE not in first.cookies  # nothing chosen yet
+    switched = client.get("/?lang=en", headers={**HTML, "Accept-Language": "zh-HK"})
+    assert '<html lang="en">' in switched.text
+    assert switched.cookies.get(i18n.LANG_COOKIE) == "en"
+    again = client.get("/jackpot", headers={**HTML, "Accept-Language": "zh-HK"})
+    assert '<html lang="en">' in again.text  # the cookie wins over the browser
+    bogus = client.get("/?lang=fr", headers=HTML)
+    assert '<html lang="en">' in bogus.text
+    texts = _texts(client.get("/?lang=zh-Hant", headers=HTML).text)
+    assert texts["pages.lobby_title"] == messages.render("pages.lobby_title", {}, "zh-Hant")
+    assert all(key.startswith("pages.") for key in texts)
+    switch = client.get("/shoe-check?commitment=ab&lang=zh-Hant", headers=HTML).text
+    assert 'href="/shoe-check?commitment=ab&amp;lang=en"' in switch
+
+
+@pytest.mark.parametrize("path", ["/supervisor", "/supervisor/reports", "/admin"])
+def test_a_page_needing_a_login_sends_a_browser_to_the_login_page(
+    client: TestClient, path: str
+) -> None:
+    page = client.get(path, headers=HTML, follow_redirects=False)
+    assert page.status_code == 303
+    assert page.headers["location"] == f"/login?next=%2F{path[1:].replace('/', '%2F')}&reason=login"
+    api = client.get(path, follow_redirects=False)
+    assert api.status_code == 401 and api.json()["error"]["key"] == "auth.unauthenticated"
+
+
+def test_an_ended_session_is_said_and_its_cookie_cleared(client: TestClient) -> None:
+    client.cookies.set("macau_session", "not-a-session")
+    page = client.get("/admin", headers=HTML, follow_redirects=False)
+    assert page.status_code == 303 and page.headers["location"].endswith("reason=expired")
+    assert 'macau_session=""' in page.headers["set-cookie"]
+    client.cookies.clear()
+    login = client.get("/login?next=/admin&reason=expired&lang=en", headers=HTML)
+    assert "Your session has ended" in login.text
+    assert 'name="next" value="/admin"' in login.text
+    offsite = client.get("/login?next=//evil.example/x", headers=HTML)
+    assert 'name="next" value="/"' in offsite.text  # only a path of this site
+
+
+def test_pages_by_role_with_the_csrf_token_for_the_scripts(client: TestClient) -> None:
+    signed = client.post(
+        "/api/auth/login", json={"name": "supervisor", "password": PASSWORD["supervisor"]}
+    )
+    assert signed.status_code == 200, signed.text
+    token = signed.json()["csrf_token"]
+    page = client.get("/supervisor?lang=en", headers=HTML)
+    assert page.status_code == 200
+    assert f'<meta name="csrf-token" content="{token}">' in page.text
+    assert token == csrf_token(client.cookies["macau_session"])
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY"
+    assert 'href="/supervisor/reports"' in page.text and 'href="/admin"' not in page.text
+    forbidden = client.get("/admin?lang=en", headers=HTML)
+    assert forbidden.status_code == 403 and "Not for this account" in forbidden.text
+    refused = client.get("/admin")
+    assert refused.status_code == 403 and refused.json()["error"]["key"] == "auth.forbidden"
+    public = client.get("/jackpot", headers=HTML)
+    assert (
+        public.status_code == 200 and '<meta name="signed-in" content="supervisor">' in public.text
+    )
+    assert client.get("/static/js/api.js").status_code == 200
+    assert client.get("/static/js/nothing.js").status_code == 404
+
+
+def test_a_page_never_carries_markup_from_its_input(client: TestClient) -> None:
+    evil = '"><script>alert(1)</script>'
+    page = client.get("/shoe-check", params={"commitment": evil}, headers=HTML)
+    assert "<script>alert(1)</script>" not in page.text
+    assert "&#34;&gt;&lt;script&gt;" in page.text or "&quot;&gt;&lt;script&gt;" in page.text
+
+
+def test_finished_shoes_are_listed_with_order_and_salt(
+    client: TestClient, runtime: Runtime
+) -> None:
+    assert client.get("/api/shoes").json() == {"shoes": []}
+    order = [Card.from_index(i) for i in range(52)]
+    salt = bytes(32)
+    digest = commitment_digest(order, salt)
+
+    def reveal(tx: object) -> None:
+        tx.shoe_put("bac-1", 1, digest)  # type: ignore[attr-defined]
+        tx.shoe_reveal(  # type: ignore[attr-defined]
+            "bac-1", 1, {"order": [str(c) for c in order], "salt": salt.hex()}, True
+        )
+        tx.shoe_put("bac-1", 2, "0" * 64)  # type: ignore[attr-defined]  # not finished
+
+    runtime.store.run(reveal)
+    (shoe,) = client.get("/api/shoes").json()["shoes"]
+    assert (shoe["table_id"], shoe["shoe_no"], shoe["commitment"]) == ("bac-1", 1, digest)
+    assert shoe["order"][:2] == ["2d", "2c"] and shoe["salt"] == salt.hex()
+    assert client.get("/api/shoes?table=csp-1").json() == {"shoes": []}
+    refused = client.get("/api/shoes", params={"table": "bac\x00"})
+    assert refused.status_code == 422
