@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+from tests.browser.test_public_pages import english_left, table_names
 
 # Cards typed in turn until the round needs none: kings and queens (0 points) make both hands
 # draw a third card, so a round takes six of them (8 decks hold 32 of each).
@@ -141,6 +142,11 @@ def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
     dealer.goto("/dealer/bac-live?lang=zh-Hant")
     dealer.wait_for_selector("#due")
     assert "荷官控制台" in dealer.locator("h1").inner_text()
+    wait_until(
+        "the state", lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled"
+    )
+    left = english_left(dealer, *table_names(live), "dealer", "alice", "bruno")
+    assert not left, left
     shot(dealer, "dealer-console-settled-zh-Hant")
     dealer.goto("/dealer/bac-live?lang=en")
 

@@ -7,12 +7,14 @@ console has its own tests, ``test_dealer_console.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import Any
 
 from macau_tables.store import TableMode, TableStatus
 from macau_tables.tables.casino import demo_baccarat_rules
 from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+from tests.browser.test_public_pages import english_left, table_names
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
@@ -45,6 +47,19 @@ def _code(shown: str) -> str:
     suits = {"♠": "s", "♥": "h", "♦": "d", "♣": "c"}
     rank = shown[:-1]
     return ("T" if rank == "10" else rank) + suits[shown[-1]]
+
+
+def _record(page: Any, received: list[str]) -> None:
+    """Keep in ``received`` every WebSocket message and API answer ``page`` is sent."""
+
+    def answer(response: Any) -> None:
+        if "/api/" in response.url:
+            # a body gone with a navigation was never shown: nothing to record
+            with contextlib.suppress(Exception):
+                received.append(response.text())
+
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(str(f))))
+    page.on("response", answer)
 
 
 def _balance(page: Any) -> int:
@@ -91,6 +106,8 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     page.wait_for_selector("#roads[data-rounds]")
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
     assert "路紙" in page.locator("#roads-title").inner_text()
+    page.wait_for_selector("#results tbody tr")
+    assert not english_left(page, *table_names(live), "alice"), english_left(page, "alice")
     shot(page, "baccarat-settled-zh-Hant")
     page.goto("/tables/bac-1?lang=en")
 
@@ -167,6 +184,7 @@ def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
     shot(page, "caribbean-settled-en")
     page.goto("/tables/csp-1?lang=zh-Hant")
     page.wait_for_selector("#results tbody tr")
+    assert not english_left(page, *table_names(live), "bruno"), english_left(page, "bruno")
     shot(page, "caribbean-settled-zh-Hant")
     page.goto("/tables/csp-1?lang=en")
 
@@ -185,8 +203,7 @@ def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, li
     )
     page = page_of()
     received: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(str(f))))
-    page.on("response", lambda r: received.append(r.text()) if "/api/" in r.url else None)
+    _record(page, received)
     login(page, "alice", then="/tables/csp-1")
     ante = page.locator("#place-ante")
     wait_until("betting open", ante.is_enabled)
@@ -261,6 +278,8 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     alice = page_of()
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
+    received: list[str] = []  # everything bruno's browser is sent
+    _record(bruno, received)
     login(bruno, "bruno", then="/tables/bac-hold")
     for page in (alice, bruno):
         wait_until("betting open", page.locator(".bet-area[data-kind='player']").is_enabled)
@@ -274,13 +293,16 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     squeeze = alice.locator("#squeeze")
     squeeze.wait_for(state="visible")
     # alice sees the player's two cards, bruno sees them face down (BAC-16)
-    wait_until(
-        "alice's cards", lambda: alice.locator("#cards-player .card:not(.card-back)").count() == 2
-    )
+    alice_cards = alice.locator("#cards-player .card:not(.card-back)")
+    wait_until("alice's cards", lambda: alice_cards.count() == 2)
     assert bruno.locator("#cards-player .card-back").count() == 2
     assert bruno.locator("#squeeze").is_hidden()
     wait_until("the timer", lambda: alice.locator("#countdown").get_attribute("data-seconds"))
     shot(alice, "baccarat-squeeze-en")
+    held = [alice_cards.nth(i).get_attribute("data-card") for i in range(2)]
+    before_turn = "\n".join([bruno.content(), *received])
+    leaked = [card for card in held if f'"{card}"' in before_turn]
+    assert not leaked, f"{leaked} (held by alice) reached bruno's browser before she turned them"
     for _ in range(3):  # the first two cards, then the third card if one is drawn
         if squeeze.is_hidden():
             break
