@@ -219,3 +219,20 @@ def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:
     )
     other.reload()  # their session ended at once: the page is a visitor's again
     assert other.locator("#login-link").is_visible()
+
+
+PAGES = ("/", "/jackpot", "/shoe-check", "/supervisor", "/supervisor/reports", "/admin")
+
+
+def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) -> None:
+    phone = page_of(viewport=(390, 844), locale="zh-HK")
+    login(phone, "admin", then="/admin")
+    for path in PAGES:
+        phone.goto(path)
+        phone.locator("main").wait_for()
+        phone.wait_for_load_state("networkidle")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
+        axe_check(phone, what=f"{path} on a phone")
+        name = path.strip("/").replace("/", "-") or "lobby"
+        shot(phone, f"phone-{name}-zh-Hant")

@@ -134,10 +134,6 @@ class Translator:
     def __call__(self, key: str, /, **params: object) -> str:
         return messages.render(key, params, self.language)
 
-    def term(self, word: str) -> str:
-        """A word of the games' vocabulary (``banker_pair``) in the page's language."""
-        return messages.render("pages.term", {"word": word}, self.language)
-
     def all(self, prefixes: Iterable[str]) -> Mapping[str, str]:
         """:func:`texts_for` in this language."""
         return texts_for(self.language, prefixes)
