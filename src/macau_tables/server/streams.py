@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -156,13 +156,17 @@ class _Gate:
                 self.by_client.pop(client, None)
 
 
-_GATES: dict[int, _Gate] = {}
+_GATES: weakref.WeakKeyDictionary[Runtime, _Gate] = weakref.WeakKeyDictionary()
 _GATES_LOCK = threading.Lock()
 
 
 def _gate(runtime: Runtime) -> _Gate:
+    """The connection counts of ``runtime``'s process (one per runtime)."""
     with _GATES_LOCK:
-        return _GATES.setdefault(id(runtime), _Gate())
+        gate = _GATES.get(runtime)
+        if gate is None:
+            gate = _GATES[runtime] = _Gate()
+        return gate
 
 
 def _client_key(websocket: WebSocket, principal: Principal | None) -> str:
@@ -222,13 +226,7 @@ async def _principal(websocket: WebSocket) -> Principal | None:
     """Who connected (:func:`.auth.authenticate_websocket`: a bearer token in the
     ``Authorization`` header, ``?token=`` or offered as the subprotocols ``bearer, TOKEN``, or
     the session cookie); ``None``: the public."""
-    authenticate: Any = getattr(auth, "authenticate_websocket", None)
-    if authenticate is None:
-        return None
-    found: Any = authenticate(_with_protocol_token(websocket))
-    if inspect.isawaitable(found):
-        found = await found
-    return found if isinstance(found, Principal) else None
+    return await auth.authenticate_websocket(_with_protocol_token(websocket))
 
 
 def _protocol_token(websocket: WebSocket) -> str | None:
