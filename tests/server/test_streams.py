@@ -303,3 +303,20 @@ def test_the_jackpot_stream_sees_a_contribution(client: TestClient, runtime: Run
                 break
         assert message["amount"] > before["m-caribbean"]
         assert message["amount"] == runtime.store.read(lambda tx: tx.meter_amount("m-caribbean"))
+
+
+def test_the_jackpot_stream_shows_the_last_hits(client: TestClient, runtime: Runtime) -> None:
+    runtime.store.run(
+        lambda tx: tx.record_hit(
+            "m-caribbean",
+            table_id="csp-1",
+            round_id="csp-1-1",
+            box=3,
+            combination="royal_flush",
+            amount=1_000_000,
+        )
+    )
+    with client.websocket_connect("/ws/jackpot") as ws:
+        (hit,) = ws.receive_json()["hits"]
+    assert hit["meter_id"] == "m-caribbean" and hit["seq"] == 1
+    assert (hit["table_id"], hit["box"], hit["amount"]) == ("csp-1", 3, 1_000_000)
