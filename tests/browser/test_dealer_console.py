@@ -138,6 +138,7 @@ def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
         "the round settled",
         lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled",
     )
+    assert dealer.locator("#console-outcome").get_attribute("data-winner")
     shot(dealer, "dealer-console-settled-en")
     dealer.goto("/dealer/bac-live?lang=zh-Hant")
     dealer.wait_for_selector("#due")

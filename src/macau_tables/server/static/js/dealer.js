@@ -218,9 +218,18 @@ function renderCardEntry(due) {
   panel.dataset.due = cardDue && cardDue.slot ? cardDue.slot : "";
 }
 
+const WINNERS = { banker: "play.winner_banker", player: "play.winner_player", tie: "play.winner_tie" };
+
 function renderCards(view) {
   const root = document.getElementById("table-cards");
   root.replaceChildren();
+  const result = view && view.result ? view.result : null;
+  const outcome = document.getElementById("console-outcome");
+  outcome.textContent =
+    result && WINNERS[result.winner]
+      ? `${t(WINNERS[result.winner])} · ${t("play.hand_player")} ${result.player_total} · ${t("play.hand_banker")} ${result.banker_total}`
+      : "";
+  outcome.dataset.winner = result && result.winner ? result.winner : "";
   if (!view) return;
   const rows = [];
   if (view.cards) {
