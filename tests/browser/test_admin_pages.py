@@ -81,6 +81,8 @@ def test_a_supervisor_voids_a_waiting_round_from_the_supervisor_page_BAC_10(
     item.wait_for()
     void = item.locator("form[data-command='baccarat.Void']")
     assert item.locator("form[data-command='baccarat.Correct']").count() == 1
+    assert "Q♦" in item.inner_text() or "Qd" in item.inner_text()  # the refused card, its rule
+    assert item.locator("[data-refusal^='BAC-']").count() == 1
     axe_check(supervisor, what="supervisor en")
     shot(supervisor, "supervisor-waiting-en")
     void.locator("button").click()  # no reason: refused in the page, nothing sent

@@ -77,6 +77,8 @@ templates.env.filters["money"] = lambda amount: format_minor(int(amount))
 templates.env.globals["LANGUAGES"] = messages.LANGUAGES
 
 STAFF: Final = (UserRole.SUPERVISOR, UserRole.ADMIN)
+REFUSAL_TEXTS: Final = ("baccarat.", "caribbean.", "tables.")
+"""The catalog namespaces of the refusals a supervisor's page may show (a view's refusal)."""
 
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -229,7 +231,8 @@ def shoe_check(request: Request, who: Anyone) -> Response:
 def supervisor(request: Request, who: Staff) -> Response:
     """Tables (open, close, options and approvals), authorisations waiting, and the recall
     of a table's last 10 rounds."""
-    return render(request, "supervisor.html", who)
+    # the rule refusals a waiting round shows (a refused live card, BAC-10) in the page language
+    return render(request, "supervisor.html", who, texts=REFUSAL_TEXTS)
 
 
 @router.get("/supervisor/reports", response_class=HTMLResponse)

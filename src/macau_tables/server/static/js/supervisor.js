@@ -3,7 +3,7 @@
 // the tables (open, close, with a reason); the recall of a table's last 10 rounds.
 
 import { api, once, showError, showStatus } from "./api.js";
-import { dateTime, money, t } from "./i18n.js";
+import { dateTime, has, money, t } from "./i18n.js";
 import { connect } from "./socket.js";
 import { commandForm, resolve } from "./commands.js";
 import { el, gameName, modeName, statusName } from "./tables_info.js";
@@ -37,11 +37,21 @@ async function drawWaiting() {
   for (const [i, item] of found.waiting.entries()) {
     const view = await api(`/api/tables/${item.table}`).catch(() => null);
     const types = (view && view.expected && view.expected.commands) || [];
+    const seen = new Set();
+    const refusals = (view ? refusalsOf(view.view) : []).filter((r) => {
+      const same = JSON.stringify([r.key, r.card, r.slot, r.params]);
+      return !seen.has(same) && seen.add(same);
+    });
     const box = el(
       "article",
       { class: "panel", "data-waiting": item.table, "aria-labelledby": `w-${i}` },
       el("h3", { id: `w-${i}`, text: t("pages.sup_waiting_item", { table: item.table, kind: t(KIND[item.kind] || KIND.round) }) }),
-      el("p", { text: t("pages.sup_waiting_reason", { reason: item.reason || "—", round: item.round_id || "—" }) }),
+      el("p", {
+        text: item.reason
+          ? t("pages.sup_waiting_reason", { reason: item.reason, round: item.round_id || "—" })
+          : t("pages.sup_waiting_round", { round: item.round_id || "—" }),
+      }),
+      ...refusals.map((r) => el("p", { class: "inline-error", "data-refusal": r.rule || "", text: refusalText(r) })),
     );
     for (const [j, short] of item.commands.entries()) {
       const type = await resolve(short, types);
@@ -50,6 +60,24 @@ async function drawWaiting() {
     items.push(box);
   }
   waitingNode.replaceChildren(...items);
+}
+
+/** The refusals a supervisor's view of the round holds: any object with a rule and a
+ * message key (a refused live card, BAC-10), wherever the game's view keeps it. */
+function refusalsOf(value, found = []) {
+  if (Array.isArray(value)) value.forEach((v) => refusalsOf(v, found));
+  else if (value && typeof value === "object") {
+    if (typeof value.key === "string" && "rule" in value && "params" in value) found.push(value);
+    else Object.values(value).forEach((v) => refusalsOf(v, found));
+  }
+  return found;
+}
+
+function refusalText(refusal) {
+  const params = Array.isArray(refusal.params) ? Object.fromEntries(refusal.params) : refusal.params || {};
+  const text = has(refusal.key) ? t(refusal.key, params) : refusal.key;
+  const card = refusal.card ? t("pages.sup_refused_card", { card: refusal.card }) : "";
+  return `${card}${text}${refusal.rule ? ` (${refusal.rule})` : ""}`;
 }
 
 function statusForm(table) {
