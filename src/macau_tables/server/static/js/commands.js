@@ -11,6 +11,7 @@ const COMMAND = {
   Void: "pages.command_void",
   Correct: "pages.command_correct",
   ClearFault: "pages.command_clear_fault",
+  ReleaseAward: "pages.command_release_award",
 };
 const FIELD = { reason: "pages.field_reason", action: "pages.field_action" };
 const VALUE = {
@@ -55,9 +56,10 @@ export async function resolve(short, types) {
 
 /**
  * A form that sends command `type` to `tableId` with the supervisor's name `me`; `done()` runs
- * after it was accepted. `prefix` makes the controls' ids unique.
+ * after it was accepted. `prefix` makes the controls' ids unique; `preset` gives fields whose
+ * value the waiting item already names (a held award's `hold_id`).
  */
-export async function commandForm(tableId, type, me, prefix, done) {
+export async function commandForm(tableId, type, me, prefix, done, preset = {}) {
   const all = await commandSchemas();
   const schema = all[type];
   const form = el("form", { class: "command-form panel", "data-command": type, novalidate: true });
@@ -67,6 +69,10 @@ export async function commandForm(tableId, type, me, prefix, done) {
     if (name === "type" || name === "v") continue;
     if (name === "supervisor") {
       fields.push([name, () => me]);
+      continue;
+    }
+    if (name in preset) {
+      fields.push([name, () => preset[name]]);
       continue;
     }
     const id = `${prefix}-${name}`;

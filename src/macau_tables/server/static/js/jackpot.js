@@ -5,23 +5,8 @@
 import { api, showError } from "./api.js";
 import { dateTime, money, t } from "./i18n.js";
 import { connect } from "./socket.js";
+import { combinationName } from "./jackpot_words.js";
 import { el, gameName } from "./tables_info.js";
-
-const COMBINATION = {
-  royal_flush: "pages.combo_royal_flush",
-  straight_flush: "pages.combo_straight_flush",
-  four_of_a_kind: "pages.combo_four_of_a_kind",
-  full_house: "pages.combo_full_house",
-  flush: "pages.combo_flush",
-  heavenly_straight: "pages.combo_heavenly_straight",
-  three_of_a_kind: "pages.combo_three_of_a_kind",
-  double_pair: "pages.combo_double_pair",
-  single_pair: "pages.combo_single_pair",
-};
-
-export function combinationName(name) {
-  return COMBINATION[name] ? t(COMBINATION[name]) : name;
-}
 
 const meters = new Map(); // id -> {id, game, amount, fixed_awards, hits}
 const metersNode = document.getElementById("jackpot-meters");

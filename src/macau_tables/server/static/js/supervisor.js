@@ -6,6 +6,7 @@ import { api, once, showError, showStatus } from "./api.js";
 import { dateTime, has, money, t } from "./i18n.js";
 import { connect } from "./socket.js";
 import { commandForm, resolve } from "./commands.js";
+import { combinationName } from "./jackpot_words.js";
 import { el, gameName, modeName, statusName } from "./tables_info.js";
 
 const me = document.querySelector('meta[name="signed-in"]').getAttribute("content");
@@ -17,7 +18,7 @@ const STATE = {
   open: "pages.recall_state_open",
   demonstration: "pages.recall_state_demonstration",
 };
-const KIND = { round: "pages.sup_kind_round", fault: "pages.sup_kind_fault" };
+const KIND = { round: "pages.sup_kind_round", fault: "pages.sup_kind_fault", award: "pages.sup_kind_award" };
 let tables = [];
 let refreshing = null;
 
@@ -53,9 +54,19 @@ async function drawWaiting() {
       }),
       ...refusals.map((r) => el("p", { class: "inline-error", "data-refusal": r.rule || "", text: refusalText(r) })),
     );
+    if (item.award) {
+      const a = item.award;
+      box.append(
+        el("p", {
+          class: "award",
+          "data-hold": a.hold_id,
+          text: t("pages.sup_award", { player: a.player, spot: a.spot, combination: combinationName(a.combination), amount: money(a.amount) }),
+        }),
+      );
+    }
     for (const [j, short] of item.commands.entries()) {
       const type = await resolve(short, types);
-      if (type) box.append(await commandForm(item.table, type, me, `w${i}c${j}`, refresh));
+      if (type) box.append(await commandForm(item.table, type, me, `w${i}c${j}`, refresh, item.award || {}));
     }
     items.push(box);
   }
