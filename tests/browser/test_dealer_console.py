@@ -108,6 +108,7 @@ def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
     dealer.wait_for_selector("#due")
     cards = list(DECK)
     _open_round(dealer, cards)
+    assert dealer.locator("#open-round").is_disabled()  # a round is open: no next one yet
     shot(dealer, "dealer-console-betting-en")
     dealer.locator("#close-betting").click()
     wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))

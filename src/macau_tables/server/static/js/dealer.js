@@ -231,28 +231,42 @@ function renderCards(view) {
       : "";
   outcome.dataset.winner = result && result.winner ? result.winner : "";
   if (!view) return;
-  const rows = [];
-  if (view.cards) {
-    for (const c of view.cards) rows.push([slotText(c.slot), cardNode(c.card, c.exposed ? "card-exposed" : "")]);
+  const strip = document.createElement("div");
+  strip.className = "slot-strip";
+  const slot = (label, node, extra = "") => {
+    const item = document.createElement("figure");
+    item.className = `slot ${extra}`;
+    const caption = document.createElement("figcaption");
+    caption.textContent = label;
+    item.append(caption, node);
+    strip.appendChild(item);
+    return item;
+  };
+  for (const c of view.cards || []) {
+    slot(slotText(c.slot), cardNode(c.card, c.exposed ? "card-exposed" : "")).dataset.slot = c.slot;
+  }
+  // the slot due next, as an empty place on the layout
+  const due = shown.expected ? shown.expected.due.find((d) => d.kind === "card" && d.slot) : null;
+  if (due) {
+    const empty = document.createElement("span");
+    empty.className = "card card-empty";
+    empty.setAttribute("aria-label", t("play.due_card", { slot: slotText(due.slot) }));
+    empty.setAttribute("role", "img");
+    slot(slotText(due.slot), empty, "slot-due").dataset.slot = due.slot;
   }
   if (view.dealer_cards) {
     const hand = document.createElement("span");
     hand.className = "cards";
     hand.append(...view.dealer_cards.map((c) => cardNode(c)));
-    rows.push([t("play.dealer_cards"), hand]);
+    slot(t("play.dealer_cards"), hand);
   }
   for (const b of view.boxes || []) {
     const hand = document.createElement("span");
     hand.className = "cards";
     hand.append(...b.cards.map((c) => cardNode(c)));
-    rows.push([t("play.box_number", { number: b.box }), hand]);
+    slot(t("play.box_number", { number: b.box }), hand);
   }
-  const tableNode = document.createElement("table");
-  tableNode.className = "data";
-  const body = document.createElement("tbody");
-  tableNode.appendChild(body);
-  fillRows(body, rows);
-  root.appendChild(tableNode);
+  root.appendChild(strip);
 }
 
 function renderButtons() {
@@ -333,11 +347,12 @@ function button(name, action, cardField = null) {
 }
 
 /** Send the command `make()` builds (a double click sends it once). */
-function run(control, make) {
-  return once(control, async () => {
+async function run(control, make) {
+  await once(control, async () => {
     const command = make();
     await table.command(command);
   });
+  render(); // once() gave the control back its state: set it from the table anew
 }
 
 function renderWagers(view) {
@@ -441,6 +456,7 @@ async function enterCard(text, control) {
     document.getElementById("card-slot").value = "";
     document.getElementById("card-exposed").checked = false;
   });
+  render();
   cardInput.focus();
 }
 

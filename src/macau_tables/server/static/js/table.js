@@ -187,7 +187,11 @@ export function followTable(render, { wallet = false } = {}) {
       await refresh();
       return result;
     };
-    if (control) return once(control, run);
+    if (control) {
+      const result = await once(control, run);
+      if (shown) render(shown, board); // once() gave the control back its state: set it anew
+      return result;
+    }
     clearError();
     try {
       return await run();
