@@ -165,6 +165,9 @@ def serve(
                     access_log=False,
                     timeout_graceful_shutdown=5,
                     ws_max_size=settings.body_limit_bytes,
+                    # Views are small and sent on loopback or a casino's LAN: compressing each
+                    # message for hundreds of sockets costs the event loop more than it saves.
+                    ws_per_message_deflate=False,
                     proxy_headers=False,
                 )
             )

@@ -5,6 +5,7 @@ See the package docstring for the API; :mod:`.engine` for the connection setting
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import threading
@@ -70,6 +71,11 @@ class Store:
         self._callbacks: list[MeterCallback] = []
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
+        # SQLite takes one writer at a time: this process's writers queue here and are woken
+        # the moment the one before commits, instead of polling SQLite's lock in its busy
+        # handler (which sleeps up to 100 ms between tries). Other processes still meet the
+        # database's own lock and its busy_timeout.
+        self._sqlite_writer = threading.RLock() if self.dialect == "sqlite" else None
 
     @classmethod
     def open(
@@ -240,7 +246,8 @@ class Store:
                 options = {"isolation_level": "SERIALIZABLE"}
         else:
             options = {BEGIN_OPTION: "DEFERRED" if readonly else "IMMEDIATE"}
-        with self.engine.connect() as conn:
+        gate = self._sqlite_writer if self._sqlite_writer is not None and not readonly else None
+        with gate or contextlib.nullcontext(), self.engine.connect() as conn:
             conn = conn.execution_options(**options)
             with conn.begin():
                 tx = Tx(conn, clock=self.clock, readonly=readonly)
