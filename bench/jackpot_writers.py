@@ -10,9 +10,10 @@ durable), ``--writers`` processes started together each make ``--each`` commits:
 
 * **store** — one contribution per transaction through the store's ledger, as a settlement
   credits the meter: ``store.run(tx.post([wallet −x, jackpot_meter +x], meter_id=…))``, i.e.
-  the accounts locked in id order, a ledger transaction with its digest, its two postings, both
-  balances moved by ``UPDATE accounts SET balance = balance + x`` and the commit (which sends
-  the meter's ``NOTIFY``); each writer posts from its own wallet, all to the one meter;
+  the wallet (debited) locked and checked, the meter's existence read, a ledger transaction
+  with its digest and its two postings, the wallet's balance moved, then the meter's
+  ``UPDATE accounts SET balance = balance + x`` with its ``NOTIFY`` and the commit (the meter's
+  row held only for those); each writer posts from its own wallet, all to the one meter;
 * **bare** — ``UPDATE bench_meter SET amount = amount + x WHERE id = 1`` and the commit, on
   one row, nothing else.
 
