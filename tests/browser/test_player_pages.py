@@ -81,10 +81,15 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     wait_until("the stake left the wallet", lambda: _balance(page) == before - 1_000)
     assert "10.00" in page.locator(".bet-area[data-kind='banker'] [data-mine]").inner_text()
     shot(page, "baccarat-betting-en")
+    # the socket's messages carry the view with expected / can_issue: no GET of the table per
+    # event (only /board, when the round's phase or awaited step changes)
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url.split("?")[0]) if r.method == "GET" else None)
     _send(live, "bac-1", "dealer", {"type": "baccarat.CloseBetting"}, "bp-close-1")
     # the round settles: cards as revealed, the outcome, my result, the wallet and the roads
     wait_until("the result", lambda: page.locator("#outcome").get_attribute("data-winner"))
     wait_until("my result", lambda: page.locator("#results tbody tr").count() == 1)
+    assert not [u for u in reads if u.endswith("/api/tables/bac-1")], reads
     assert page.locator("#cards-player .card").count() >= 2
     assert page.locator("#cards-banker .card").count() >= 2
     paid = live.api.get("/api/wallets/me", headers=live.token("alice")).json()["balance"]

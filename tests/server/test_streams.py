@@ -4,6 +4,7 @@ jackpot stream, and the refusals (unknown table, oversized message, too many con
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -320,3 +321,38 @@ def test_the_jackpot_stream_shows_the_last_hits(client: TestClient, runtime: Run
         (hit,) = ws.receive_json()["hits"]
     assert hit["meter_id"] == "m-caribbean" and hit["seq"] == 1
     assert (hit["table_id"], hit["box"], hit["amount"]) == ("csp-1", 3, 1_000_000)
+
+
+def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """The ``table`` message says what the round waits for and which of its commands the
+    user's role may send, exactly as ``GET /api/tables/{id}`` does: a page needs no request
+    after a message (a player may bet, the dealer closes the betting, the public nothing)."""
+    headers = {name: login(client, name) for name in ("alice", "dealer", "supervisor")}
+    urls = {name: f"/ws/tables/csp-1?token={h['Authorization'].removeprefix('Bearer ')}"
+            for name, h in headers.items()}  # fmt: skip
+    urls["public"] = "/ws/tables/csp-1"
+    headers["public"] = {}
+    with contextlib.ExitStack() as stack:
+        sockets = {
+            name: stack.enter_context(client.websocket_connect(u)) for name, u in urls.items()
+        }
+        for ws in sockets.values():
+            first = ws.receive_json()
+            assert first["expected"] is None and first["can_issue"] == []
+        seq = _submit(runtime, "csp-1", OpenRound(), "open-x", "dealer")
+        for name, ws in sockets.items():
+            message = _until(ws, seq)[-1]
+            shown = client.get("/api/tables/csp-1", headers=headers[name]).json()
+            assert shown["seq"] == message["seq"] == seq
+            for key in ("status", "expected", "can_issue", "round_id", "view", "fault"):
+                assert message[key] == shown[key], (name, key)
+            assert message["expected"]["phase"] == "betting"
+        commands = {name: set(sockets_can) for name, sockets_can in (
+            (n, client.get("/api/tables/csp-1", headers=headers[n]).json()["can_issue"])
+            for n in sockets)}  # fmt: skip
+    assert "caribbean.PlaceAnte" in commands["alice"]
+    assert "caribbean.PlaceAnte" not in commands["dealer"]
+    assert commands["dealer"] and commands["dealer"].isdisjoint(commands["alice"])
+    assert commands["public"] == set()

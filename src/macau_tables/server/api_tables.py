@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import codec
 from ..errors import CodecError, MacauTablesError
-from ..rounds import Audience, Issuer, acting, actor_field_of, issuer_of
+from ..rounds import Audience, Expected, Issuer, acting, actor_field_of, issuer_of
 from ..tables.recall import recall
 from ..tables.reports import table_rows
 from ..tables.service import TableService
@@ -55,6 +55,7 @@ __all__ = [
     "StatusRequest",
     "audience_of",
     "authorise",
+    "expectation",
     "may_issue",
     "router",
 ]
@@ -265,6 +266,19 @@ def may_issue(principal: Principal | None, command_type: type) -> bool:
     return principal is not None and principal.role in ISSUERS[issuer_of(command_type)]
 
 
+def expectation(expected: Expected | None, principal: Principal | None) -> dict[str, Any]:
+    """``{"expected", "can_issue"}``: what the round waits for (the codec's encoding of
+    :class:`~macau_tables.rounds.Expected`: phase, due, command names; ``None`` before the
+    first round) and, of its commands, those ``principal``'s role may send — as
+    ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them."""
+    return {
+        "expected": None if expected is None else codec.encode(expected),
+        "can_issue": []
+        if expected is None
+        else [codec.type_name(c) for c in expected.commands if may_issue(principal, c)],
+    }
+
+
 def authorise(principal: Principal, command: object) -> Issuer:
     """Refuse (403) ``command`` from ``principal`` unless it is theirs to issue (module
     docstring); returns who issues it."""
@@ -332,7 +346,6 @@ def show_table(
     service = _service(runtime, table_id)
     audience = audience_of(principal)
     update = service.view(audience)
-    expected = service.expected()
     return {
         "table_id": update.table_id,
         "game": service.setup.game,
@@ -342,10 +355,7 @@ def show_table(
         "audience": codec.encode(audience),
         "round_id": update.round_id,
         "view": None if update.view is None else codec.encode(update.view),
-        "expected": None if expected is None else codec.encode(expected),
-        "can_issue": []
-        if expected is None
-        else [codec.type_name(c) for c in expected.commands if may_issue(principal, c)],
+        **expectation(service.expected(), principal),
         "fault": update.fault,
         "meter_link": update.meter_link,
         "shoe": dict(service.dealing.progress(service.state.deal)),

@@ -17,8 +17,11 @@ process), with the last hits the store recorded.
 Messages the server sends (JSON text):
 
 * ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
-  "meter_link"}`` — the view after record ``seq`` of the table's log (the event id a client
-  resumes from);
+  "meter_link", "status", "expected", "can_issue"}`` — the view after record ``seq`` of the
+  table's log (the event id a client resumes from), with the table's status, what the round
+  waits for (``expected``: phase, due, command names) and which of those commands the
+  connected user's role may send (``can_issue``), the same fields as ``GET /api/tables/{id}``
+  (:func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
 * ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message;
 * ``{"type": "hits", "meter_id", "hits": [...]}`` — a meter's last hits after an award;
@@ -60,10 +63,10 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience
 from ..tables.publish import MeterUpdate, TableUpdate
+from ..tables.service import TableService
 from . import auth
-from .api_tables import audience_of
+from .api_tables import audience_of, expectation
 from .errors import error_body, status_for
 from .principal import Principal
 from .runtime import Runtime, get_runtime
@@ -104,8 +107,9 @@ _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
 
 
-def table_message(update: TableUpdate) -> dict[str, Any]:
-    """The ``"table"`` message of ``update`` (JSON-ready): its view encoded by the codec."""
+def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``"table"`` message of ``update`` (JSON-ready): its view encoded by the codec, with
+    ``extra`` (the table's ``status``, ``expected`` and ``can_issue``, see :func:`_now_of`)."""
     return {
         "type": "table",
         "table_id": update.table_id,
@@ -115,7 +119,15 @@ def table_message(update: TableUpdate) -> dict[str, Any]:
         "view": None if update.view is None else codec.encode(update.view),
         "fault": update.fault,
         "meter_link": update.meter_link,
+        **(extra or {}),
     }
+
+
+def _now_of(service: TableService, principal: Principal | None) -> dict[str, Any]:
+    """What the ``table`` message adds to the view, as ``GET /api/tables/{id}`` says it: the
+    table's ``status`` and :func:`.api_tables.expectation` (``expected``, ``can_issue``).
+    Called in the publishing thread, which holds the table's lock: it matches the update."""
+    return {"status": service.status.value, **expectation(service.expected(), principal)}
 
 
 def _meter_message(meter_id: str, amount: int) -> dict[str, Any]:
@@ -394,14 +406,15 @@ async def table_stream(websocket: WebSocket, table_id: str) -> None:
         return
     principal, client = admitted
     try:
-        await _serve_table(websocket, runtime, table_id, audience_of(principal))
+        await _serve_table(websocket, runtime, table_id, principal)
     finally:
         _gate(runtime).leave(client)
 
 
 async def _serve_table(
-    websocket: WebSocket, runtime: Runtime, table_id: str, audience: Audience
+    websocket: WebSocket, runtime: Runtime, table_id: str, principal: Principal | None
 ) -> None:
+    audience = audience_of(principal)
     try:
         after = _after_param(websocket)
         service = await run_in_threadpool(runtime.service, table_id)
@@ -412,31 +425,33 @@ async def _serve_table(
         await _close(websocket, _STATUS_CLOSE.get(status_for(exc), CLOSE_POLICY), exc)
         return
     conn = _Connection(websocket, runtime)
-    latest: list[TableUpdate] = []  # the last update seen (touched in the loop only)
+    # the last update seen and what the message adds to it (touched in the loop only)
+    latest: list[tuple[TableUpdate, dict[str, Any]]] = []
     skip = [after]  # the first update is not sent when the client already has its seq
 
-    def build(update: object) -> dict[str, Any] | None:
+    def build(update: object, extra: dict[str, Any] | None) -> dict[str, Any] | None:
         if isinstance(update, MeterUpdate):
             return _meter_message(update.meter_id, update.amount)
-        if not isinstance(update, TableUpdate):
+        if not isinstance(update, TableUpdate) or extra is None:
             return None
-        latest[:] = [update]
+        latest[:] = [(update, extra)]
         if skip[0] is not None:
             already = update.seq == skip[0]
             skip[0] = None
             if already:
                 return None
-        return table_message(update)
+        return table_message(update, extra)
 
     def resume(after: int) -> None:
-        if latest and latest[0].seq != after:
+        if latest and latest[0][0].seq != after:
             conn.last_sent = None
-            conn.outbox.offer(lambda: table_message(latest[0]))
+            conn.outbox.offer(lambda: table_message(*latest[0]))
 
     conn.on_resume = resume
 
     def callback(update: object) -> None:
-        conn.outbox.offer_threadsafe(lambda: build(update))
+        extra = _now_of(service, principal) if isinstance(update, TableUpdate) else None
+        conn.outbox.offer_threadsafe(lambda: build(update, extra))
 
     subscription = await run_in_threadpool(service.subscribe, audience, callback)
     try:

@@ -1,8 +1,8 @@
 // What every game page shares (player tables, dealer console): the table's live state from the
-// round contract's API — the WebSocket /ws/tables/{id} says when the table moved on, then
-// GET /api/tables/{id} gives the view for this user with `expected` (what the round waits for
-// and the commands it accepts now) and GET /api/tables/{id}/board the time-out countdown and
-// seating. The pages never read a card the server did not put in this user's view.
+// round contract's API — GET /api/tables/{id} once, then the WebSocket /ws/tables/{id}, whose
+// messages carry the view for this user with `expected` (what the round waits for and the
+// commands it accepts now) and `can_issue`; GET /api/tables/{id}/board the time-out countdown
+// and seating when they can have changed. The pages never read a card the server did not put in this user's view.
 
 import { api, clearError, once, send, showError, showStatus } from "./api.js";
 import { has, money, pageData, t } from "./i18n.js";
@@ -98,16 +98,21 @@ export function phaseText(phase) {
 }
 
 /**
- * Follow the table of the page. `render(shown, board)` gets every new state: `shown` is
- * GET /api/tables/{id} (view, expected, seq, status, fault), `board` GET .../board. Returns
- * { command(cmd, control), refresh(), state() }.
+ * Follow the table of the page. `render(shown, board)` gets every new state: `shown` the table
+ * as GET /api/tables/{id} answers it (view, expected, can_issue, seq, status, fault), kept
+ * current by the socket's `table` messages, which carry the same fields — no request per
+ * event; `board` GET .../board (countdown, seating, the shoe's wait), read again only when what
+ * it shows can have changed: a new round, phase or awaited step, the time between rounds, a
+ * reconnection. Returns { command(cmd, control), refresh(), state() }.
  */
 export function followTable(render, { wallet = false } = {}) {
   const id = page.table_id;
+  const path = `/api/tables/${encodeURIComponent(id)}`;
   let shown = null;
   let board = null;
-  let again = false;
+  let boardKey = null; // what the board was read for (boardKeyOf)
   let deadline = null; // performance.now() at which the countdown reaches 0
+  let chain = Promise.resolve(); // the states are taken one after the other, in order
 
   async function readWallet() {
     if (!wallet) return;
@@ -123,37 +128,41 @@ export function followTable(render, { wallet = false } = {}) {
     }
   }
 
-  let current = null; // the refresh running now: a caller awaits the state it ends with
+  // The board's timers and seating change with the round, its phase and the step it waits for;
+  // between rounds (the shoe procedure, the next seating) any event may change them.
+  function boardKeyOf(s) {
+    const e = s.expected;
+    if (!e || !e.commands.length) return `seq ${s.seq} ${s.status} ${s.fault}`;
+    return JSON.stringify([s.round_id, e.phase, e.due, s.status, s.fault]);
+  }
 
-  function refresh() {
-    if (current) {
-      again = true;
-      return current;
+  /** Show state `s` (a GET answer or a socket message); `readBoard` forces /board. */
+  async function take(s, { readBoard = false, readMoney = false } = {}) {
+    if (shown && s.seq < shown.seq) return; // older than what is shown (a slow answer)
+    const { type: _type, ...fields } = s;
+    shown = shown ? { ...shown, ...fields } : fields;
+    const key = boardKeyOf(shown);
+    const newBoard = readBoard || !board || key !== boardKey;
+    if (newBoard) {
+      board = await api(`${path}/board`);
+      boardKey = key;
+      deadline = board.seconds_left === null ? null : performance.now() + board.seconds_left * 1000;
+      tick();
     }
-    current = (async () => {
-      try {
-        do {
-          again = false;
-          const [s, b] = await Promise.all([
-            api(`/api/tables/${encodeURIComponent(id)}`),
-            api(`/api/tables/${encodeURIComponent(id)}/board`),
-          ]);
-          const moved = !shown || s.seq !== shown.seq;
-          shown = s;
-          board = b;
-          deadline = b.seconds_left === null ? null : performance.now() + b.seconds_left * 1000;
-          tick();
-          showTableState(s);
-          render(s, b);
-          if (moved) await readWallet();
-        } while (again);
-      } catch (err) {
-        showError(err);
-      } finally {
-        current = null;
-      }
-    })();
-    return current;
+    showTableState(shown);
+    render(shown, board);
+    if (newBoard || readMoney) await readWallet();
+  }
+
+  function queue(job) {
+    const run = chain.then(job).catch((err) => showError(err));
+    chain = run;
+    return run;
+  }
+
+  /** Read the table anew (GET /api/tables/{id}); `board`: its board too. */
+  function refresh({ board: readBoard = false, wallet: readMoney = false } = {}) {
+    return queue(async () => take(await api(path), { readBoard, readMoney }));
   }
 
   function tick() {
@@ -170,21 +179,24 @@ export function followTable(render, { wallet = false } = {}) {
   }
   setInterval(tick, 500);
 
+  let opened = false;
   connect(`/ws/tables/${encodeURIComponent(id)}`, {
     onMessage(message) {
-      if (message.type === "table") refresh();
+      if (message.type === "table") queue(() => take(message));
     },
     onState(state) {
-      if (state === "open") refresh(); // after a reconnect the page reads the table again
+      // after a reconnect the page reads the table again (what it missed, with its board)
+      if (state === "open" && opened) refresh({ board: true, wallet: true });
+      if (state === "open") opened = true;
     },
   });
 
   /** Send one command of the round contract (a double click sends it once). */
   async function command(cmd, control) {
     const run = async () => {
-      const result = await send(`/api/tables/${encodeURIComponent(id)}/commands`, { command: cmd });
+      const result = await send(`${path}/commands`, { command: cmd });
       showStatus(t("play.sent"));
-      await refresh();
+      await refresh({ wallet: true });
       return result;
     };
     if (control) {
@@ -202,7 +214,7 @@ export function followTable(render, { wallet = false } = {}) {
     }
   }
 
-  refresh();
+  refresh({ board: true, wallet: true });
   return { command, refresh, state: () => ({ shown, board }) };
 }
 
