@@ -150,6 +150,14 @@ def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, liv
     error = page.locator("#page-error")
     error.wait_for(state="visible")
     assert any("\u4e00" <= ch <= "\u9fff" for ch in error.inner_text()), error.inner_text()
+    # the game words in refusals a page renders itself ({kind:term}) are the page's too
+    words = page.evaluate(
+        """async () => {
+            const i18n = await import('/static/js/i18n.js');
+            return [i18n.term('banker_pair'), i18n.term('box 3'), i18n.term('bob')];
+        }"""
+    )
+    assert words == ["莊對子", "第 3 門", "bob"], words
     wait_until("the bet areas closed", lambda: not banker.is_enabled())
     assert _shown(live, "bac-1", "alice")["seq"] >= shown["seq"]
     wait_until("nothing taken from the wallet", lambda: _balance(page) == before)

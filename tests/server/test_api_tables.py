@@ -3,12 +3,15 @@ through /api/tables, who may issue what (rounds.Issuer), idempotency, refusals a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
 
+from macau_tables.messages.terms import TERMS, term
+from macau_tables.server.i18n import terms_for
 from macau_tables.server.runtime import Runtime
 
 Json = dict[str, Any]
@@ -394,3 +397,51 @@ def test_a_text_with_nul_is_refused_on_every_database(client: TestClient) -> Non
     assert response.status_code == 422
     assert client.get("/api/tables/bac%00").status_code == 422
     assert client.get("/api/tables/bac-1").json()["status"] == "open"  # nothing changed
+
+
+def test_a_refusal_is_in_the_pages_language_game_words_too(client: TestClient) -> None:
+    """A refusal's ``text`` is in the page's language — ``Accept-Language`` (what ``api.js``
+    sends) or the page's language cookie, which wins over the browser's own header — the
+    games' words in it translated (``{kind:term}``: 莊對子, not ``banker_pair``)."""
+    t = Table(client, "bac-1")
+    t.ok("dealer", OPEN_BACCARAT)
+    odd = _wager("alice", 1, "banker_pair", 1_001)  # not a multiple of the bet unit
+    texts = {}
+    for name, extra, cookie in (
+        ("header", {"Accept-Language": "zh-Hant"}, None),
+        ("browser", {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}, None),
+        ("cookie", {"Accept-Language": "en-US,en;q=0.9"}, "zh-Hant"),
+        ("english", {"Accept-Language": "en-US"}, None),
+    ):
+        client.cookies.clear()
+        if cookie:
+            client.cookies.set("macau_lang", cookie)
+        response = client.post(
+            "/api/tables/bac-1/commands",
+            json={"idempotency_key": f"zh-{name}", "command": odd},
+            headers={**t.as_("alice"), **extra},
+        )
+        assert response.status_code in (400, 409, 422), response.text
+        error = response.json()["error"]
+        assert error["params"]["kind"] == "banker_pair"
+        texts[name] = error["text"]
+    client.cookies.clear()
+    for name in ("header", "browser", "cookie"):
+        assert "莊對子" in texts[name] and "banker_pair" not in texts[name], texts[name]
+        assert not any("a" <= ch <= "z" for ch in texts[name]), texts[name]  # nothing English
+    assert "banker_pair" in texts["english"]
+
+
+def test_the_pages_get_the_game_words_for_their_scripts() -> None:
+    """``i18n.js`` fills ``{kind:term}`` from ``terms_for`` as ``messages.terms.term`` does."""
+    zh = terms_for("zh-Hant")
+    assert zh["words"] == dict(TERMS["zh-Hant"])
+    for value in ("box 3", "seat 12", "standing 2"):
+        pattern, template = next(
+            (p, tpl)
+            for p, tpl in zh["places"]
+            if re.fullmatch(p, value)  # type: ignore[attr-defined]
+        )
+        match = re.fullmatch(pattern, value)
+        assert match and template.format(*match.groups()) == term(value, "zh-Hant")
+    assert terms_for("en") == {"words": {}, "places": []}

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["TERMS", "term"]
+__all__ = ["TERMS", "places", "term"]
 
 TERMS: Final[Mapping[str, Mapping[str, str]]] = {
     "zh-Hant": {
@@ -100,3 +100,9 @@ def term(value: str, language: str) -> str:
         if match is not None:
             return template.format(*match.groups())
     return value
+
+
+def places(language: str) -> tuple[tuple[str, str], ...]:
+    """The numbered places of ``language`` as (regular expression, template with ``{0}``)
+    pairs — what :func:`term` applies after :data:`TERMS`, for a page's script to do the same."""
+    return tuple((pattern.pattern, template) for pattern, template in _PLACES.get(language, ()))

@@ -5,7 +5,8 @@ Every refusal has one shape::
     {"error": {"key": "tables.table_closed", "params": {...}, "text": "…", "rule": null}}
 
 ``key`` is the message key (:mod:`macau_tables.messages`), ``params`` its parameters, ``text``
-the English sentence (or the request's ``Accept-Language`` when it asks for ``zh-Hant``), and
+the sentence in the request's language (:func:`language_of`: the page's language cookie, else
+``Accept-Language``; English by default), and
 ``rule`` the rule id of a :class:`~macau_tables.errors.RuleViolation` (``CSP-6.6``), else ``null``.
 
 :func:`status_for` chooses the HTTP status of a :class:`~macau_tables.errors.MacauTablesError`
@@ -29,6 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 
 from .. import messages
 from ..errors import (
@@ -40,11 +42,13 @@ from ..errors import (
     RuleViolation,
     StoreError,
 )
+from . import i18n
 
 __all__ = [
     "STATUS_BY_KEY",
     "error_body",
     "install_handlers",
+    "language_of",
     "register_status",
     "status_for",
 ]
@@ -117,14 +121,12 @@ def status_for(exc: MacauTablesError) -> int:
     return 400
 
 
-def language_of(request: Request) -> str:
-    """``zh-Hant`` when the request's ``Accept-Language`` prefers Traditional Chinese
-    (``zh-Hant``, ``zh-TW``, ``zh-HK``, ``zh-MO``), else English."""
-    header = request.headers.get("accept-language", "")
-    first = header.split(",")[0].strip().lower()
-    if first.startswith(("zh-hant", "zh-tw", "zh-hk", "zh-mo")):
-        return "zh-Hant"
-    return messages.DEFAULT_LANGUAGE
+def language_of(request: HTTPConnection) -> str:
+    """The language of a refusal's ``text``: the page's (:func:`.i18n.language_of`: ``?lang=``,
+    the language cookie, then the ``Accept-Language`` header by q-value — ``zh-Hant``,
+    ``zh-TW``, ``zh-HK``, ``zh-MO`` or ``zh`` is Traditional Chinese, anything else English),
+    so a refusal shown in a Chinese page is Chinese, its game words too (``{kind:term}``)."""
+    return i18n.language_of(request)
 
 
 def error_body(exc: MacauTablesError, language: str = messages.DEFAULT_LANGUAGE) -> dict[str, Any]:

@@ -11,8 +11,11 @@
   ``t("pages.loading")`` from ``static/js/i18n.js`` with the texts the server put in the page as
   JSON (:func:`texts_for`). ``tests/core/test_messages.py`` counts a key written literally in a
   template or a script as used, and refuses one that is not catalogued.
-* **Refusals** from the API come with their ``text`` in the language the request's
-  ``Accept-Language`` asks for (``api.js`` sends the page's language), rule refusals included.
+* **Refusals** from the API (and a socket's closing ``error``) come with their ``text`` in the
+  page's language (:func:`language_of`, through :func:`.errors.language_of`; ``api.js`` also
+  sends the page's language as ``Accept-Language``), rule refusals included, the games' words
+  in them too (``{kind:term}``: :mod:`macau_tables.messages.terms`). Refusals a page renders
+  itself from a view (a refused card) use :func:`terms_for`, put in the page beside the texts.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from .. import messages
+from ..messages import terms
 
 __all__ = [
     "LANG_COOKIE",
@@ -35,6 +39,7 @@ __all__ = [
     "language_of",
     "remember",
     "switch_url",
+    "terms_for",
     "texts_for",
 ]
 
@@ -122,6 +127,17 @@ def texts_for(language: str, prefixes: Iterable[str] = ("pages.",)) -> dict[str,
         key: texts.get(language) or texts[messages.DEFAULT_LANGUAGE]
         for key, texts in messages.catalog().items()
         if key.startswith(wanted)
+    }
+
+
+def terms_for(language: str) -> dict[str, object]:
+    """The games' words in ``language`` for the pages' scripts (``i18n.js`` fills a
+    ``{kind:term}`` placeholder with them, as :func:`macau_tables.messages.terms.term` does):
+    ``words`` (value → text) and ``places`` (regular expression, template) pairs; empty in
+    English."""
+    return {
+        "words": dict(terms.TERMS.get(language, {})),
+        "places": [list(pair) for pair in terms.places(language)],
     }
 
 

@@ -36,11 +36,12 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MacauTablesError
 from . import auth
-from .errors import error_body
+from .errors import error_body, language_of
 from .runtime import Runtime, RuntimeDep
 
 __all__ = ["BodyLimit", "Metrics", "RequestLog", "router"]
@@ -273,7 +274,7 @@ class BodyLimit:
         err = MacauTablesError("server.body_too_large", limit=self.limit)
         state = scope.setdefault("state", {})
         state["error_key"] = err.key
-        body = json.dumps(error_body(err)).encode()
+        body = json.dumps(error_body(err, language_of(HTTPConnection(scope)))).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -127,6 +127,7 @@ def render(
         "csrf": csrf or "",
         "switch": {lang: i18n.switch_url(request, lang) for lang in messages.LANGUAGES},
         "texts_json": _script_json(i18n.texts_for(language, ("pages.", *texts))),
+        "terms_json": _script_json(i18n.terms_for(language)),
         "data_json": _script_json(data),
         "path": request.url.path,
     }

@@ -27,7 +27,8 @@ Messages the server sends (JSON text):
 * ``{"type": "hits", "meter_id", "hits": [...]}`` — a meter's last hits after an award;
 * ``{"type": "pong"}``;
 * ``{"type": "error", "error": {"key", "params", "text", "rule"}}`` — just before the server
-  closes the socket, saying why (the close frame carries the code and the key).
+  closes the socket, saying why (``text`` in the page's language, as the API's refusals: the
+  language cookie, else ``Accept-Language``; the close frame carries the code and the key).
 
 Messages a client may send: ``{"type": "ping"}`` and ``{"type": "resume", "after": SEQ}``
 (also ``?after=SEQ`` on connecting): when the table has moved on since ``SEQ`` the current
@@ -67,7 +68,7 @@ from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
 from .api_tables import audience_of, expectation
-from .errors import error_body, status_for
+from .errors import error_body, language_of, status_for
 from .principal import Principal
 from .runtime import Runtime, get_runtime
 
@@ -275,7 +276,9 @@ async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None
     reason = ""
     if error is not None:
         with contextlib.suppress(Exception):
-            await websocket.send_text(_dumps({"type": "error", **error_body(error)}))
+            await websocket.send_text(
+                _dumps({"type": "error", **error_body(error, language_of(websocket))})
+            )
         reason = error.key.encode()[:_REASON_BYTES].decode(errors="ignore")
     with contextlib.suppress(Exception):
         await websocket.close(code=code, reason=reason)

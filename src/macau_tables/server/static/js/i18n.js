@@ -1,8 +1,10 @@
 // The page's language and texts (issue 11). The server puts the catalog's texts the page needs
 // in <script type="application/json" id="page-texts"> (server/i18n.py texts_for); t(key, params)
-// fills their {placeholders} as the Python catalog does (str.format: {{ and }} are braces).
+// fills their {placeholders} as the Python catalog does (str.format: {{ and }} are braces;
+// {kind:term} shows a game word in the page's language, from <script id="page-terms">).
 
 const texts = readJson("page-texts") || {};
+const terms = readJson("page-terms") || {};
 
 /** JSON from a <script type="application/json" id=...> of the page, or null. */
 export function readJson(id) {
@@ -25,14 +27,34 @@ export function lang() {
   return document.documentElement.lang || "en";
 }
 
-/** The catalog text of `key` in the page's language with `params` filled in. */
+/**
+ * A word of the games' vocabulary ("banker_pair", "box 3") in the page's language, as the
+ * server's messages.terms.term: the words and numbered places the server put in the page
+ * (<script id="page-terms">, server/i18n.py terms_for); the value itself when unknown.
+ */
+export function term(value) {
+  const text = String(value);
+  const words = terms.words || {};
+  if (Object.hasOwn(words, text)) return words[text];
+  for (const [pattern, template] of terms.places || []) {
+    const m = new RegExp(`^(?:${pattern})$`).exec(text);
+    if (m) return template.replace(/\{(\d+)\}/g, (_, i) => m[Number(i) + 1]);
+  }
+  return text;
+}
+
+/**
+ * The catalog text of `key` in the page's language with `params` filled in; a placeholder
+ * with the spec `term` ("{kind:term}") shows its value in the page's language (term()).
+ */
 export function t(key, params = {}) {
   const template = texts[key];
   if (template === undefined) return key;
-  return template.replace(/\{\{|\}\}|\{(\w+)(?::\w+)?\}/g, (match, name) => {
+  return template.replace(/\{\{|\}\}|\{(\w+)(?::(\w+))?\}/g, (match, name, spec) => {
     if (match === "{{") return "{";
     if (match === "}}") return "}";
-    return name in params ? String(params[name]) : match;
+    if (!(name in params)) return match;
+    return spec === "term" ? term(params[name]) : String(params[name]);
   });
 }
 
