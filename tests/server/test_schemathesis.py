@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema_rs
 import pytest
 import schemathesis
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,9 +25,8 @@ from schemathesis.checks import (
 from tests.server.conftest import login
 
 from macau_tables import codec
-from macau_tables.server import api_tables
 from macau_tables.server.api_tables import _decode
-from macau_tables.server.schemas import client_commands, payload_schema
+from macau_tables.server.schemas import ERROR_RESPONSES, client_commands, payload_schema
 
 ROLES = ("alice", "dealer", "supervisor", "admin")
 EXAMPLES = 8
@@ -37,9 +37,6 @@ KNOWN = {
     "name": st.sampled_from(["bruno", ""]),  # not a caller below: disabling them ends tokens
 }
 CHECKS = [not_a_server_error, content_type_conformance, response_schema_conformance]
-# Routes whose refusals are all documented (every 4xx they answer is in the document): the
-# round contract's (server.api_tables).
-DOCUMENTED = frozenset(getattr(route, "path", "") for route in api_tables.router.routes)
 # Operations that would end the caller's own session (the other roles' tokens stay valid).
 SKIPPED = r"^/api/auth/logout$"
 
@@ -49,9 +46,21 @@ def tokens(client: TestClient) -> list[dict[str, str]]:
     return [{}] + [login(client, name) for name in ROLES]
 
 
-def _fuzz(operation: Any, tokens: list[dict[str, str]]) -> None:
-    """Send ``operation`` generated requests as each caller; every answer checked."""
-    checks = CHECKS + [status_code_conformance] * (operation.path in DOCUMENTED)
+def documented(app: FastAPI) -> frozenset[str]:
+    """The paths whose operations all document every refusal (``schemas.ERROR_RESPONSES``) —
+    every API route: auth and users, tables, operations, the pages' JSON (``create_app``)."""
+    wanted = {str(status) for status in ERROR_RESPONSES}
+    return frozenset(
+        path
+        for path, item in app.openapi()["paths"].items()
+        if all(wanted <= set(op.get("responses", {})) for op in item.values())
+    )
+
+
+def _fuzz(operation: Any, tokens: list[dict[str, str]], documented: frozenset[str]) -> None:
+    """Send ``operation`` generated requests as each caller; every answer checked (its status
+    too when the route documents its refusals)."""
+    checks = CHECKS + [status_code_conformance] * (operation.path in documented)
     cases = st.one_of(
         operation.as_strategy(GenerationMode.POSITIVE),
         operation.as_strategy(GenerationMode.NEGATIVE),  # invalid on purpose: a 4xx
@@ -83,8 +92,11 @@ def test_no_5xx_and_every_answer_conforms(client: TestClient, tokens: list[dict[
     schema = schemathesis.openapi.from_asgi("/openapi.json", client.app).exclude(path_regex=SKIPPED)
     operations = [result.ok() for result in schema.get_all_operations()]
     assert any(op.path == "/api/tables/{table_id}/commands" for op in operations)
+    checked = documented(client.app)  # type: ignore[arg-type]
+    # every API route's status codes are checked (ops: /healthz, /readyz, /metrics are not API)
+    assert {op.path for op in operations if op.path.startswith("/api/")} <= checked
     for operation in operations:
-        _fuzz(operation, tokens)
+        _fuzz(operation, tokens, checked)
 
 
 def test_every_command_the_schema_allows_the_codec_reads(client: TestClient) -> None:

@@ -24,6 +24,7 @@ from .. import __version__
 from . import api_admin, api_tables, auth, ops, pages, pages_tables, streams
 from .errors import install_handlers
 from .runtime import Runtime
+from .schemas import ERROR_RESPONSES
 
 __all__ = ["create_app"]
 
@@ -53,9 +54,9 @@ def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
     app.state.metrics = metrics
     install_handlers(app)
     app.include_router(ops.router)
-    app.include_router(auth.router)
-    app.include_router(api_tables.router)
-    app.include_router(api_admin.router)
+    # Every API route documents the refusals it may answer (one shape, schemas.ERROR_RESPONSES).
+    for api in (auth.router, api_tables.router, api_admin.router):
+        app.include_router(api, responses=ERROR_RESPONSES)
     app.include_router(streams.router)
     pages.install(app)
     pages_tables.install(app)

@@ -649,7 +649,6 @@ class Me(BaseModel):
     response_model=TokenOut,
     dependencies=[Depends(public)],
     summary="A bearer token for an API client",
-    responses={401: {}, 403: {}, 422: {}, 429: {}},
 )
 def create_token(request: Request, credentials: Credentials) -> TokenOut:
     """Check the name and password; return a new bearer token (send it as ``Authorization:
@@ -714,7 +713,7 @@ def _secure(request: Request) -> bool:
     dependencies=[Depends(public)],
     summary="Sign in a page: a session cookie and its CSRF token",
     openapi_extra={"requestBody": _LOGIN_BODY},
-    responses={303: {}, 401: {}, 403: {}, 422: {}, 429: {}},
+    responses={303: {"description": "A form's redirect to its next page"}},
 )
 async def login(request: Request) -> Response:
     """Check the name and password (a form or JSON); set the session cookie (HttpOnly,
@@ -748,7 +747,6 @@ async def login(request: Request) -> Response:
 @router.post(
     "/api/auth/logout",
     summary="End this session or token",
-    responses={401: {}, 403: {}},
 )
 def logout(
     request: Request, principal: Annotated[Principal, Depends(current_principal)]
@@ -763,7 +761,7 @@ def logout(
     return response
 
 
-@router.get("/api/auth/me", response_model=Me, summary="Who is asking", responses={401: {}})
+@router.get("/api/auth/me", response_model=Me, summary="Who is asking")
 def me(request: Request, principal: Annotated[Principal, Depends(current_principal)]) -> Me:
     """The signed-in user, their role, how they signed in (and a page's CSRF token)."""
     token = csrf_token_of(request) if principal.via == "cookie" else None

@@ -56,6 +56,7 @@ from . import auth, i18n
 from .errors import status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
+from .schemas import ERROR_RESPONSES
 
 __all__ = [
     "STATIC",
@@ -251,7 +252,7 @@ def admin(request: Request, who: Admin) -> Response:
 
 # -- the shoe check's JSON -------------------------------------------------------------------------
 
-api_router = APIRouter(tags=["pages"])
+api_router = APIRouter(tags=["pages"], responses=ERROR_RESPONSES)
 
 SHOES_SHOWN: Final = 20
 

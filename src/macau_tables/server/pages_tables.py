@@ -62,6 +62,7 @@ from ..tables.model import OpenShoe
 from . import auth, pages
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
+from .schemas import ERROR_RESPONSES
 
 __all__ = [
     "CHIP_MULTIPLES",
@@ -90,8 +91,8 @@ TEXTS: Final = ("play.",)
 CONSOLE_TEXTS: Final = ("play.", "baccarat.", "caribbean.", "tables.", "shoe.", "core.")
 """The dealer console shows the law's refusals of a card in the page's language too."""
 
-router = APIRouter(tags=["pages"])
-"""The game pages' JSON reads (public)."""
+router = APIRouter(tags=["pages"], responses=ERROR_RESPONSES)
+"""The game pages' JSON reads (public; their refusals documented as every API route's)."""
 
 page_router = APIRouter(route_class=pages.PageRoute, include_in_schema=False, tags=["pages"])
 """The game pages (a browser without a session is sent to the login page)."""

@@ -241,15 +241,17 @@ class ErrorResponse(BaseModel):
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": text}
     for status, text in (
-        (400, "Not a command"),
+        (400, "A request the server does not take (e.g. not a command)"),
         (401, "Not signed in"),
         (403, "Not this caller's to do"),
         (404, "Unknown table"),
         (409, "Refused by the law or the table's state (the rule id says which)"),
         (413, "Body too large"),
         (422, "Unreadable request"),
+        (429, "Too many attempts, or busy: try again after Retry-After"),
         (503, "Try again later"),
     )
 }
-"""The refusals a route documents (``APIRouter(responses=ERROR_RESPONSES)``): every 4xx in
-the one shape of :mod:`.errors`."""
+"""The refusals every API route documents — every 4xx (and 503) in the one shape of
+:mod:`.errors`: :func:`.app.create_app` includes the API routers (auth and users, tables,
+operations) with them, the pages' JSON routers carry them (``APIRouter(responses=...)``)."""
