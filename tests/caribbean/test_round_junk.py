@@ -3,7 +3,7 @@ with a MacauTablesError (never a TypeError or a crash) and the round is unchange
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pytest
@@ -169,7 +169,7 @@ junk = st.recursive(
 commands = st.one_of(
     junk,
     st.builds(OtherGameBet, junk, junk, junk),
-    *(st.builds(cls, *(junk for _ in cls.__dataclass_fields__)) for cls in COMMANDS),
+    *(st.builds(cls, *(junk for _ in fields(cls))) for cls in COMMANDS),
 )
 
 
