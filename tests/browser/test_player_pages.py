@@ -308,7 +308,9 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     # alice sees the player's two cards, bruno sees them face down (BAC-16)
     alice_cards = alice.locator("#cards-player .card:not(.card-back)")
     wait_until("alice's cards", lambda: alice_cards.count() == 2)
-    assert bruno.locator("#cards-player .card-back").count() == 2
+    wait_until(
+        "bruno's face-down cards", lambda: bruno.locator("#cards-player .card-back").count() == 2
+    )
     assert bruno.locator("#squeeze").is_hidden()
     wait_until("the timer", lambda: alice.locator("#countdown").get_attribute("data-seconds"))
     shot(alice, "baccarat-squeeze-en")

@@ -143,14 +143,15 @@ export function followTable(render, { wallet = false } = {}) {
     shown = shown ? { ...shown, ...fields } : fields;
     const key = boardKeyOf(shown);
     const newBoard = readBoard || !board || key !== boardKey;
+    showTableState(shown);
+    if (board) render(shown, board); // the view at once; the board follows when it changed
     if (newBoard) {
       board = await api(`${path}/board`);
       boardKey = key;
       deadline = board.seconds_left === null ? null : performance.now() + board.seconds_left * 1000;
       tick();
+      render(shown, board);
     }
-    showTableState(shown);
-    render(shown, board);
     if (newBoard || readMoney) await readWallet();
   }
 
