@@ -356,3 +356,30 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
     assert "caribbean.PlaceAnte" not in commands["dealer"]
     assert commands["dealer"] and commands["dealer"].isdisjoint(commands["alice"])
     assert commands["public"] == set()
+
+
+def test_a_table_stream_closes_once_its_session_expires(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """A socket does not stay signed in after its token's end: at the next message after the
+    expiry (by the runtime's clock) the server sends ``auth.session_expired`` and closes with
+    4401; before it, the stream goes on. The public jackpot stream is not closed."""
+    token = _token(client, "alice")
+    with (
+        client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws,
+        client.websocket_connect(f"/ws/jackpot?token={token}") as jackpot,
+    ):
+        assert ws.receive_json()["type"] == "table"
+        assert jackpot.receive_json()["type"] == "meters"
+        runtime.clock.advance(runtime.settings.session_seconds - 60)  # type: ignore[attr-defined]
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+        runtime.clock.advance(61)  # type: ignore[attr-defined]
+        _submit(runtime, "csp-1", OpenRound(), "open-expired", "dealer")  # a push
+        error, closed = _closed(ws)
+        assert error["key"] == "auth.session_expired" and closed.code == streams.CLOSE_SIGNED_OUT
+        jackpot.send_json({"type": "ping"})
+        assert jackpot.receive_json() == {"type": "pong"}
+    # reconnecting with the expired token watches as the public (sign in again for more)
+    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as again:
+        assert again.receive_json()["audience"]["role"] == "public"

@@ -95,6 +95,7 @@ __all__ = [
     "router",
     "rule_problems",
     "sign_in",
+    "websocket_session",
 ]
 
 SESSION_COOKIE: Final = "macau_session"
@@ -355,6 +356,14 @@ def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn
 def _lookup(
     store: Store, secret: str, kind: str, clock: Callable[[], datetime] | None = None
 ) -> Principal:
+    return _lookup_session(store, secret, kind, clock)[0]
+
+
+def _lookup_session(
+    store: Store, secret: str, kind: str, clock: Callable[[], datetime] | None = None
+) -> tuple[Principal, datetime]:
+    """Who holds session or token ``secret`` and when it expires (refused: unknown, disabled,
+    expired)."""
     digest = _digest(secret)
 
     def read(tx: Tx) -> tuple[ops.SessionRecord | None, datetime]:
@@ -369,7 +378,7 @@ def _lookup(
             headers=_BEARER,
             expired=found.expires_at.isoformat(timespec="seconds"),
         )
-    return Principal(found.user_name, UserRole(found.role), via=kind)
+    return Principal(found.user_name, UserRole(found.role), via=kind), found.expires_at
 
 
 async def _check_csrf(request: Request, secret: str) -> None:
@@ -543,6 +552,13 @@ async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
     the ``token`` query parameter for browsers), else the session cookie when the socket comes
     from the page's own origin (no cross-site socket rides a session). ``None`` when there are
     no valid credentials (the caller serves the public audience or closes the socket)."""
+    signed = await websocket_session(websocket)
+    return None if signed is None else signed[0]
+
+
+async def websocket_session(websocket: WebSocket) -> tuple[Principal, datetime] | None:
+    """:func:`authenticate_websocket` with the time the session or token expires (an open
+    socket is closed after it: :mod:`.streams`)."""
     store = _store(websocket)
     header = websocket.headers.get("authorization", "")
     scheme, _, secret = header.strip().partition(" ")
@@ -550,10 +566,14 @@ async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
     token = token or websocket.query_params.get("token", "")
     try:
         if token:
-            return await run_in_threadpool(_lookup, store, token, "token", _clock(websocket))
+            return await run_in_threadpool(
+                _lookup_session, store, token, "token", _clock(websocket)
+            )
         cookie = websocket.cookies.get(SESSION_COOKIE, "")
         if cookie and _same_origin(websocket):
-            return await run_in_threadpool(_lookup, store, cookie, "cookie", _clock(websocket))
+            return await run_in_threadpool(
+                _lookup_session, store, cookie, "cookie", _clock(websocket)
+            )
     except MacauTablesError:
         return None
     return None

@@ -39,7 +39,10 @@ the server never relays anything a client says. Refusals (each closes the socket
 ``error`` message): a message over ``body_limit_bytes`` (1009), an unknown table (4404), a
 table served by another process (4409), a client too slow to take its updates (its queue of
 ``websocket_queue`` updates overflowed: 4408 — the table never waits for it), too many
-connections in the process or from one client (1013, try again later).
+connections in the process or from one client (1013, try again later), and a table stream
+whose session or token has expired (4401, ``auth.session_expired``: checked by the runtime's
+clock before each message is sent and every ``tick_seconds`` meanwhile — the socket does not
+stay signed in; the jackpot stream, public, goes on).
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
 tick thread, PostgreSQL's listener); each connection's callback hands the update to its own
@@ -56,6 +59,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Final
 
 from fastapi import APIRouter, WebSocket
@@ -75,6 +79,7 @@ from .runtime import Runtime, get_runtime
 __all__ = [
     "CLOSE_OVERSIZED",
     "CLOSE_POLICY",
+    "CLOSE_SIGNED_OUT",
     "CLOSE_SLOW",
     "CLOSE_TABLE_ELSEWHERE",
     "CLOSE_TABLE_UNKNOWN",
@@ -93,6 +98,8 @@ CLOSE_OVERSIZED: Final = 1009
 """A client message over ``body_limit_bytes``."""
 CLOSE_TRY_LATER: Final = 1013
 """Too many connections (the process's or the client's cap): try again later."""
+CLOSE_SIGNED_OUT: Final = 4401
+"""The session or token the table stream was opened with expired (sign in again)."""
 CLOSE_TABLE_UNKNOWN: Final = 4404
 """No such table."""
 CLOSE_SLOW: Final = 4408
@@ -235,11 +242,12 @@ class _Outbox:
         self.queue.put_nowait(message)
 
 
-async def _principal(websocket: WebSocket) -> Principal | None:
-    """Who connected (:func:`.auth.authenticate_websocket`: a bearer token in the
-    ``Authorization`` header, ``?token=`` or offered as the subprotocols ``bearer, TOKEN``, or
-    the session cookie); ``None``: the public."""
-    return await auth.authenticate_websocket(_with_protocol_token(websocket))
+async def _principal(websocket: WebSocket) -> tuple[Principal | None, datetime | None]:
+    """Who connected and when their session or token expires (:func:`.auth.websocket_session`:
+    a bearer token in the ``Authorization`` header, ``?token=`` or offered as the subprotocols
+    ``bearer, TOKEN``, or the session cookie); ``(None, None)``: the public."""
+    signed = await auth.websocket_session(_with_protocol_token(websocket))
+    return (None, None) if signed is None else signed
 
 
 def _protocol_token(websocket: WebSocket) -> str | None:
@@ -287,9 +295,12 @@ async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None
 class _Connection:
     """One accepted socket: its outbox, the receive loop and the send loop."""
 
-    def __init__(self, websocket: WebSocket, runtime: Runtime) -> None:
+    def __init__(
+        self, websocket: WebSocket, runtime: Runtime, expires: datetime | None = None
+    ) -> None:
         self.websocket = websocket
         self.runtime = runtime
+        self.expires = expires  # the session's end: closed at the next push or tick after it
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
@@ -316,9 +327,33 @@ class _Connection:
                 return
         await _close(self.websocket, 1000)
 
+    def _signed_in(self) -> None:
+        """Close (4401) a socket whose session or token has expired by the runtime's clock."""
+        if self.expires is not None and self.runtime.clock.now() >= self.expires:
+            expired = self.expires.isoformat(timespec="seconds")
+            raise _Closing(
+                CLOSE_SIGNED_OUT, MacauTablesError("auth.session_expired", expired=expired)
+            )
+
+    async def _next(self) -> dict[str, Any] | None:
+        """The next message to send; with a session, the expiry is checked at every tick
+        (``tick_seconds``) while none comes, and before each one is sent."""
+        tick = self.runtime.settings.tick_seconds
+        while True:
+            if self.expires is None or tick <= 0:
+                message = await self.outbox.queue.get()
+            else:
+                try:
+                    message = await asyncio.wait_for(self.outbox.queue.get(), tick)
+                except TimeoutError:
+                    self._signed_in()
+                    continue
+            self._signed_in()
+            return message
+
     async def _send_loop(self) -> None:
         while True:
-            message = await self.outbox.queue.get()
+            message = await self._next()
             if message is None:
                 raise _Closing(
                     CLOSE_SLOW, MacauTablesError("streams.too_slow", size=self.outbox.size)
@@ -382,9 +417,12 @@ def _after_param(websocket: WebSocket) -> int | None:
     return int(raw)
 
 
-async def _admit(websocket: WebSocket, runtime: Runtime) -> tuple[Principal | None, str] | None:
-    """Accept the socket, sign the client in and check the caps; ``None`` once refused."""
-    principal = await _principal(websocket)
+async def _admit(
+    websocket: WebSocket, runtime: Runtime
+) -> tuple[Principal | None, str, datetime | None] | None:
+    """Accept the socket, sign the client in and check the caps: who, the client's key and
+    when the session expires; ``None`` once refused."""
+    principal, expires = await _principal(websocket)
     await websocket.accept(subprotocol=_subprotocol(websocket))
     client = _client_key(websocket, principal)
     total = runtime.settings.max_websockets
@@ -396,7 +434,7 @@ async def _admit(websocket: WebSocket, runtime: Runtime) -> tuple[Principal | No
             MacauTablesError("streams.too_many", total=total, per_client=per_client),
         )
         return None
-    return principal, client
+    return principal, client, expires
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -407,15 +445,19 @@ async def table_stream(websocket: WebSocket, table_id: str) -> None:
     admitted = await _admit(websocket, runtime)
     if admitted is None:
         return
-    principal, client = admitted
+    principal, client, expires = admitted
     try:
-        await _serve_table(websocket, runtime, table_id, principal)
+        await _serve_table(websocket, runtime, table_id, principal, expires)
     finally:
         _gate(runtime).leave(client)
 
 
 async def _serve_table(
-    websocket: WebSocket, runtime: Runtime, table_id: str, principal: Principal | None
+    websocket: WebSocket,
+    runtime: Runtime,
+    table_id: str,
+    principal: Principal | None,
+    expires: datetime | None,
 ) -> None:
     audience = audience_of(principal)
     try:
@@ -427,7 +469,7 @@ async def _serve_table(
     except MacauTablesError as exc:
         await _close(websocket, _STATUS_CLOSE.get(status_for(exc), CLOSE_POLICY), exc)
         return
-    conn = _Connection(websocket, runtime)
+    conn = _Connection(websocket, runtime, expires)
     # the last update seen and what the message adds to it (touched in the loop only)
     latest: list[tuple[TableUpdate, dict[str, Any]]] = []
     skip = [after]  # the first update is not sent when the client already has its seq
@@ -470,7 +512,7 @@ async def jackpot_stream(websocket: WebSocket) -> None:
     admitted = await _admit(websocket, runtime)
     if admitted is None:
         return
-    _, client = admitted
+    _, client, _ = admitted  # public: the meters stream on after a session's end
     try:
         await _serve_jackpot(websocket, runtime)
     finally:

@@ -5,9 +5,10 @@
 
 import { t } from "./i18n.js";
 
-// Closes after which trying again cannot help (1008 policy, 1009 oversized, 4404 unknown
-// table); the others (4409 elsewhere, 4408 too slow, 1013 try later, a lost network) retry.
-const FINAL = new Set([1008, 1009, 4404]);
+// Closes after which trying again cannot help (1008 policy, 1009 oversized, 4401 the session
+// expired: sign in again, 4404 unknown table); the others (4409 elsewhere, 4408 too slow, 1013
+// try later, a lost network) retry.
+const FINAL = new Set([1008, 1009, 4401, 4404]);
 
 function liveNode() {
   return document.querySelector("[data-live]");
