@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -383,3 +384,16 @@ def test_a_table_stream_closes_once_its_session_expires(
     # reconnecting with the expired token watches as the public (sign in again for more)
     with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as again:
         assert again.receive_json()["audience"]["role"] == "public"
+
+
+def test_an_idle_table_stream_closes_at_the_tick_after_its_session_expires(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """No message to send: the connection checks its session every ``tick_seconds``."""
+    runtime.settings = dataclasses.replace(runtime.settings, tick_seconds=0.05)
+    token = _token(client, "alice")
+    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+        assert ws.receive_json()["type"] == "table"
+        runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
+        error, closed = _closed(ws)  # nothing was pushed: the tick closed it
+        assert error["key"] == "auth.session_expired" and closed.code == streams.CLOSE_SIGNED_OUT
