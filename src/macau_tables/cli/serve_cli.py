@@ -147,7 +147,13 @@ def serve(
             for name, role, password in first.users:
                 typer.echo(f"  {role:<10} {name:<10} {password}")
             typer.echo("")
-            typer.echo(f'Sign in: POST {address}/api/auth/token {{"name", "password"}}')
+            typer.echo(
+                f"Pages: open {address}/ in a browser and sign in "
+                f"(jackpot display: {address}/jackpot)."
+            )
+            typer.echo(
+                f'API: POST {address}/api/auth/token {{"name", "password"}} gives a bearer token.'
+            )
         else:
             typer.echo("Users exist already (their credentials were printed on the first start).")
         sys.stdout.flush()
