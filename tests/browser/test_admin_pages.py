@@ -106,6 +106,66 @@ def test_a_supervisor_voids_a_waiting_round_from_the_supervisor_page_BAC_10(
     shot(supervisor, "supervisor-recall-en")
 
 
+SETTLED_ROUND = {
+    "table_id": "bac-1",
+    "game": "baccarat",
+    "round_id": "bac-1-7",
+    "state": "settled",
+    "first_seq": 40,
+    "last_seq": 52,
+    "hash": "ab" * 32,
+    "started": "2026-01-05T10:00:00+00:00",
+    "ended": "2026-01-05T10:01:00+00:00",
+    "cards": [
+        {"seq": 41, "card": "Q♦", "to": "P1", "event": "CardRefused"},
+        {"seq": 42, "card": "9♠", "to": "P1", "event": "CardDealt"},
+        {"seq": 43, "card": "2♥", "to": "B1", "event": "CardDealt"},
+    ],
+    "wagers": [
+        *(
+            {
+                "player": "alice",
+                "spot": "box 1",
+                "kind": kind,
+                "stake": 10_000,
+                "outcome": outcome,
+                "paid": paid,
+                "award": 0,
+                "carried_in": False,
+            }
+            for kind, outcome, paid in (
+                ("player", "won", 20_000),
+                ("banker_pair", "lost", 0),
+                ("tie", "carried_over", 0),
+                ("lucky_6", "returned", 10_000),
+            )
+        ),
+    ],
+    "players": [{"player": "alice", "before": 100_000, "after": 110_000, "net": 10_000}],
+    "awards": [],
+    "notes": [],
+    "holds": [],
+}
+"""A settled round as GET /api/tables/{id}/recall gives it (machine values: kinds, outcomes)."""
+
+
+def test_the_recall_of_a_settled_round_has_no_english_but_data_in_chinese(
+    page: Any, live: Live
+) -> None:
+    # the recall's JSON stays machine values; the page shows them in its words (messages.terms)
+    page.route("**/api/tables/bac-1/recall*", lambda route: route.fulfill(json=[SETTLED_ROUND]))
+    login(page, "supervisor", then="/supervisor?lang=zh-Hant")
+    page.locator("#recall-table option[value='bac-1']").wait_for(state="attached")
+    page.locator("#recall-table").select_option("bac-1")
+    page.locator("#recall-show").click()
+    recalled = page.locator("[data-recall='bac-1']")
+    recalled.wait_for()
+    text = recalled.inner_text()
+    for word in ("閒", "莊對子", "贏", "輸", "退回", "保留至下一局", "拒收的牌", "已結算"):
+        assert word in text, (word, text)
+    assert english_left(page, "alice", within="[data-recall='bac-1']") == [], text
+
+
 def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: Live) -> None:
     login(page, "supervisor", then="/supervisor?lang=zh-Hant")
     row = page.locator("#sup-tables tr[data-table='csp-1']")
@@ -195,6 +255,7 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     # the page's own words (the tables below it show stored data: names, options, reasons)
     chrome = "header, footer, h1, h2, h3, label, button, thead th, caption, p.muted, .notice"
     assert english_left(page, *table_names(live), *STAFF_DATA, within=chrome) == []
+    assert english_left(page, within="[data-options] tbody th") == []  # the options' names
     axe_check(page, what="admin zh-Hant")
     shot(page, "admin-zh-Hant")
 
@@ -263,6 +324,8 @@ def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, li
     held = page.locator("[data-waiting='csp-1']")
     held.wait_for()
     assert "黃袍麒" in held.inner_text() and "500,000.00" in held.inner_text()
+    assert "第 1 門" in held.inner_text()  # the award's place ("box 1") in the page's words
+    assert english_left(page, "alice", within="[data-waiting='csp-1'] .award") == []
     form = held.locator("form[data-command='tables.ReleaseAward']")
     form.get_by_label("原因").fill("已核對監控錄影")
     form.locator("button").click()

@@ -72,6 +72,41 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "double_pair": "雙對子",
         "three_of_a_kind": "三條",
         "single_pair": "單對子",
+        # how a wager ended (rounds.Outcome) and a wager not settled yet (tables.recall)
+        "won": "贏",
+        "lost": "輸",
+        "returned": "退回",
+        "carried_over": "保留至下一局",
+        "in play": "進行中",
+        # a card as recorded (tables.recall): a refused card at a live table
+        "CardDealt": "派牌",
+        "CardRefused": "拒收的牌",
+        # the options needing the regulator's approval (BAC-19, BAC-17.7, CSP-13)
+        "royal_flush_odds": "黃袍麒加注賠率",
+        "bac.burn_rule": "燒牌方式",
+        "bac.demo_rounds": "示範局",
+        "bac.machine": "自動洗牌派牌機",
+        "bac.last_round": "切牌後的最後一局",
+        "bac.tie_options": "和局後的選擇",
+        "bac.banker_pair": "莊對子投注",
+        "bac.player_pair": "閒對子投注",
+        "bac.jackpot": "累進大獎投注",
+        "bac.lucky_6": "幸運六投注",
+        "bac.no_commission": "免佣",
+        "bac.fixed_award.heavenly_straight": "天堂順固定獎金",
+        "bac.fixed_award.four_of_a_kind": "四條固定獎金",
+        "bac.fixed_award.double_pair": "雙對子固定獎金",
+        "bac.fixed_award.three_of_a_kind": "三條固定獎金",
+        "bac.fixed_award.single_pair": "單對子固定獎金",
+        # the actions of the audit log (server.auth.record_action)
+        "table open": "開台",
+        "table close": "關台",
+        "user_add": "新增使用者",
+        "user_disable": "停用使用者",
+        "user_enable": "啟用使用者",
+        "cashier_deposit": "收銀存款",
+        "cashier_withdrawal": "收銀提款",
+        "audit_archive": "匯出審計檔案",
     },
 }
 """Word → its text, per language other than English."""
@@ -81,6 +116,7 @@ _PLACES: Final[Mapping[str, tuple[tuple[re.Pattern[str], str], ...]]] = {
         (re.compile(r"box (\d+)"), "第 {0} 門"),
         (re.compile(r"seat (\d+)"), "第 {0} 號座位"),
         (re.compile(r"standing (\d+)"), "第 {0} 號站立投注區"),
+        (re.compile(r"command (.+)"), "指令 {0}"),  # an audited command: its type stays as is
     ),
 }
 """Numbered places at the table (``"box 3"``), per language other than English."""

@@ -4,7 +4,7 @@
 // BAC-19), the meters, and the latest entries of the audit log.
 
 import { api, clearError, newKey, once, showError, showStatus } from "./api.js";
-import { dateTime, money, t } from "./i18n.js";
+import { dateTime, money, t, term } from "./i18n.js";
 import { el, gameName } from "./tables_info.js";
 
 const ROLE = { player: "pages.role_player", dealer: "pages.role_dealer", supervisor: "pages.role_supervisor", admin: "pages.role_admin" };
@@ -165,7 +165,7 @@ async function drawOptions() {
         return el(
           "tr",
           {},
-          el("th", { scope: "row", class: "mono", text: o.option }),
+          el("th", { scope: "row", "data-option": o.option, text: term(o.option) }),
           el("td", { text: JSON.stringify(o.value) }),
           el("td", { text: o.rule }),
           el("td", { text: a ? t("pages.adm_approval", { reference: a.reference, applied: a.applied_on, effective: a.effective_on }) : t("pages.adm_no_approval") }),
@@ -199,7 +199,7 @@ async function drawAudit() {
   document.getElementById("audit").replaceChildren(
     table(
       [["pages.adm_audit_when", false], ["pages.adm_audit_who", false], ["pages.adm_audit_action", false], ["pages.adm_audit_why", false]],
-      entries.map((e) => el("tr", {}, el("td", { text: dateTime(e.at) }), el("td", { text: e.actor }), el("td", { class: "mono", text: e.action + (e.table_id ? ` · ${e.table_id}` : "") }), el("td", { text: e.reason || "—" }))),
+      entries.map((e) => el("tr", {}, el("td", { text: dateTime(e.at) }), el("td", { text: e.actor }), el("td", { class: "mono", "data-action": e.action, text: term(e.action) + (e.table_id ? ` · ${e.table_id}` : "") }), el("td", { text: e.reason || "—" }))),
     ),
   );
 }

@@ -3,7 +3,7 @@
 // the tables (open, close, with a reason); the recall of a table's last 10 rounds.
 
 import { api, once, showError, showStatus } from "./api.js";
-import { dateTime, has, money, t } from "./i18n.js";
+import { dateTime, has, money, t, term } from "./i18n.js";
 import { connect } from "./socket.js";
 import { commandForm, resolve } from "./commands.js";
 import { combinationName } from "./jackpot_words.js";
@@ -60,7 +60,7 @@ async function drawWaiting() {
         el("p", {
           class: "award",
           "data-hold": a.hold_id,
-          text: t("pages.sup_award", { player: a.player, spot: a.spot, combination: combinationName(a.combination), amount: money(a.amount) }),
+          text: t("pages.sup_award", { player: a.player, spot: term(a.spot), combination: combinationName(a.combination), amount: money(a.amount) }),
         }),
       );
     }
@@ -153,11 +153,11 @@ async function drawTables() {
 }
 
 function cardsText(round) {
-  return round.cards.map((c) => `${c.to}: ${c.card}${c.event === "CardDealt" ? "" : ` (${c.event})`}`).join(", ") || "—";
+  return round.cards.map((c) => `${term(c.to)}: ${c.card}${c.event === "CardDealt" ? "" : ` (${term(c.event)})`}`).join(", ") || "—";
 }
 
 function wagersText(round) {
-  return round.wagers.map((w) => t("pages.recall_wager", { player: w.player, kind: w.kind, stake: money(w.stake), outcome: w.outcome, paid: money(w.paid) })).join("; ") || "—";
+  return round.wagers.map((w) => t("pages.recall_wager", { player: w.player, kind: term(w.kind), stake: money(w.stake), outcome: term(w.outcome), paid: money(w.paid) })).join("; ") || "—";
 }
 
 async function showRecall(tableId) {
