@@ -32,8 +32,13 @@ the command line calls — nothing is computed here a second time:
   actions, newest first;
 * ``GET /api/admin/tables`` (admin): each table's configuration, the options needing the
   regulator's approval and the approval records (CSP-13, BAC-19), and whether they allow the
-  table to open today. Approvals are part of a stored configuration (hashed, never changed in
-  place), so they are read-only here.
+  table to open today; ``POST /api/admin/tables/{id}/config`` (admin) ``{changes, approvals,
+  reason, idempotency_key}`` — :func:`~macau_tables.tables.reconfigure.change_table_config`:
+  the table's rules with the changes and the approval records added, validated by the rules
+  themselves, stored as a NEW configuration version (approvals are part of it: hashed, never
+  changed in place; past rounds still resolve theirs), the table pointed at it and its service
+  reloaded — only between rounds (refused while a round is in progress), in force from the
+  next round.
 """
 
 from __future__ import annotations
@@ -49,10 +54,11 @@ from typing import Annotated, Any, Final, Literal
 from fastapi import APIRouter, Depends, Query
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, PlainTextResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.background import BackgroundTask
 
 from .. import codec
+from ..approvals import Approval
 from ..errors import MacauTablesError, StoreError, json_param
 from ..money import format_percent
 from ..rounds import DueKind, Expected, Issuer, issuer_of
@@ -64,6 +70,7 @@ from ..tables.engine import TableState
 from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, ReleaseAward, TableError
+from ..tables.reconfigure import change_table_config
 from ..tables.reports import TableFigures, day_report, report_csv
 from ..tables.storage import read_table
 from . import auth
@@ -85,6 +92,8 @@ register_status("admin.reason_required", 422)
 register_status("admin.verify_busy", 429)
 register_status("admin.day_out_of_range", 422)
 register_status("tables.meter_round_open", 409)
+register_status("tables.config_round_open", 409)
+register_status("tables.config_shoe_in_play", 409)
 
 Player = Annotated[Principal, Depends(auth.require(UserRole.PLAYER))]
 Admin = Annotated[Principal, Depends(auth.require(UserRole.ADMIN))]
@@ -803,3 +812,117 @@ def admin_tables(runtime: RuntimeDep, who: Admin) -> TableConfigs:
         )
 
     return runtime.store.read(read)
+
+
+TableIdPath = Annotated[str, PathParam(min_length=1, max_length=100, pattern=NAME)]
+Scalar = StrictBool | StrictInt | Annotated[StrictStr, Field(max_length=200, pattern=TEXT)]
+
+
+class ApprovalIn(BaseModel):
+    """A regulator's approval record to add (CSP-13, BAC-19): ``option`` set to ``value``,
+    the regulator's ``reference``, applied for on ``applied_on``, in force from
+    ``effective_on`` (at least three working days later)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    option: Name
+    value: Scalar
+    reference: Annotated[StrictStr, Field(min_length=1, max_length=200, pattern=TEXT)]
+    applied_on: date
+    effective_on: date
+
+
+class ConfigRequest(BaseModel):
+    """A change of a table's configuration: ``changes`` (field name -> new value, in the
+    form ``GET /api/admin/tables`` and the stored configuration use: minor units as ``int``, a
+    fraction as ``"n/d"``, a nested setting as its whole object), approval records to add,
+    ``reason`` why, ``idempotency_key`` so a retry changes nothing twice."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    changes: dict[Name, Any] = Field(default_factory=dict, max_length=30)
+    approvals: list[ApprovalIn] = Field(default_factory=list, max_length=20)
+    reason: Reason
+    idempotency_key: StrictStr = Field(min_length=1, max_length=200, pattern=TEXT)
+
+
+class ConfigDone(BaseModel):
+    """What a configuration change did: the old and new configuration ids of the table, the
+    new version's SHA-256, the fields changed and the approval records added."""
+
+    table_id: str
+    old_config_id: str
+    new_config_id: str
+    config_sha256: str
+    fields: list[str]
+    approvals_added: int
+    actor: str
+    reason: str
+
+
+@router.post(
+    "/api/admin/tables/{table_id}/config",
+    summary="Change a table's configuration or add approvals, between rounds (admin)",
+)
+def table_config(
+    runtime: RuntimeDep, who: Admin, table_id: TableIdPath, body: ConfigRequest
+) -> ConfigDone:
+    """Store the table's current rules with ``changes`` and the approvals added as a NEW
+    configuration version (validated by the rules themselves; never changed in place), point
+    the table at it and reload its service: in force from the next round. Refused, nothing
+    written, while a round is in progress (``tables.config_round_open``), for a value the rules
+    refuse (422 with their key), and at an open table for an option without a valid,
+    effective approval today (CSP-13, BAC-19)."""
+    reason = _reason(body.reason)
+    key = f"table_config:{table_id}:{body.idempotency_key}"
+    request = codec.sha256(
+        {
+            "table": table_id,
+            "changes": {k: json_param(v) for k, v in body.changes.items()},
+            "approvals": [a.model_dump(mode="json") for a in body.approvals],
+            "reason": reason,
+        }
+    )
+    records = [
+        Approval(a.option, a.value, a.reference, a.applied_on, a.effective_on)
+        for a in body.approvals
+    ]
+
+    def work(tx: Tx) -> ConfigDone:
+        found = tx.idempotency_get(key)
+        if found is not None:
+            if found.scope != "table_config" or found.request_sha256 != request:
+                raise TableError("tables.idempotency_mismatch", key=body.idempotency_key)
+            return ConfigDone.model_validate(found.response)
+        change = change_table_config(
+            tx, table_id, changes=body.changes, approvals=records, actor=who.name, reason=reason
+        )
+        done = ConfigDone(
+            table_id=table_id,
+            old_config_id=change.old_config_id,
+            new_config_id=change.new_config_id,
+            config_sha256=change.sha256,
+            fields=list(change.fields),
+            approvals_added=change.approvals_added,
+            actor=who.name,
+            reason=reason,
+        )
+        tx.idempotency_put(
+            key, scope="table_config", request_sha256=request, response=done.model_dump()
+        )
+        auth.record_action(
+            tx,
+            who,
+            "admin_table_config",
+            reason,
+            table_id=table_id,
+            old_config_id=change.old_config_id,
+            new_config_id=change.new_config_id,
+            fields=list(change.fields),
+            approvals_added=change.approvals_added,
+        )
+        return done
+
+    service = runtime.service(table_id)  # 404 unknown, 409 served by another process
+    result: ConfigDone = service.reconfigure(lambda: runtime.store.run(work))
+    return result

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .. import codec
 from ..errors import StoreError
@@ -68,6 +68,8 @@ from .vault import DEFAULT_VAULT, SealedVault
 __all__ = ["SNAPSHOT_EVERY", "TableService", "request_digest"]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 SNAPSHOT_EVERY: Final = 500
 """A snapshot is written between rounds once this many events were recorded since the last."""
@@ -145,6 +147,16 @@ class TableService:
         with self._lock:
             self._load()
             self._reseal()
+
+    def reconfigure(self, write: Callable[[], _T]) -> _T:
+        """Run ``write`` (a change of the table in the store made between rounds, e.g. a new
+        configuration: :func:`.reconfigure.change_table_config`) under the table's lock, so
+        no round opens meanwhile, then :meth:`reload` and publish; returns what it returned."""
+        with self._lock:
+            result = write()
+            self.reload()
+            self._publish()
+            return result
 
     def _reseal(self) -> bool:
         """Put the sealed order in play back from the vault; ``False`` when it is lost."""
