@@ -260,6 +260,43 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     shot(page, "admin-zh-Hant")
 
 
+def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
+    page: Any, live: Live
+) -> None:
+    supervisor = live.token("supervisor")
+    listed = live.api.get("/api/admin/tables", headers=live.token("admin")).json()["tables"]
+    csp = next(t for t in listed if t["table_id"] == "csp-1")
+    option = next(o for o in csp["options"] if not isinstance(o["value"], (dict, list)))
+    closed = live.api.post(
+        "/api/tables/csp-1/close", json={"reason": "approval"}, headers=supervisor
+    )
+    login(page, "admin", then="/admin")
+    form = page.locator("[data-approval-form='csp-1']")
+    form.wait_for()
+    form.get_by_label("Option needing approval").select_option(option["option"])
+    reference = f"DICJ-B-{uuid.uuid4().hex[:6]}"
+    form.get_by_label("Regulator's reference").fill(reference)
+    form.get_by_label("Applied on").fill("2025-12-05")
+    form.get_by_label("Effective on").fill("2025-12-01")  # before it was applied for: refused
+    form.get_by_label("Reason").fill("paytable approved by the regulator")
+    form.locator("button").click()
+    error = form.locator("[role='alert']")
+    wait_until("the refusal", lambda: error.is_visible() and error.inner_text())
+    assert page.watch.refusals  # 422, nothing recorded
+    form.get_by_label("Applied on").fill("2025-12-01")
+    form.get_by_label("Effective on").fill("2025-12-05")  # three working days later (CSP-13)
+    form.locator("button").dblclick()  # one approval, whatever the clicks
+    wrap = page.locator("[data-options='csp-1']")
+    wait_until("the approval listed", lambda: reference in wrap.inner_text())
+    again = live.api.get("/api/admin/tables", headers=live.token("admin")).json()["tables"]
+    refs = [a["reference"] for t in again if t["table_id"] == "csp-1" for a in t["approvals"]]
+    assert refs.count(reference) == 1
+    axe_check(page, what="admin approval form")
+    if closed.status_code == 200:
+        opened = live.api.post("/api/tables/csp-1/open", json={"reason": "x"}, headers=supervisor)
+        assert opened.status_code == 200, opened.text
+
+
 def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:
     page = page_of()
     login(page, "admin", then="/admin")

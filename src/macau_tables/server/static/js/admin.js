@@ -154,6 +154,78 @@ userForm.addEventListener("submit", (event) => {
 
 // -- options, meters, audit ------------------------------------------------------------------
 
+// One pending approval per table: the same submission again re-uses its idempotency key.
+const pendingApproval = new Map();
+
+/** The form "record an approval" of a table (CSP-13, BAC-19): one of its options needing
+ * approval at its current value, the regulator's reference, the dates, a reason. */
+function approvalForm(tb) {
+  const scalar = tb.options.filter((o) => o.value === null || typeof o.value !== "object");
+  const id = (name) => `appr-${tb.table_id}-${name}`;
+  const field = (name, key, control) => el("div", { class: "field-inline" }, el("label", { for: id(name), text: t(key) }), control);
+  const select = el("select", { id: id("option"), name: "option" }, ...scalar.map((o) => el("option", { value: o.option, text: `${term(o.option)} = ${JSON.stringify(o.value)}` })));
+  const text = (name, extra = {}) => el("input", { id: id(name), name, autocomplete: "off", ...extra });
+  const error = el("p", { class: "inline-error", role: "alert", hidden: true });
+  const button = el("button", { type: "submit", class: "button-small", text: t("pages.adm_appr_button") });
+  const form = el(
+    "form",
+    { "data-approval-form": tb.table_id, novalidate: true, "aria-labelledby": id("heading") },
+    el("h4", { id: id("heading"), text: t("pages.adm_appr_heading", { table: tb.table_id }) }),
+    field("option", "pages.adm_appr_option", select),
+    field("reference", "pages.adm_appr_reference", text("reference", { maxlength: "200" })),
+    field("applied", "pages.adm_appr_applied", text("applied", { type: "date" })),
+    field("effective", "pages.adm_appr_effective", text("effective", { type: "date" })),
+    field("reason", "pages.field_reason", text("reason", { maxlength: "500" })),
+    error,
+    button,
+  );
+  if (!scalar.length) {
+    select.disabled = true;
+    button.disabled = true;
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearError(error);
+    const chosen = scalar.find((o) => o.option === select.value);
+    const approval = {
+      option: select.value,
+      value: chosen ? chosen.value : null,
+      reference: form.elements.reference.value.trim(),
+      applied_on: form.elements.applied.value,
+      effective_on: form.elements.effective.value,
+    };
+    const reason = form.elements.reason.value.trim();
+    if (!chosen || !approval.reference || !approval.applied_on || !approval.effective_on || !reason) {
+      error.textContent = t("pages.adm_appr_missing");
+      error.hidden = false;
+      return;
+    }
+    const signature = JSON.stringify([approval, reason]);
+    let pending = pendingApproval.get(tb.table_id);
+    if (!pending || pending.signature !== signature) {
+      pending = { signature, key: newKey() };
+      pendingApproval.set(tb.table_id, pending);
+    }
+    const body = { approvals: [approval], changes: {}, reason, idempotency_key: pending.key };
+    once(
+      button,
+      async () => {
+        try {
+          await api(`/api/admin/tables/${encodeURIComponent(tb.table_id)}/config`, { method: "POST", body });
+          pendingApproval.delete(tb.table_id);
+          showStatus(t("pages.adm_appr_recorded", { reference: approval.reference, table: tb.table_id }));
+          await drawOptions();
+        } catch (err) {
+          if (err.status !== 0) pendingApproval.delete(tb.table_id);
+          showError(err, error);
+        }
+      },
+      error,
+    );
+  });
+  return form;
+}
+
 async function drawOptions() {
   const found = await api("/api/admin/tables");
   const box = document.getElementById("options");
@@ -179,6 +251,7 @@ async function drawOptions() {
         el("p", { class: tb.approved_today ? "" : "inline-error", text: verdict }),
         el("p", { class: "muted mono", text: t("pages.adm_config", { id: tb.config_id, sha: tb.config_sha256 }) }),
         table([["pages.adm_option", false], ["pages.adm_value", false], ["pages.adm_rule", false], ["pages.adm_approval_record", false]], rows),
+        approvalForm(tb),
       );
     }),
   );
