@@ -297,6 +297,26 @@ def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
         assert opened.status_code == 200, opened.text
 
 
+def test_an_admin_changes_a_meters_seed_from_its_next_hit_CSP_10_8(page: Any, live: Live) -> None:
+    meters = live.api.get("/api/meters").json()["meters"]
+    meter = next(m for m in meters if m["id"] == "m-caribbean")
+    login(page, "admin", then="/admin")
+    page.locator("#seed-meter option[value='m-caribbean']").wait_for(state="attached")
+    page.get_by_label("Meter", exact=True).select_option("m-caribbean")
+    page.get_by_label("New seed").fill("")
+    page.locator("#seed-reason").fill("seed confirmed by the regulator")
+    page.locator("#seed-change").click()  # no seed: refused in the page, nothing sent
+    assert page.locator("#seed-error").is_visible()
+    # the seed it has (so the other tests' hits pay as before), pending from the next hit
+    page.get_by_label("New seed").fill(f"{meter['seed'] // 100}.{meter['seed'] % 100:02d}")
+    page.locator("#seed-change").dblclick()
+    pending = page.locator("#meters [data-seed-pending]").filter(has_text="next hit")
+    wait_until("the pending seed", lambda: pending.count() >= 1)
+    again = live.api.get("/api/meters/m-caribbean").json()
+    assert again["seed_pending"] == meter["seed"]
+    axe_check(page, what="admin seed form")
+
+
 def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:
     page = page_of()
     login(page, "admin", then="/admin")

@@ -259,13 +259,49 @@ async function drawOptions() {
 
 async function drawMeters() {
   const { meters } = await api("/api/meters");
+  const select = document.getElementById("seed-meter");
+  const chosen = select.value;
+  select.replaceChildren(...meters.map((m) => el("option", { value: m.id, text: `${m.id} · ${gameName(m.game)}` })));
+  if (chosen) select.value = chosen;
   document.getElementById("meters").replaceChildren(
     table(
       [["pages.adm_meter", false], ["pages.adm_meter_amount", true], ["pages.adm_meter_seed", true], ["pages.adm_meter_hits", true], ["pages.adm_meter_tables", false]],
-      meters.map((m) => el("tr", {}, el("th", { scope: "row", text: `${m.id} · ${gameName(m.game)}` }), el("td", { class: "num", text: money(m.amount) }), el("td", { class: "num", text: money(m.seed) }), el("td", { class: "num", text: m.hits }), el("td", { text: m.tables.join(", ") }))),
+      meters.map((m) => el("tr", {}, el("th", { scope: "row", text: `${m.id} · ${gameName(m.game)}` }), el("td", { class: "num", text: money(m.amount) }), el("td", { class: "num", "data-seed": m.seed, "data-seed-pending": m.seed_pending ?? "", text: m.seed_pending === null ? money(m.seed) : t("pages.adm_seed_pending", { seed: money(m.seed), pending: money(m.seed_pending) }) }), el("td", { class: "num", text: m.hits }), el("td", { text: m.tables.join(", ") }))),
     ),
   );
 }
+
+// A meter's new seed, in force from its next hit (CSP-10.8); refused while a linked table has
+// a round in progress (tables.meter_round_open).
+const seedForm = document.getElementById("seed-form");
+const seedError = document.getElementById("seed-error");
+seedForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  clearError(seedError);
+  const text = seedForm.elements.seed.value.trim();
+  const seed = /^0+(?:\.0{1,2})?$/.test(text) ? 0 : parseAmount(text);
+  const reason = seedForm.elements.reason.value.trim();
+  if (seed === null || !reason) {
+    seedError.textContent = t(seed === null ? "pages.adm_amount_bad" : "pages.reason_required");
+    seedError.hidden = false;
+    return;
+  }
+  const meter = seedForm.elements.meter.value;
+  once(
+    document.getElementById("seed-change"),
+    async () => {
+      try {
+        const done = await api(`/api/meters/${encodeURIComponent(meter)}/params`, { method: "POST", body: { seed, reason } });
+        showStatus(t("pages.adm_seed_changed", { meter: done.id, seed: money(done.seed_pending ?? done.seed) }));
+        seedForm.elements.seed.value = "";
+        await drawMeters();
+      } catch (err) {
+        showError(err, seedError);
+      }
+    },
+    seedError,
+  );
+});
 
 async function drawAudit() {
   const { entries } = await api("/api/audit/log", { query: { limit: 20 } });
