@@ -32,6 +32,7 @@ Supervisors' commands are recorded in the audit log (who, when, why).
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -263,7 +264,11 @@ play nor deal; the service's own commands come from nobody)."""
 
 def may_issue(principal: Principal | None, command_type: type) -> bool:
     """Whether ``principal``'s role may send commands of ``command_type`` (for themselves)."""
-    return principal is not None and principal.role in ISSUERS[issuer_of(command_type)]
+    return principal is not None and _role_may_issue(principal.role, command_type)
+
+
+def _role_may_issue(role: UserRole, command_type: type) -> bool:
+    return role in ISSUERS[issuer_of(command_type)]
 
 
 def expectation(expected: Expected | None, principal: Principal | None) -> dict[str, Any]:
@@ -271,12 +276,25 @@ def expectation(expected: Expected | None, principal: Principal | None) -> dict[
     :class:`~macau_tables.rounds.Expected`: phase, due, command names; ``None`` before the
     first round) and, of its commands, those ``principal``'s role may send — as
     ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them."""
-    return {
-        "expected": None if expected is None else codec.encode(expected),
-        "can_issue": []
-        if expected is None
-        else [codec.type_name(c) for c in expected.commands if may_issue(principal, c)],
-    }
+    if expected is None:
+        return {"expected": None, "can_issue": []}
+    encoded, issuable = _expectation(expected, None if principal is None else principal.role)
+    return {"expected": encoded, "can_issue": list(issuable)}
+
+
+@functools.lru_cache(maxsize=256)
+def _expectation(
+    expected: Expected, role: UserRole | None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The encoding of ``expected`` and the names of its commands ``role`` may send: the same
+    for every socket of a role after an event (the stream computes it per subscriber), so it
+    is encoded once per distinct value (read-only: nobody changes the answer)."""
+    names = tuple(
+        codec.type_name(c)
+        for c in expected.commands
+        if role is not None and _role_may_issue(role, c)
+    )
+    return codec.encode(expected), names
 
 
 def authorise(principal: Principal, command: object) -> Issuer:
