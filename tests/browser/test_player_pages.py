@@ -8,13 +8,11 @@ console has its own tests, ``test_dealer_console.py``)."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from typing import Any
 
-from macau_tables.store import TableMode, TableStatus
-from macau_tables.tables.casino import demo_baccarat_rules
 from tests.browser.conftest import Live, axe_check, login, shot, wait_until
 from tests.browser.test_public_pages import english_left, table_names
+from tests.server.conftest import add_held_table
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
@@ -264,22 +262,7 @@ def _held_table(live: Live) -> None:
     the live casino once (as tests/server/test_leaks.py does)."""
     if "bac-hold" in live.runtime.known_table_ids():
         return
-    rules = replace(demo_baccarat_rules(), card_holding=True)
-
-    def build(tx: Any) -> None:
-        tx.put_config("baccarat", "bac-8d-hold", rules)
-        tx.create_table(
-            "bac-hold",
-            name="Baccarat (card holding)",
-            game="baccarat",
-            mode=TableMode.VIRTUAL,
-            demo=True,
-            config_id="bac-8d-hold",
-            meter_id="m-baccarat",
-        )
-        tx.set_table_status("bac-hold", TableStatus.OPEN, actor="test", reason="squeeze test")
-
-    live.store.run(build)
+    add_held_table(live.store, reason="squeeze test")
     wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
 
 

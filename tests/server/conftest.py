@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -25,6 +26,8 @@ from macau_tables.server import auth
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
+from macau_tables.store import Store, TableMode, TableStatus
+from macau_tables.tables.casino import demo_baccarat_rules
 from macau_tables.tables.clock import FakeClock
 
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
@@ -73,3 +76,24 @@ def login(client: TestClient, name: str) -> dict[str, str]:
     assert response.status_code == 200, response.text
     token = response.json()["token"]
     return {"Authorization": f"Bearer {token}"}
+
+
+def add_held_table(store: Store, *, reason: str) -> None:
+    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), open
+    (the leak session and the squeeze's browser test play it)."""
+    rules = replace(demo_baccarat_rules(), card_holding=True)
+
+    def build(tx: Any) -> None:
+        tx.put_config("baccarat", "bac-8d-hold", rules)
+        tx.create_table(
+            "bac-hold",
+            name="Baccarat (card holding)",
+            game="baccarat",
+            mode=TableMode.VIRTUAL,
+            demo=True,
+            config_id="bac-8d-hold",
+            meter_id="m-baccarat",
+        )
+        tx.set_table_status("bac-hold", TableStatus.OPEN, actor="test", reason=reason)
+
+    store.run(build)

@@ -24,12 +24,11 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD
+from tests.server.conftest import PASSWORD, add_held_table
 from tests.test_round_contract import ADAPTERS, _cards_in
 
 from macau_tables import codec
@@ -43,8 +42,7 @@ from macau_tables.rounds import DEALER, Audience, DueKind
 from macau_tables.server import auth
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
-from macau_tables.store import TableMode, TableStatus
-from macau_tables.tables.casino import UNIT, demo_baccarat_rules
+from macau_tables.tables.casino import UNIT
 from macau_tables.tables.model import OpenRound
 
 PLAYERS = ("alice", "bruno", "carmen", "daniel")
@@ -57,22 +55,7 @@ no chat, no strategy channel (CSP-12)."""
 
 def _add_held_table(runtime: Runtime) -> None:
     """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1)."""
-    rules = replace(demo_baccarat_rules(), card_holding=True)
-
-    def build(tx: Any) -> None:
-        tx.put_config("baccarat", "bac-8d-hold", rules)
-        tx.create_table(
-            "bac-hold",
-            name="Baccarat (card holding)",
-            game="baccarat",
-            mode=TableMode.VIRTUAL,
-            demo=True,
-            config_id="bac-8d-hold",
-            meter_id="m-baccarat",
-        )
-        tx.set_table_status("bac-hold", TableStatus.OPEN, actor="test", reason="leak test")
-
-    runtime.store.run(build)
+    add_held_table(runtime.store, reason="leak test")
     runtime.tick()  # the runtime takes the new table
     assert "bac-hold" in runtime.table_ids()
 
