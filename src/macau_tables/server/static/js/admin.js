@@ -3,7 +3,7 @@
 // enable — each with a reason, audited), the tables' options and their approvals (CSP-13,
 // BAC-19), the meters, and the latest entries of the audit log.
 
-import { api, clearError, newKey, once, showError, showStatus } from "./api.js";
+import { api, clearError, newKey, once, reasonForm, showError, showStatus } from "./api.js";
 import { dateTime, money, t, term } from "./i18n.js";
 import { el, gameName } from "./tables_info.js";
 
@@ -92,20 +92,18 @@ async function drawUsers() {
   const users = await api("/api/admin/users");
   const rows = users.map((u) => {
     const id = `why-${u.name}`;
-    const input = el("input", { id, maxlength: "500", autocomplete: "off", class: "reason-input" });
-    const button = el("button", { type: "submit", class: "button-small button-quiet", text: t(u.disabled ? "pages.adm_enable" : "pages.adm_disable") });
-    const form = el("form", { class: "row", "data-user-form": u.name, novalidate: true }, el("label", { for: id, class: "visually-hidden", text: t("pages.adm_reason_for", { name: u.name }) }), input, button);
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      if (!input.value.trim()) {
-        showError({ text: t("pages.reason_required") });
-        return;
-      }
-      once(button, async () => {
-        await api(`/api/admin/users/${encodeURIComponent(u.name)}/${u.disabled ? "enable" : "disable"}`, { method: "POST", body: { reason: input.value.trim() } });
+    const form = reasonForm({
+      id,
+      label: t("pages.adm_reason_for", { name: u.name }),
+      button: t(u.disabled ? "pages.adm_enable" : "pages.adm_disable"),
+      buttonClass: "button-small button-quiet",
+      input: { class: "reason-input" },
+      form: { "data-user-form": u.name },
+      action: async (reason) => {
+        await api(`/api/admin/users/${encodeURIComponent(u.name)}/${u.disabled ? "enable" : "disable"}`, { method: "POST", body: { reason } });
         showStatus(t(u.disabled ? "pages.adm_enabled" : "pages.adm_disabled", { name: u.name }));
         await drawUsers();
-      });
+      },
     });
     return el(
       "tr",

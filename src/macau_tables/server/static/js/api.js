@@ -5,6 +5,7 @@
 // session has ended.
 
 import { lang, t } from "./i18n.js";
+import { el } from "./tables_info.js";
 
 /** A refusal or a failure, with the message key and the text in the page's language. */
 export class ApiError extends Error {
@@ -167,4 +168,25 @@ export async function once(control, action, where) {
     control.removeAttribute("aria-busy");
     control.disabled = wasDisabled;
   }
+}
+
+/**
+ * A one-line form that asks for a reason before a privileged action: a labelled reason field
+ * and a button; an empty reason is refused in the page (nothing sent), otherwise `action(reason)`
+ * runs once however often the button is clicked. `input` and `form` add their attributes.
+ */
+export function reasonForm({ id, label, button, buttonClass, input = {}, form = {}, action }) {
+  const field = el("input", { id, maxlength: "500", autocomplete: "off", ...input });
+  const submit = el("button", { type: "submit", class: buttonClass, text: button });
+  const node = el("form", { class: "row", novalidate: true, ...form }, el("label", { for: id, class: "visually-hidden", text: label }), field, submit);
+  node.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const reason = field.value.trim();
+    if (!reason) {
+      showError({ text: t("pages.reason_required") });
+      return;
+    }
+    once(submit, () => action(reason));
+  });
+  return node;
 }

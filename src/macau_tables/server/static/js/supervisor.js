@@ -2,7 +2,7 @@
 // BAC-10; faults, CSP-11.4) with the commands the round accepts, live over the tables' sockets;
 // the tables (open, close, with a reason); the recall of a table's last 10 rounds.
 
-import { api, once, showError, showStatus } from "./api.js";
+import { api, once, reasonForm, showError, showStatus } from "./api.js";
 import { dateTime, has, money, t, term } from "./i18n.js";
 import { connect } from "./socket.js";
 import { commandForm, resolve } from "./commands.js";
@@ -94,22 +94,19 @@ function refusalText(refusal) {
 function statusForm(table) {
   const opening = table.status !== "open";
   const id = `reason-${table.table_id}`;
-  const input = el("input", { id, name: "reason", required: true, maxlength: "500", autocomplete: "off" });
-  const button = el("button", { type: "submit", class: "button-small", text: t(opening ? "pages.sup_open" : "pages.sup_close") });
-  const form = el("form", { class: "row", "data-status-form": table.table_id, novalidate: true }, el("label", { for: id, class: "visually-hidden", text: t("pages.sup_reason_for", { table: table.table_id }) }), input, button);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (!input.value.trim()) {
-      showError({ text: t("pages.reason_required") });
-      return;
-    }
-    once(button, async () => {
-      await api(`/api/tables/${table.table_id}/${opening ? "open" : "close"}`, { method: "POST", body: { reason: input.value.trim() } });
+  return reasonForm({
+    id,
+    label: t("pages.sup_reason_for", { table: table.table_id }),
+    button: t(opening ? "pages.sup_open" : "pages.sup_close"),
+    buttonClass: "button-small",
+    input: { name: "reason", required: true },
+    form: { "data-status-form": table.table_id },
+    action: async (reason) => {
+      await api(`/api/tables/${table.table_id}/${opening ? "open" : "close"}`, { method: "POST", body: { reason } });
       showStatus(t(opening ? "pages.sup_opened" : "pages.sup_closed", { table: table.table_id }));
       await drawTables();
-    });
+    },
   });
-  return form;
 }
 
 async function drawTables() {
