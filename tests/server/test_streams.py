@@ -19,9 +19,11 @@ from tests.test_round_contract import ADAPTERS, _cards_in
 from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.rounds import Audience
 from macau_tables.server import streams
+from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.model import OpenRound
+from macau_tables.tables.publish import Hub, TableUpdate
 
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
@@ -289,6 +291,72 @@ def test_a_slow_client_s_queue_overflows_and_never_blocks_the_table() -> None:
     assert overflowed
     assert items == [{"type": "table", "seq": 0}, {"type": "table", "seq": 1},
                      {"type": "table", "seq": 2}, None]  # fmt: skip
+
+
+def _update(seq: int, audience: Audience) -> TableUpdate:
+    return TableUpdate("t-1", seq, audience, "r-1", None, None, True)
+
+
+def test_table_updates_are_coalesced_a_slow_reader_gets_the_newest_view() -> None:
+    async def burst() -> tuple[bool, list[object], object, object]:
+        outbox = streams._Outbox(asyncio.get_running_loop(), 3)
+        for n in range(10):  # ten events before the sender took any: no overflow
+            outbox.offer_table(_update(n, Audience.public()), {"status": "open"})
+        await asyncio.sleep(0)  # the loop takes what the publishing thread handed over
+        items = []
+        while not outbox.queue.empty():
+            items.append(outbox.queue.get_nowait())
+        return outbox.overflowed, items, outbox.take_table(), outbox.take_table()
+
+    overflowed, items, taken, then = asyncio.run(burst())
+    assert not overflowed
+    assert items == [streams._TABLE]  # one marker for the slot, however many events
+    assert isinstance(taken, tuple) and taken[0].seq == 9  # the newest view, whole
+    assert then is None
+
+
+def test_one_text_per_update_and_role_never_another_audience_s() -> None:
+    texts = streams._Texts()
+    extra = {"status": "open", "expected": None, "can_issue": []}
+    public = _update(5, Audience.public())
+    alice, bruno = _update(5, Audience.of_player("alice")), _update(5, Audience.of_player("bruno"))
+    shared = texts.text(public, extra, None)
+    assert texts.text(public, dict(extra), None) is shared  # every public socket: one text
+    mine = texts.text(alice, extra, UserRole.PLAYER)
+    assert texts.text(alice, extra, UserRole.PLAYER) is mine
+    theirs = texts.text(bruno, extra, UserRole.PLAYER)
+    assert json.loads(mine)["audience"]["player"] == "alice"
+    assert json.loads(theirs)["audience"]["player"] == "bruno"
+    # An equal update that is not the very object the text was made from gets its own text.
+    again = _update(5, Audience.of_player("alice"))
+    assert texts.text(again, extra, UserRole.PLAYER) is not mine
+    # Another role's message (its can_issue) is its own, and an older update is still right.
+    staff = texts.text(public, {**extra, "can_issue": ["x"]}, UserRole.DEALER)
+    assert json.loads(staff)["can_issue"] == ["x"]
+    newer = texts.text(_update(6, Audience.public()), extra, None)
+    assert json.loads(newer)["seq"] == 6
+    assert json.loads(texts.text(public, extra, None))["seq"] == 5
+
+
+def test_the_hub_makes_each_audience_s_update_once_per_publish() -> None:
+    hub = Hub()
+    made: list[Audience] = []
+    got: dict[int, list[object]] = {}
+    alice = Audience.of_player("alice")
+    audiences = [Audience.public(), Audience.public(), alice, alice]
+    audiences += [Audience.of_player("bruno"), Audience.dealer()]
+    for n, audience in enumerate(audiences):
+        hub.add(audience, lambda u, n=n: got.setdefault(n, []).append(u))  # type: ignore[misc]
+
+    def make(audience: Audience) -> object:
+        made.append(audience)
+        return ("view of", audience)
+
+    hub.publish(make)
+    assert sorted(made, key=repr) == sorted(set(audiences), key=repr)
+    assert got[0][0] is got[1][0] and got[2][0] is got[3][0]
+    assert got[2][0] == ("view of", Audience.of_player("alice"))
+    assert got[4][0] == ("view of", Audience.of_player("bruno"))
 
 
 def test_the_jackpot_stream_sees_a_contribution(client: TestClient, runtime: Runtime) -> None:

@@ -68,12 +68,13 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
+from ..rounds import Audience
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
 from .api_tables import audience_of, expectation
 from .errors import error_body, language_of, status_for
-from .principal import Principal
+from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
 
 __all__ = [
@@ -146,6 +147,49 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+class _Texts:
+    """One table's ``table`` messages as sent, encoded once per update and role: the sockets
+    of one audience (the Hub gives them the same :class:`TableUpdate` object) and role are
+    sent the same text. An entry serves only the very update it was made from (``is``), so a
+    text never reaches a socket its view was not made for; entries older than the table's
+    newest ``seq`` are dropped."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seq = -1
+        self._made: dict[tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], str]]
+        self._made = {}
+
+    def text(self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None) -> str:
+        """The message of ``update`` with ``extra``, for a socket of ``role``."""
+        key = (update.audience, role)
+        with self._lock:
+            made = self._made.get(key)
+        if made is not None and made[0] is update and made[1] == extra:
+            return made[2]
+        text = _dumps(table_message(update, extra))
+        with self._lock:
+            if update.seq > self._seq:
+                self._made.clear()
+                self._seq = update.seq
+            if update.seq == self._seq:
+                self._made[key] = (update, extra, text)
+        return text
+
+
+_TEXTS: weakref.WeakKeyDictionary[TableService, _Texts] = weakref.WeakKeyDictionary()
+_TEXTS_LOCK = threading.Lock()
+
+
+def _texts_of(service: TableService) -> _Texts:
+    """The message texts of ``service``'s table (one per service)."""
+    with _TEXTS_LOCK:
+        texts = _TEXTS.get(service)
+        if texts is None:
+            texts = _TEXTS[service] = _Texts()
+        return texts
+
+
 # -- connection caps ------------------------------------------------------------------------
 
 
@@ -208,20 +252,59 @@ class _Closing(Exception):
         self.error = error
 
 
+class _Marker:
+    """The queue's entry for "the latest table update waits in the outbox's slot"."""
+
+
+_TABLE: Final = _Marker()
+
+Pending = tuple[TableUpdate, dict[str, Any]]
+"""A table update and what its message adds (``status``, ``expected``, ``can_issue``)."""
+
+
 @dataclass
 class _Outbox:
-    """A connection's bounded queue of messages, filled from any thread through the loop.
+    """A connection's bounded queue of messages, filled from any thread through the loop, and
+    the slot of its latest table update.
 
-    A client that lets ``size`` messages pile up is too slow: the queue is marked
-    ``overflowed`` and the sender closes the socket; the table never waits for it."""
+    Table updates are coalesced: a view is a whole snapshot of the table at ``seq``, so an
+    update the sender has not taken yet is replaced by the next one (the slot), and the sender
+    takes the newest when it is ready — a client that reads slowly, or a burst of events,
+    costs one message per send, not one per event; the queue holds one marker for the slot.
+    Other messages (``meter``, ``hits``, ``pong``) queue in order: a client that lets ``size``
+    of them pile up is too slow, the queue is marked ``overflowed`` and the sender closes the
+    socket; the table never waits for it."""
 
     loop: asyncio.AbstractEventLoop
     size: int
-    queue: asyncio.Queue[dict[str, Any] | None] = field(init=False)
+    queue: asyncio.Queue[dict[str, Any] | _Marker | None] = field(init=False)
     overflowed: bool = False
+    _slot: Pending | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.queue = asyncio.Queue(maxsize=self.size + 1)  # + 1: room for the end marker
+
+    def offer_table(self, update: TableUpdate, extra: dict[str, Any]) -> None:
+        """From any thread: ``update`` is the table's newest; it replaces one not sent yet
+        (the loop is woken only when the slot was empty)."""
+        with self._lock:
+            waiting = self._slot is not None
+            self._slot = (update, extra)
+        if not waiting:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the socket is gone
+                self.loop.call_soon_threadsafe(self._put, _TABLE)
+
+    def take_table(self) -> Pending | None:
+        """The newest table update not sent yet (the slot is emptied)."""
+        with self._lock:
+            pending, self._slot = self._slot, None
+            return pending
+
+    def pending_table(self) -> bool:
+        """Whether a table update waits to be sent."""
+        with self._lock:
+            return self._slot is not None
 
     def offer_threadsafe(self, build: Callable[[], dict[str, Any] | None]) -> None:
         """From any thread: build the message in the loop and queue it (never blocks)."""
@@ -233,7 +316,11 @@ class _Outbox:
         if self.overflowed:
             return
         message = build()
-        if message is None:
+        if message is not None:
+            self._put(message)
+
+    def _put(self, message: dict[str, Any] | _Marker) -> None:
+        if self.overflowed:
             return
         if self.queue.qsize() >= self.size:
             self.overflowed = True
@@ -304,6 +391,9 @@ class _Connection:
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
+        self.render_table: Callable[[TableUpdate, dict[str, Any]], str | None] = (
+            lambda update, extra: None
+        )
         self.last_sent: str | None = None
 
     async def run(self) -> None:
@@ -335,16 +425,20 @@ class _Connection:
                 CLOSE_SIGNED_OUT, MacauTablesError("auth.session_expired", expired=expired)
             )
 
-    async def _next(self) -> dict[str, Any] | None:
+    async def _next(self) -> dict[str, Any] | _Marker | None:
         """The next message to send; with a session, the expiry is checked at every tick
         (``tick_seconds``) while none comes, and before each one is sent."""
         tick = self.runtime.settings.tick_seconds
+        queue = self.outbox.queue
         while True:
-            if self.expires is None or tick <= 0:
-                message = await self.outbox.queue.get()
+            if not queue.empty():
+                message = queue.get_nowait()
+            elif self.expires is None or tick <= 0:
+                message = await queue.get()
             else:
                 try:
-                    message = await asyncio.wait_for(self.outbox.queue.get(), tick)
+                    async with asyncio.timeout(tick):
+                        message = await queue.get()
                 except TimeoutError:
                     self._signed_in()
                     continue
@@ -358,12 +452,25 @@ class _Connection:
                 raise _Closing(
                     CLOSE_SLOW, MacauTablesError("streams.too_slow", size=self.outbox.size)
                 )
-            text = _dumps(message)
-            if message["type"] in ("table", "meters") and text == self.last_sent:
+            view: str | None = None
+            if isinstance(message, _Marker):
+                # Let what is ready run first (a request's answer, the other sockets' sends):
+                # the view is taken when this socket's turn comes, the newest by then.
+                await asyncio.sleep(0)
+                pending = self.outbox.take_table()
+                view = None if pending is None else self.render_table(*pending)
+                if view is None:
+                    continue
+                text = view
+            else:
+                text = _dumps(message)
+                if message["type"] == "meters":
+                    view = text
+            if view is not None and view == self.last_sent:
                 continue  # the same view again (a publish that changed nothing): not resent
             await self.websocket.send_text(text)
-            if message["type"] in ("table", "meters"):
-                self.last_sent = text
+            if view is not None:
+                self.last_sent = view
 
     async def _receive_loop(self) -> None:
         while True:
@@ -470,33 +577,37 @@ async def _serve_table(
         await _close(websocket, _STATUS_CLOSE.get(status_for(exc), CLOSE_POLICY), exc)
         return
     conn = _Connection(websocket, runtime, expires)
-    # the last update seen and what the message adds to it (touched in the loop only)
-    latest: list[tuple[TableUpdate, dict[str, Any]]] = []
+    texts = _texts_of(service)
+    role = None if principal is None else principal.role
+    # the last update taken to be sent (touched in the loop only)
+    latest: list[Pending] = []
     skip = [after]  # the first update is not sent when the client already has its seq
 
-    def build(update: object, extra: dict[str, Any] | None) -> dict[str, Any] | None:
-        if isinstance(update, MeterUpdate):
-            return _meter_message(update.meter_id, update.amount)
-        if not isinstance(update, TableUpdate) or extra is None:
-            return None
+    def render(update: TableUpdate, extra: dict[str, Any]) -> str | None:
         latest[:] = [(update, extra)]
         if skip[0] is not None:
             already = update.seq == skip[0]
             skip[0] = None
             if already:
                 return None
-        return table_message(update, extra)
+        return texts.text(update, extra, role)
 
     def resume(after: int) -> None:
+        if conn.outbox.pending_table():
+            return  # a newer view is on its way
         if latest and latest[0][0].seq != after:
             conn.last_sent = None
-            conn.outbox.offer(lambda: table_message(*latest[0]))
+            conn.outbox.offer_table(*latest[0])
 
+    conn.render_table = render
     conn.on_resume = resume
 
     def callback(update: object) -> None:
-        extra = _now_of(service, principal) if isinstance(update, TableUpdate) else None
-        conn.outbox.offer_threadsafe(lambda: build(update, extra))
+        if isinstance(update, TableUpdate):
+            conn.outbox.offer_table(update, _now_of(service, principal))
+        elif isinstance(update, MeterUpdate):
+            message = _meter_message(update.meter_id, update.amount)
+            conn.outbox.offer_threadsafe(lambda: message)
 
     subscription = await run_in_threadpool(service.subscribe, audience, callback)
     try:

@@ -105,10 +105,18 @@ class Hub:
             return list(self._subs)
 
     def publish(self, make: Callable[[Audience], Any], only: Subscription | None = None) -> None:
-        """Send each subscriber (or ``only`` one) ``make(its audience)``."""
+        """Send each subscriber (or ``only`` one) ``make(its audience)``, made once per
+        distinct audience: the subscribers of one audience (the public, the dealer, a
+        supervisor, one player on several sockets) get the same object; a player's own view
+        is made for that player alone."""
+        made: dict[Audience, Any] = {}
         for sub in [only] if only is not None else self.subscribers():
             try:
-                sub.callback(make(sub.audience))
+                if sub.audience in made:
+                    update = made[sub.audience]
+                else:
+                    update = made[sub.audience] = make(sub.audience)
+                sub.callback(update)
             except Exception:
                 log.exception("a subscriber of the table failed")
 
