@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import event
 
+from macau_tables.store._base import TxBase
 from macau_tables.tables import Bots, TableService
 from service_db import demo_casino, open_store, scratch_url
 
@@ -61,6 +62,22 @@ def main() -> int:
             statements[f"{verb} {table}".strip()] += 1
 
         event.listen(store.engine, "before_cursor_execute", count)
+        # On SQLite the hottest statements go to the driver itself (TxBase.driver_rows /
+        # driver_many), past SQLAlchemy's events: counted here (on PostgreSQL the events
+        # see them).
+        rows, many = TxBase.driver_rows, TxBase.driver_many
+
+        def driver_rows(tx: TxBase, sql: str, params: Any) -> Any:
+            if tx.dialect == "sqlite":
+                count(None, None, sql)
+            return rows(tx, sql, params)
+
+        def driver_many(tx: TxBase, sql: str, params: Any) -> None:
+            if tx.dialect == "sqlite":
+                count(None, None, sql)
+            many(tx, sql, params)
+
+        TxBase.driver_rows, TxBase.driver_many = driver_rows, driver_many  # type: ignore[method-assign]
         requests = bots.commands
         profiler = Profiler(interval=0.0005)
         profiler.start()
@@ -68,6 +85,7 @@ def main() -> int:
         profiler.stop()
         requests = bots.commands - requests
         event.remove(store.engine, "before_cursor_execute", count)
+        TxBase.driver_rows, TxBase.driver_many = rows, many  # type: ignore[method-assign]
         service.close()
         store.close()
     print(profiler.output_text(unicode=True, color=False, show_all=False))

@@ -19,9 +19,9 @@ from datetime import date, datetime
 from enum import Enum
 from fractions import Fraction
 from functools import cache
-from typing import Any, Literal, Protocol, Union, get_args, get_origin
+from typing import Any, Final, Literal, Protocol, Union, get_args, get_origin
 
-from .cards import Card
+from .cards import DECK, Card
 from .errors import CodecError, ParseError
 
 Shape = tuple[Any, ...]
@@ -364,6 +364,142 @@ def encode_value(
             raise _wrong(where, sh[1], key)
         out_map[text] = encode_value(item, sh[2], where, encode_object, type_name)
     return out_map
+
+
+class Mismatch(Exception):
+    """A compiled encoder met a value off its fast path (a subclass, a wrong type, …): the
+    caller encodes the whole value again through :func:`encode_value`, which gives the same
+    result or the refusal naming the path."""
+
+
+MISMATCH: Final = Mismatch()
+
+Compiled = Callable[[Any], Any]
+EncoderOf = Callable[[type], Compiled | None]
+"""The compiled encoder of exactly that registered class (``None``: not registered)."""
+
+
+def compile_encoder(tp: Any, encoder_of: EncoderOf, type_name: TypeName) -> Compiled:
+    """A function encoding a value declared ``tp`` exactly as :func:`encode_value` does, for
+    the values of the common exact types (``int``, ``str``, ``bool``, ``Card``, an enum, a
+    registered dataclass, a tuple or list of them, …); anything else raises
+    :class:`Mismatch` (no path is built on the fast path), so the caller falls back to
+    :func:`encode_value`. Every check :func:`encode_value` makes is made here too."""
+    sh = shape(tp)
+    kind = sh[0]
+    if kind in _EXACT_KINDS:
+        exact = _EXACT_KINDS[kind]
+
+        def same(x: Any) -> Any:
+            if type(x) is exact:
+                return x
+            raise MISMATCH
+
+        return same
+    if kind == "none":
+
+        def none(x: Any) -> Any:
+            if x is None:
+                return None
+            raise MISMATCH
+
+        return none
+    if kind == "any":
+
+        def scalar(x: Any) -> Any:
+            if x is None or type(x) in _SCALARS:
+                return x
+            raise MISMATCH
+
+        return scalar
+    if kind == "card":
+
+        def card(x: Any) -> Any:
+            if type(x) is Card:
+                return CARD_TEXT[x.index]
+            raise MISMATCH
+
+        return card
+    if kind == "enum":
+        enum = sh[1]
+
+        def member(x: Any) -> Any:
+            if type(x) is enum:
+                return x._value_
+            raise MISMATCH
+
+        return member
+    if kind == "dataclass":
+        cls = sh[1]
+
+        def nested(x: Any) -> Any:
+            if type(x) is not cls:
+                raise MISMATCH
+            encoder = encoder_of(cls)
+            if encoder is None:
+                raise MISMATCH
+            return encoder(x)
+
+        return nested
+    if kind == "seq":
+        item = compile_encoder(sh[2], encoder_of, type_name)
+
+        def seq(x: Any) -> Any:
+            if type(x) is not tuple and type(x) is not list:
+                raise MISMATCH
+            return [item(e) for e in x]
+
+        return seq
+    if kind == "fixed":
+        items = tuple(compile_encoder(a, encoder_of, type_name) for a in sh[1])
+        size = len(items)
+
+        def fixed(x: Any) -> Any:
+            if (type(x) is not tuple and type(x) is not list) or len(x) != size:
+                raise MISMATCH
+            return [f(e) for f, e in zip(items, x, strict=True)]
+
+        return fixed
+    if kind == "union":
+        return _compile_union(sh, encoder_of, type_name)
+    return _generic(tp, type_name)  # sets, maps, fractions, dates, literals, classes: rare
+
+
+def _compile_union(sh: Shape, encoder_of: EncoderOf, type_name: TypeName) -> Compiled:
+    """The first alternative (in :data:`_ORDER`) that accepts the value encodes it, as in
+    :func:`encode_value`; a ``str`` beside a ``Card`` is wrapped as ``{"text": …}``."""
+    alts = tuple(
+        (shape(a), compile_encoder(a, encoder_of, type_name), sh[2] and shape(a)[0] == "str")
+        for a in sh[1]
+    )
+
+    def union(x: Any) -> Any:
+        for alt_shape, encoder, wrap in alts:
+            if _accepts(x, alt_shape):
+                out = encoder(x)
+                return {"text": out} if wrap else out
+        raise MISMATCH
+
+    return union
+
+
+def _generic(tp: Any, type_name: TypeName) -> Compiled:
+    def refuse_nested(value: object, path: str) -> dict[str, Any]:
+        raise MISMATCH  # a dataclass inside a set or a map: the caller's full path
+
+    def generic(x: Any) -> Any:
+        try:
+            return encode_value(x, tp, "$", refuse_nested, type_name)
+        except CodecError:
+            raise MISMATCH from None
+
+    return generic
+
+
+_EXACT_KINDS: Final = {"int": int, "str": str, "bool": bool}
+_SCALARS: Final = frozenset({str, int, bool})
+CARD_TEXT: Final = tuple(str(c) for c in DECK)
+"""Each card's text by its index."""
 
 
 def _encode_key(key: Any, tp: Any, path: str) -> str:

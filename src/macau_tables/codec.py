@@ -96,6 +96,11 @@ RulesResolver = Mapping[str, Any] | Callable[[str], Any]
 _TYPE: Final = "type"
 _VERSION: Final = "v"
 _REF_KEYS: Final = frozenset({"config_id", "sha256"})
+_CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""What ``json.dumps(…, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+allow_nan=False)`` builds on every call, built once (the canonical JSON text)."""
 
 
 def is_rules_type(cls: type) -> bool:
@@ -165,6 +170,7 @@ class Registry:
         self._by_name: dict[str, _Info] = {}
         self._by_class: dict[type, _Info] = {}
         self._digests: dict[int, tuple[object, str]] = {}  # id(rules) -> (rules, sha256)
+        self._compiled: dict[type, t.Compiled] = {}  # class -> its compiled encoder
 
     def register(self, namespace: str, types: Iterable[type]) -> None:
         """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op;
@@ -227,7 +233,57 @@ class Registry:
         Refuses (``CodecError``) an unregistered class or a field value that does not fit its
         declared type (what could not be read back is never written).
         """
+        encoder = self._encoder_of(type(value))
+        if encoder is not None:
+            try:
+                out: dict[str, Any] = encoder(value)
+                return out
+            except t.Mismatch:
+                pass  # off the compiled path: the general encoder (same result, or the refusal)
         return self._encode_object(value, "$")
+
+    def _encoder_of(self, cls: type) -> t.Compiled | None:
+        """The compiled encoder of exactly ``cls`` (built on first use; ``None``: not
+        registered)."""
+        encoder = self._compiled.get(cls)
+        if encoder is None:
+            info = self._by_class.get(cls)
+            if info is None:
+                return None
+            encoder = self._compiled[cls] = self._compile(info)
+        return encoder
+
+    def _compile(self, info: _Info) -> t.Compiled:
+        """``info``'s class encoded through a plan made once: per field, its compiled encoder
+        (:func:`~._codec_types.compile_encoder`), or the rules reference. What
+        :meth:`_encode_object` does, without building paths; off its path (a subclass, a
+        value of the wrong type) it raises ``Mismatch`` and :meth:`encode` starts again
+        through :meth:`_encode_object`."""
+        name, version = info.name, info.version
+        plan = tuple(
+            (
+                field,
+                t.compile_encoder(tp, self._encoder_of, self.type_name),
+                t.non_none(tp) if field in info.rules_fields else None,
+            )
+            for field, tp in info.fields
+        )
+        digest = self._rules_digest
+
+        def encode(value: object) -> dict[str, Any]:
+            out: dict[str, Any] = {_TYPE: name, _VERSION: version}
+            for field, encoder, rules in plan:
+                item = getattr(value, field)
+                if rules is None or item is None:
+                    out[field] = encoder(item)
+                    continue
+                config_id = getattr(value, "config_id", None)
+                if type(config_id) is not str or not isinstance(item, rules):
+                    raise t.MISMATCH
+                out[field] = {"config_id": config_id, "sha256": digest(item)}
+            return out
+
+        return encode
 
     def _info_of(self, value: object, path: str) -> _Info:
         info = self._by_class.get(type(value))
@@ -278,11 +334,13 @@ class Registry:
         """The canonical UTF-8 JSON of ``value`` (encoded first when it is a dataclass):
         sorted keys, no insignificant whitespace. Refuses (``CodecError``) what JSON cannot
         hold (a float NaN, an object)."""
-        data = self.encode(value) if dataclasses.is_dataclass(value) else value
+        data = (
+            self.encode(value)
+            if type(value) in self._by_class or dataclasses.is_dataclass(value)
+            else value
+        )
         try:
-            text = json.dumps(
-                data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-            )
+            text = _CANONICAL.encode(data)
         except (TypeError, ValueError, RecursionError) as exc:
             raise CodecError("core.codec_not_json", path="$", got=str(exc)) from None
         return text.encode("utf-8")

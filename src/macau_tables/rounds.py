@@ -27,11 +27,13 @@ server authorises commands from these alone, never by game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum, StrEnum
-from typing import Any, Final, Protocol, Self, runtime_checkable
+from typing import Any, Final, Protocol, Self, TypeVar, runtime_checkable
 
 from .errors import ConfigError, MacauTablesError, RuleViolation
 from .ledger import Posting
@@ -52,7 +54,10 @@ __all__ = [
     "actor_field_of",
     "is_command",
     "issuer_of",
+    "replacer",
 ]
+
+_T = TypeVar("_T")
 
 
 class Dealer(Enum):
@@ -362,3 +367,33 @@ class Round(Protocol):
     def postings(self, event: Any) -> tuple[Posting, ...]: ...
 
     def carried_out(self) -> tuple[Any, ...]: ...
+
+
+_REPLACERS: dict[type, Callable[..., Any]] = {}
+
+
+def replacer(cls: type[_T]) -> Callable[..., _T]:
+    """``replacer(cls)(value, **changes)``: what ``dataclasses.replace(value, **changes)``
+    returns for an instance of the dataclass ``cls`` (a new value through ``cls``'s own
+    ``__init__``, its checks included), for the rounds' folds that build a new state per
+    event: the fields are read at once (:func:`operator.attrgetter`) and passed by position,
+    instead of being walked one by one and passed by name on every call. ``cls``'s
+    ``init`` fields are positional (no ``kw_only``)."""
+    known = _REPLACERS.get(cls)
+    if known is not None:
+        return known
+    names = tuple(f.name for f in dataclasses.fields(cls) if f.init)  # type: ignore[arg-type]
+    if any(f.kw_only for f in dataclasses.fields(cls)):  # type: ignore[arg-type]
+        raise TypeError(f"{cls.__name__} has keyword-only fields")
+    read = operator.attrgetter(*names)
+    single = len(names) == 1
+    index = {name: i for i, name in enumerate(names)}
+
+    def replaced(value: _T, /, **changes: Any) -> _T:
+        fields = [read(value)] if single else list(read(value))
+        for name, new in changes.items():
+            fields[index[name]] = new
+        return cls(*fields)
+
+    _REPLACERS[cls] = replaced
+    return replaced

@@ -262,6 +262,83 @@ def test_decode_encode_is_identity_property(**values: Any) -> None:
     assert REG.canonical_bytes(REG.decode(payload)) == REG.canonical_bytes(value)
 
 
+def general(value: object) -> dict[str, Any]:
+    """``value`` through the general (path-building) encoder, not the compiled one."""
+    return REG._encode_object(value, "$")
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    count=st.integers(),
+    name=st.text(),
+    card_or_text=st.one_of(st.sampled_from(DECK), st.text()),
+    items=st.lists(leaves(), max_size=3),
+    by_number=st.dictionaries(st.integers(), st.text(), max_size=3),
+    leaf=st.one_of(st.none(), leaves()),
+    either=st.one_of(leaves(), st.text().map(Other)),
+    position=st.one_of(st.none(), st.integers(), st.just(DEALER)),
+    anything=st.one_of(st.none(), st.booleans(), st.integers(), st.text()),
+    optional_share=st.one_of(st.none(), st.integers(), st.fractions()),
+)
+def test_compiled_encoders_give_what_the_general_encoder_gives(**values: Any) -> None:
+    value = everything(**values)
+    fast = REG.encode(value)
+    assert fast == general(value)
+    assert list(fast) == list(general(value))  # the same fields in the same order
+    assert REG.canonical_bytes(value) == REG.canonical_bytes(general(value))
+
+
+class Count(int):
+    pass
+
+
+class Name(str):
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LeafChild(Leaf):
+    pass
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"count": Count(4)},  # an int subclass: stored as the int
+        {"count": Level.LOW},
+        {"name": Name("x")},
+        {"name": Colour.RED},  # a str enum member where text is declared: its value
+        {"cards": [Card.parse("As")]},  # a list where a tuple is declared
+        {"items": (Leaf(1, Colour.RED),)},
+        {"pair": [2, "two"]},
+        {"anything": Name("t")},
+        {"position": Level.HIGH},
+    ],
+)
+def test_values_off_the_compiled_path_are_encoded_as_before(changes: dict[str, Any]) -> None:
+    value = everything(**changes)
+    assert REG.encode(value) == general(value)
+    assert REG.canonical_bytes(value) == REG.canonical_bytes(general(value))
+
+
+@pytest.mark.parametrize(
+    ("changes", "path"),
+    [
+        ({"count": True}, r"\$\.count"),
+        ({"leaf": LeafChild(1, Colour.RED)}, r"\$\.leaf"),  # an unregistered subclass
+        ({"items": [Leaf(1, "red")]}, r"\$\.items\[0\]\.colour"),
+        ({"either": Leaf(1, Colour.RED), "items": [Leaf(1, Colour.RED), 3]}, r"\$\.items\[1\]"),
+        ({"pair": (1, "one", 2)}, r"\$\.pair"),
+        ({"by_level": {Level.LOW: Other("x")}}, r"\$\.by_level\[<Level\.LOW: 1>\]"),
+    ],
+)
+def test_refusals_off_the_compiled_path_still_name_the_path(
+    changes: dict[str, Any], path: str
+) -> None:
+    with pytest.raises(CodecError, match=path):
+        REG.encode(everything(**changes))
+
+
 def test_canonical_bytes_sorted_compact_utf8_and_sha256() -> None:
     value = Other("莊 閒")
     raw = REG.canonical_bytes(value)

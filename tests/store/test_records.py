@@ -3,7 +3,7 @@ audit log, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -11,9 +11,9 @@ from macau_tables import codec
 from macau_tables.cards import parse_cards
 from macau_tables.errors import StoreError
 from macau_tables.rng import SeededRandom, commit_shoe
-from macau_tables.store import Store, TableMode, TableStatus
+from macau_tables.store import Store, TableMode, TableStatus, Tx
 from macau_tables.store.verify import Check, verify
-from tests.store.support import GAME, RULES, ToyRules, behind_the_back, setup
+from tests.store.support import GAME, RULES, ToyRules, behind_the_back, events, setup
 
 
 def test_players_have_wallets(store: Store) -> None:
@@ -190,3 +190,35 @@ def test_shoes_commitment_then_reveal_once_and_verify_checks_it(store: Store) ->
     failure = verify(store).failure
     assert failure is not None
     assert (failure.check, failure.record, failure.key) == (Check.SHOE, "t1#1", "store.verify_shoe")
+
+
+def test_times_written_by_the_driver_statements_are_those_core_writes(store: Store) -> None:
+    """The events, idempotency records and shoes go to the driver directly: their times are
+    stored as SQLAlchemy Core stores them (the ledger's transactions, beside them)."""
+    setup(store)
+    at = datetime(2026, 12, 3, 15, 4, 5, 678901, tzinfo=UTC)
+    store.clock = lambda: at
+    reveal = codec.encode(commit_shoe(parse_cards("As Kd"), SeededRandom(1))[1])
+
+    def write(tx: Tx) -> None:
+        tx.deposit("alice", 5, actor="cashier-1", reason="time check")
+        tx.append_events("t1", events(2))
+        tx.idempotency_put("k-time", scope="t1", request_sha256="ab" * 32, response={})
+        tx.shoe_put("t1", 1, "cd" * 32)
+        tx.shoe_reveal("t1", 1, reveal, True)
+
+    store.run(write)
+    stored = store.read(
+        lambda tx: tx.connection.exec_driver_sql(
+            "SELECT (SELECT created_at FROM transactions WHERE reason = 'time check'), "
+            "(SELECT max(recorded_at) FROM events), "
+            "(SELECT created_at FROM idempotency WHERE key = 'k-time'), "
+            "(SELECT created_at FROM shoes), (SELECT revealed_at FROM shoes)"
+        ).one()
+    )
+    assert len(set(stored)) == 1  # the same stored value (text on SQLite) in every column
+    assert {r.recorded_at for r in store.read(lambda tx: tx.read_events("t1"))} == {at}
+    record = store.read(lambda tx: tx.idempotency_get("k-time"))
+    assert record is not None and record.created_at == at
+    shoe = store.read(lambda tx: tx.shoes("t1"))[0]
+    assert (shoe.created_at, shoe.revealed_at, shoe.verified) == (at, at, True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..cards import Card
 from ..errors import ParseError
+from ..rounds import replacer
 from .commands import CorrectionAction, RevealPart, RevealStep
 from .decisions import show
 from .events import (
@@ -73,7 +74,8 @@ def _complete(r: BaccaratRound) -> BaccaratRound:
     done = (
         len(r.cards) >= 4 and r.pending is None and r.due_slot() is None and next_reveal(r) is None
     )
-    return replace(r, phase=RoundPhase.COMPLETE if done else RoundPhase.DEALING)
+    phase = RoundPhase.COMPLETE if done else RoundPhase.DEALING
+    return r if phase is r.phase else replacer(type(r))(r, phase=phase)
 
 
 def _strike_last(r: BaccaratRound, e: CardCorrected) -> BaccaratRound:
@@ -81,7 +83,7 @@ def _strike_last(r: BaccaratRound, e: CardCorrected) -> BaccaratRound:
         return r
     cards = r.cards[:-1]
     keep = set(required_reveals(cards))
-    return replace(
+    return replacer(type(r))(
         r,
         cards=cards,
         exposed=tuple(s for s in r.exposed if s is not e.slot),
@@ -91,12 +93,15 @@ def _strike_last(r: BaccaratRound, e: CardCorrected) -> BaccaratRound:
 
 
 def evolve(r: BaccaratRound, e: Event) -> BaccaratRound:
-    r = replace(r, events=(*r.events, e))
+    # One new value per event (the event logged with its change), through ``replacer``.
+    new = replacer(type(r))
+    log = (*r.events, e)
     if isinstance(e, WagerPlaced):
-        return replace(r, wagers=(*r.wagers, e.wager), next_wager_id=e.wager.wager_id + 1)
+        return new(r, events=log, wagers=(*r.wagers, e.wager), next_wager_id=e.wager.wager_id + 1)
     if isinstance(e, WagerWithdrawn):
-        return replace(
+        return new(
             r,
+            events=log,
             wagers=tuple(w for w in r.wagers if w.wager_id != e.wager.wager_id),
             returned=(*r.returned, returned(e.wager)),
         )
@@ -111,40 +116,44 @@ def evolve(r: BaccaratRound, e: Event) -> BaccaratRound:
         back = r.returned
         if e.returned:
             back = (*back, returned(replace(old, amount=e.returned)))
-        return replace(r, wagers=wagers, returned=back, decided=r.decided | {e.wager_id})
+        return new(r, events=log, wagers=wagers, returned=back, decided=r.decided | {e.wager_id})
     if isinstance(e, BettingClosed):
         gone = {w.wager_id for w in e.returned}
-        return replace(
+        return new(
             r,
+            events=log,
             phase=RoundPhase.DEALING,
             wagers=tuple(w for w in r.wagers if w.wager_id not in gone),
             returned=r.returned + tuple(returned(w) for w in e.returned),
         )
     if isinstance(e, CardDealt):
         exposed = (*r.exposed, e.slot) if e.exposed else r.exposed
-        return _complete(replace(r, cards=(*r.cards, (e.slot, e.card)), exposed=exposed))
+        return _complete(new(r, events=log, cards=(*r.cards, (e.slot, e.card)), exposed=exposed))
     if isinstance(e, CardRefused):
-        return replace(r, pending=e, flags=(*r.flags, e))
+        return new(r, events=log, pending=e, flags=(*r.flags, e))
     if isinstance(e, CardCorrected):
-        r = replace(r, corrections=(*r.corrections, e), pending=None)
+        r = new(r, events=log, corrections=(*r.corrections, e), pending=None)
         if e.action is CorrectionAction.MISTYPED:
             r = _strike_last(r, e)
         if e.discarded:
-            r = replace(r, discarded=(*r.discarded, e.card))
+            r = new(r, discarded=(*r.discarded, e.card))
         return _complete(r)
     if isinstance(e, CardsRevealed):
-        return _complete(replace(r, revealed=(*r.revealed, e)))
+        return _complete(new(r, events=log, revealed=(*r.revealed, e)))
     if isinstance(e, RevealTimedOut):
-        return replace(r, timed_out=(*r.timed_out, e.step))
+        return new(r, events=log, timed_out=(*r.timed_out, e.step))
     if isinstance(e, RoundSettled):
-        return replace(r, phase=RoundPhase.SETTLED, result=e.result, settlement=e.settlement)
+        return new(
+            r, events=log, phase=RoundPhase.SETTLED, result=e.result, settlement=e.settlement
+        )
     if isinstance(e, RoundVoided):
         discarded = r.discarded
         if r.pending is not None and r.pending.possible:
             # the refused card left the shoe too (it is reported to the shoe as discarded)
             discarded = (*discarded, r.pending.card)
-        return replace(
+        return new(
             r,
+            events=log,
             phase=RoundPhase.VOID,
             void=e,
             settlement=e.settlement,

@@ -37,14 +37,24 @@ Money: :meth:`~CaribbeanRound.postings` turns each event into balanced ledger po
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from .. import ledger
 from ..cards import Card
 from ..errors import ConfigError, MacauTablesError, ParseError, RuleViolation
 from ..ledger import Posting
-from ..rounds import DEALER, Audience, Dealer, Due, DueKind, Expected, Round, require_audience
+from ..rounds import (
+    DEALER,
+    Audience,
+    Dealer,
+    Due,
+    DueKind,
+    Expected,
+    Round,
+    replacer,
+    require_audience,
+)
 from .actions import (
     CloseBetting,
     DealCard,
@@ -376,6 +386,10 @@ def _conforms(r: CaribbeanRound) -> Round:
 # -- the fold: state + event -> state (no validation: events are facts) ----------------------
 
 
+_round = replacer(CaribbeanRound)
+_box = replacer(BoxState)
+
+
 def _set_box(r: CaribbeanRound, new: BoxState) -> tuple[BoxState, ...]:
     others = [b for b in r.boxes if b.box != new.box]
     return tuple(sorted([*others, new], key=lambda b: b.box))
@@ -393,17 +407,17 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
                 key=lambda b: b.box,
             )
         )
-        return replace(r, config_id=e.config_id, boxes=boxes, events=log)
+        return _round(r, config_id=e.config_id, boxes=boxes, events=log)
     if isinstance(e, AntePlaced):
         current = r.box(e.box) or BoxState(e.box, e.player)
-        return replace(r, boxes=_set_box(r, replace(current, ante=e.amount)), events=log)
+        return _round(r, boxes=_set_box(r, _box(current, ante=e.amount)), events=log)
     if isinstance(e, JackpotWagerPlaced):
         current = r.box(e.box) or BoxState(e.box, e.player)
-        return replace(r, boxes=_set_box(r, replace(current, jackpot=e.amount)), events=log)
+        return _round(r, boxes=_set_box(r, _box(current, jackpot=e.amount)), events=log)
     if isinstance(e, CarriedWagerReturned):
-        return replace(r, boxes=tuple(b for b in r.boxes if b.box != e.box), events=log)
+        return _round(r, boxes=tuple(b for b in r.boxes if b.box != e.box), events=log)
     if isinstance(e, BettingClosed):
-        return replace(
+        return _round(
             r,
             phase=Phase.DEALING,
             deal_order=e.deal_order,
@@ -414,7 +428,7 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
         dealt = r.dealt + 1
         phase = Phase.DECIDING if dealt == len(r.deal_order) else r.phase
         if e.to is DEALER:
-            return replace(
+            return _round(
                 r,
                 dealer_cards=(*r.dealer_cards, e.card),
                 dealer_face_up=(*r.dealer_face_up, e.face_up),
@@ -423,24 +437,24 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
                 events=log,
             )
         current = r.box(e.to) or BoxState(e.to, "")
-        new_box = replace(current, cards=(*current.cards, e.card))
-        return replace(r, boxes=_set_box(r, new_box), dealt=dealt, phase=phase, events=log)
+        new_box = _box(current, cards=(*current.cards, e.card))
+        return _round(r, boxes=_set_box(r, new_box), dealt=dealt, phase=phase, events=log)
     if isinstance(e, CardExposed):
         face_up = r.dealer_face_up
         if e.position is DEALER:
             i = r.dealer_cards.index(e.card)
             face_up = (*face_up[:i], True, *face_up[i + 1 :])
-        return replace(r, exposed=(*r.exposed, e), dealer_face_up=face_up, events=log)
+        return _round(r, exposed=(*r.exposed, e), dealer_face_up=face_up, events=log)
     if isinstance(e, DeadHandDealt):
-        return replace(r, dead_hands=(*r.dead_hands, e), events=log)
+        return _round(r, dead_hands=(*r.dead_hands, e), events=log)
     if isinstance(e, DecisionMade):
         current = r.box(e.box) or BoxState(e.box, e.player)
-        new_box = replace(current, decided=True, raise_amount=e.raise_amount, timed_out=e.timed_out)
-        return replace(r, boxes=_set_box(r, new_box), events=log)
+        new_box = _box(current, decided=True, raise_amount=e.raise_amount, timed_out=e.timed_out)
+        return _round(r, boxes=_set_box(r, new_box), events=log)
     if isinstance(e, RoundSettled):
-        return replace(r, phase=Phase.SETTLED, settlement=e.settlement, events=log)
+        return _round(r, phase=Phase.SETTLED, settlement=e.settlement, events=log)
     if isinstance(e, RoundVoided):
-        return replace(
+        return _round(
             r,
             phase=Phase.VOID,
             settlement=e.settlement,

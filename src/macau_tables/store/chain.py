@@ -38,9 +38,14 @@ def canonical_json(value: Any) -> bytes:
     """``value`` as canonical UTF-8 JSON (sorted keys, no spaces, no NaN): the codec's format,
     for the store's own JSON (meter log entries, digests). Refuses (``TypeError``/``ValueError``)
     what JSON cannot hold."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return _CANONICAL.encode(value).encode("utf-8")
+
+
+_CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""``json.dumps(…, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+allow_nan=False)``, built once."""
 
 
 def chain_hash(prev_hash: str, payload: bytes) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import bindparam, func, select
 
 from .. import codec
 from ..errors import StoreError
@@ -22,7 +22,11 @@ from .records import ChainHead, EventRecord
 
 __all__ = ["EventOps"]
 
-_INSERT_EVENTS = insert(s.events)
+_INSERT_EVENTS = (
+    "INSERT INTO events (table_id, seq, round_id, type, payload, prev_hash, hash, recorded_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+"""Every request's events (sent to the driver: :meth:`~._base.TxBase.driver_many`)."""
 _E = s.events.c
 _CHAIN_HEAD = (
     select(_E.seq, _E.hash)
@@ -88,19 +92,11 @@ class EventOps(CatalogOps):
             )
             prev = digest
         if records:
-            self.connection.execute(
+            when = self.bind_time(at)
+            self.driver_many(
                 _INSERT_EVENTS,
                 [
-                    {
-                        "table_id": r.table_id,
-                        "seq": r.seq,
-                        "round_id": r.round_id,
-                        "type": r.type,
-                        "payload": r.payload,
-                        "prev_hash": r.prev_hash,
-                        "hash": r.hash,
-                        "recorded_at": r.recorded_at,
-                    }
+                    (r.table_id, r.seq, r.round_id, r.type, r.payload, r.prev_hash, r.hash, when)
                     for r in records
                 ],
             )

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, literal, select, true, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, func, insert, select
 
 from ..errors import StoreError
 from . import schema as s
@@ -23,61 +22,25 @@ from .records import (
 
 __all__ = ["RecordOps"]
 
-_SH = s.shoes.c
-_SHOE_PUT_PG = (
-    postgresql.insert(s.shoes)
-    .on_conflict_do_nothing(index_elements=[_SH.table_id, _SH.shoe_no])
-    .returning(_SH.shoe_no)
+_IDEMPOTENCY_GET = select(s.idempotency).where(s.idempotency.c.key == bindparam("key"))
+# The statements every request runs, sent to the driver (:meth:`~._base.TxBase.driver_rows`).
+_REQUEST_START = (
+    "SELECT head.seq, head.hash, keyed.scope FROM (SELECT 1 AS one) AS one "
+    "LEFT OUTER JOIN (SELECT seq, hash FROM events WHERE table_id = ? "
+    "ORDER BY seq DESC LIMIT 1) AS head ON 1 = 1 "
+    'LEFT OUTER JOIN (SELECT scope FROM idempotency WHERE "key" = ?) AS keyed ON 1 = 1'
 )
-_SHOE_PUT_LITE = (
-    sqlite.insert(s.shoes)
-    .on_conflict_do_nothing(index_elements=[_SH.table_id, _SH.shoe_no])
-    .returning(_SH.shoe_no)
+_IDEMPOTENCY_PUT = (
+    'INSERT INTO idempotency ("key", scope, request_sha256, response, created_at) '
+    'VALUES (?, ?, ?, ?, ?) ON CONFLICT ("key") DO NOTHING RETURNING "key"'
+)
+_SHOE_PUT = (
+    "INSERT INTO shoes (table_id, shoe_no, commitment, created_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (table_id, shoe_no) DO NOTHING RETURNING shoe_no"
 )
 _SHOE_REVEAL = (
-    update(s.shoes)
-    .where(
-        _SH.table_id == bindparam("b_table_id"),
-        _SH.shoe_no == bindparam("b_shoe_no"),
-        _SH.revealed.is_(None),
-    )
-    .values(
-        revealed=bindparam("revealed"),
-        verified=bindparam("verified"),
-        revealed_at=bindparam("revealed_at"),
-    )
-    .returning(_SH.shoe_no)
-)
-_IDEMPOTENCY_GET = select(s.idempotency).where(s.idempotency.c.key == bindparam("key"))
-_EV = s.events.c
-_HEAD = (
-    select(_EV.seq, _EV.hash)
-    .where(_EV.table_id == bindparam("table_id"))
-    .order_by(_EV.seq.desc())
-    .limit(1)
-    .subquery("head")
-)
-_ID = s.idempotency.c
-_KEYED = select(s.idempotency).where(_ID.key == bindparam("key")).subquery("keyed")
-_ONE = select(literal(1).label("one")).subquery("one")
-_REQUEST_START = select(
-    _HEAD.c.seq,
-    _HEAD.c.hash,
-    _KEYED.c.key,
-    _KEYED.c.scope,
-    _KEYED.c.request_sha256,
-    _KEYED.c.response,
-    _KEYED.c.created_at,
-).select_from(_ONE.outerjoin(_HEAD, true()).outerjoin(_KEYED, true()))
-_IDEMPOTENCY_PUT_PG = (
-    postgresql.insert(s.idempotency)
-    .on_conflict_do_nothing(index_elements=[s.idempotency.c.key])
-    .returning(s.idempotency.c.key)
-)
-_IDEMPOTENCY_PUT_LITE = (
-    sqlite.insert(s.idempotency)
-    .on_conflict_do_nothing(index_elements=[s.idempotency.c.key])
-    .returning(s.idempotency.c.key)
+    "UPDATE shoes SET revealed = ?, verified = ?, revealed_at = ? "
+    "WHERE table_id = ? AND shoe_no = ? AND revealed IS NULL RETURNING shoe_no"
 )
 
 
@@ -98,14 +61,10 @@ class RecordOps(TxBase):
 
     def request_start(self, table_id: str, key: str) -> tuple[ChainHead, IdempotencyRecord | None]:
         """``(chain_head(table_id), idempotency_get(key))`` read by one statement: what a
-        table's request reads first."""
-        row = self.connection.execute(_REQUEST_START, {"table_id": table_id, "key": key}).one()
-        head = ChainHead() if row.seq is None else ChainHead(int(row.seq), row.hash)
-        if row.key is None:
-            return head, None
-        response = loads_object(row.response) or {}
-        record = IdempotencyRecord(row.key, row.scope, row.request_sha256, response, row.created_at)
-        return head, record
+        table's request reads first (a key already used — a retry — is then read whole)."""
+        ((seq, hash_, scope),) = self.driver_rows(_REQUEST_START, (table_id, key))
+        head = ChainHead() if seq is None else ChainHead(int(seq), hash_)
+        return head, None if scope is None else self.idempotency_get(key)
 
     def idempotency_put(
         self, key: str, *, scope: str, request_sha256: str, response: Mapping[str, Any]
@@ -117,18 +76,11 @@ class RecordOps(TxBase):
         self.writable()
         require_text(key, "key")
         require_text(scope, "scope")
-        statement = _IDEMPOTENCY_PUT_PG if self.dialect == "postgresql" else _IDEMPOTENCY_PUT_LITE
-        stored = self.connection.execute(
-            statement,
-            {
-                "key": key,
-                "scope": scope,
-                "request_sha256": request_sha256,
-                "response": dumps(dict(response)),
-                "created_at": self.now(),
-            },
-        ).first()
-        if stored is None:
+        stored = self.driver_rows(
+            _IDEMPOTENCY_PUT,
+            (key, scope, request_sha256, dumps(dict(response)), self.bind_time(self.now())),
+        )
+        if not stored:
             raise StoreError("store.idempotency_exists", key=key)
 
     # -- snapshots ----------------------------------------------------------------------------
@@ -172,17 +124,10 @@ class RecordOps(TxBase):
         self.writable()
         require_int(shoe_no, "shoe_no", minimum=0)
         require_text(commitment, "commitment")
-        statement = _SHOE_PUT_PG if self.dialect == "postgresql" else _SHOE_PUT_LITE
-        stored = self.connection.execute(
-            statement,
-            {
-                "table_id": table_id,
-                "shoe_no": shoe_no,
-                "commitment": commitment,
-                "created_at": self.now(),
-            },
-        ).first()
-        if stored is None:
+        stored = self.driver_rows(
+            _SHOE_PUT, (table_id, shoe_no, commitment, self.bind_time(self.now()))
+        )
+        if not stored:
             raise StoreError("store.shoe_exists", table_id=table_id, shoe_no=shoe_no)
 
     def shoe_reveal(
@@ -191,17 +136,17 @@ class RecordOps(TxBase):
         """Record a shoe's reveal and whether the cards dealt matched it. Refuses an unknown
         shoe (``store.unknown_shoe``) or one already revealed (``store.shoe_revealed``)."""
         self.writable()
-        done = self.connection.execute(
+        done = self.driver_rows(
             _SHOE_REVEAL,
-            {
-                "b_table_id": table_id,
-                "b_shoe_no": shoe_no,
-                "revealed": dumps(dict(revealed)),
-                "verified": bool(verified),
-                "revealed_at": self.now(),
-            },
-        ).first()
-        if done is not None:
+            (
+                dumps(dict(revealed)),
+                bool(verified),
+                self.bind_time(self.now()),
+                table_id,
+                shoe_no,
+            ),
+        )
+        if done:
             return
         if self._shoe_row(table_id, shoe_no) is None:
             raise StoreError("store.unknown_shoe", table_id=table_id, shoe_no=shoe_no)
