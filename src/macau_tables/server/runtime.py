@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
 import threading
 import time
 from collections import Counter
@@ -182,6 +183,7 @@ class Runtime:
         self._meter_listener: MeterListener | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._switch_before: float | None = None
         self.started = False
 
     # -- life --------------------------------------------------------------------------------
@@ -193,6 +195,9 @@ class Runtime:
             if self.started:
                 return
             self._stop.clear()
+            if self.settings.switch_interval_ms > 0:  # process-wide: given back at stop
+                self._switch_before = sys.getswitchinterval()
+                sys.setswitchinterval(self.settings.switch_interval_ms / 1000)
             self._meters = {m.meter_id: m.amount for m in self.store.read(lambda tx: tx.meters())}
             self._meter_listener = self.store.listen_meters(self._on_meter)
             self._refresh_tables()
@@ -224,6 +229,9 @@ class Runtime:
             if self._meter_listener is not None:
                 self._meter_listener.close()
                 self._meter_listener = None
+            if self._switch_before is not None:
+                sys.setswitchinterval(self._switch_before)
+                self._switch_before = None
             self.started = False
 
     def __enter__(self) -> Runtime:

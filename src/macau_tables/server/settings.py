@@ -66,11 +66,18 @@ class Settings:
     max_websockets_per_client: int = 32
     """The most WebSocket connections one client address holds at once."""
     websocket_queue: int = 256
-    """The updates one WebSocket may have waiting before it is closed as too slow."""
+    """The messages other than views (meters, hits, pongs) one WebSocket may have waiting
+    before it is closed as too slow (views are coalesced: only the newest waits)."""
     jackpot_supervisor_threshold: int = 10_000_000
     """A jackpot payment of at least this (minor units) needs a supervisor's authorisation."""
     secure_cookies: bool | None = None
     """Mark cookies ``Secure`` (``None``: when the request came over TLS)."""
+    switch_interval_ms: float = 1.0
+    """How long a Python thread may hold the interpreter while another waits for it
+    (``sys.setswitchinterval``; Python's default is 5 ms; ``0`` leaves it). The event loop
+    sending views and the threads running requests share the interpreter: a request's thread
+    coming back from the database waits this long at most, not 5 ms, at each of its
+    statements while the loop is busy — under load the table's commits queue much less."""
     log_requests: bool = True
     """One JSON line per request (method, path, status, ms, user) on the ``macau_tables.server``
     logger."""

@@ -37,16 +37,27 @@ advice, chat or strategy channel into a Caribbean Stud table, and a view stream 
 anything but those two messages closes the socket with 1008 (policy violation) and a reason;
 the server never relays anything a client says. Refusals (each closes the socket after the
 ``error`` message): a message over ``body_limit_bytes`` (1009), an unknown table (4404), a
-table served by another process (4409), a client too slow to take its updates (its queue of
-``websocket_queue`` updates overflowed: 4408 — the table never waits for it), too many
+table served by another process (4409), a client too slow to take its messages (its queue of
+``websocket_queue`` meters, hits and pongs overflowed: 4408 — the table never waits for it;
+table views do not pile up, see below), too many
 connections in the process or from one client (1013, try again later), and a table stream
 whose session or token has expired (4401, ``auth.session_expired``: checked by the runtime's
 clock before each message is sent and every ``tick_seconds`` meanwhile — the socket does not
 stay signed in; the jackpot stream, public, goes on).
 
+Views are coalesced: each ``table`` message is a whole snapshot of what the audience may see
+after record ``seq``, so a socket whose previous view has not been sent yet when the next event
+comes gets only the newest (a burst of bets, a slow reader: one message per send, not one per
+event; ``seq`` may jump, as after a resume). Each distinct message is built once: the table
+service makes one view per audience and event (:class:`~macau_tables.tables.publish.Hub`), and
+its encoded text is made once per update and role and sent as is to every socket of that
+audience (the public, the dealer, the supervisors; a player's own view only to that player's
+sockets: a text serves only the very update object it was made from).
+
 Threads: the table service publishes from the thread that committed (a request's worker, the
-tick thread, PostgreSQL's listener); each connection's callback hands the update to its own
-event loop with ``loop.call_soon_threadsafe`` into a bounded queue, never blocking the table.
+tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
+and wakes its event loop (``loop.call_soon_threadsafe``) only when the slot was empty, never
+blocking the table; the loop encodes the message when the socket's turn to send comes.
 """
 
 from __future__ import annotations
