@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum, StrEnum
@@ -52,6 +52,7 @@ __all__ = [
     "WagerResult",
     "acting",
     "actor_field_of",
+    "approvals_in_use",
     "is_command",
     "issuer_of",
     "replacer",
@@ -397,3 +398,31 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
 
     _REPLACERS[cls] = replaced
     return replaced
+
+
+class _ApprovalRules(Protocol):
+    def check_approvals(
+        self, opening_date: date, holidays: Collection[date] = ...
+    ) -> tuple[Any, ...]: ...
+
+
+_APPROVALS: dict[tuple[int, date, frozenset[date]], tuple[object, tuple[Any, ...]]] = {}
+
+
+def approvals_in_use(
+    rules: _ApprovalRules, opening_date: date, holidays: Collection[date] = ()
+) -> tuple[Any, ...]:
+    """``rules.check_approvals(opening_date, holidays)`` (CSP-13 / BAC-19: refused without a
+    valid, effective approval for every option in use; the approvals relied on otherwise),
+    as a round is opened. A rules object is immutable, so its answer for one day is the same
+    for every round opened that day: it is worked out once per rules object and day (a
+    refusal is never remembered: it is raised again, worked out again, each time)."""
+    key = (id(rules), opening_date, frozenset(holidays))
+    known = _APPROVALS.get(key)
+    if known is not None and known[0] is rules:
+        return known[1]
+    used = rules.check_approvals(opening_date, holidays)
+    if len(_APPROVALS) >= 256:
+        _APPROVALS.clear()
+    _APPROVALS[key] = (rules, used)
+    return used

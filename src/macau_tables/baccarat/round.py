@@ -50,7 +50,17 @@ from typing import TYPE_CHECKING
 from ..cards import Card
 from ..errors import ConfigError, MacauTablesError, ParseError, RuleViolation
 from ..ledger import Posting
-from ..rounds import DEALER, Audience, Due, DueKind, Expected, Outcome, Round, WagerResult
+from ..rounds import (
+    DEALER,
+    Audience,
+    Due,
+    DueKind,
+    Expected,
+    Outcome,
+    Round,
+    WagerResult,
+    approvals_in_use,
+)
 from .bets import Wager, card_holder
 from .commands import (
     ChangeCarried,
@@ -170,7 +180,7 @@ class BaccaratRound:
                 raise ConfigError("baccarat.bad_id", name=name, value=show(text))
         if not isinstance(opening_date, date) or isinstance(opening_date, datetime):
             raise ConfigError("baccarat.bad_date", value=show(opening_date))
-        used = rules.check_approvals(opening_date, frozenset(holidays))
+        used = approvals_in_use(rules, opening_date, frozenset(holidays))
         seats = dict(seated or {})
         for s, p in seats.items():
             if (

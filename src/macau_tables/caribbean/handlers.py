@@ -111,7 +111,12 @@ def void_event(r: CaribbeanRound, rule: str, reason: str) -> RoundVoided:
 
 def _fresh_card(r: CaribbeanRound, value: object) -> Card:
     c = card(value)
-    if c in r.cards_in_round:
+    # ``c in r.cards_in_round``, without building that set for every card dealt
+    if (
+        c in r.dealer_cards
+        or any(c in b.cards for b in r.boxes)
+        or any(c in d.cards for d in r.dead_hands)
+    ):
         raise RuleViolation("CSP-1", "caribbean.card_already_dealt", card=c)
     return c
 

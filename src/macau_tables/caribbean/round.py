@@ -52,6 +52,7 @@ from ..rounds import (
     DueKind,
     Expected,
     Round,
+    approvals_in_use,
     replacer,
     require_audience,
 )
@@ -181,7 +182,7 @@ class CaribbeanRound:
             raise ConfigError("caribbean.bad_config_id", config_id=shown(config_id))
         if not isinstance(opening_date, date) or isinstance(opening_date, datetime):
             raise ConfigError("caribbean.bad_opening_date", opening_date=shown(opening_date))
-        used = rules.check_approvals(opening_date, holidays)
+        used = approvals_in_use(rules, opening_date, holidays)
         opened = RoundOpened(
             round_id,
             rules,

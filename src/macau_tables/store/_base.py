@@ -150,7 +150,8 @@ class TxBase:
                 return list(driver.execute(sql, params).fetchall())
             except driver_error() as exc:
                 raise self._wrapped(sql, params, exc) from exc
-        return list(self.connection.exec_driver_sql(_pyformat(sql), tuple(params)))
+        result = self.connection.exec_driver_sql(_pyformat(sql), tuple(params))
+        return list(result.all()) if result.returns_rows else []
 
     def driver_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """:meth:`driver_rows` of a statement with many rows of parameters (executemany)."""

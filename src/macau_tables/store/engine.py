@@ -10,6 +10,7 @@ Each connection sets ``journal_mode=WAL``, ``synchronous=FULL`` (a commit surviv
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import Any, Final
 
 from sqlalchemy import create_engine, event
@@ -87,7 +88,15 @@ def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_OPTION, "IMMEDIATE")
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+        statement = "BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN"
+        # Sent to the driver itself (every transaction begins so); its error raised as
+        # SQLAlchemy's, as for any statement ("database is locked" is then retried).
+        try:
+            connection.connection.driver_connection.execute(statement)  # type: ignore[union-attr]
+        except sqlite3.Error as exc:
+            raise DBAPIError.instance(
+                statement, (), exc, sqlite3.Error, dialect=connection.dialect
+            ) from exc
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -27,6 +27,14 @@ _INSERT_EVENTS = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 """Every request's events (sent to the driver: :meth:`~._base.TxBase.driver_many`)."""
+_INSERT_EVENTS_PG = (
+    "INSERT INTO events (table_id, seq, round_id, type, payload, prev_hash, hash, recorded_at) "
+    "SELECT * FROM unnest(CAST(? AS varchar[]), CAST(? AS integer[]), CAST(? AS varchar[]), "
+    "CAST(? AS varchar[]), CAST(? AS text[]), CAST(? AS varchar[]), CAST(? AS varchar[]), "
+    "CAST(? AS timestamptz[]))"
+)
+"""PostgreSQL: a request's events as ONE statement (its columns as arrays), not a statement
+per event."""
 _E = s.events.c
 _CHAIN_HEAD = (
     select(_E.seq, _E.hash)
@@ -93,13 +101,15 @@ class EventOps(CatalogOps):
             prev = digest
         if records:
             when = self.bind_time(at)
-            self.driver_many(
-                _INSERT_EVENTS,
-                [
-                    (r.table_id, r.seq, r.round_id, r.type, r.payload, r.prev_hash, r.hash, when)
-                    for r in records
-                ],
-            )
+            rows = [
+                (r.table_id, r.seq, r.round_id, r.type, r.payload, r.prev_hash, r.hash, when)
+                for r in records
+            ]
+            if self.postgres:
+                columns = [list(column) for column in zip(*rows, strict=True)]
+                self.driver_rows(_INSERT_EVENTS_PG, columns)
+            else:
+                self.driver_many(_INSERT_EVENTS, rows)
         return records
 
     def read_events(
