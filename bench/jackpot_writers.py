@@ -18,7 +18,10 @@ durable), ``--writers`` processes started together each make ``--each`` commits:
   one row, nothing else.
 
 Prints contributions per second of both (best of ``--repeat``), the ratio store / bare (goal:
-at least 0.5), and checks the meter's amount is exactly the sum of what was contributed.
+at least 0.5), and checks the meter's amount is exactly the sum of what was contributed. Each
+race also prints the CPU time per contribution of the writers and of their PostgreSQL backends
+(read from ``/proc`` when the server is local): on a small machine the eight writers and their
+backends share the CPUs, so that is what the store's rate is made of.
 Exit status 0 when the goal is met.
 """
 
@@ -27,8 +30,10 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,14 +56,42 @@ def contribution(writer: int) -> tuple[Posting, ...]:
     )
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) of the local process ``pid`` — a writer's PostgreSQL backend —
+    or ``None`` when it cannot be read (a server on another machine)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Clock:
+    """A writer's clock: its end, its own CPU and its backend's CPU over the race."""
+
+    def __init__(self, backend_pid: int) -> None:
+        self.pid = backend_pid
+        self.cpu = time.process_time()
+        self.server = cpu_seconds(backend_pid)
+
+    def done(self, queue: Any) -> None:
+        end = time.perf_counter()
+        server = cpu_seconds(self.pid)
+        used = None if server is None or self.server is None else server - self.server
+        queue.put((end, time.process_time() - self.cpu, used))
+
+
 def store_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None:
     """In a child: ``each`` contributions through the store, one transaction each."""
     store = Store.open(url)
     postings = contribution(writer)
+    query = "SELECT pg_backend_pid()"
+    pid = store.run(lambda tx: tx.connection.exec_driver_sql(query).scalar_one())
     start.wait()
+    clock = Clock(int(pid))
     for _ in range(each):
         store.run(lambda tx: tx.post(postings, kind=TxKind.ROUND, meter_id=METER))
-    done.put(time.perf_counter())
+    clock.done(done)
     store.close()
 
 
@@ -67,11 +100,12 @@ def bare_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None
     engine = create_engine(url, isolation_level="AUTOCOMMIT")
     statement = text("UPDATE bench_meter SET amount = amount + :x WHERE id = 1")
     with engine.connect() as conn:
-        conn.execute(text("SELECT 1"))  # connected before the start
+        pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()  # connected before
         start.wait()
+        clock = Clock(int(pid))
         for _ in range(each):
             conn.execute(statement, {"x": AMOUNT})
-    done.put(time.perf_counter())
+    clock.done(done)
     engine.dispose()
 
 
@@ -96,9 +130,10 @@ def ledger_sql_writer(url: str, writer: int, each: int, start: Any, done: Any) -
     args = {"wallet": f"wallet:w{writer}", "meter": f"jackpot_meter:{METER}", "x": AMOUNT}
     args["minus"] = -AMOUNT
     with engine.connect() as conn:
-        conn.execute(text("SELECT 1"))
+        pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
         conn.commit()
         start.wait()
+        clock = Clock(int(pid))
         for _ in range(each):
             tx = conn.execute(insert_tx, {"digest": "0" * 64}).scalar_one()
             conn.execute(insert_postings, {**args, "tx": tx})
@@ -106,13 +141,23 @@ def ledger_sql_writer(url: str, writer: int, each: int, start: Any, done: Any) -
             conn.execute(meter, args)
             conn.execute(notify, args)
             conn.commit()
-    done.put(time.perf_counter())
+    clock.done(done)
     engine.dispose()
 
 
-def race(ctx: Any, target: Any, url: str, writers: int, each: int) -> float:
-    """Run ``writers`` processes of ``target``; commits per second from the common start to
-    the last one's end."""
+@dataclass(frozen=True, slots=True)
+class Race:
+    """One race: commits per second from the common start to the last writer's end, and the
+    CPU milliseconds per commit of the writers (client) and of their backends (server; ``None``
+    when the server is not local)."""
+
+    rate: float
+    client_ms: float
+    server_ms: float | None
+
+
+def race(ctx: Any, target: Any, url: str, writers: int, each: int) -> Race:
+    """Run ``writers`` processes of ``target`` started together."""
     start = ctx.Barrier(writers + 1)
     done = ctx.Queue()
     procs = [ctx.Process(target=target, args=(url, w, each, start, done)) for w in range(writers)]
@@ -120,12 +165,18 @@ def race(ctx: Any, target: Any, url: str, writers: int, each: int) -> float:
         p.start()
     start.wait()
     began = time.perf_counter()
-    ends = [done.get(timeout=600) for _ in procs]
+    results = [done.get(timeout=600) for _ in procs]
     for p in procs:
         p.join()
         if p.exitcode != 0:
             raise SystemExit(f"a writer failed ({p.exitcode})")
-    return writers * each / (max(ends) - began)
+    n = writers * each
+    servers = [r[2] for r in results]
+    return Race(
+        n / (max(r[0] for r in results) - began),
+        1000 * sum(r[1] for r in results) / n,
+        None if None in servers else 1000 * sum(servers) / n,
+    )
 
 
 def main() -> int:
@@ -159,9 +210,15 @@ def main() -> int:
                 ("bare", bare_writer),
                 ("ledger-sql", ledger_sql_writer),
             ):
-                rate = race(ctx, target, url, args.writers, args.each)
-                best[name] = max(best[name], rate)
-                print(f"  {name:<6}{rate:>10.1f} contributions/s", flush=True)
+                r = race(ctx, target, url, args.writers, args.each)
+                best[name] = max(best[name], r.rate)
+                server = "?" if r.server_ms is None else f"{r.server_ms:.3f}"
+                print(
+                    f"  {name:<11}{r.rate:>9.1f} contributions/s   CPU per contribution: "
+                    f"writer {r.client_ms:.3f} ms, its backend {server} ms   "
+                    f"(load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
         contributed = AMOUNT * args.writers * args.each * args.repeat
         meter = store.read(lambda tx: tx.meter_amount(METER))
         with engine.connect() as conn:
