@@ -61,6 +61,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import json.encoder
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -75,6 +76,7 @@ __all__ = [
     "RulesRef",
     "RulesResolver",
     "canonical_bytes",
+    "canonical_json",
     "core_types",
     "decode",
     "default_registry",
@@ -96,11 +98,30 @@ RulesResolver = Mapping[str, Any] | Callable[[str], Any]
 _TYPE: Final = "type"
 _VERSION: Final = "v"
 _REF_KEYS: Final = frozenset({"config_id", "sha256"})
-_CANONICAL: Final = json.JSONEncoder(
+_JSON: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
-"""What ``json.dumps(…, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-allow_nan=False)`` builds on every call, built once (the canonical JSON text)."""
+_MAKE_C_JSON: Final = getattr(json.encoder, "c_make_encoder", None)
+_C_JSON: Final = (
+    None
+    if _MAKE_C_JSON is None
+    else _MAKE_C_JSON(
+        None, _JSON.default, json.encoder.encode_basestring, None, ":", ",", True, False, False
+    )
+)
+
+
+def canonical_json(value: object) -> str:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False)``: the canonical JSON text (the codec's, the store's digests'). Raises
+    what ``json.dumps`` raises for what JSON cannot hold (``TypeError``, ``ValueError``; a
+    structure containing itself: ``RecursionError``).
+
+    The C encoder ``json.dumps`` would build for these settings on every call is built once
+    (``json.encoder.c_make_encoder``; without it, ``json.JSONEncoder`` does the same)."""
+    if _C_JSON is None:  # pragma: no cover - a Python without the json C accelerator
+        return _JSON.encode(value)
+    return "".join(_C_JSON(value, 0))
 
 
 def is_rules_type(cls: type) -> bool:
@@ -340,7 +361,7 @@ class Registry:
             else value
         )
         try:
-            text = _CANONICAL.encode(data)
+            text = canonical_json(data)
         except (TypeError, ValueError, RecursionError) as exc:
             raise CodecError("core.codec_not_json", path="$", got=str(exc)) from None
         return text.encode("utf-8")

@@ -339,6 +339,35 @@ def test_refusals_off_the_compiled_path_still_name_the_path(
         REG.encode(everything(**changes))
 
 
+PLAIN_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200)
+@given(PLAIN_JSON)
+def test_canonical_json_is_json_dumps_canonical(value: object) -> None:
+    assert codec.canonical_json(value) == json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def test_canonical_json_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(ValueError):
+        codec.canonical_json({"x": float("nan")})
+    with pytest.raises(TypeError):
+        codec.canonical_json({"x": object()})
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises((ValueError, RecursionError)):
+        codec.canonical_json(loop)
+    assert codec.canonical_json({"x": 1}) == '{"x":1}'  # usable again after a refusal
+
+
 def test_canonical_bytes_sorted_compact_utf8_and_sha256() -> None:
     value = Other("莊 閒")
     raw = REG.canonical_bytes(value)

@@ -17,10 +17,11 @@ b'{"a":null,"b":[1,"\\xe6\\x98\\xaf"]}'
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
+
+from .. import codec
 
 __all__ = [
     "GENESIS",
@@ -38,14 +39,7 @@ def canonical_json(value: Any) -> bytes:
     """``value`` as canonical UTF-8 JSON (sorted keys, no spaces, no NaN): the codec's format,
     for the store's own JSON (meter log entries, digests). Refuses (``TypeError``/``ValueError``)
     what JSON cannot hold."""
-    return _CANONICAL.encode(value).encode("utf-8")
-
-
-_CANONICAL: Final = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-"""``json.dumps(…, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-allow_nan=False)``, built once."""
+    return codec.canonical_json(value).encode("utf-8")
 
 
 def chain_hash(prev_hash: str, payload: bytes) -> str:
