@@ -3,8 +3,9 @@ beside the table service's own in-process rate in the same run (issue 10, item 6
 
 Usage::
 
-    .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 30]
-        [--think-ms 0] [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
+    .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 60]
+        [--think-ms 10000] [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
+        [--profile PATH]
 
 1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
    on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
@@ -16,15 +17,27 @@ Usage::
    Each player holds a WebSocket on its table (``/ws/tables/{id}``, its own audience) and, when
    a view shows a new round taking bets, sends its wager with ``POST
    /api/tables/{id}/commands`` (a banker or player bet of one unit at its seat or standing
-   area; ``--think-ms``: after a random pause of up to that long, default none — every player
-   of a table bets the instant its round opens). A dealer per table opens the round, waits
-   until every player of the table has bet (at most 10 s) and closes the betting (the virtual
-   shoe deals and settles in that request).
+   area). **Arrival model** (``--think-ms``, the betting window, default 10 s): each player
+   bets once per round at a uniformly random moment of the window, as people at a table do;
+   the tables run independently (each table's first round opens at a random moment of the
+   first window, not all at once); a dealer per table opens the round and closes the betting
+   once every player of the table
+   has been answered (at most the window + 10 s; the virtual shoe then deals and settles in
+   that request), then opens the next — a round lasts about the window (the last of ten
+   uniform moments, ~0.9 of it) plus the close, so 200 players bet ~20 times a second in all.
+   ``--think-ms 0`` is the **burst** stress variant: every table opens its first round at
+   once and every player of a table bets the instant its round opens (200 bets within
+   milliseconds when the rounds open together).
    Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance (request
-   sent → answer read), and every error (a 5xx, a refusal, a transport error, a closed socket).
+   sent → answer read, on the client), every error (a 5xx, a refusal, a transport error, a
+   closed socket), and the server process's CPU time (per accepted bet: all its work — the
+   HTTP requests, the dealers' rounds, the views pushed to every socket).
 4. **In process**: the same database reopened after the server stopped; the same tables run
    the same rounds (open, the players' bets, close) through ``TableService.submit`` with no
    HTTP, no sockets; bets per second of those ``submit`` calls alone.
+
+``--profile PATH``: py-spy (``pip install py-spy``) samples the server over the measured phase
+(only threads holding the interpreter: where its CPU goes) into PATH, collapsed stacks.
 
 It prints both rates and their ratio (HTTP / in-process), the latencies and the errors. Goal:
 200 clients, p99 under 50 ms, no errors. Exit status 0 when met.
@@ -70,8 +83,12 @@ DEALER = "bench-dealer"
 SEATS = 7
 BALANCE = 100_000_000
 VENV_BIN = Path(sys.executable).parent
-WAIT_FOR_BETS = 10.0
-"""How long a dealer waits for its players' bets before closing (a bet after it is refused)."""
+WINDOW_MS = 10_000.0
+"""The betting window (``--think-ms``): each player bets once per round at a uniformly random
+moment of it."""
+GRACE = 10.0
+"""How long after the window a dealer still waits for its players' bets before closing (a bet
+after the close is refused, and counted as an error)."""
 
 
 # -- set-up ---------------------------------------------------------------------------------
@@ -237,7 +254,8 @@ async def sign_in(base: str, http: httpx.AsyncClient, names: list[str]) -> dict[
     return tokens
 
 
-async def dealer(load: Load, table: Table) -> None:
+async def dealer(load: Load, table: Table, start: float) -> None:
+    await asyncio.sleep(start)  # tables run independently: their rounds are not in step
     while load.running():
         table.pending = set(table.players)
         table.all_in = asyncio.Event()
@@ -246,7 +264,7 @@ async def dealer(load: Load, table: Table) -> None:
             await asyncio.sleep(0.1)
             continue
         try:
-            await asyncio.wait_for(table.all_in.wait(), timeout=WAIT_FOR_BETS)
+            await asyncio.wait_for(table.all_in.wait(), timeout=load.think + GRACE)
         except TimeoutError:
             table.waited_out += 1
         await load.post(table.table_id, DEALER, CloseBetting())
@@ -264,6 +282,8 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                 except TimeoutError:
                     continue
                 load.messages += 1
+                if '"phase":"betting"' not in text:
+                    continue  # no round taking bets: not parsed (the load generator's own CPU)
                 message = json.loads(text)
                 view = message.get("view") if message.get("type") == "table" else None
                 if view is None or view.get("phase") != "betting":
@@ -289,12 +309,40 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
         load.errors[f"socket {type(exc).__name__}"] += 1
 
 
+def start_profile(pid: int, seconds: float, path: str) -> subprocess.Popen[bytes]:
+    """py-spy (``pip install py-spy``) sampling the server over the measured phase, its
+    collapsed stacks written to ``path`` (``--profile``; not part of the figures)."""
+    command = [
+        str(VENV_BIN / "py-spy"),
+        "record",
+        "-p",
+        str(pid),
+        "-d",
+        str(int(seconds)),
+        "-r",
+        "200",
+        "-f",
+        "raw",
+        "-o",
+        path,
+        "--nonblocking",
+        "--gil",
+    ]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 async def run_load(
-    port: int, pid: int, tables: list[Table], seconds: float, think: float
+    port: int,
+    pid: int,
+    tables: list[Table],
+    seconds: float,
+    think: float,
+    profile: str | None = None,
 ) -> tuple[Load, float]:
     base = f"http://127.0.0.1:{port}"
     clients = sum(len(t.players) for t in tables)
-    limits = httpx.Limits(max_connections=clients + len(tables) + 8)
+    # idle connections closed before uvicorn closes them (5 s), so none is reused as it closes
+    limits = httpx.Limits(max_connections=clients + len(tables) + 8, keepalive_expiry=2.0)
     async with httpx.AsyncClient(limits=limits, timeout=30) as http:
         names = [DEALER, *(p for t in tables for p in t.players)]
         tokens = await sign_in(base, http, names)
@@ -306,11 +354,15 @@ async def run_load(
             for p in t.players
         ]
         await asyncio.sleep(1.0)  # every socket connected and holding its first view
+        spy = None if profile is None else start_profile(pid, seconds, profile)
         started, cpu = time.monotonic(), cpu_seconds(pid)
         load.stop_at = started + seconds
-        await asyncio.gather(*(dealer(load, t) for t in tables))
+        starts = [rnd.uniform(0, think) for _ in tables]  # the burst (think 0): all at once
+        await asyncio.gather(*(dealer(load, t, at) for t, at in zip(tables, starts, strict=True)))
         elapsed = time.monotonic() - started
         load.server_cpu = cpu_seconds(pid) - cpu
+        if spy is not None:
+            await asyncio.to_thread(spy.wait)
         await asyncio.gather(*players)
     return load, elapsed
 
@@ -365,16 +417,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=GOAL_CLIENTS)
     parser.add_argument("--per-table", type=int, default=10)
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument(
         "--think-ms",
         type=float,
-        default=0.0,
-        help="each player waits a random 0..THINK ms before betting (default 0: all at once)",
+        default=WINDOW_MS,
+        help="the betting window: each player bets once per round at a uniformly random "
+        "moment 0..THINK ms after it sees the round open (default 10000); 0: every player "
+        "bets the instant its round opens (the burst, a stress variant)",
     )
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--profile", default=None, help="py-spy's collapsed stacks to PATH")
     args = parser.parse_args()
     if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= SEATS + 4:
         parser.error("--clients 1..1000, --per-table 1..11 (7 seats and 4 standing areas)")
@@ -389,7 +444,7 @@ def main() -> int:
         proc = start_server(url, port, log, args.clients)
         try:
             load, elapsed = asyncio.run(
-                run_load(port, proc.pid, tables, args.seconds, args.think_ms / 1000)
+                run_load(port, proc.pid, tables, args.seconds, args.think_ms / 1000, args.profile)
             )
         finally:
             stop_server(proc)
@@ -418,6 +473,7 @@ def main() -> int:
         "rounds_closed_before_every_bet": waited,
         "messages_received": load.messages,
         "server_cpu_seconds": round(load.server_cpu, 1),
+        "server_cpu_ms_per_bet": round(1000 * load.server_cpu / accepted, 2) if accepted else None,
         "in_process_bets": bets,
         "in_process_bets_per_second": round(local_rate, 1),
         "ratio_http_to_in_process": round(http_rate / local_rate, 3) if local_rate else None,
@@ -425,12 +481,19 @@ def main() -> int:
         "load_average_after": [round(x, 2) for x in load_after],
     }
     print(json.dumps(result, indent=2))
+    arrivals = (
+        f"bets over a {args.think_ms / 1000:g} s window"
+        if args.think_ms
+        else "burst (--think-ms 0)"
+    )
     met = args.clients >= GOAL_CLIENTS and p99 < GOAL_P99_MS and not load.errors
     print(
-        f"{args.backend}: {args.clients} clients on {len(tables)} tables, {elapsed:.1f} s: "
+        f"{args.backend}, {arrivals}: {args.clients} clients on {len(tables)} tables, "
+        f"{elapsed:.1f} s: "
         f"{http_rate:.0f} bets/s over HTTP (p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
         f"errors {sum(load.errors.values())}), {local_rate:.0f} bets/s in process, "
-        f"ratio {http_rate / local_rate:.3f}; goal (200 clients, p99 < 50 ms, no errors) "
+        f"ratio {http_rate / local_rate:.3f}; server CPU {result['server_cpu_ms_per_bet']} ms "
+        f"a bet; goal (200 clients, p99 < 50 ms, no errors) "
         f"{'met' if met else 'MISSED'}"
     )
     if args.json:
