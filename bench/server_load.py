@@ -367,6 +367,27 @@ async def run_load(
     return load, elapsed
 
 
+def server_side(log: Path) -> list[float]:
+    """The players' bets as the server timed them: the request log's ``ms`` of each ``POST
+    …/commands`` not sent by the dealer (from the ASGI app's start to its answer)."""
+    found: list[float] = []
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if "/commands" not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if (
+            record.get("method") == "POST"
+            and str(record.get("path", "")).endswith("/commands")
+            and record.get("user") not in (None, DEALER)
+            and record.get("status") == 200
+        ):
+            found.append(float(record["ms"]) / 1000)
+    return found
+
+
 # -- in process -----------------------------------------------------------------------------
 
 
@@ -448,6 +469,7 @@ def main() -> int:
             )
         finally:
             stop_server(proc)
+        served = server_side(log)
         accepted = len(load.latencies)
         http_rate = accepted / elapsed
         bets, spent = in_process(url, tables, accepted, args.seconds)
@@ -469,6 +491,8 @@ def main() -> int:
         "p50_ms": round(p50, 1),
         "p99_ms": round(p99, 1),
         "max_ms": round(max(load.latencies, default=0) * 1000, 1),
+        "server_side_p50_ms": round(percentile(served, 50) * 1000, 1),
+        "server_side_p99_ms": round(percentile(served, 99) * 1000, 1),
         "errors": dict(load.errors),
         "rounds_closed_before_every_bet": waited,
         "messages_received": load.messages,
