@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import FrameType
+from typing import Final
 
 import typer
 
@@ -60,9 +62,24 @@ def _signals_after_uvicorn() -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
+# A bearer token given in a URL (``/ws/tables/t?token=…``, as browsers' WebSockets must) is
+# a credential: uvicorn's own lines (``"WebSocket /ws/…?token=…" [accepted]``) would write it
+# to the log, where anyone reading logs could sign in with it. Its value is replaced.
+_SECRET_IN_URL: Final = re.compile(r"([?&](?:token|access_token)=)[^&\s\"']+", re.IGNORECASE)
+
+
+def redact(message: str) -> str:
+    """``message`` with the value of every ``token=`` / ``access_token=`` URL parameter
+    replaced by ``[redacted]``."""
+    if "token=" not in message.lower():
+        return message
+    return _SECRET_IN_URL.sub(r"\1[redacted]", message)
+
+
 class JsonLines(logging.Formatter):
     """A log record as one JSON line: ``time``, ``level``, ``logger``, ``message`` — or, for a
-    message that is itself a JSON object (the request log), its fields beside them."""
+    message that is itself a JSON object (the request log), its fields beside them. A token in
+    a URL is never written (:func:`redact`)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, object] = {
@@ -70,7 +87,7 @@ class JsonLines(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
         }
-        message = record.getMessage()
+        message = redact(record.getMessage())
         parsed: object = None
         if message.startswith("{"):
             try:
@@ -82,7 +99,7 @@ class JsonLines(logging.Formatter):
         else:
             line["message"] = message
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = redact(self.formatException(record.exc_info))
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
