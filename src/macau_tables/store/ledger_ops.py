@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import BigInteger, bindparam, func, insert, literal_column, select, update
+from sqlalchemy import BigInteger, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..errors import StoreError
@@ -96,19 +96,34 @@ class _Prepared:
 # Statements built once (SQLAlchemy caches their compiled form): a request's ledger entries are
 # written with a handful of statements whatever their number.
 _A = s.accounts.c
-# SQLite: the accounts of a batch, and (account id NULL) the highest tx id: this transaction
-# holds the write lock, so the ids it inserts next are the ones after it.
-_SELECT_ACCOUNTS_AND_TOP = (
-    select(_A.account_id, _A.balance, _A.may_go_negative)
-    .where(_A.account_id.in_(bindparam("ids", expanding=True)))
-    .union_all(
-        select(
-            literal_column("NULL"),
-            func.coalesce(func.max(s.transactions.c.tx_id), 0),
-            literal_column("0"),
+
+
+def _sqlite_accounts_and_top(n: int) -> str:
+    """SQLite, through the driver: the ``n`` accounts of a batch (``?`` each) with their
+    balances and, account id NULL, the highest tx id: this transaction holds the write lock,
+    so the ids it inserts next are the ones after it."""
+    text = _SQLITE_ACCOUNTS_AND_TOP.get(n)
+    if text is None:
+        text = (
+            "SELECT account_id, balance, may_go_negative FROM accounts WHERE account_id IN ("
+            + ", ".join("?" * n)
+            + ") UNION ALL SELECT NULL, coalesce(max(tx_id), 0), 0 FROM transactions"
         )
-    )
+        _SQLITE_ACCOUNTS_AND_TOP[n] = text
+    return text
+
+
+_SQLITE_ACCOUNTS_AND_TOP: dict[int, str] = {}
+# SQLite, through the driver (TxBase.driver_many: a request's few ledger statements cost no
+# SQLAlchemy work per call).
+_SQLITE_INSERT_TX: Final = (
+    "INSERT INTO transactions (tx_id, table_id, event_seq, kind, actor, reason, corrects, "
+    "digest, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_SQLITE_INSERT_POSTINGS: Final = (
+    "INSERT INTO postings (tx_id, line, account_id, amount, reason) VALUES (?, ?, ?, ?, ?)"
+)
+_SQLITE_MOVE: Final = "UPDATE accounts SET balance = balance + ? WHERE account_id = ?"
 _PG_POST: Final = f"""
 WITH input AS MATERIALIZED (SELECT CAST(%s AS jsonb) AS j),
 low AS MATERIALIZED (
@@ -184,8 +199,6 @@ and planned once per connection). Only the accounts debited that may not go nega
 locked before the check (in id order); an account only credited cannot go negative, and a meter
 row locked early would be held through the whole transaction by every table contributing to
 it."""
-_INSERT_TX = insert(s.transactions)
-_INSERT_POSTINGS = insert(s.postings)
 _MOVE = (
     update(s.accounts)
     .where(_A.account_id == bindparam("acc"))
@@ -273,7 +286,8 @@ class LedgerOps(EventOps):
         if self.postgres:
             tx_ids = self._post_pg(ready, at, running, lowest, kinds, meters)
         else:  # SQLite: this transaction already holds the database's write lock
-            rows = self.connection.execute(_SELECT_ACCOUNTS_AND_TOP, {"ids": sorted(running)})
+            ids = sorted(running)
+            rows = self.driver_rows(_sqlite_accounts_and_top(len(ids)), ids)
             found: dict[str, tuple[int, bool]] = {}
             top = 0
             for acc_id, balance, may in rows:
@@ -505,32 +519,33 @@ class LedgerOps(EventOps):
         balance moved by its net amount (the meters' new amounts known from ``found``).
         Returns the tx ids in order."""
         tx_ids = list(range(top + 1, top + 1 + len(ready)))
+        when = self.bind_time(at)
         rows = [
-            {
-                "tx_id": tx_id,
-                "table_id": p.entry.table_id,
-                "event_seq": p.entry.event_seq,
-                "kind": p.kind.value,
-                "actor": p.entry.actor,
-                "reason": p.entry.reason,
-                "corrects": p.entry.corrects,
-                "digest": p.digest,
-                "created_at": at,
-            }
+            (
+                tx_id,
+                p.entry.table_id,
+                p.entry.event_seq,
+                p.kind.value,
+                p.entry.actor,
+                p.entry.reason,
+                p.entry.corrects,
+                p.digest,
+                when,
+            )
             for p, tx_id in zip(ready, tx_ids, strict=True)
         ]
-        self.connection.execute(_INSERT_TX, rows)
-        postings = [
-            {"tx_id": tx_id, "line": i, "account_id": a, "amount": x, "reason": r}
-            for prepared, tx_id in zip(ready, tx_ids, strict=True)
-            for i, a, x, r in prepared.rows
-        ]
-        self.connection.execute(_INSERT_POSTINGS, postings)
-        moves = [{"acc": a, "delta": x} for a, x in sorted(running.items()) if x]
-        if len(moves) == 1:
-            self.connection.execute(_MOVE, moves[0])
-        elif moves:
-            self.connection.execute(_MOVE, moves)
+        self.driver_many(_SQLITE_INSERT_TX, rows)
+        self.driver_many(
+            _SQLITE_INSERT_POSTINGS,
+            [
+                (tx_id, *row)
+                for prepared, tx_id in zip(ready, tx_ids, strict=True)
+                for row in prepared.rows
+            ],
+        )
+        moves = [(x, a) for a, x in sorted(running.items()) if x]
+        if moves:
+            self.driver_many(_SQLITE_MOVE, moves)
         for acc_id, meter_id in meters.items():
             if running[acc_id]:
                 self.meter_changes[meter_id] = found.get(acc_id, (0, False))[0] + running[acc_id]
