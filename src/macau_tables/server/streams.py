@@ -71,7 +71,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from fastapi import APIRouter, WebSocket
 from starlette.concurrency import run_in_threadpool
@@ -188,17 +188,30 @@ class _Texts:
         return text
 
 
-_TEXTS: weakref.WeakKeyDictionary[TableService, _Texts] = weakref.WeakKeyDictionary()
-_TEXTS_LOCK = threading.Lock()
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-def _texts_of(service: TableService) -> _Texts:
-    """The message texts of ``service``'s table (one per service)."""
-    with _TEXTS_LOCK:
-        texts = _TEXTS.get(service)
-        if texts is None:
-            texts = _TEXTS[service] = _Texts()
-        return texts
+class _OnePer(Generic[_K, _V]):
+    """One ``make()`` per key object (a table's service, a process's runtime), made at its
+    first use and forgotten with the key; guarded by a lock (requests' threads and the sockets'
+    loops ask at once)."""
+
+    def __init__(self, make: Callable[[], _V]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._made: weakref.WeakKeyDictionary[_K, _V] = weakref.WeakKeyDictionary()
+
+    def __call__(self, key: _K) -> _V:
+        with self._lock:
+            value = self._made.get(key)
+            if value is None:
+                value = self._made[key] = self._make()
+            return value
+
+
+_texts_of: Final[_OnePer[TableService, _Texts]] = _OnePer(_Texts)
+"""The message texts of a service's table (one per service)."""
 
 
 # -- connection caps ------------------------------------------------------------------------
@@ -231,17 +244,8 @@ class _Gate:
                 self.by_client.pop(client, None)
 
 
-_GATES: weakref.WeakKeyDictionary[Runtime, _Gate] = weakref.WeakKeyDictionary()
-_GATES_LOCK = threading.Lock()
-
-
-def _gate(runtime: Runtime) -> _Gate:
-    """The connection counts of ``runtime``'s process (one per runtime)."""
-    with _GATES_LOCK:
-        gate = _GATES.get(runtime)
-        if gate is None:
-            gate = _GATES[runtime] = _Gate()
-        return gate
+_gate: Final[_OnePer[Runtime, _Gate]] = _OnePer(_Gate)
+"""The connection counts of a runtime's process (one per runtime)."""
 
 
 def _client_key(websocket: WebSocket, principal: Principal | None) -> str:
