@@ -11,6 +11,7 @@ import pytest
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import CloseBetting as CloseBettingBac
 from macau_tables.baccarat.commands import DealCard as BacDeal
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import ShoeSettings, WagerKind
@@ -229,3 +230,40 @@ def test_recovery_is_recorded_once_even_when_two_starts_race(store: Store) -> No
     assert log_types(store, "c1").count("tables.RoundRecovered") == 1
     assert first.state == second.state
     assert balances(store)["wallet:p1"] == BANKROLL
+
+
+def test_a_resumed_virtual_round_whose_shoe_was_lost_still_gets_the_dealers_reveals_BAC_10(
+    store: Store,
+) -> None:
+    """BAC-10 / BAC-16: a virtual round whose cards were all recorded resumes after a crash
+    even when the shoe's sealed order died with the process; the reveals still due are made —
+    the holder's by the holder, the dealer's (a side nobody holds) by the virtual dealer, who
+    needs no shoe for cards already out — and the round settles."""
+    casino(store, {"b1": ("baccarat", baccarat_rules(card_holding=True), False)})
+    svc = service(store, "b1")
+
+    def reveal_as_p1(table: Any) -> None:
+        for _ in range(8):
+            if table.round.is_over:
+                return
+            due = table.expected().due[0]
+            assert due.kind is DueKind.REVEAL and due.player == "p1", due
+            step = table.round.pending_reveal()
+            send(table, Reveal(step.side, step.part, "p1"), "p1")
+
+    for _ in range(40):  # until a hand is complete with its first four cards (BAC-9)
+        send(svc, OpenRound(((1, "p1"),)))
+        send(svc, PlaceWager("p1", seat(1), WagerKind.PLAYER, 2000), "p1")  # banker: no holder
+        send(svc, CloseBettingBac())
+        if svc.round.due_slot() is None:
+            break
+        reveal_as_p1(svc)
+    assert svc.round.due_slot() is None and svc.expected().due[0].player == "p1"
+    del svc  # the process dies: its vault (the sealed order) with it
+    again = service(store, "b1", vault=MemoryVault())
+    assert "tables.ShoeLost" in log_types(store, "b1")[-3:]
+    assert not again.round.is_over, again.round.void  # resumed, not void
+    reveal_as_p1(again)
+    assert again.round.is_over and again.round.settlement is not None
+    assert again.round.void is None
+    check_invariants(store, "b1", again)

@@ -374,14 +374,18 @@ class BaccaratDealing:
                 return False
             batch.apply_round(Settle(meter))
             return True
-        if self.live or deal.sealed is None or deal.shoe is None:
+        if self.live:
             return False
         if first.kind is DueKind.REVEAL and first.position is DEALER:
+            # The virtual dealer turns cards already out (BAC-16): no shoe is needed, so a
+            # round resumed after its sealed order was lost (BAC-10) still gets this reveal.
             step = r.pending_reveal()
             if step is None:  # pragma: no cover - the round says a reveal is due
                 return False
             batch.apply_round(Reveal(step.side, step.part, DEALER))
             return True
+        if deal.sealed is None or deal.shoe is None:
+            return False
         slot = r.card_due()
         if first.kind is DueKind.CARD and slot is not None:
             position = deal.shoe.out + len(r.cards) + len(r.discarded)
