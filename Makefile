@@ -29,7 +29,7 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 test: lint types
-	$(BIN)/python -m pytest -n 2 -q -m "not slow" --durations=25
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" --durations=25
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m slow
