@@ -49,7 +49,7 @@ import threading
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query
 from fastapi import Path as PathParam
@@ -196,6 +196,23 @@ class CashDone(BaseModel):
     reason: str
 
 
+_Answer = TypeVar("_Answer", bound=BaseModel)
+
+
+def _replayed(
+    tx: Tx, key: str, scope: str, request: str, client_key: str, answer: type[_Answer]
+) -> _Answer | None:
+    """The answer stored under ``key`` when this is a retry of the same request (``scope`` and
+    ``request`` digest equal), ``None`` for a new key; another request under the same key is
+    refused (``tables.idempotency_mismatch``, naming the client's ``client_key``)."""
+    found = tx.idempotency_get(key)
+    if found is None:
+        return None
+    if found.scope != scope or found.request_sha256 != request:
+        raise TableError("tables.idempotency_mismatch", key=client_key)
+    return answer.model_validate(found.response)
+
+
 def _cash(
     runtime: Runtime,
     who: Principal,
@@ -211,11 +228,9 @@ def _cash(
     )
 
     def work(tx: Tx) -> CashDone:
-        found = tx.idempotency_get(key)
-        if found is not None:
-            if found.scope != "cashier" or found.request_sha256 != request:
-                raise TableError("tables.idempotency_mismatch", key=body.idempotency_key)
-            return CashDone.model_validate(found.response)
+        replay = _replayed(tx, key, "cashier", request, body.idempotency_key, CashDone)
+        if replay is not None:
+            return replay
         post = tx.deposit if kind == "deposit" else tx.withdraw
         tx_id = post(body.player, body.amount, actor=who.name, reason=reason)
         done = CashDone(
@@ -889,11 +904,9 @@ def table_config(
     ]
 
     def work(tx: Tx) -> ConfigDone:
-        found = tx.idempotency_get(key)
-        if found is not None:
-            if found.scope != "table_config" or found.request_sha256 != request:
-                raise TableError("tables.idempotency_mismatch", key=body.idempotency_key)
-            return ConfigDone.model_validate(found.response)
+        replay = _replayed(tx, key, "table_config", request, body.idempotency_key, ConfigDone)
+        if replay is not None:
+            return replay
         change = change_table_config(
             tx, table_id, changes=body.changes, approvals=records, actor=who.name, reason=reason
         )
