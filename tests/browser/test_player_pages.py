@@ -301,17 +301,24 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     before_turn = "\n".join([bruno.content(), *received])
     leaked = [card for card in held if f'"{card}"' in before_turn]
     assert not leaked, f"{leaked} (held by alice) reached bruno's browser before she turned them"
-    for _ in range(3):  # the first two cards, then the third card if one is drawn
-        if squeeze.is_hidden():
-            break
-        before = alice.locator("#cards-player .card:not(.card-back)").count()
-        alice.locator("#squeeze-turn").click()
-        wait_until(
-            "the cards turned",
-            lambda before=before: (
-                squeeze.is_hidden()
-                or bruno.locator("#cards-player .card:not(.card-back)").count() >= before
-            ),
-        )
+    # She turns what she is offered (the first two cards, then a third card if one is drawn)
+    # until the round settles. Each step waits for her page to offer the next part instead of
+    # guessing from a count, so a page still showing the part just turned is never clicked again.
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # the page_of fixture has it
+
+    turn = alice.locator("#squeeze-turn")
+    turned: list[str] = []
+
+    def turn_what_is_due() -> str | None:
+        if squeeze.is_visible() and turn.is_enabled():
+            part = turn.get_attribute("data-part") or ""
+            if part not in turned:
+                with contextlib.suppress(PlaywrightTimeout):  # hidden as it was clicked: look again
+                    turn.click(timeout=2_000)
+                    turned.append(part)
+        return bruno.locator("#outcome").get_attribute("data-winner")
+
+    wait_until("the cards turned and the result", turn_what_is_due)
+    assert turned[:1] == ["first_two"], turned
     wait_until("the result", lambda: bruno.locator("#outcome").get_attribute("data-winner"))
     assert bruno.locator("#cards-player .card-back").count() == 0
