@@ -7,6 +7,7 @@ and the daily report show the hold."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -16,11 +17,17 @@ from macau_tables.errors import MacauTablesError
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound
-from macau_tables.tables.audit import verify_database
+from macau_tables.tables.audit import (
+    meter_balances,
+    table_events,
+    table_transactions,
+    verify_database,
+)
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.holds import held_awards, waiting_holds
 from macau_tables.tables.model import TABLE_EVENTS, AwardHeld, AwardReleased, ReleaseAward
 from macau_tables.tables.recall import recall
+from macau_tables.tables.rederive import LoggedEvent, StoredTx, rederive_table
 from macau_tables.tables.reports import table_figures
 
 from .support import PLAYERS, baccarat_rules, caribbean_rules, casino, ledger_total, service
@@ -205,3 +212,74 @@ def test_baccarat_jackpot_awards_are_held_and_released_BAC_17(store: Store) -> N
 
 def test_hold_events_are_table_events() -> None:
     assert AwardHeld in TABLE_EVENTS and AwardReleased in TABLE_EVENTS
+
+
+def _rederived(store: Store, alter: Any) -> Any:
+    """Re-derive table L1 from its log and transactions as ``alter(events, txs)`` rewrites
+    them (what ``verify`` would read after a change made behind the service's back, with
+    the money moved consistently with the changed event: only the hold checks can see it)."""
+
+    def run(tx: Any) -> Any:
+        events = list(table_events(tx, "L1"))
+        txs = list(table_transactions(tx, "L1"))
+        alter(events, txs)
+        return rederive_table(
+            "L1", "caribbean", "m-car", events, txs, meter_balance=meter_balances(tx)
+        )
+
+    return store.read(run)
+
+
+def _swap(events: list[LoggedEvent], txs: list[StoredTx], kind: type, **changes: Any) -> None:
+    """Change the one ``kind`` event and rewrite its transaction's lines to move the same."""
+    i = next(i for i, x in enumerate(events) if isinstance(x.event, kind))
+    old, new = events[i].event, dataclasses.replace(events[i].event, **changes)
+    events[i] = dataclasses.replace(events[i], event=new)
+    j = next(j for j, t in enumerate(txs) if t.event_seq == events[i].seq)
+    lines = tuple(
+        (
+            acc.replace(f"wallet:{old.player}", f"wallet:{new.player}"),
+            amount if abs(amount) != old.amount else amount // abs(amount) * new.amount,
+            reason,
+        )
+        for acc, amount, reason in txs[j].lines
+    )
+    txs[j] = dataclasses.replace(txs[j], lines=lines)
+
+
+def test_verify_finds_a_release_that_does_not_match_its_hold_CSP_10(store: Store) -> None:
+    """``verify`` re-derives holds and releases: a release paid to another player, or a second
+    release of a hold, or a hold of another amount than the settlement's award, is found
+    even when the ledger moved exactly what the changed event says."""
+    svc, _, award = hit(store, hold_from=50_000)
+    (hold,) = store.read(waiting_holds)
+    send(svc, ReleaseAward(hold.hold_id, "sup", "checked"), "sup")
+    svc.close()
+    verified(store)
+    assert _rederived(store, lambda events, txs: None) is None
+
+    to_another = _rederived(store, lambda e, t: _swap(e, t, AwardReleased, player="p2"))
+    assert to_another is not None and to_another.key == "operations.verify_release"
+    assert to_another.params["hold_id"] == hold.hold_id
+
+    def twice(events: list[LoggedEvent], txs: list[StoredTx]) -> None:
+        (x,) = [x for x in events if isinstance(x.event, AwardReleased)]
+        (t,) = [t for t in txs if t.event_seq == x.seq]
+        seq, tx_id = events[-1].seq + 1, txs[-1].tx_id + 1
+        events.append(dataclasses.replace(x, seq=seq))
+        txs.append(dataclasses.replace(t, tx_id=tx_id, event_seq=seq))
+
+    again = _rederived(store, twice)
+    assert again is not None and again.key == "operations.verify_release"
+
+    less = _rederived(store, lambda e, t: _swap(e, t, AwardHeld, amount=award - 1))
+    assert less is not None and less.key == "operations.verify_hold"
+    assert less.params["round_id"] == hold.round_id
+
+    def unheld(events: list[LoggedEvent], txs: list[StoredTx]) -> None:
+        (x,) = [x for x in events if isinstance(x.event, AwardHeld)]
+        events.remove(x)
+        txs[:] = [t for t in txs if t.event_seq != x.seq]
+
+    never_held = _rederived(store, unheld)
+    assert never_held is not None and never_held.key == "operations.verify_release"

@@ -9,6 +9,9 @@ says: for each table, in the order of its log,
   (``round.postings(event)``, mapped to the table's accounts; a held jackpot award's hold and
   release, :func:`.holds.hold_postings`): no money moved that the rules did not move, none
   missing, none twice; a transaction naming no such event is refused;
+* a held award (:class:`~.model.AwardHeld`) holds what its round's settlement paid at its place
+  (player, spot, award), once; a release (:class:`~.model.AwardReleased`) releases a hold of the
+  table, once, to the hold's own player, its round and amount (:mod:`.holds`);
 * every round's settlement is computed again: the round as it stood before its closing event
   is given the closing command (a settlement with the meter it was settled on, or the void)
   and must produce the recorded settlement (a void: the recorded money result);
@@ -41,8 +44,8 @@ from ..rng import verify_commitment
 from ..store import account_id
 from .adapters import dealing_for
 from .findings import Finding, finding
-from .holds import HOLD_EVENTS, hold_postings
-from .model import TABLE_EVENTS, ShoeRevealed
+from .holds import HOLD_EVENTS, hold_postings, settled_results
+from .model import TABLE_EVENTS, AwardHeld, AwardReleased, ShoeRevealed
 
 __all__ = [
     "CLOSERS",
@@ -166,7 +169,7 @@ def rederive_table(
     filled in as it goes. ``from_start``: the events start at the log's first record (else,
     e.g. an archive of one day, a commitment published before them is not looked for)."""
     counts = counts if counts is not None else Counts()
-    check = _TableCheck(table_id, game, meter_id, transactions, meter_balance, counts)
+    check = _TableCheck(table_id, game, meter_id, transactions, meter_balance, counts, from_start)
     published: set[str] = set()
     buffered: list[LoggedEvent] = []
     for logged in events:
@@ -193,6 +196,7 @@ class _TableCheck:
         transactions: Iterable[StoredTx],
         meter_balance: MeterBalance | None,
         counts: Counts,
+        from_start: bool = True,
     ) -> None:
         self.table_id = table_id
         self.game = game
@@ -202,6 +206,9 @@ class _TableCheck:
         self.dealing = dealing_for(game, live=False)
         self.meter_balance = meter_balance
         self.counts = counts
+        self.from_start = from_start
+        self.holds: dict[str, AwardHeld] = {}  # hold id -> the hold, as logged
+        self.released: set[str] = set()
         self._txs: Iterator[StoredTx] = iter(transactions)
         self._next: StoredTx | None = None
         self._advance()
@@ -245,6 +252,9 @@ class _TableCheck:
             if round_ is not None and self._is_round_event(x.event):
                 derived = self._lines(round_.postings(x.event))
             elif isinstance(x.event, HOLD_EVENTS):  # a large award held, released (.holds)
+                found = self._hold(x, mine)
+                if found is not None:
+                    return found
                 derived = self._lines(hold_postings(x.event))
             stored, found = self._stored(x)
             if found is not None:
@@ -262,6 +272,50 @@ class _TableCheck:
                 found = self._closing(mine, x, stored)
                 if found is not None:
                     return found
+        return None
+
+    def _hold(self, x: LoggedEvent, mine: Sequence[LoggedEvent]) -> Finding | None:
+        """A hold holds what its round's settlement (among ``mine``, the round's events) paid
+        at the hold's place — ``hold_id`` is ``"<round id>:<place>"`` — and is logged once; a
+        release releases a hold of this table not released yet, to its player, as held. A
+        release of a hold before the events read (an archive of a later day) is not known here."""
+        e = x.event
+        record = self._record(x.seq)
+        if isinstance(e, AwardHeld):
+            round_id, _, place = e.hold_id.rpartition(":")
+            results = next((r for y in reversed(mine) if (r := settled_results(y.event))), ())
+            n = int(place) if place.isdigit() else 0
+            paid = results[n - 1] if 0 < n <= len(results) else None
+            if (
+                e.hold_id in self.holds
+                or not mine
+                or round_id != e.round_id
+                or round_id != _round_id(mine[0])
+                or paid is None
+                or (paid.player, paid.spot, paid.award) != (e.player, e.spot, e.amount)
+            ):
+                return self._fail(
+                    "settlement",
+                    "events",
+                    record,
+                    "operations.verify_hold",
+                    hold_id=e.hold_id,
+                    round_id=e.round_id,
+                )
+            self.holds[e.hold_id] = e
+        elif isinstance(e, AwardReleased):
+            held = self.holds.get(e.hold_id)
+            unknown = held is None and self.from_start
+            if (
+                unknown
+                or e.hold_id in self.released
+                or (held is not None and (held.round_id, held.player, held.amount))
+                != (e.round_id, e.player, e.amount)
+            ):
+                return self._fail(
+                    "settlement", "events", record, "operations.verify_release", hold_id=e.hold_id
+                )
+            self.released.add(e.hold_id)
         return None
 
     def _lines(self, postings: Iterable[Any]) -> Lines:
