@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 import threading
+import time
 
 from macau_tables.store import Store
 from macau_tables.store.verify import verify
@@ -117,4 +118,49 @@ def test_eight_processes_hitting_one_postgresql_meter_at_once(pg_store: Store) -
     paid = sum(h.amount for h in hits)
     assert pg_store.read(lambda tx: tx.wallet_balance("alice")) == 1_000 + paid
     assert pg_store.read(lambda tx: tx.meter_amount("m-1")) == 1_000_000 - paid
+    assert verify(pg_store).ok
+
+
+def test_a_contribution_adds_no_lock_to_a_meter_row_another_writer_holds(pg_store: Store) -> None:
+    """PostgreSQL: while another transaction holds the meter's row (as a writer does for its
+    update and commit), a contribution's statements add no lock of their own to that row — its
+    posting line naming the meter is checked at the commit (schema v3), after its own update
+    of the row — so no MultiXact is made: the row's xmax stays the holder's transaction. The
+    contribution then commits after the holder, exactly."""
+    setup(pg_store, seed=1_000)
+    meter = "jackpot_meter:m-1"
+    errors: list[BaseException] = []
+
+    def contribute_now() -> None:
+        try:
+            contribute(pg_store, 7)
+        except BaseException as exc:
+            errors.append(exc)
+
+    with pg_store.engine.connect() as holder, pg_store.engine.connect() as look:
+        holder.exec_driver_sql(
+            "SELECT 1 FROM accounts WHERE account_id = %s FOR NO KEY UPDATE", (meter,)
+        )
+        held_by = holder.exec_driver_sql("SELECT pg_current_xact_id()::text").scalar_one()
+        writer = threading.Thread(target=contribute_now)
+        writer.start()
+        waiting = 0
+        deadline = time.monotonic() + 30  # generous: a wait, not a measurement
+        while not waiting and time.monotonic() < deadline:
+            waiting = look.exec_driver_sql(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).scalar_one()
+            look.rollback()
+            time.sleep(0.01)
+        xmax = look.exec_driver_sql(
+            "SELECT xmax::text FROM accounts WHERE account_id = %s", (meter,)
+        ).scalar_one()
+        look.rollback()
+        holder.rollback()
+        writer.join()
+    assert errors == []
+    assert waiting == 1  # the contribution waits for the row only at its commit's update
+    assert int(xmax) == int(held_by) % 2**32  # the holder's lock alone, not a MultiXact
+    assert pg_store.read(lambda tx: tx.meter_amount("m-1")) == 1_007
     assert verify(pg_store).ok

@@ -216,6 +216,27 @@ def test_a_posting_to_an_unknown_meter_is_refused(store: Store) -> None:
     assert err.value.key == "store.unknown_meter"
 
 
+def test_a_posting_naming_no_account_fails_the_commit_and_nothing_is_kept(store: Store) -> None:
+    """A posting's account is checked at the commit (schema v3, so that a meter's posting line
+    needs no lock of its own): still checked, and the whole transaction refused."""
+    setup(store)
+    before = snapshot(store)
+
+    def write(tx: Tx) -> None:
+        tx.post(contribution(5), kind=TxKind.ROUND, meter_id="m-1")
+        tx.connection.exec_driver_sql(
+            "UPDATE postings SET account_id = 'wallet:nobody' "
+            "WHERE tx_id = (SELECT max(tx_id) FROM postings) AND line = 0"
+        )
+
+    with pytest.raises(StoreError) as err:
+        store.run(write)
+    assert err.value.key == "store.database_error"
+    assert "foreign key" in str(err.value.params["error"]).lower()
+    assert snapshot(store) == before
+    assert verify(store).ok
+
+
 @pytest.mark.parametrize(
     ("sql", "check", "relation", "record", "key"),
     [

@@ -198,7 +198,10 @@ debited that may not go negative with their lowest net; ``all``: every account; 
 and planned once per connection). Only the accounts debited that may not go negative are
 locked before the check (in id order); an account only credited cannot go negative, and a meter
 row locked early would be held through the whole transaction by every table contributing to
-it."""
+it. The postings' reference to their accounts is checked at the commit (schema v3): a meter's
+posting line inserted here while other writers hold the meter's row for their update then takes
+no lock of its own beside theirs (a MultiXact per contribution, as it did when checked here);
+at the commit the row is held by this transaction's own update."""
 _MOVE = (
     update(s.accounts)
     .where(_A.account_id == bindparam("acc"))
