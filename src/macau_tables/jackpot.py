@@ -99,6 +99,10 @@ def _require_int(value: object, what: str, *, minimum: int = 0) -> int:
 
 def _require_fraction(value: object, what: str) -> Fraction:
     # int and Fraction are exact; a float is refused so no binary rounding sneaks in.
+    if type(value) is Fraction:  # the usual case: itself (immutable), its range by its terms
+        if not 0 <= value.numerator <= value.denominator:  # (the denominator is positive)
+            raise ConfigError("core.jackpot_fraction_range", what=what, value=str(value))
+        return value
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
         raise ConfigError("core.jackpot_not_exact", what=what, value=repr(value))
     fraction = Fraction(value)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from .errors import ConfigError
 
@@ -145,19 +145,27 @@ def _compact(postings: Iterable[Posting]) -> tuple[Posting, ...]:
     sums: dict[tuple[Account, Reason], int] = {}
     for p in postings:
         sums[(p.account, p.reason)] = sums.get((p.account, p.reason), 0) + p.amount
+    return _postings_of(sums)
+
+
+def _postings_of(sums: dict[tuple[Account, Reason], int]) -> tuple[Posting, ...]:
     out = tuple(Posting(a, amount, r) for (a, r), amount in sums.items() if amount)
     if total(out):  # pragma: no cover - a bug, never a user error
         raise AssertionError(f"unbalanced postings: {out}")
     return out
 
 
+def _pair(first: Posting, second: Posting) -> tuple[Posting, ...]:
+    """``_compact((first, second))`` for two postings of different accounts moving the same
+    amount (each checked on construction): both, or none when the amount is zero."""
+    return (first, second) if second.amount else ()
+
+
 def stake(player: str, amount: int) -> tuple[Posting, ...]:
     """A wager placed: from ``player``'s wallet onto the layout."""
-    return _compact(
-        (
-            Posting(Account.wallet(player), -amount, Reason.STAKE),
-            Posting(IN_PLAY, amount, Reason.STAKE),
-        )
+    return _pair(
+        Posting(Account.wallet(player), -amount, Reason.STAKE),
+        Posting(IN_PLAY, amount, Reason.STAKE),
     )
 
 
@@ -179,6 +187,39 @@ def meter_seed(amount: int) -> tuple[Posting, ...]:
     )
 
 
+_SumKey = tuple[str, str | None, str]
+"""An account and a reason in :func:`settlement`'s sums: (kind, owner, reason) texts."""
+
+
+def _fixed(account: Account, reason: Reason) -> tuple[_SumKey, tuple[Account, Reason]]:
+    return (account.kind.value, account.owner, reason.value), (account, reason)
+
+
+_FIXED: Final = dict(
+    (
+        _fixed(IN_PLAY, Reason.STAKE),
+        _fixed(CARRIED, Reason.STAKE),
+        _fixed(COMMISSION, Reason.COMMISSION),
+        _fixed(TABLE_BANK, Reason.WIN),
+        _fixed(JACKPOT_METER, Reason.CONTRIBUTION),
+        _fixed(JACKPOT_METER, Reason.AWARD),
+        _fixed(HOUSE_FUNDING, Reason.AWARD),
+        _fixed(CARRIED, Reason.CARRY),
+    )
+)
+(
+    _IN_PLAY_STAKE,
+    _CARRIED_STAKE,
+    _COMMISSION,
+    _WIN,
+    _CONTRIBUTION,
+    _METER_AWARD,
+    _HOUSE_AWARD,
+    _CARRY,
+) = _FIXED
+_WALLET_REASONS: Final = {"payout": Reason.PAYOUT, "award": Reason.AWARD}
+
+
 def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tuple[Posting, ...]:
     """The postings of settled (or voided) wagers and, when a meter restarted, its seed.
 
@@ -186,7 +227,67 @@ def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tupl
     ``CARRIED`` for a carried-in stake) and goes to the wallet (``paid``), commission, table
     bank (``house``), meter (``meter`` contributed, ``award_from_meter`` taken), house funding
     (``award_from_house``) and ``CARRIED`` (``carried``). Balanced by the wager identity.
-    """
+
+    Each wager's nine postings are added into the sums per account and reason directly (the
+    postings :func:`_compact` would add up, in the same order); a wager with an amount that
+    is not exactly an ``int`` goes through :class:`Posting` one by one, which refuses it as
+    before (``core.posting_not_int``)."""
+    results = tuple(results)
+    # Keyed by (kind, owner, reason) texts: an Account's and an enum's hashes are Python code.
+    sums: dict[tuple[str, str | None, str], list[Any]] = {}
+    get = sums.get
+    for w in results:
+        amounts = (
+            w.stake,
+            w.paid,
+            w.award_from_meter,
+            w.award_from_house,
+            w.commission,
+            w.house,
+            w.meter,
+            w.carried,
+        )
+        if any(type(x) is not int for x in amounts):
+            return _compact(_settlement_postings(results, seed_funding))
+        stake_, paid, from_meter, from_house, commission, house, meter, carried = amounts
+        award = from_meter + from_house
+        player = w.player
+        wallet: Account | None = None
+        for key, amount in (
+            (_CARRIED_STAKE if w.carried_in else _IN_PLAY_STAKE, -stake_),
+            (("wallet", player, "payout"), paid - award),
+            (("wallet", player, "award"), award),
+            (_COMMISSION, commission),
+            (_WIN, house),
+            (_CONTRIBUTION, meter),
+            (_METER_AWARD, -from_meter),
+            (_HOUSE_AWARD, -from_house),
+            (_CARRY, carried),
+        ):
+            entry = get(key)
+            if entry is not None:
+                entry[2] += amount
+            elif key[0] != "wallet":
+                sums[key] = [*_FIXED[key], amount]
+            else:
+                wallet = wallet or Account.wallet(player)
+                sums[key] = [wallet, _WALLET_REASONS[key[2]], amount]
+    if seed_funding:
+        for p in meter_seed(seed_funding):
+            key = (p.account.kind.value, p.account.owner, p.reason.value)
+            entry = get(key)
+            if entry is None:
+                sums[key] = [p.account, p.reason, p.amount]
+            else:
+                entry[2] += p.amount
+    out = tuple(Posting(a, amount, r) for a, r, amount in sums.values() if amount)
+    if total(out):  # pragma: no cover - a bug, never a user error
+        raise AssertionError(f"unbalanced postings: {out}")
+    return out
+
+
+def _settlement_postings(results: Iterable[WagerResult], seed_funding: int) -> list[Posting]:
+    """Every posting of :func:`settlement`, one by one (each checked on construction)."""
     postings: list[Posting] = []
     for w in results:
         source = CARRIED if w.carried_in else IN_PLAY
@@ -204,7 +305,7 @@ def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tupl
         ]
     if seed_funding:
         postings += meter_seed(seed_funding)
-    return _compact(postings)
+    return postings
 
 
 def award_held(player: str, hold_id: str, amount: int) -> tuple[Posting, ...]:

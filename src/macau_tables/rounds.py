@@ -86,6 +86,19 @@ class Outcome(StrEnum):
     CSP-11.1 jackpot wager of a void round)."""
 
 
+_AMOUNTS: Final = (
+    "stake",
+    "paid",
+    "commission",
+    "house",
+    "meter",
+    "carried",
+    "award_from_meter",
+    "award_from_house",
+)
+"""The money fields of a :class:`WagerResult`, in the order they are checked."""
+
+
 @dataclass(frozen=True, slots=True)
 class WagerResult:
     """One wager as settled (the same shape in both games).
@@ -123,21 +136,23 @@ class WagerResult:
     carried_in: bool = False
 
     def __post_init__(self) -> None:
-        for name in (
-            "stake",
-            "paid",
-            "commission",
-            "house",
-            "meter",
-            "carried",
-            "award_from_meter",
-            "award_from_house",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError("core.wager_result_not_int", name=name, value=repr(value))
-        left = self.stake + self.award_from_meter + self.award_from_house
-        right = self.paid + self.commission + self.house + self.meter + self.carried
+        amounts = (
+            self.stake,
+            self.paid,
+            self.commission,
+            self.house,
+            self.meter,
+            self.carried,
+            self.award_from_meter,
+            self.award_from_house,
+        )
+        if set(map(type, amounts)) != {int}:  # not all plain ints: name the first that is not
+            for name, value in zip(_AMOUNTS, amounts, strict=True):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigError("core.wager_result_not_int", name=name, value=repr(value))
+        stake, paid, commission, house, meter, carried, from_meter, from_house = amounts
+        left = stake + from_meter + from_house
+        right = paid + commission + house + meter + carried
         if left != right:
             raise ConfigError(
                 "core.wager_result_unbalanced", player=repr(self.player), kind=self.kind

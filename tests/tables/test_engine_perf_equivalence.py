@@ -1,0 +1,117 @@
+"""The engine's fast paths give exactly what the plain ones give (issue 9, the service's CPU
+per round): a settlement's postings added up per account and reason as they are made, and the
+codec's class encoders written out as code, on the events of rounds played through the
+service, on each backend."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from macau_tables import codec, ledger
+from macau_tables.errors import ConfigError
+from macau_tables.rng import SeededRandom
+from macau_tables.rounds import Outcome, WagerResult
+from macau_tables.store import Store
+from macau_tables.tables.bots import Bots
+
+from .support import PLAYERS, baccarat_rules, caribbean_rules, casino, service
+
+amounts = st.integers(min_value=0, max_value=10**9)
+
+
+@st.composite
+def wager_results(draw: st.DrawFn) -> WagerResult:
+    """A balanced wager result (stake + awards = paid + commission + house + meter +
+    carried), with any mix of the money fields."""
+    stake, from_meter, from_house = draw(amounts), draw(amounts), draw(amounts)
+    paid, commission, meter, carried = draw(amounts), draw(amounts), draw(amounts), draw(amounts)
+    house = stake + from_meter + from_house - paid - commission - meter - carried
+    return WagerResult(
+        draw(st.sampled_from(PLAYERS[:3])),
+        "box 1",
+        draw(st.sampled_from(["ante", "banker", "jackpot"])),
+        stake,
+        draw(st.sampled_from(list(Outcome))),
+        paid=paid,
+        commission=commission,
+        house=house,
+        meter=meter,
+        carried=carried,
+        award_from_meter=from_meter,
+        award_from_house=from_house,
+        carried_in=draw(st.booleans()),
+    )
+
+
+@given(st.lists(wager_results(), max_size=8), st.sampled_from([0, 0, 500, 12_345]))
+def test_settlement_is_its_postings_one_by_one_added_up(
+    results: list[WagerResult], seed_funding: int
+) -> None:
+    one_by_one = ledger._compact(ledger._settlement_postings(results, seed_funding))
+    assert ledger.settlement(results, seed_funding=seed_funding) == one_by_one
+    assert ledger.settlement(iter(results), seed_funding=seed_funding) == one_by_one
+    assert ledger.total(one_by_one) == 0
+
+
+@pytest.mark.parametrize("amount", [2.5, 0.0, True, "5"])
+def test_settlement_refuses_an_amount_that_is_not_an_int_as_before(amount: object) -> None:
+    good = WagerResult("p1", "box 1", "ante", 100, Outcome.WON, paid=200, house=-100)
+    bad = WagerResult("p2", "box 2", "ante", 100, Outcome.LOST, house=100)
+    object.__setattr__(bad, "commission", amount)  # past its own check
+    with pytest.raises(ConfigError) as refused:
+        ledger.settlement([good, bad])
+    with pytest.raises(ConfigError) as before:
+        ledger._compact(ledger._settlement_postings([good, bad], 0))
+    assert refused.value.key == before.value.key
+
+
+def test_stake_is_both_postings_or_none() -> None:
+    assert ledger.stake("p1", 0) == ()
+    assert [(p.account, p.amount, p.reason) for p in ledger.stake("p1", 7)] == [
+        (ledger.Account.wallet("p1"), -7, ledger.Reason.STAKE),
+        (ledger.IN_PLAY, 7, ledger.Reason.STAKE),
+    ]
+    with pytest.raises(ConfigError):
+        ledger.stake("p1", 1.5)  # type: ignore[arg-type]
+
+
+def _general(value: object) -> dict[str, Any]:
+    return codec.default_registry()._encode_object(value, "$")
+
+
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_played_events_encode_as_the_general_encoder_and_as_stored(store: Store, game: str) -> None:
+    """Every event a service wrote (bots, bet slips and single commands, jackpot wagers among
+    them), read back: the compiled encoder gives the general encoder's dict, key for key, and
+    the stored payload's bytes."""
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
+    casino(store, {"t1": (game, rules, False)})
+    svc = service(store, "t1", rng=SeededRandom(3))
+    Bots(svc, PLAYERS[:4], seed=3, batched=True).play(4)
+    Bots(svc, PLAYERS[:4], seed=4, batched=False).play(2)
+    svc.close()
+    read = store.read(
+        lambda tx: [(r, r.decode(tx.config_resolver())) for r in tx.read_events("t1")]
+    )
+    kinds = set()
+    for r, event in read:
+        fast = codec.encode(event)
+        assert fast == _general(event)
+        assert list(fast) == list(_general(event))
+        assert codec.canonical_bytes(event) == r.payload.encode("utf-8")
+        kinds.add(type(event).__name__)
+        for f in dataclasses.fields(event):  # nested values too (settlements, wagers, …)
+            inner = getattr(event, f.name)
+            if dataclasses.is_dataclass(inner) and type(inner) in _registered():
+                assert codec.encode(inner) == _general(inner)
+    assert {"RoundOpened", "CardDealt", "RoundSettled"} <= kinds
+
+
+def _registered() -> set[type]:
+    registry = codec.default_registry()
+    return {registry.class_named(name) for name in registry.names()}
