@@ -465,6 +465,29 @@ def compile_encoder(tp: Any, encoder_of: EncoderOf, type_name: TypeName) -> Comp
     return _generic(tp, type_name)  # sets, maps, fractions, dates, literals, classes: rare
 
 
+def inline_form(tp: Any) -> tuple[str, Any] | None:
+    """How a class encoder written out as code (``codec.Registry._compile``) encodes a field
+    declared ``tp`` without calling its :func:`compile_encoder` function, or ``None`` (it
+    calls it): ``("exact", cls)`` — a value of exactly ``cls`` (``int``, ``str``, ``bool``) is
+    itself; ``("optional", cls)`` — the same or ``None`` (``int | None``: the union's encoder
+    gives the same); ``("card", Card)`` — a ``Card`` is its text; ``("enum", cls)`` — a member of
+    exactly ``cls`` is its value. Anything else there raises :data:`MISMATCH`, as the
+    function would."""
+    sh = shape(tp)
+    kind = sh[0]
+    if kind in _EXACT_KINDS:
+        return "exact", _EXACT_KINDS[kind]
+    if kind == "card":
+        return "card", Card
+    if kind == "enum":
+        return "enum", sh[1]
+    if kind == "union" and not sh[2] and len(sh[1]) == 2:
+        kinds = [shape(a)[0] for a in sh[1]]
+        if kinds[0] == "none" and kinds[1] in _EXACT_KINDS:
+            return "optional", _EXACT_KINDS[kinds[1]]
+    return None
+
+
 def _compile_union(sh: Shape, encoder_of: EncoderOf, type_name: TypeName) -> Compiled:
     """The first alternative (in :data:`_ORDER`) that accepts the value encodes it, as in
     :func:`encode_value`; a ``str`` beside a ``Card`` is wrapped as ``{"text": …}``."""

@@ -279,31 +279,60 @@ class Registry:
         (:func:`~._codec_types.compile_encoder`), or the rules reference. What
         :meth:`_encode_object` does, without building paths; off its path (a subclass, a
         value of the wrong type) it raises ``Mismatch`` and :meth:`encode` starts again
-        through :meth:`_encode_object`."""
-        name, version = info.name, info.version
-        plan = tuple(
-            (
-                field,
-                t.compile_encoder(tp, self._encoder_of, self.type_name),
-                t.non_none(tp) if field in info.rules_fields else None,
-            )
-            for field, tp in info.fields
-        )
-        digest = self._rules_digest
+        through :meth:`_encode_object`.
 
-        def encode(value: object) -> dict[str, Any]:
-            out: dict[str, Any] = {_TYPE: name, _VERSION: version}
-            for field, encoder, rules in plan:
-                item = getattr(value, field)
-                if rules is None or item is None:
-                    out[field] = encoder(item)
-                    continue
-                config_id = getattr(value, "config_id", None)
-                if type(config_id) is not str or not isinstance(item, rules):
-                    raise t.MISMATCH
-                out[field] = {"config_id": config_id, "sha256": digest(item)}
-            return out
-
+        The plan is written out as the code of one function (as ``dataclasses`` writes a
+        class's ``__init__``): each field read once; an exact ``int``/``str``/``bool`` field
+        (or its ``… | None``), a card or an enum checked and converted in line
+        (:func:`~._codec_types.inline_form`); any other field through its compiled encoder;
+        the dict built at once. Field names are identifiers (dataclass fields), written as
+        attribute names and as ``repr`` keys."""
+        env: dict[str, Any] = {
+            "MISMATCH": t.MISMATCH,
+            "CARD_TEXT": t.CARD_TEXT,
+            "NAME": info.name,
+            "VERSION": info.version,
+            "digest": self._rules_digest,
+        }
+        body: list[str] = []
+        items = [f"{_TYPE!r}: NAME", f"{_VERSION!r}: VERSION"]
+        for i, (field, tp) in enumerate(info.fields):
+            v, cls, enc = f"f{i}", f"C{i}", f"E{i}"
+            body.append(f"{v} = value.{field}")
+            form = None if field in info.rules_fields else t.inline_form(tp)
+            if form is None:
+                env[enc] = t.compile_encoder(tp, self._encoder_of, self.type_name)
+            if field in info.rules_fields:
+                env[cls] = t.non_none(tp)
+                body += [
+                    f"if {v} is None:",
+                    f"    {v} = {enc}(None)",
+                    "else:",
+                    "    config_id = getattr(value, 'config_id', None)",
+                    f"    if type(config_id) is not str or not isinstance({v}, {cls}):",
+                    "        raise MISMATCH",
+                    f"    {v} = {{'config_id': config_id, 'sha256': digest({v})}}",
+                ]
+            elif form is None:
+                body.append(f"{v} = {enc}({v})")
+            else:
+                how, env[cls] = form
+                if how == "exact":
+                    body.append(f"if type({v}) is not {cls}: raise MISMATCH")
+                elif how == "optional":
+                    body.append(f"if {v} is not None and type({v}) is not {cls}: raise MISMATCH")
+                elif how == "card":
+                    body += [
+                        f"if type({v}) is not {cls}: raise MISMATCH",
+                        f"{v} = CARD_TEXT[{v}.index]",
+                    ]
+                else:  # an enum
+                    body += [f"if type({v}) is not {cls}: raise MISMATCH", f"{v} = {v}._value_"]
+            items.append(f"{field!r}: {v}")
+        body.append("return {" + ", ".join(items) + "}")
+        source = "def encode(value):\n" + "".join(f"    {line}\n" for line in body)
+        exec(compile(source, f"<codec encoder of {info.name}>", "exec"), env)
+        encode: t.Compiled = env["encode"]
         return encode
 
     def _info_of(self, value: object, path: str) -> _Info:
