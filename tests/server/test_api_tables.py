@@ -317,6 +317,33 @@ def test_malformed_json_unknown_table_and_anonymous(client: TestClient) -> None:
     assert response.status_code == 403
 
 
+def test_a_commands_token_is_checked_in_its_own_thread_at_every_request(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """The commands' rule (``auth.require_in_thread``) looks the token up in the request's
+    worker thread: a token signed out, a disabled user's or an unknown one is refused (401) at
+    its next command with nothing written, as on every other route."""
+    t = Table(client, "bac-1")
+    t.ok("dealer", OPEN_BACCARAT)
+    alice = _balance(runtime, "alice")
+    t.ok("alice", _wager("alice", 1, "banker", 1_000))
+    assert client.post("/api/auth/logout", headers=t.as_("alice")).status_code == 200
+    t.refused("alice", _wager("alice", 1, "banker", 1_000), 401, "auth.session_unknown")
+    del t.headers["alice"]
+    admin = login(client, "admin")
+    t.ok("alice", _wager("alice", 1, "player", 1_000))
+    disabled = client.post(
+        "/api/admin/users/alice/disable", json={"reason": "self-exclusion"}, headers=admin
+    )
+    assert disabled.status_code == 200
+    t.refused("alice", _wager("alice", 1, "banker", 1_000), 401, "auth.session_unknown")
+    t.headers["alice"] = {"Authorization": "Bearer not-a-token"}
+    t.refused("alice", _wager("alice", 1, "banker", 1_000), 401, "auth.session_unknown")
+    t.headers["alice"] = {"Authorization": "Basic abc"}
+    t.refused("alice", _wager("alice", 1, "banker", 1_000), 401, "auth.unauthenticated")
+    assert _balance(runtime, "alice") == alice - 2_000  # the two accepted wagers only
+
+
 def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtime: Runtime) -> None:
     sup = login(client, "supervisor")
     t = Table(client, "csp-1")

@@ -47,7 +47,7 @@ from ..tables.service import TableService
 from . import auth
 from .errors import register_status
 from .principal import Principal, UserRole
-from .runtime import Runtime, get_runtime
+from .runtime import Runtime, runtime_dependency
 from .schemas import COMMAND, ERROR_RESPONSES, submitted_model
 
 __all__ = [
@@ -99,7 +99,11 @@ TableId = Annotated[
     Path(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$", description="The table's id"),
 ]
 
-_PLAYS: Final = auth.require(UserRole.PLAYER, UserRole.DEALER, UserRole.SUPERVISOR, UserRole.ADMIN)
+_PLAYS: Final = auth.require_in_thread(
+    UserRole.PLAYER, UserRole.DEALER, UserRole.SUPERVISOR, UserRole.ADMIN
+)
+"""The rule of the commands: the token is looked up in the request's worker thread, the
+command's own (one hand-over to a worker thread per command, not two)."""
 _SUPERVISES: Final = auth.require(UserRole.SUPERVISOR)
 _RECALLS: Final = auth.require(UserRole.SUPERVISOR, UserRole.ADMIN)
 
@@ -328,7 +332,7 @@ def authorise(principal: Principal, command: object) -> Issuer:
 
 
 @router.get("", dependencies=[Depends(auth.public)], summary="The casino's tables")
-def list_tables(runtime: Annotated[Runtime, Depends(get_runtime)]) -> list[dict[str, Any]]:
+def list_tables(runtime: Annotated[Runtime, Depends(runtime_dependency)]) -> list[dict[str, Any]]:
     """Every table (id, game, mode, status, meter, configuration); the tables this process
     serves also say whether their meter can be reached."""
 
@@ -355,7 +359,7 @@ def list_tables(runtime: Annotated[Runtime, Depends(get_runtime)]) -> list[dict[
 @router.get("/{table_id}", dependencies=[Depends(auth.public)], summary="A table as you see it")
 def show_table(
     table_id: TableId,
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
     """The table's view for the caller's audience (player, dealer, supervisor, public), what
@@ -389,12 +393,13 @@ def show_table(
 )
 def submit(
     table_id: TableId,
-    principal: Annotated[Principal, Depends(_PLAYS)],
+    signed_in: Annotated[auth.Deferred, Depends(_PLAYS)],
     _screened: Annotated[None, Depends(_screen)],
     body: CommandRequest,
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> dict[str, Any]:
     """Run the command(s) at the table, idempotently (module docstring)."""
+    principal = signed_in()  # who asks, before anything else: 401 / 403 refused here
     payloads = body.payloads()
     no_nul(body.idempotency_key, "$.idempotency_key")
     if body.commands is None:
@@ -430,7 +435,7 @@ def submit(
 def recall_rounds(
     table_id: TableId,
     principal: Annotated[Principal, Depends(_RECALLS)],
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
     last: Annotated[int, Query(ge=1, le=MAX_RECALL)] = 10,
 ) -> list[dict[str, Any]]:
     """The table's last ``last`` rounds, oldest first: cards, wagers, balances, awards, the
@@ -463,7 +468,7 @@ def open_table(
     table_id: TableId,
     body: StatusRequest,
     principal: Annotated[Principal, Depends(_SUPERVISES)],
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> dict[str, Any]:
     """Open the table (refused while a fault is in force, or without its approvals today:
     CSP-13, BAC-19)."""
@@ -475,7 +480,7 @@ def close_table(
     table_id: TableId,
     body: StatusRequest,
     principal: Annotated[Principal, Depends(_SUPERVISES)],
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> dict[str, Any]:
     """Close the table: no new round opens; a round in progress goes on."""
     return _set_status(runtime, principal, table_id, body, False)

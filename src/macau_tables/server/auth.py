@@ -27,10 +27,13 @@ The role rule of every endpoint
 Every route carries exactly one rule among its dependencies: ``Depends(require(UserRole.ADMIN,
 ...))`` (returns the :class:`Principal`; 401 without a valid session, 403 for another role),
 ``Depends(current_principal)`` (any signed-in user: it is ``require`` of every role) or
-``Depends(public)`` (anyone). :func:`optional_principal` (the principal or ``None``) is not a
-rule: a public route that uses it also carries ``public``. :func:`endpoint_rules` reads the rule
-of each ``(method, path)``; ``tests/server/test_role_matrix.py`` walks them all. ``require`` of
-the same roles is the same dependency, so a helper dependency and its route may both use it.
+``Depends(public)`` (anyone) — or, on a plain-function endpoint that wants its token looked up
+in its own worker thread, ``Depends(require_in_thread(...))`` (the same rule, the lookup put
+off until the endpoint calls what it returns). :func:`optional_principal` (the principal or
+``None``) is not a rule: a public route that uses it also carries ``public``.
+:func:`endpoint_rules` reads the rule of each ``(method, path)``;
+``tests/server/test_role_matrix.py`` walks them all. ``require`` of the same roles is the same
+dependency, so a helper dependency and its route may both use it.
 
 WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?token=``, or the
 session cookie from the same origin).
@@ -78,6 +81,7 @@ __all__ = [
     "MIN_PASSWORD",
     "PASSWORD_HASHER",
     "SESSION_COOKIE",
+    "Deferred",
     "SignedIn",
     "authenticate_websocket",
     "create_user",
@@ -92,6 +96,7 @@ __all__ = [
     "public",
     "record_action",
     "require",
+    "require_in_thread",
     "router",
     "rule_problems",
     "sign_in",
@@ -395,28 +400,49 @@ async def _check_csrf(request: Request, secret: str) -> None:
         raise AuthError("auth.csrf_mismatch")
 
 
-async def _authenticate(request: Request) -> Principal | None:
-    """The request's principal (``None``: no credentials at all); refuses bad ones."""
-    cached = getattr(request.state, "principal", None)
-    if isinstance(cached, Principal):
-        return cached
-    store = _store(request)
+def _credentials(request: Request) -> tuple[str, str] | None:
+    """The request's secret and its kind (``"token"``: a bearer token in ``Authorization``;
+    ``"cookie"``: the session cookie); ``None``: no credentials at all. Refuses a malformed
+    ``Authorization`` header."""
     header = request.headers.get("authorization")
     if header is not None:
         scheme, _, secret = header.strip().partition(" ")
         secret = secret.strip()
         if scheme.lower() != "bearer" or not secret:
             raise AuthRefused("auth.unauthenticated", headers=_BEARER)
-        principal = await run_in_threadpool(_lookup, store, secret, "token", _clock(request))
-    else:
-        secret = request.cookies.get(SESSION_COOKIE, "")
-        if not secret:
-            return None
-        principal = await run_in_threadpool(_lookup, store, secret, "cookie", _clock(request))
-        if request.method.upper() not in SAFE_METHODS:
-            await _check_csrf(request, secret)
+        return secret, "token"
+    secret = request.cookies.get(SESSION_COOKIE, "")
+    return (secret, "cookie") if secret else None
+
+
+def _signed_in(request: Request, principal: Principal, secret: str) -> None:
+    """Remember who the request is from (the request log names them; a second rule of the
+    same request does not look them up again)."""
     request.state.principal = principal
     request.state.auth_secret = secret
+
+
+async def _authenticate(request: Request) -> Principal | None:
+    """The request's principal (``None``: no credentials at all); refuses bad ones."""
+    cached = getattr(request.state, "principal", None)
+    if isinstance(cached, Principal):
+        return cached
+    found = _credentials(request)
+    if found is None:
+        return None
+    secret, kind = found
+    principal = await run_in_threadpool(_lookup, _store(request), secret, kind, _clock(request))
+    if kind == "cookie" and request.method.upper() not in SAFE_METHODS:
+        await _check_csrf(request, secret)
+    _signed_in(request, principal, secret)
+    return principal
+
+
+def _admitted(principal: Principal, allowed: frozenset[UserRole], names: str) -> Principal:
+    """``principal`` if their role is one of ``allowed`` (named ``names``), else
+    ``auth.forbidden`` (403)."""
+    if principal.role not in allowed:
+        raise AuthError("auth.forbidden", name=principal.name, role=principal.role, allowed=names)
     return principal
 
 
@@ -425,33 +451,87 @@ _RULES: dict[frozenset[UserRole], RuleDependency] = {}
 _ROLES_OF: dict[Callable[..., Any], frozenset[UserRole]] = {}
 
 
+def _allowed_roles(roles: tuple[UserRole | str, ...]) -> tuple[frozenset[UserRole], str]:
+    allowed = frozenset(parse_role(r) for r in roles)
+    if not allowed:
+        raise ValueError("a role rule needs at least one role (use `public` for anyone)")
+    return allowed, ", ".join(r.value for r in UserRole if r in allowed)
+
+
+def _rule_name(prefix: str, allowed: frozenset[UserRole]) -> str:
+    return prefix + "_".join(r.value for r in UserRole if r in allowed)
+
+
 def require(*roles: UserRole) -> RuleDependency:
     """The dependency that lets in a signed-in user whose role is one of ``roles`` and returns
     their :class:`Principal`: 401 (``auth.unauthenticated``, ``auth.session_*``) without a valid
     session or token, 403 (``auth.forbidden``) for another role. The same roles give the same
     dependency."""
-    allowed = frozenset(parse_role(r) for r in roles)
-    if not allowed:
-        raise ValueError("require() needs at least one role (use `public` for anyone)")
+    allowed, names = _allowed_roles(roles)
     known = _RULES.get(allowed)
     if known is not None:
         return known
-    names = ", ".join(r.value for r in UserRole if r in allowed)
 
     async def rule(request: Request) -> Principal:
         principal = await _authenticate(request)
         if principal is None:
             raise AuthRefused("auth.unauthenticated", headers=_BEARER)
-        if principal.role not in allowed:
-            raise AuthError(
-                "auth.forbidden", name=principal.name, role=principal.role, allowed=names
-            )
-        return principal
+        return _admitted(principal, allowed, names)
 
-    rule.__name__ = rule.__qualname__ = "require_" + "_".join(
-        r.value for r in UserRole if r in allowed
-    )
+    rule.__name__ = rule.__qualname__ = _rule_name("require_", allowed)
     _RULES[allowed] = rule
+    _ROLES_OF[rule] = allowed
+    return rule
+
+
+Deferred = Callable[[], Principal]
+"""What :func:`require_in_thread` gives an endpoint: call it (in the endpoint's own worker
+thread) for the :class:`Principal`, or the refusal."""
+
+_THREAD_RULES: dict[frozenset[UserRole], Callable[[Request], Awaitable[Deferred]]] = {}
+
+
+def require_in_thread(*roles: UserRole) -> Callable[[Request], Awaitable[Deferred]]:
+    """The rule of :func:`require` for a plain-function endpoint, whose bearer token is looked
+    up in the worker thread that runs the endpoint: the dependency returns a
+    :data:`Deferred` the endpoint calls first, before it does anything, and that returns the
+    :class:`Principal` or raises the same refusals as :func:`require` (401, 403). A request
+    costs one hand-over to a worker thread instead of two (the lookup, then the endpoint);
+    every request still reads its token from the store — a token revoked, expired or of a
+    disabled user is refused at its next request on every server process.
+
+    Refused at once, with no lookup: a request with no credentials, or a malformed
+    ``Authorization`` header (401). A cookie session is looked up and its CSRF token checked
+    before the body is read, as :func:`require` does. A bearer request whose body the
+    endpoint cannot take is answered so (400, 422) before its token is looked up: the answer
+    says nothing but what the published API document says, and nothing is done. The same
+    roles give the same dependency; :func:`endpoint_rules` reads it as :func:`require`'s."""
+    allowed, names = _allowed_roles(roles)
+    known = _THREAD_RULES.get(allowed)
+    if known is not None:
+        return known
+
+    async def rule(request: Request) -> Deferred:
+        cached = getattr(request.state, "principal", None)
+        found = None if isinstance(cached, Principal) else _credentials(request)
+        if found is None or found[1] == "cookie":
+            principal = await _authenticate(request)
+            if principal is None:
+                raise AuthRefused("auth.unauthenticated", headers=_BEARER)
+            checked = _admitted(principal, allowed, names)
+            return lambda: checked
+        secret = found[0]
+        store, clock = _store(request), _clock(request)
+
+        def signed_in() -> Principal:
+            principal = _admitted(_lookup(store, secret, "token", clock), allowed, names)
+            _signed_in(request, principal, secret)
+            return principal
+
+        return signed_in
+
+    rule.__name__ = rule.__qualname__ = _rule_name("require_in_thread_", allowed)
+    _THREAD_RULES[allowed] = rule
     _ROLES_OF[rule] = allowed
     return rule
 
@@ -469,8 +549,9 @@ async def optional_principal(request: Request) -> Principal | None:
         return None
 
 
-def public() -> None:
-    """The rule "anyone, signed in or not" (``dependencies=[Depends(public)]``)."""
+async def public() -> None:
+    """The rule "anyone, signed in or not" (``dependencies=[Depends(public)]``; a coroutine,
+    so FastAPI calls it on the event loop, not in a worker thread)."""
     return None
 
 

@@ -55,7 +55,7 @@ from ..tables.clock import MACAU
 from . import auth, i18n
 from .errors import status_for
 from .principal import Principal, UserRole
-from .runtime import Runtime, get_runtime
+from .runtime import Runtime, get_runtime, runtime_dependency
 from .schemas import ERROR_RESPONSES
 
 __all__ = [
@@ -281,7 +281,7 @@ class RevealedShoes(BaseModel):
     summary="The last finished shoes with their commitment, order and salt",
 )
 def revealed_shoes(
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
     table: Annotated[
         str | None, Query(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
     ] = None,

@@ -61,7 +61,7 @@ from ..store.records import TableRecord
 from ..tables.model import OpenShoe
 from . import auth, pages
 from .principal import Principal, UserRole
-from .runtime import Runtime, get_runtime
+from .runtime import Runtime, runtime_dependency
 from .schemas import ERROR_RESPONSES
 
 __all__ = [
@@ -256,7 +256,7 @@ def _shoe_roads(request: Request) -> ShoeRoads:
 def table_roads(
     table_id: TableId,
     request: Request,
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> dict[str, Any]:
     """The bead plate, big road, big eye boy, small road, cockroach road and ask road of the
     table's current shoe (settled rounds only: public), with the shoe's commitment."""
@@ -283,7 +283,7 @@ def table_roads(
 )
 def table_board(
     table_id: TableId,
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
     """``{"table_id", "seconds_left", "seated"}``: the seconds (rounded up) before the table's
@@ -376,7 +376,7 @@ def player_table(
     request: Request,
     table_id: TableId,
     who: Annotated[Principal, Depends(_PLAYER)],
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> Response:
     """A player's table (``tables/<game>.html``): what the player's own view holds, live."""
     found = _table(runtime, table_id)
@@ -405,7 +405,7 @@ def dealer_console(
     request: Request,
     table_id: TableId,
     who: Annotated[Principal, Depends(_DEALS)],
-    runtime: Annotated[Runtime, Depends(get_runtime)],
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> Response:
     """The dealer console: the commands the round accepts now, the card or slot due, card
     entry (live tables), reports to the supervisor; a supervisor also corrects and voids."""

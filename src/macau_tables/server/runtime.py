@@ -1,7 +1,7 @@
 """The casino in this process (issue 10): the store, the tables it serves, the clock's ticks.
 
 ``Runtime(settings, store, clock=…)`` is what every router reaches through
-:func:`get_runtime`:
+:func:`get_runtime` (the dependency :func:`runtime_dependency`):
 
 * :meth:`Runtime.start` opens a :class:`~macau_tables.tables.service.TableService` for every
   table this process is configured to serve (``settings.tables``, default all) whose lease it
@@ -64,6 +64,7 @@ __all__ = [
     "demo_users",
     "get_runtime",
     "prepare",
+    "runtime_dependency",
 ]
 
 log = logging.getLogger("macau_tables.server")
@@ -448,11 +449,18 @@ class _Unsubscribe:
 
 
 def get_runtime(connection: HTTPConnection) -> Runtime:
-    """The runtime of the app serving ``connection`` (a ``Request`` or ``WebSocket``): a
-    FastAPI dependency."""
+    """The runtime of the app serving ``connection`` (a ``Request`` or ``WebSocket``)."""
     runtime = connection.app.state.runtime
     assert isinstance(runtime, Runtime)
     return runtime
+
+
+async def runtime_dependency(connection: HTTPConnection) -> Runtime:
+    """:func:`get_runtime` as a FastAPI dependency (``Depends(runtime_dependency)``, or
+    :data:`RuntimeDep`). A coroutine, so FastAPI calls it on the event loop: a plain function
+    dependency is run in a worker thread — a round trip between threads per request for an
+    attribute read."""
+    return get_runtime(connection)
 
 
 # -- first start ---------------------------------------------------------------------------------
@@ -516,5 +524,5 @@ def prepare(
     return FirstStart(version, created, tuple(made))
 
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+RuntimeDep = Annotated[Runtime, Depends(runtime_dependency)]
 """An endpoint's parameter ``runtime: RuntimeDep`` is the app's runtime."""

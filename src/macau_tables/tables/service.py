@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
@@ -116,10 +117,23 @@ class TableService:
         self.rng = source
         self._lease = Lease(store, table_id, self.owner, seconds=lease_seconds)
         self._lease.renew(self.clock.now(), force=True)
+        self._stagger_lease()
         self._listener = (
             store.listen_meters(self._on_meter) if self.setup.meter_id is not None else None
         )
         self._recover()
+
+    def _stagger_lease(self) -> None:
+        """Bring the lease's first renewal forward by this table's own share (from its id) of
+        the half-lease a renewal waits for. A process takes its tables' leases together at
+        start: unstaggered, they would all come due at the same tick, a durable write each,
+        one after the other, and every request arriving meanwhile would wait behind them —
+        every ``lease_seconds / 2``, since each renewal keeps the phase of the one before.
+        Renewing earlier than needed is safe: the lease runs its full term from each renewal,
+        as the store records it."""
+        if self._lease.until is not None:
+            share = zlib.crc32(self.table_id.encode()) / 2**32
+            self._lease.until -= timedelta(seconds=self._lease.seconds / 2 * share)
 
     # -- loading ---------------------------------------------------------------------------
 
