@@ -190,8 +190,8 @@ class Card:
     def __hash__(self) -> int:
         return self.index
 
-    def __eq__(self, other: object) -> bool:
-        return self is other
+    # Equality is identity (there are exactly 52 instances): ``object``'s own, which Python
+    # compares without calling a method (a card looked for in a hand, a set or a dict).
 
     def __lt__(self, other: Card) -> bool:
         if not isinstance(other, Card):

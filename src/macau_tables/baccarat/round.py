@@ -97,6 +97,15 @@ from .view import RoundView, round_view
 
 __all__ = ["DEALER", "BaccaratRound", "CardSlot", "deal_from"]
 
+# What ``expected_next()`` says is due, made once (they are values), not per card.
+_WAGERS_DUE = Due(DueKind.WAGERS)
+_SETTLEMENT_DUE = Due(DueKind.SETTLEMENT)
+_SUPERVISOR_DUE = Due(DueKind.SUPERVISOR)
+_DEALER_REVEAL_DUE = Due(DueKind.REVEAL, position=DEALER)
+_CARD_DUE: dict[CardSlot | None, Due] = {
+    slot: Due(DueKind.CARD, slot=None if slot is None else slot.value) for slot in (*CardSlot, None)
+}
+
 
 @dataclass(frozen=True, slots=True)
 class BaccaratRound:
@@ -193,8 +202,12 @@ class BaccaratRound:
                 raise RuleViolation("BAC-15", "baccarat.bad_seat", seat=show(s), player=show(p))
         decks = rules.shoe.decks
         avail = tuple(available) if available is not None else (decks,) * 52
-        if len(avail) != 52 or any(
-            isinstance(a, bool) or not isinstance(a, int) or not 0 <= a <= decks for a in avail
+        exact = len(avail) == 52 and set(map(type, avail)) == {int}  # plain ints: by min/max
+        if not (exact and min(avail) >= 0 and max(avail) <= decks) and (
+            len(avail) != 52
+            or any(
+                isinstance(a, bool) or not isinstance(a, int) or not 0 <= a <= decks for a in avail
+            )
         ):
             raise ConfigError("baccarat.bad_available", decks=decks)
         left = rules.shoe.cards if cards_left is None else cards_left
@@ -381,31 +394,27 @@ class BaccaratRound:
             # (a card drawn before it is reassigned only after it, BAC-16).
             reveal = self._reveal_due()
             if reveal is None:
-                return Expected(phase, (Due(DueKind.SUPERVISOR),), (Correct, Void))
+                return Expected(phase, (_SUPERVISOR_DUE,), (Correct, Void))
             due, turn = reveal
-            return Expected(phase, (Due(DueKind.SUPERVISOR), due), (*turn, Correct, Void))
+            return Expected(phase, (_SUPERVISOR_DUE, due), (*turn, Correct, Void))
         # Live mode: a card entered out of turn is taken and flagged for the supervisor (BAC-10).
         stray: tuple[type, ...] = (DealCard,) if self.live else ()
         fix: tuple[type, ...] = (Correct, Void) if self.live and self.cards else (Void,)
         if self.phase is RoundPhase.BETTING:
-            first = Due(DueKind.CARD, slot=CardSlot.PLAYER_1.value)
+            first = _CARD_DUE[CardSlot.PLAYER_1]
             if self.demo:
                 return Expected(phase, (first,), (CloseBetting, DealCard, Void))
             cmds: tuple[type, ...] = (PlaceWager, WithdrawWager)
             if any(w.carried and w.wager_id not in self.decided for w in self.wagers):
                 cmds += (ChangeCarried,)
-            return Expected(
-                phase, (Due(DueKind.WAGERS), first), (*cmds, CloseBetting, DealCard, Void)
-            )
+            return Expected(phase, (_WAGERS_DUE, first), (*cmds, CloseBetting, DealCard, Void))
         if self.phase is RoundPhase.COMPLETE:
-            return Expected(phase, (Due(DueKind.SETTLEMENT),), (Settle, *stray, Void))
+            return Expected(phase, (_SETTLEMENT_DUE,), (Settle, *stray, Void))
         reveal = self._reveal_due()
         if reveal is not None:
             due, turn = reveal
             return Expected(phase, (due,), (*turn, *stray, *fix))
-        slot = self.due_slot()
-        due_card = Due(DueKind.CARD, slot=slot.value if slot is not None else None)
-        return Expected(phase, (due_card,), (DealCard, *fix))
+        return Expected(phase, (_CARD_DUE[self.due_slot()],), (DealCard, *fix))
 
     def _reveal_due(self) -> tuple[Due, tuple[type, ...]] | None:
         """The card-holding reveal due (BAC-16) and the commands for it, or ``None``: the
@@ -417,7 +426,7 @@ class BaccaratRound:
         holder = self.holder(step.side)
         if holder is not None and step not in self.timed_out:
             return Due(DueKind.REVEAL, player=holder), (Reveal, RevealTimeout)
-        return Due(DueKind.REVEAL, position=DEALER), (Reveal,)
+        return _DEALER_REVEAL_DUE, (Reveal,)
 
     def view(self, audience: Audience) -> RoundView:
         """What ``audience`` may see (:func:`~.view.round_view`; BAC-16 hidden information).

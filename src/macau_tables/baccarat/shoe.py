@@ -57,12 +57,12 @@ Decisions (documented):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import replace
 from datetime import date
 from functools import reduce
 
 from ..errors import MacauTablesError, RuleViolation
 from ..rng import ShoeCommitment
+from ..rounds import replacer
 from .rules import BaccaratRules, LastRoundRule, ShoeSettings
 from .shoe_checks import burn_value, check_cards, check_start_burn, read_cards, shown
 from .shoe_commands import (
@@ -389,23 +389,26 @@ def _decide_end(state: ShoeState, cmd: EndRound) -> list[ShoeEvent]:
     return events
 
 
+_shoe = replacer(ShoeState)  # a new state per event: dataclasses.replace costs more here
+
+
 def _evolve(state: ShoeState, e: ShoeEvent) -> ShoeState:
     if isinstance(e, ShoeCut):
-        return replace(
+        return _shoe(
             state,
             cut=e,
             cut_card_at=state.size - e.cut_card_behind,
             phase=ShoePhase.AWAITING_BURN,
         )
     if isinstance(e, CardsBurned):
-        return replace(
+        return _shoe(
             state,
             out=state.out + len(e.cards),
             seen=count_seen(state.seen, e.cards),
             phase=ShoePhase.READY,
         )
     if isinstance(e, RoundStarted):
-        return replace(
+        return _shoe(
             state,
             rounds=e.number,
             demo_rounds=state.demo_rounds + (1 if e.demo else 0),
@@ -415,8 +418,8 @@ def _evolve(state: ShoeState, e: ShoeEvent) -> ShoeState:
     if isinstance(e, RoundEnded):
         if state.settings.machine:
             # BAC-7.2: the cards go back into the machine; the next round has the full set.
-            return replace(state, current_round=None, phase=ShoePhase.READY, out=0, seen=(0,) * 52)
-        return replace(
+            return _shoe(state, current_round=None, phase=ShoePhase.READY, out=0, seen=(0,) * 52)
+        return _shoe(
             state,
             out=state.out + len(e.cards) + len(e.discarded),
             seen=count_seen(state.seen, (*e.cards, *e.discarded)),
@@ -424,9 +427,9 @@ def _evolve(state: ShoeState, e: ShoeEvent) -> ShoeState:
             phase=ShoePhase.READY,
         )
     if isinstance(e, CutCardCameOut):
-        return replace(state, last_round=e.last_round)
+        return _shoe(state, last_round=e.last_round)
     if isinstance(e, ShoeFinished):
-        return replace(state, finished=e, phase=ShoePhase.FINISHED)
+        return _shoe(state, finished=e, phase=ShoePhase.FINISHED)
     if isinstance(e, ShoeOpened):
         return _opened(e)
     raise RuleViolation("BAC-2", "shoe.not_an_event", event=shown(e))

@@ -101,6 +101,13 @@ __all__ = [
 ]
 
 _FAULTS: tuple[type, ...] = (ShufflerFailure, Void)
+_DEALING_FIRST: tuple[type, ...] = (DealCard, DealtToEmptyBox, ReportMisdeal, *_FAULTS)
+_DEALING_LATER: tuple[type, ...] = (*_DEALING_FIRST[:3], ReportExposedCard, *_FAULTS)
+_CARD_DUE: dict[object, tuple[Due]] = {
+    p: (Due(DueKind.CARD, position=p),) for p in (*range(1, 11), DEALER)
+}
+"""``expected_next()`` while dealing: the commands before and after the first card, and what
+is due per position (values: made once, not per card)."""
 
 
 def _check_carried(rules: CaribbeanRules, carried: Iterable[object]) -> tuple[CarriedWager, ...]:
@@ -273,11 +280,12 @@ class CaribbeanRound:
                 cmds += (CloseBetting,)
             return Expected(phase, (Due(DueKind.WAGERS),), cmds + _FAULTS)
         if self.phase is Phase.DEALING:
-            cmds = (DealCard, DealtToEmptyBox, ReportMisdeal)
-            if self.dealt:
-                cmds += (ReportExposedCard,)
-            due = Due(DueKind.CARD, position=self.deal_order[self.dealt])
-            return Expected(phase, (due,), cmds + _FAULTS)
+            # (one card per event: the values of this branch are made once, see below)
+            position = self.deal_order[self.dealt]
+            due = _CARD_DUE.get(position) if type(position) is int or position is DEALER else None
+            if due is None:
+                due = (Due(DueKind.CARD, position=position),)
+            return Expected(phase, due, _DEALING_LATER if self.dealt else _DEALING_FIRST)
         if self.phase is Phase.DECIDING:
             pending = tuple(
                 Due(DueKind.DECISION, position=b.box, player=b.player)
@@ -302,6 +310,8 @@ class CaribbeanRound:
         the carried account to the wallet; the round's settlement (showdown or void) posts
         every wager's result and the meter's seed funding. Refuses (``ParseError``) anything
         that is not a Caribbean Stud event."""
+        if type(event) in _SILENT_TYPES:  # most events (each card): before the checks below
+            return ()
         if isinstance(event, AntePlaced | JackpotWagerPlaced):
             return ledger.stake(event.player, event.amount)
         if isinstance(event, DecisionMade):
@@ -378,6 +388,7 @@ class CaribbeanRound:
 
 _SILENT_EVENTS = (RoundOpened, BettingClosed, CardDealt, CardExposed, DeadHandDealt)
 """Events that move no money."""
+_SILENT_TYPES: frozenset[type] = frozenset(_SILENT_EVENTS)
 
 
 def _conforms(r: CaribbeanRound) -> Round:

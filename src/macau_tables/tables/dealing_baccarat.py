@@ -40,7 +40,7 @@ from ..baccarat.round import BaccaratRound
 from ..baccarat.rules import BaccaratRules, BurnRule, WagerKind
 from ..cards import Card, new_shoe
 from ..rng import ShoeCommitment
-from ..rounds import DEALER, Due, DueKind
+from ..rounds import DEALER, Due, DueKind, replacer
 from .clock import opening_date
 from .dealing import reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
@@ -83,7 +83,7 @@ class BaccaratDeal:
 
     def after(self, shoe: S.ShoeState, events: Sequence[object]) -> BaccaratDeal:
         """The same dealing with the shoe ``shoe`` after ``events``."""
-        return replace(self, shoe=shoe, events=(*self.events, *events))
+        return _deal(self, shoe=shoe, events=(*self.events, *events))
 
     def sealing(self, sealed_id: str, commitment: str, sealed: Sealed | None) -> BaccaratDeal:
         """The same dealing with one more committed order in play (``sealed`` in memory)."""
@@ -95,6 +95,9 @@ class BaccaratDeal:
     def closed_seal(self) -> BaccaratDeal:
         """The same shoe with no committed order in play."""
         return replace(self, sealed_no=None, sealed_id=None, commitment=None, sealed=None)
+
+
+_deal = replacer(BaccaratDeal)  # (twice a round: dataclasses.replace costs more)
 
 
 def _fold(deal: BaccaratDeal, e: object) -> BaccaratDeal:

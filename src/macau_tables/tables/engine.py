@@ -158,7 +158,8 @@ class Batch:
 
     def open(self, round_: Any) -> None:
         """A round was opened: it becomes the table's round; its first events are recorded."""
-        self.state = replace(self.state, round=round_, rounds=self.state.rounds + 1)
+        s = self.state
+        self.state = TableState(s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault)
         self._record_round(round_, tuple(round_.events))
 
     def apply_round(self, command: object) -> tuple[object, ...]:
@@ -175,9 +176,12 @@ class Batch:
         return tuple(events)
 
     def _record_round(self, round_: Round, events: Sequence[object]) -> None:
+        round_id, hits_of = round_.round_id, self.dealing.hits
         for e in events:
-            self.records.append(Record(round_.round_id, e, tuple(round_.postings(e))))
-            self.hits.extend((round_.round_id, h) for h in self.dealing.hits(e))
+            self.records.append(Record(round_id, e, tuple(round_.postings(e))))
+            hits = hits_of(e)
+            if hits:
+                self.hits.extend((round_id, h) for h in hits)
 
     def dealt(self, deal: Any, events: Sequence[object], round_id: str | None = None) -> None:
         """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""

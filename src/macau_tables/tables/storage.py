@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .. import codec
 from ..rng import ShoeReveal
@@ -131,7 +131,8 @@ def persist(
     if entries:  # one ledger transaction per event, all written at once
         tx.post_many(entries)
     for rec in batch.records:
-        _side_record(tx, table_id, rec.event, actor)
+        if isinstance(rec.event, _SIDE_RECORDED):
+            _side_record(tx, table_id, rec.event, actor)
     if meter_id is not None:
         for round_id, hit in batch.hits:
             if hit.from_meter > 0:
@@ -159,6 +160,10 @@ def persist(
         tuple(ev.type for ev in stored),
     )
     return result, snap
+
+
+_SIDE_RECORDED: Final = (ShoeRevealed, ShoeLost, TableFaulted, FaultCleared, RoundRecovered)
+"""The table events :func:`_side_record` writes beside the log (a round's events: none)."""
 
 
 def _side_record(tx: Tx, table_id: str, event: object, actor: str) -> None:
