@@ -4,14 +4,29 @@ transaction, and nothing applied twice (the commit was never sent)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
 from sqlalchemy import create_engine, text
 
-from macau_tables.store import Store
+from macau_tables.store import Store, Tx
 from tests.store.support import setup
 
 
+def _deposit(tx: Tx) -> None:
+    """A deposit: its first statement is the ledger's, sent to the driver itself."""
+    tx.deposit("alice", 5, actor="cashier-1", reason="after a restart")
+
+
+def _read_then_deposit(tx: Tx) -> None:
+    """A read through SQLAlchemy first, then the deposit."""
+    assert tx.wallet_balance("alice") >= 1_000
+    _deposit(tx)
+
+
+@pytest.mark.parametrize("work", [_deposit, _read_then_deposit], ids=["driver", "sqlalchemy"])
 def test_a_dead_pooled_connection_is_replaced_and_the_transaction_runs_once(
-    pg_store: Store,
+    pg_store: Store, work: Callable[[Tx], None]
 ) -> None:
     store = pg_store
     setup(store, players={"alice": 1_000})
@@ -22,6 +37,6 @@ def test_a_dead_pooled_connection_is_replaced_and_the_transaction_runs_once(
             conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
     finally:
         admin.dispose()
-    store.run(lambda tx: tx.deposit("alice", 5, actor="cashier-1", reason="after a restart"))
+    store.run(work)  # whichever way its first statement reaches the dead connection
     assert store.read(lambda tx: tx.wallet_balance("alice")) == 1_005
     assert store.read(lambda tx: tx.ledger_total()) == 0

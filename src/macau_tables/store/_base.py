@@ -44,9 +44,13 @@ def require_int(value: object, field: str, *, minimum: int | None = None) -> int
     return value
 
 
-def driver_error() -> type[Exception]:
-    """The SQLite driver's base error (what :meth:`TxBase.driver_rows` wraps)."""
-    return sqlite3.Error
+def driver_error(dialect: str) -> type[Exception]:
+    """The base error of ``dialect``'s driver (what :meth:`TxBase.driver_rows` wraps)."""
+    if dialect == "sqlite":
+        return sqlite3.Error
+    import psycopg
+
+    return psycopg.Error
 
 
 @functools.cache
@@ -84,7 +88,8 @@ class TxBase:
     ) -> None:
         self.connection = connection
         self.dialect: str = connection.dialect.name
-        self._driver: Any = None  # the SQLite driver connection, once a statement needed it
+        self._driver: Any = None  # the driver's connection, once a statement needed it
+        self._driver_error: type[Exception] = Exception  # its base error, set with it
         self.readonly = readonly
         self._clock = clock
         self._after: list[Callable[[], None]] = []
@@ -137,47 +142,68 @@ class TxBase:
         """Run ``sql`` (``?`` placeholders; the store's own text) with ``params`` already in the
         form the column types bind them (:func:`bind_time`); returns all its rows.
 
-        For the few statements every request runs (its log's head and idempotency key, its
-        events, its idempotency record): SQLAlchemy Core compiles nothing for them, but still
-        costs ~0.03 ms per statement in Python. On SQLite they go straight to the driver's
-        connection (inside the transaction SQLAlchemy began on it); on PostgreSQL through
-        ``exec_driver_sql`` (SQLAlchemy's handling of a lost connection stays). Any driver
-        error is raised as SQLAlchemy's ``DBAPIError`` (what :meth:`Store.run` retries or
-        translates), as for every other statement."""
-        if self.dialect == "sqlite":
-            driver = self._sqlite()
-            try:
+        For the statements every request runs (its log's head and idempotency key, its
+        events, its idempotency record, the ledger's batch): SQLAlchemy Core compiles nothing
+        for them, but its execution still costs ~0.03 ms per statement in Python. They go
+        straight to the driver's own connection, inside the transaction SQLAlchemy began on
+        it (PostgreSQL: psycopg prepares a statement once it has run a few times on a
+        connection). This is the store's one way past SQLAlchemy to the driver. A driver error
+        is raised as SQLAlchemy's ``DBAPIError`` (what :meth:`Store.run` retries or
+        translates), as for every other statement; a lost connection is invalidated, as
+        SQLAlchemy does with its own, so that ``Store.run`` runs the transaction again on a
+        new one."""
+        driver = self.driver_connection()
+        try:
+            if self.dialect == "sqlite":
                 return list(driver.execute(sql, params).fetchall())
-            except driver_error() as exc:
-                raise self._wrapped(sql, params, exc) from exc
-        result = self.connection.exec_driver_sql(_pyformat(sql), tuple(params))
-        return list(result.all()) if result.returns_rows else []
+            with driver.cursor() as cursor:
+                cursor.execute(_pyformat(sql), params)
+                return cursor.fetchall() if cursor.description is not None else []
+        except self._driver_error as exc:
+            raise self.driver_failure(sql, params, exc) from exc
 
     def driver_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """:meth:`driver_rows` of a statement with many rows of parameters (executemany)."""
-        if self.dialect == "sqlite":
-            driver = self._sqlite()
-            try:
+        driver = self.driver_connection()
+        try:
+            if self.dialect == "sqlite":
                 driver.executemany(sql, rows)
-            except driver_error() as exc:
-                raise self._wrapped(sql, rows, exc) from exc
-            return
-        self.connection.exec_driver_sql(_pyformat(sql), [tuple(r) for r in rows])
+                return
+            with driver.cursor() as cursor:
+                cursor.executemany(_pyformat(sql), [tuple(r) for r in rows])
+        except self._driver_error as exc:
+            raise self.driver_failure(sql, rows, exc) from exc
+
+    def driver_connection(self) -> Any:
+        """The driver's own connection under this transaction (sqlite3's or psycopg's)."""
+        if self._driver is None:
+            self._driver = self.connection.connection.driver_connection
+            self._driver_error = driver_error(self.dialect)
+        return self._driver
+
+    def driver_failure(self, sql: str, params: Any, exc: Exception) -> StatementError:
+        """``exc``, an error of the driver running ``sql``, as SQLAlchemy raises its own: a
+        ``DBAPIError`` of the matching class; when the driver says the connection is lost,
+        the connection invalidated (a new one is made for the next transaction) and the
+        error marked so."""
+        dialect = self.connection.dialect
+        error: Any = exc  # the driver's error class, which SQLAlchemy's typing cannot name
+        lost = dialect.is_disconnect(error, self.connection.connection.dbapi_connection, None)
+        if lost:
+            self.connection.invalidate(exc)
+        return DBAPIError.instance(
+            sql,
+            params,
+            exc,
+            driver_error(self.dialect),
+            dialect=dialect,
+            connection_invalidated=lost,
+        )
 
     def bind_time(self, at: datetime) -> Any:
         """``at`` as a :class:`~.schema.UtcDateTime` column binds it on this database (SQLite: the
         text SQLAlchemy writes; PostgreSQL: the aware time)."""
         return _time_binder(self.connection.dialect)(at)
-
-    def _sqlite(self) -> Any:
-        if self._driver is None:
-            self._driver = self.connection.connection.driver_connection
-        return self._driver
-
-    def _wrapped(self, sql: str, params: Any, exc: Exception) -> StatementError:
-        return DBAPIError.instance(
-            sql, params, exc, driver_error(), dialect=self.connection.dialect
-        )
 
     def writable(self) -> None:
         """Refuses (``store.readonly``) a write inside a read-only transaction."""

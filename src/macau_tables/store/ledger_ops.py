@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Final
 
 from sqlalchemy import BigInteger, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -125,7 +125,7 @@ _SQLITE_INSERT_POSTINGS: Final = (
 )
 _SQLITE_MOVE: Final = "UPDATE accounts SET balance = balance + ? WHERE account_id = ?"
 _PG_POST: Final = f"""
-WITH input AS MATERIALIZED (SELECT CAST(%s AS jsonb) AS j),
+WITH input AS MATERIALIZED (SELECT CAST(? AS jsonb) AS j),
 low AS MATERIALIZED (
   SELECT l.account_id, l.low
   FROM jsonb_to_recordset((SELECT j -> 'lock' FROM input)) AS l(account_id varchar, low bigint)
@@ -189,13 +189,13 @@ WHERE NOT (SELECT ok FROM ok)
 UNION ALL
 SELECT 'known', NULL, NULL, account_id, balance, may_go_negative FROM known
 WHERE NOT (SELECT ok FROM ok)
-""".encode()
+"""
 """PostgreSQL: a batch of ledger entries checked and written by one statement (see
 :meth:`LedgerOps._post_pg`), its one parameter the batch as JSON (``lock``: the accounts
 debited that may not go negative with their lowest net; ``all``: every account; ``tx``,
 ``p``: the transactions and their postings; ``at``: their time; ``m``: the balances to move;
-``n``: the meter accounts to notify). Sent through the driver as a prepared statement (parsed
-and planned once per connection). Only the accounts debited that may not go negative are
+``n``: the meter accounts to notify). Sent through the driver (:meth:`TxBase.driver_rows`:
+psycopg prepares it once per connection). Only the accounts debited that may not go negative are
 locked before the check (in id order); an account only credited cannot go negative, and a meter
 row locked early would be held through the whole transaction by every table contributing to
 it. The postings' reference to their accounts is checked at the commit (schema v3): a meter's
@@ -573,9 +573,10 @@ class LedgerOps(EventOps):
         refusal is raised here from the rows read (after opening missing table or house
         accounts, the statement runs again). Returns the tx ids in order.
 
-        The statement is prepared once per connection and given the whole batch as one JSON
-        parameter (:meth:`_pg_rows`): the client's work per request is one ``json.dumps``
-        instead of SQLAlchemy's and the driver's handling of nineteen array parameters."""
+        The statement is prepared (by psycopg, on each connection) and given the whole batch as
+        one JSON parameter (through :meth:`~._base.TxBase.driver_rows`): the client's work per
+        request is one ``json.dumps`` instead of SQLAlchemy's and the driver's handling of
+        nineteen array parameters."""
         locked = sorted(a for a in lowest if kinds[a].kind not in MAY_GO_NEGATIVE)
         # A meter only credited is moved with the commit (Store.run): held only for that.
         deferred = {a for a in meters if running[a] > 0 and a not in lowest}
@@ -614,7 +615,7 @@ class LedgerOps(EventOps):
         for _ in range(2):
             tx_ids: dict[int, int] = {}
             found: dict[str, tuple[int, bool]] = {}
-            for what, o, tx_id, acc_id, balance, may in self._pg_rows(_PG_POST, (batch,)):
+            for what, o, tx_id, acc_id, balance, may in self.driver_rows(_PG_POST, (batch,)):
                 if what == "tx":
                     tx_ids[int(o)] = int(tx_id)
                 elif what == "moved":
@@ -637,25 +638,6 @@ class LedgerOps(EventOps):
                 raise StoreError("store.bad_value", field="ledger", value="check")
             self._open_accounts(missing, kinds)
         raise StoreError("store.bad_value", field="ledger", value="accounts")  # pragma: no cover
-
-    def _pg_rows(self, query: bytes, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """PostgreSQL: the rows of ``query`` run through the driver's own connection (a
-        prepared statement, no SQLAlchemy compilation or result objects: the hot path of every
-        request that moves money). A driver error is handled as SQLAlchemy would its own (a
-        lost connection invalidated, so that :meth:`Store.run` runs the transaction again on
-        a new one)."""
-        import psycopg
-
-        fairy = self.connection.connection
-        raw = fairy.driver_connection
-        assert isinstance(raw, psycopg.Connection)
-        try:
-            with raw.cursor() as cursor:
-                cursor.execute(query, params, prepare=True)
-                return cursor.fetchall()
-        except psycopg.Error as exc:
-            self.connection._handle_dbapi_exception(exc, query.decode(), params, None, None)
-            raise  # pragma: no cover - the call above always raises
 
     def _open_accounts(self, missing: list[str], kinds: dict[str, Account]) -> None:
         """Create the table and house accounts of ``missing`` at zero (their amounts are then

@@ -269,7 +269,7 @@ class Store:
                             {"channel": METER_CHANNEL, "payload": f"{meter_id}:{amount}"},
                         )
                     if tx.meter_pending:
-                        tx.meter_changes.update(_commit_with_meters(conn, tx.meter_pending))
+                        tx.meter_changes.update(_commit_with_meters(tx, tx.meter_pending))
         return result, tx
 
     # -- meter notifications ------------------------------------------------------------------
@@ -315,46 +315,66 @@ class Store:
         return _Translate(self.url)
 
 
-def _commit_with_meters(conn: Connection, pending: dict[str, int]) -> dict[str, int]:
+def _commit_with_meters(tx: Tx, pending: dict[str, int]) -> dict[str, int]:
     """PostgreSQL: add the ``pending`` credits to their meters, notify them and COMMIT, in ONE
     round trip (a simple query of several statements): a meter's row is then held only while
     the server applies that update and flushes the commit, never across a round trip to this
     process, so writers queued on it follow one another as fast as bare updates would.
-    Returns the meters' new amounts. (The caller's own COMMIT then finds nothing to do.)"""
-    import psycopg
-    from psycopg import sql
+    Returns the meters' new amounts. (The caller's own COMMIT then finds nothing to do.)
 
-    raw = conn.connection.driver_connection
-    assert isinstance(raw, psycopg.Connection)
-    statements = [
-        sql.SQL(
-            "WITH moved AS (UPDATE accounts SET balance = balance + {amount} "
-            "WHERE account_id = {account} RETURNING balance) "
-            "SELECT balance, pg_notify({channel}, {meter} || ':' || balance) FROM moved"
-        ).format(
-            amount=sql.Literal(amount),
-            account=sql.Literal(f"jackpot_meter:{meter_id}"),
-            channel=sql.Literal(METER_CHANNEL),
-            meter=sql.Literal(meter_id),
-        )
-        for meter_id, amount in sorted(pending.items())
-    ]
-    query = sql.SQL("; ").join([*statements, sql.SQL("COMMIT")])
+    The text is made of each meter's statement around its amount, quoted once per meter
+    (:func:`_meter_statement`)."""
+    raw = tx.driver_connection()
+    meters = sorted(pending)
+    parts: list[bytes] = []
+    for meter_id in meters:
+        amount = pending[meter_id]
+        if type(amount) is not int:  # pragma: no cover - the ledger's sums are ints
+            raise StoreError("store.bad_value", field="amount", value=repr(amount))
+        head, tail = _meter_statement(raw, meter_id)
+        parts.append(b"%b%d%b" % (head, amount, tail))
+    parts.append(b"COMMIT")
+    query = b"; ".join(parts)
     amounts: dict[str, int] = {}
     try:
         with raw.cursor() as cursor:
             cursor.execute(query, prepare=False)  # no parameters: the simple protocol
-            for meter_id in sorted(pending):
+            for meter_id in meters:
                 row = cursor.fetchone()
                 if row is None:
                     raise StoreError("store.unknown_meter", meter_id=meter_id)
                 amounts[meter_id] = int(row[0])
                 cursor.nextset()
-    except psycopg.Error as exc:
-        text_of = query.as_string(raw)
-        raise DBAPIError.instance(text_of, None, exc, psycopg.Error) from exc
+    except tx._driver_error as exc:
+        raise tx.driver_failure(query.decode(), None, exc) from exc
     pending.clear()
     return amounts
+
+
+_METER_STATEMENTS: dict[str, tuple[bytes, bytes]] = {}
+
+
+def _meter_statement(raw: Any, meter_id: str) -> tuple[bytes, bytes]:
+    """The text of ``meter_id``'s update and notification before and after its amount, its
+    account and id quoted by the driver (made once per meter)."""
+    parts = _METER_STATEMENTS.get(meter_id)
+    if parts is None:
+        from psycopg import sql
+
+        tail = sql.SQL(
+            " WHERE account_id = {account} RETURNING balance) "
+            "SELECT balance, pg_notify({channel}, {meter} || ':' || balance) FROM moved"
+        ).format(
+            account=sql.Literal(f"jackpot_meter:{meter_id}"),
+            channel=sql.Literal(METER_CHANNEL),
+            meter=sql.Literal(meter_id),
+        )
+        parts = (
+            b"WITH moved AS (UPDATE accounts SET balance = balance + ",
+            tail.as_bytes(raw),
+        )
+        _METER_STATEMENTS[meter_id] = parts
+    return parts
 
 
 class _Disconnected(Exception):
