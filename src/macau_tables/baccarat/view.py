@@ -177,11 +177,22 @@ def _refusal(r: BaccaratRound, flag: CardRefused) -> RefusalView:
     )
 
 
+_last_layout: tuple[tuple[Wager, ...], tuple[AreaStake, ...]] = ((), ())
+"""The last wagers laid out and their layout: every audience of a round at one moment sees
+the same layout (the round's own ``wagers`` object), made once for them all."""
+
+
 def _layout(wagers: tuple[Wager, ...]) -> tuple[AreaStake, ...]:
+    global _last_layout  # one (wagers, layout) pair, replaced whole: safe from any thread
+    last_wagers, last = _last_layout
+    if last_wagers is wagers:
+        return last
     totals: dict[tuple[Area, WagerKind], int] = {}
     for w in wagers:
         totals[(w.area, w.kind)] = totals.get((w.area, w.kind), 0) + w.amount
-    return tuple(AreaStake(a, k, n) for (a, k), n in sorted(totals.items()))
+    layout = tuple(AreaStake(a, k, n) for (a, k), n in sorted(totals.items()))
+    _last_layout = (wagers, layout)
+    return layout
 
 
 def round_view(r: BaccaratRound, audience: object) -> RoundView:

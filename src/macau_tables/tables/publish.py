@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from ..rounds import Audience, require_audience
 
@@ -23,24 +23,45 @@ __all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
 log = logging.getLogger(__name__)
 
 
+_UNMADE: Final = object()
+"""A :class:`TableUpdate`'s view not made yet."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableUpdate:
     """What a subscriber receives after a commit: table ``table_id`` at record ``seq``, the
     round ``round_id`` as ``audience`` may see it (``view``; ``None`` before the first round),
-    the fault in force (its reason) and whether the meter can be reached."""
+    the fault in force (its reason) and whether the meter can be reached.
+
+    The view is made at its first use, from the round as it stood at ``seq`` (``round``: a
+    frozen value, never changed after the commit — the view made later is the view made then):
+    the committing thread, which holds the table's lock, hands the update over without making
+    a view per subscriber, and an update a subscriber never looks at (a socket's view replaced
+    by a newer one before it was sent) costs none. Updates compare by their fields but the
+    view (a function of ``round`` and ``audience``)."""
 
     table_id: str
     seq: int
     audience: Audience
     round_id: str | None
-    view: Any
+    made: Any = field(compare=False, repr=False)
     fault: str | None
     meter_link: bool
+    round: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def view(self) -> Any:
+        """``round.view(audience)`` (made once, at the first use; the same from any thread)."""
+        made = self.made
+        if made is _UNMADE:
+            made = self.round.view(self.audience)
+            object.__setattr__(self, "made", made)
+        return made
 
 
 def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) -> TableUpdate:
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
-    after record ``seq``: its round's ``view(audience)``."""
+    after record ``seq``: its round's ``view(audience)``, made when first used."""
     r = state.round
     fault = state.fault
     return TableUpdate(
@@ -48,9 +69,10 @@ def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) 
         seq,
         audience,
         None if r is None else str(r.round_id),
-        None if r is None else r.view(audience),
+        None if r is None else _UNMADE,
         None if fault is None else fault.reason,
         meter_link,
+        r,
     )
 
 
