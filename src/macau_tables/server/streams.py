@@ -56,8 +56,10 @@ sockets: a text serves only the very update object it was made from).
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
 tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
-and wakes its event loop (``loop.call_soon_threadsafe``) only when the slot was empty, never
-blocking the table; the loop encodes the message when the socket's turn to send comes.
+and, only when the slot was empty, has its event loop woken — once for all the sockets of
+that loop the update reaches (``loop.call_soon_threadsafe``), never blocking the table; the
+loop makes the view (:class:`~macau_tables.tables.publish.TableUpdate` makes it at its first
+use) and encodes the message when the socket's turn to send comes.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience
+from ..rounds import Audience, Expected
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
@@ -143,11 +145,15 @@ def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> d
     }
 
 
-def _now_of(service: TableService, principal: Principal | None) -> dict[str, Any]:
+def _now_of(
+    service: TableService, update: TableUpdate, principal: Principal | None
+) -> dict[str, Any]:
     """What the ``table`` message adds to the view, as ``GET /api/tables/{id}`` says it: the
-    table's ``status`` and :func:`.api_tables.expectation` (``expected``, ``can_issue``).
-    Called in the publishing thread, which holds the table's lock: it matches the update."""
-    return {"status": service.status.value, **expectation(service.expected(), principal)}
+    table's ``status`` and :func:`.api_tables.expectation` (``expected``, ``can_issue``) of
+    the update's round. Called in the publishing thread, which holds the table's lock: it
+    matches the update."""
+    expected = _texts_of(service).expected(update.round)
+    return {"status": service.status.value, **expectation(expected, principal)}
 
 
 def _meter_message(meter_id: str, amount: int) -> dict[str, Any]:
@@ -170,6 +176,19 @@ class _Texts:
         self._seq = -1
         self._made: dict[tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], str]]
         self._made = {}
+        self._expected: tuple[object, Expected | None] = (None, None)
+
+    def expected(self, round_: Any) -> Expected | None:
+        """``round_.expected_next()`` (``None`` without a round), asked once per round value
+        for all the table's sockets (a round is a frozen value: the same one expects the
+        same)."""
+        if round_ is None:
+            return None
+        last, expected = self._expected
+        if last is not round_:
+            expected = round_.expected_next()
+            self._expected = (round_, expected)  # replaced whole: safe from any thread
+        return expected
 
     def text(self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None) -> str:
         """The message of ``update`` with ``extra``, for a socket of ``role``."""
@@ -277,6 +296,37 @@ Pending = tuple[TableUpdate, dict[str, Any]]
 """A table update and what its message adds (``status``, ``expected``, ``can_issue``)."""
 
 
+class _Wakeups:
+    """The outboxes of one event loop whose table slot was filled since the loop last took
+    them. The thread that publishes a table's update fills the slots of all its sockets and
+    calls into their loop once for them all (one ``call_soon_threadsafe``: one write to the
+    loop's wake-up pipe and one wake-up while it still runs, not one per socket)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._due: list[_Outbox] = []
+
+    def wake(self, outbox: _Outbox) -> None:
+        """From any thread: ``outbox``'s slot was empty and is filled; the loop puts the
+        slot's marker in its queue (calls it unless a call is already on its way)."""
+        with self._lock:
+            self._due.append(outbox)
+            if len(self._due) > 1:
+                return  # the loop is already called for the ones before: it takes them all
+        try:
+            outbox.loop.call_soon_threadsafe(self._deliver)
+        except RuntimeError:  # the loop is closed: its sockets are gone
+            with self._lock:
+                self._due.clear()
+
+    def _deliver(self) -> None:
+        """In the loop: every outbox woken since the last call gets its slot's marker."""
+        with self._lock:
+            due, self._due = self._due, []
+        for outbox in due:
+            outbox._put(_TABLE)
+
+
 @dataclass
 class _Outbox:
     """A connection's bounded queue of messages, filled from any thread through the loop, and
@@ -296,19 +346,21 @@ class _Outbox:
     overflowed: bool = False
     _slot: Pending | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _wakeups: _Wakeups = field(init=False)
 
     def __post_init__(self) -> None:
         self.queue = asyncio.Queue(maxsize=self.size + 1)  # + 1: room for the end marker
+        self._wakeups = _wakeups_of(self.loop)
 
     def offer_table(self, update: TableUpdate, extra: dict[str, Any]) -> None:
         """From any thread: ``update`` is the table's newest; it replaces one not sent yet
-        (the loop is woken only when the slot was empty)."""
+        (the loop is woken only when the slot was empty, with the other sockets of the same
+        update: :class:`_Wakeups`)."""
         with self._lock:
             waiting = self._slot is not None
             self._slot = (update, extra)
         if not waiting:
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the socket is gone
-                self.loop.call_soon_threadsafe(self._put, _TABLE)
+            self._wakeups.wake(self)
 
     def take_table(self) -> Pending | None:
         """The newest table update not sent yet (the slot is emptied)."""
@@ -342,6 +394,10 @@ class _Outbox:
             self.queue.put_nowait(None)  # wakes the sender up: it closes the socket
             return
         self.queue.put_nowait(message)
+
+
+_wakeups_of: Final[_OnePer[asyncio.AbstractEventLoop, _Wakeups]] = _OnePer(_Wakeups)
+"""The table wake-ups of each event loop (one per loop)."""
 
 
 async def _principal(websocket: WebSocket) -> tuple[Principal | None, datetime | None]:
@@ -619,7 +675,7 @@ async def _serve_table(
 
     def callback(update: object) -> None:
         if isinstance(update, TableUpdate):
-            conn.outbox.offer_table(update, _now_of(service, principal))
+            conn.outbox.offer_table(update, _now_of(service, update, principal))
         elif isinstance(update, MeterUpdate):
             message = _meter_message(update.meter_id, update.amount)
             conn.outbox.offer_threadsafe(lambda: message)
