@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import macau_tables.cli.caribbean_analysis as commands
-from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, par_rules
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis
 from macau_tables.analysis.caribbean_sheet import ak_strategy_table
 from macau_tables.cli.app import app
 
@@ -28,9 +28,11 @@ JSON_KEYS = (
 )
 
 
-@pytest.fixture(scope="module")
-def exact() -> CaribbeanAnalysis:
-    return analyze(par_rules())
+@pytest.fixture
+def exact(macau_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
+    """The PAR sheet's analysis (``analyze(par_rules())``: Macau ranking, royal 100:1), shared
+    with the other analysis tests (tests/analysis/conftest.py)."""
+    return macau_par
 
 
 @pytest.fixture

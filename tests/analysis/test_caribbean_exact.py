@@ -7,11 +7,11 @@ internal consistency (every deal counted once, Macau ranking never ties).
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from dataclasses import replace
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -24,11 +24,10 @@ from macau_tables.analysis.caribbean_exact import (
     CaribbeanAnalysis,
     analyze,
     analyze_jackpot,
-    hand_index,
     par_rules,
     raise_win_units,
 )
-from macau_tables.cards import Card, parse_cards
+from macau_tables.cards import Card
 from macau_tables.caribbean.hands import (
     QUALIFYING_STRENGTH,
     HandCategory,
@@ -40,43 +39,32 @@ from macau_tables.caribbean.hands import (
 from macau_tables.caribbean.rules import JackpotFixedAwards
 from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
+from tests.analysis.conftest import PROBE_HANDS
 
 PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
 
-# Player hands probed by the brute-force checks: borderline A-K hands, pairs, a made hand,
-# a hand tying often under the standard ranking, and a seeded random sample.
-_NAMED = [
-    "As Kd Jc 8h 3s",
-    "Ad Kc Qh 4s 2d",
-    "Ah Kh 9c 6d 5s",
-    "2d 2c 7h 9s Jd",
-    "Ac Kc Qc Jc 9c",
-    "Ad Kd Qh Js 9c",
-    "5h 4c 3d 2s Ad",
-]
-_rng = random.Random(20041122)
-_RANDOM = [sorted(_rng.sample(range(52), 5)) for _ in range(2)]
-PROBE_HANDS = [sorted(c.index for c in parse_cards(text)) for text in _NAMED] + _RANDOM
-PROBES = [hand_index(h) for h in PROBE_HANDS]
 
-_TEMPLATE = np.array(list(combinations(range(46), 4)), dtype=np.int64)
+@cache
+def _template() -> np.ndarray:
+    """Every 4 of 46 cards (positions), made once, when a brute-force check first needs it."""
+    return np.array(list(combinations(range(46), 4)), dtype=np.int64)
 
 
-@pytest.fixture(scope="module")
-def standard() -> CaribbeanAnalysis:
-    return analyze(par_rules(100), ranking="standard", probes=PROBES)
+@pytest.fixture
+def standard(standard_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
+    return standard_par
 
 
-@pytest.fixture(scope="module")
-def macau() -> CaribbeanAnalysis:
-    return analyze(par_rules(100), ranking="macau", probes=PROBES)
+@pytest.fixture
+def macau(macau_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
+    return macau_par
 
 
 def _brute_counts(hand: list[int], up: int, ranking: str) -> tuple[int, int, int, int]:
     """(not qualified, player wins, tie, dealer wins) over every dealer hand holding ``up``."""
     others = np.array([c for c in range(52) if c not in hand and c != up], dtype=np.int64)
     dealer = np.empty((DEALS_PER_UP_CARD, 5), dtype=np.int64)
-    dealer[:, :4] = others[_TEMPLATE]
+    dealer[:, :4] = others[_template()]
     dealer[:, 4] = up
     macau = evaluate_many(dealer, "macau")
     strengths = macau if ranking == "macau" else evaluate_many(dealer, ranking)  # type: ignore[arg-type]
@@ -265,9 +253,9 @@ def test_bad_meter_refused_CSP_10_3(macau: CaribbeanAnalysis, meter: object) -> 
         analyze_jackpot(macau, meter)  # type: ignore[arg-type]
 
 
-def test_brute_force_with_rule_functions_CSP_9() -> None:
+def test_brute_force_with_rule_functions_CSP_9(macau: CaribbeanAnalysis) -> None:
     """Two (hand, up card) pairs enumerated with ``evaluate``/``compare``/``dealer_qualifies``."""
-    analysis = analyze(par_rules(), ranking="macau", probes=[PROBES[0]])
+    analysis = macau  # its probe 0 is PROBE_HANDS[0]
     hand = [Card.from_index(c) for c in PROBE_HANDS[0]]
     for up_index in (0, 50):
         up = Card.from_index(up_index)

@@ -12,16 +12,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, par_rules
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis
 from macau_tables.analysis.caribbean_sim import STREAMS, simulate
 from macau_tables.cards import Card
 from macau_tables.caribbean.hands import compare, dealer_qualifies, evaluate
 from macau_tables.errors import ConfigError
 
 
-@pytest.fixture(scope="module")
-def macau() -> CaribbeanAnalysis:
-    return analyze(par_rules(100), ranking="macau")
+@pytest.fixture
+def macau(macau_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
+    return macau_par
 
 
 def _rules_units(
@@ -62,9 +62,9 @@ def test_kernel_equals_rule_functions_on_100k_rounds_CSP_9(macau: CaribbeanAnaly
     assert set(seen) >= {-3, -1, 1, 3, 5, 7}
 
 
-def test_standard_ranking_pushes_match_rules() -> None:
+def test_standard_ranking_pushes_match_rules(standard_par: CaribbeanAnalysis) -> None:
     """Standard ranking (equal hands push): kernel rounds match the rule functions too."""
-    standard = analyze(par_rules(), ranking="standard")
+    standard = standard_par
     n = 20_000
     result = simulate(standard, n * STREAMS, seed=7, record_rounds=n)
     for row in result.record.tolist():
