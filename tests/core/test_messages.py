@@ -13,6 +13,7 @@ import ast
 import re
 import string
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,35 +33,43 @@ BASE_ERRORS = {"MacauTablesError", "ConfigError", "ParseError", "CodecError", "A
 RULE_ERRORS = {"RuleViolation"}
 
 
+@cache
 def _trees() -> dict[Path, ast.Module]:
+    """Every source file's syntax tree (parsed once, when a test first needs it: not while the
+    tests are collected)."""
     return {p: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in SOURCES}
 
 
-TREES = _trees()
+@cache
+def _nodes(path: Path) -> dict[type, list[ast.AST]]:
+    """The class definitions, function definitions, calls and string constants of a source
+    file's tree, by type."""
+    out: dict[type, list[ast.AST]] = {t: [] for t in (ast.ClassDef, ast.Call, ast.Constant)}
+    for node in ast.walk(_trees()[path]):
+        if type(node) in out:
+            out[type(node)].append(node)
+    return out
 
 
-def _error_classes() -> tuple[set[str], set[str]]:
+@cache
+def _error_classes() -> tuple[frozenset[str], frozenset[str]]:
     """The names of the error classes (key first) and of the rule classes (rule, then key):
     the base classes and every class of ``src`` derived from them, however deep."""
     keyed, ruled = set(BASE_ERRORS), set(RULE_ERRORS)
+    classes = [node for path in SOURCES for node in _nodes(path)[ast.ClassDef]]
     changed = True
     while changed:
         changed = False
-        for tree in TREES.values():
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.ClassDef):
-                    continue
-                bases = {
-                    b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
-                }
-                target = ruled if bases & ruled else keyed if bases & keyed else None
-                if target is not None and node.name not in keyed | ruled:
-                    target.add(node.name)
-                    changed = True
-    return keyed, ruled
-
-
-KEYED, RULED = _error_classes()
+        for node in classes:
+            assert isinstance(node, ast.ClassDef)
+            bases = {
+                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+            }
+            target = ruled if bases & ruled else keyed if bases & keyed else None
+            if target is not None and node.name not in keyed | ruled:
+                target.add(node.name)
+                changed = True
+    return frozenset(keyed), frozenset(ruled)
 
 
 def _called(node: ast.Call) -> str | None:
@@ -68,40 +77,49 @@ def _called(node: ast.Call) -> str | None:
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
-def _forwarders() -> tuple[dict[str, int], set[tuple[Path, int, int]]]:
+def _forwarders(
+    trees: dict[Path, ast.Module],
+) -> tuple[dict[str, int], set[tuple[Path, int, int]]]:
     """Functions that take a message key and pass it on to an error class (or to another such
     function), as ``cli.output.fail(key, **params)`` does: name → the key's argument index at
     their call sites, and the forwarding calls themselves (checked at the callers instead)."""
+    keyed, ruled = _error_classes()
+    # Each function's calls of a name with a parameter of the function as a positional
+    # argument: the only calls that can forward a key (walked once, not at every round).
+    candidates = []
+    for path, tree in trees.items():
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+            shift = 1 if params[:1] in (["self"], ["cls"]) else 0
+            for node in ast.walk(func):
+                if isinstance(node, ast.Call) and any(
+                    isinstance(a, ast.Name) and a.id in params for a in node.args
+                ):
+                    candidates.append((path, func.name, params, shift, node))
     forwarders: dict[str, int] = {}
     forwarding: set[tuple[Path, int, int]] = set()
     changed = True
     while changed:
         changed = False
-        for path, tree in TREES.items():
-            for func in ast.walk(tree):
-                if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-                    continue
-                params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
-                shift = 1 if params[:1] in (["self"], ["cls"]) else 0
-                for node in ast.walk(func):
-                    if not isinstance(node, ast.Call):
-                        continue
-                    name = _called(node)
-                    index = (
-                        1 if name in RULED else 0 if name in KEYED else forwarders.get(name or "")
-                    )
-                    if index is None or len(node.args) <= index:
-                        continue
-                    arg = node.args[index]
-                    if isinstance(arg, ast.Name) and arg.id in params:
-                        forwarding.add((path, node.lineno, node.col_offset))
-                        if func.name not in forwarders:
-                            forwarders[func.name] = params.index(arg.id) - shift
-                            changed = True
+        for path, func_name, params, shift, node in candidates:
+            name = _called(node)
+            index = 1 if name in ruled else 0 if name in keyed else forwarders.get(name or "")
+            if index is None or len(node.args) <= index:
+                continue
+            arg = node.args[index]
+            if isinstance(arg, ast.Name) and arg.id in params:
+                forwarding.add((path, node.lineno, node.col_offset))
+                if func_name not in forwarders:
+                    forwarders[func_name] = params.index(arg.id) - shift
+                    changed = True
     return forwarders, forwarding
 
 
-FORWARDERS, FORWARDING = _forwarders()
+@cache
+def _src_forwarders() -> tuple[dict[str, int], set[tuple[Path, int, int]]]:
+    return _forwarders(_trees())
 
 
 @dataclass(frozen=True)
@@ -112,18 +130,20 @@ class Site:
 
 
 def _sites(path: Path) -> list[Site]:
+    keyed, ruled = _error_classes()
+    forwarders, forwarding = _src_forwarders()
     out = []
-    calls = (n for n in ast.walk(TREES[path]) if isinstance(n, ast.Call))
+    calls = [n for n in _nodes(path)[ast.Call] if isinstance(n, ast.Call)]
     for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
         name = _called(node)
-        if name is None or (path, node.lineno, node.col_offset) in FORWARDING:
+        if name is None or (path, node.lineno, node.col_offset) in forwarding:
             continue
-        if name in RULED:
+        if name in ruled:
             index = 1
-        elif name in KEYED:
+        elif name in keyed:
             index = 0
-        elif name in FORWARDERS:
-            index = FORWARDERS[name]
+        elif name in forwarders:
+            index = forwarders[name]
         else:
             continue
         where = f"{path.relative_to(SRC.parent)}:{node.lineno}"
@@ -139,7 +159,9 @@ def _sites(path: Path) -> list[Site]:
     return out
 
 
-SITES = {p: _sites(p) for p in SOURCES}
+@cache
+def _all_sites() -> dict[Path, list[Site]]:
+    return {p: _sites(p) for p in SOURCES}
 
 
 def _placeholders(key: str) -> dict[str, frozenset[str]]:
@@ -175,7 +197,7 @@ def test_every_template_formats(key: str) -> None:
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
 def test_every_refusal_names_a_literal_catalogued_key_with_its_parameters(path: Path) -> None:
     problems = []
-    for site in SITES[path]:
+    for site in _all_sites()[path]:
         if site.key is None:
             problems.append(f"{site.where}: the message key is not a string literal")
         elif site.key not in CATALOG:
@@ -188,18 +210,15 @@ def test_every_refusal_names_a_literal_catalogued_key_with_its_parameters(path: 
 
 
 def test_the_scan_sees_the_error_classes_their_subclasses_and_key_forwarders() -> None:
-    assert {"ShoeExhausted", "ShoeNotFinished", "CodecError"} <= KEYED
-    assert "RuleViolation" in RULED
-    assert any(s.key == "core.bad_audience" for sites in SITES.values() for s in sites)
+    keyed, ruled = _error_classes()
+    assert {"ShoeExhausted", "ShoeNotFinished", "CodecError"} <= keyed
+    assert "RuleViolation" in ruled
+    assert any(s.key == "core.bad_audience" for sites in _all_sites().values() for s in sites)
     tree = ast.parse(
         "def fail(key, /, **params):\n    return ConfigError(key, **params)\n"
         "class X:\n    def refuse(self, rule, key):\n        raise RuleViolation(rule, key)\n"
     )
-    TREES[Path("example.py")] = tree
-    try:
-        forwarders, forwarding = _forwarders()
-    finally:
-        del TREES[Path("example.py")]
+    forwarders, forwarding = _forwarders({**_trees(), Path("example.py"): tree})
     assert forwarders["fail"] == 0 and forwarders["refuse"] == 1
     assert {(p, line) for p, line, _ in forwarding if p == Path("example.py")} == {
         (Path("example.py"), 2),
@@ -262,8 +281,8 @@ def test_the_catalog_has_no_unused_key() -> None:
     (issue 11)."""
     literals = {
         node.value
-        for tree in TREES.values()
-        for node in ast.walk(tree)
+        for path in SOURCES
+        for node in _nodes(path)[ast.Constant]
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
     literals |= set().union(*PAGE_KEYS.values()) if PAGE_KEYS else set()
