@@ -208,24 +208,37 @@ def _baccarat_round(s: Session, table: str, rnd: random.Random) -> None:
 def _check(s: Session) -> Counter[str]:
     """Every recorded message against the law; returns what was seen (for non-vacuity)."""
     seen: Counter[str] = Counter()
-    for (table, viewer), messages in s.received.items():
+    for table in TABLES:
         adapter = ADAPTERS[s.service(table).setup.game]
-        audience = s.audiences[viewer]
         public = {m["seq"]: set(_cards_in(m)) for m in s.received[(table, "public")] if "seq" in m}
-        for message in messages:
-            assert message["type"] in SENT_TYPES, (table, viewer, message)
-            if message["type"] != "table":
-                assert not set(_cards_in(message)), (table, viewer, message)
-                continue
-            assert codec.decode(message["audience"]) == audience
-            law = s.law[(table, message["seq"])]
-            shown = set(_cards_in(message))
-            leaked = shown - (set() if law is None else adapter.visible(law, audience))
-            assert not leaked, (table, viewer, message["seq"], sorted(map(str, leaked)))
-            seen["messages"] += 1
-            if audience.player is not None and shown - public.get(message["seq"], set()):
-                seen[f"private {table}"] += 1  # cards the law showed this player alone
+        for viewer, audience in s.audiences.items():
+            _check_viewer(s, table, viewer, adapter, audience, public, seen)
     return seen
+
+
+def _check_viewer(
+    s: Session,
+    table: str,
+    viewer: str,
+    adapter: Any,
+    audience: Audience,
+    public: dict[int, set[Any]],
+    seen: Counter[str],
+) -> None:
+    """What ``viewer`` received from ``table`` against the law (counted in ``seen``)."""
+    for message in s.received[(table, viewer)]:
+        assert message["type"] in SENT_TYPES, (table, viewer, message)
+        if message["type"] != "table":
+            assert not set(_cards_in(message)), (table, viewer, message)
+            continue
+        assert codec.decode(message["audience"]) == audience
+        law = s.law[(table, message["seq"])]
+        shown = set(_cards_in(message))
+        leaked = shown - (set() if law is None else adapter.visible(law, audience))
+        assert not leaked, (table, viewer, message["seq"], sorted(map(str, leaked)))
+        seen["messages"] += 1
+        if audience.player is not None and shown - public.get(message["seq"], set()):
+            seen[f"private {table}"] += 1  # cards the law showed this player alone
 
 
 @pytest.fixture
