@@ -62,19 +62,16 @@ def main() -> int:
             statements[f"{verb} {table}".strip()] += 1
 
         event.listen(store.engine, "before_cursor_execute", count)
-        # On SQLite the hottest statements go to the driver itself (TxBase.driver_rows /
-        # driver_many), past SQLAlchemy's events: counted here (on PostgreSQL the events
-        # see them).
+        # The hottest statements go to the driver itself (TxBase.driver_rows / driver_many,
+        # on both databases), past SQLAlchemy's events: counted here.
         rows, many = TxBase.driver_rows, TxBase.driver_many
 
         def driver_rows(tx: TxBase, sql: str, params: Any) -> Any:
-            if tx.dialect == "sqlite":
-                count(None, None, sql)
+            count(None, None, sql)
             return rows(tx, sql, params)
 
         def driver_many(tx: TxBase, sql: str, params: Any) -> None:
-            if tx.dialect == "sqlite":
-                count(None, None, sql)
+            count(None, None, sql)
             many(tx, sql, params)
 
         TxBase.driver_rows, TxBase.driver_many = driver_rows, driver_many  # type: ignore[method-assign]
