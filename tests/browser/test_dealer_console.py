@@ -227,7 +227,11 @@ def test_a_virtual_round_is_opened_and_closed_from_the_console(page: Any, live: 
     wait_until("betting can close", close.is_enabled)  # CSP: once a box has an ante
     close.click()
     wait_until("the decision due", lambda: _due(page)[0] == "decision")
-    assert page.locator("#countdown").get_attribute("data-seconds")
+    # the page shows the view at once and reads the board (the countdown) after it
+    wait_until(
+        "the decision's countdown",
+        lambda: bool(page.locator("#countdown").get_attribute("data-seconds")),
+    )
     shot(page, "dealer-console-caribbean-en")
     fold = live.api.post(
         "/api/tables/csp-1/commands",
