@@ -386,7 +386,7 @@ class BaccaratRound:
         — wagers, a card to a slot, a reveal by the holder (``player``) or the dealer
         (``position=DEALER``), the supervisor (a refused card), the settlement — and the
         command types that can be accepted now (each still checked on its own)."""
-        phase = self.phase.value
+        phase = self.phase._value_  # (what .value reads, without its descriptor call)
         if self.is_over:
             return Expected(phase, (), ())
         if self.pending is not None:

@@ -271,7 +271,7 @@ class CaribbeanRound:
         while dealing, the next card's position; while deciding, each pending decision (box
         and player), then the showdown (``SETTLEMENT``); nothing once the round is over. The
         commands are those that can be accepted now (each still checked on its own)."""
-        phase = self.phase.value
+        phase = self.phase._value_  # (what .value reads, without its descriptor call)
         if self.phase is Phase.BETTING:
             cmds: tuple[type, ...] = (PlaceAnte, PlaceJackpotWager)
             if any(b.jackpot_carried and not b.in_play for b in self.boxes):
