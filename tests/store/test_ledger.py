@@ -234,6 +234,9 @@ def test_a_posting_naming_no_account_fails_the_commit_and_nothing_is_kept(store:
     assert err.value.key == "store.database_error"
     assert "foreign key" in str(err.value.params["error"]).lower()
     assert snapshot(store) == before
+    meter = store.read(lambda tx: tx.meter_amount("m-1"))
+    store.run(lambda tx: tx.post(contribution(5), kind=TxKind.ROUND, meter_id="m-1"))
+    assert store.read(lambda tx: tx.meter_amount("m-1")) == meter + 5  # the next one commits
     assert verify(store).ok
 
 

@@ -158,7 +158,7 @@ class TxBase:
                 return list(driver.execute(sql, params).fetchall())
             with driver.cursor() as cursor:
                 cursor.execute(_pyformat(sql), params)
-                return cursor.fetchall() if cursor.description is not None else []
+                return cursor.fetchall() if cursor.rownumber is not None else []  # rows?
         except self._driver_error as exc:
             raise self.driver_failure(sql, params, exc) from exc
 
