@@ -7,14 +7,17 @@ internal consistency (every deal counted once, Macau ranking never ties).
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from itertools import combinations
+from math import comb
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from macau_tables.analysis.caribbean_exact import (
@@ -44,12 +47,6 @@ from tests.analysis.conftest import PROBE_HANDS
 PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
 
 
-@cache
-def _template() -> np.ndarray:
-    """Every 4 of 46 cards (positions), made once, when a brute-force check first needs it."""
-    return np.array(list(combinations(range(46), 4)), dtype=np.int64)
-
-
 @pytest.fixture
 def standard(standard_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
     return standard_par
@@ -60,26 +57,39 @@ def macau(macau_par: CaribbeanAnalysis) -> CaribbeanAnalysis:
     return macau_par
 
 
-def _brute_counts(hand: list[int], up: int, ranking: str) -> tuple[int, int, int, int]:
-    """(not qualified, player wins, tie, dealer wins) over every dealer hand holding ``up``."""
-    others = np.array([c for c in range(52) if c not in hand and c != up], dtype=np.int64)
-    dealer = np.empty((DEALS_PER_UP_CARD, 5), dtype=np.int64)
-    dealer[:, :4] = others[_template()]
-    dealer[:, 4] = up
+@cache
+def _five_of_47() -> npt.NDArray[np.int8]:
+    """Every 5 of 47 positions (1,533,939 rows), made once, when a brute-force check first
+    needs it."""
+    flat = itertools.chain.from_iterable(combinations(range(47), 5))
+    return np.fromiter(flat, dtype=np.int8, count=5 * comb(47, 5)).reshape(-1, 5)
+
+
+def _brute_counts(hand: list[int], ranking: str) -> dict[int, tuple[int, ...]]:
+    """For each up card: (not qualified, player wins, tie, dealer wins) over every dealer hand
+    holding it — every 5 of the 47 cards the player does not hold is evaluated once, and
+    counted for each of its five cards as the up card."""
+    others = np.array([c for c in range(52) if c not in hand], dtype=np.int64)
+    positions = _five_of_47()
+    dealer = others[positions]
     macau = evaluate_many(dealer, "macau")
     strengths = macau if ranking == "macau" else evaluate_many(dealer, ranking)  # type: ignore[arg-type]
-    qualified = macau >= QUALIFYING_STRENGTH
     player = evaluate_many(np.array([hand], dtype=np.int64), ranking)[0]  # type: ignore[arg-type]
-    q = strengths[qualified]
-    return (
-        int((~qualified).sum()),
-        int((q < player).sum()),
-        int((q == player).sum()),
-        int((q > player).sum()),
+    # 0 not qualified, 1 player wins, 2 tie, 3 dealer wins
+    outcome = np.where(
+        macau < QUALIFYING_STRENGTH,
+        0,
+        np.where(strengths < player, 1, np.where(strengths == player, 2, 3)),
     )
+    counts = np.zeros(47 * 4, dtype=np.int64)
+    for column in range(5):
+        counts += np.bincount(positions[:, column].astype(np.int64) * 4 + outcome, minlength=47 * 4)
+    by_position = counts.reshape(47, 4)
+    assert (by_position.sum(axis=1) == DEALS_PER_UP_CARD).all()
+    return {int(up): tuple(int(x) for x in by_position[j]) for j, up in enumerate(others)}
 
 
-def _optimal_raise(counts: tuple[int, int, int, int], win_units: int) -> bool:
+def _optimal_raise(counts: tuple[int, ...], win_units: int) -> bool:
     n, w, _t, lose = counts
     # CSP-9.2..9.5 per ante: not qualified +1, win 1 + raise odds x 2, tie 0, loss -3 (ante and
     # the raise of CSP-6.6); folding loses the ante (CSP-6.7).
@@ -145,10 +155,11 @@ def test_sweep_counts_equal_brute_force_CSP_9(
     for k, hand in enumerate(PROBE_HANDS):
         category = HandCategory(int(evaluate_many(np.array([hand]), analysis.ranking)[0]) >> 22)
         win_units = 1 + raise_win_units(analysis.rules, category, analysis.max_payout_units)
+        brute = _brute_counts(hand, ranking)
         for up in range(52):
             if up in hand:
                 continue
-            counts = _brute_counts(hand, up, ranking)
+            counts = brute[up]
             got = tuple(int(x) for x in analysis.probe_counts[k, :, up])
             assert got == counts, (hand, up)
             decided = analysis.should_raise([Card.from_index(c) for c in hand], Card.from_index(up))
