@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,6 +67,46 @@ def session(
         url = admin.set(database=name).render_as_string(hide_password=False)
         play_session(url)
         yield url
+    finally:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        engine.dispose()
+
+
+@pytest.fixture
+def played(session: str, tmp_path: Path) -> Iterator[str]:
+    """A database of its own (each backend) holding what :func:`play_session` leaves, for a
+    test that writes to it: a copy of the module's ``session`` (playing the session again for
+    every such test took most of their time). Its URL."""
+    if session.startswith("sqlite"):
+        target = tmp_path / "macau-tables.db"
+        source = sqlite3.connect(session.removeprefix("sqlite:///"))
+        copy = sqlite3.connect(target)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+            source.close()
+        yield f"sqlite:///{target}"
+        return
+    url = sqlalchemy.engine.make_url(session)
+    name = f"mt_{secrets.token_hex(6)}"
+    engine = sqlalchemy.create_engine(
+        sqlalchemy.engine.make_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT"
+    )
+    try:
+        with engine.connect() as conn:
+            # A template must have no other connection (the commands' are closed; this ends
+            # any the server still counts).
+            conn.execute(
+                sqlalchemy.text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = :d AND pid <> pg_backend_pid()"
+                ),
+                {"d": url.database},
+            )
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{url.database}"')
+        yield url.set(database=name).render_as_string(hide_password=False)
     finally:
         with engine.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -10,22 +10,12 @@ import io
 import json
 from pathlib import Path
 
-import pytest
-
 from macau_tables.store import Store
 from macau_tables.tables import ReportFault, TableService
 
-from .tables_support import play_session, run, session, today
+from .tables_support import played, run, session, today
 
-__all__ = ["session"]  # the fixture, imported for the tests below
-
-
-@pytest.fixture
-def played(database_url: str) -> str:
-    """A database of its own (each backend) after ``casino init`` and a few rounds at both
-    virtual tables, for a test that writes to it; its URL."""
-    play_session(database_url)
-    return database_url
+__all__ = ["played", "session"]  # the fixtures, imported for the tests below
 
 
 def test_casino_init_prints_what_it_created_and_refuses_a_second_casino(

@@ -16,7 +16,7 @@ import sqlalchemy
 
 from .tables_support import (
     canonical,
-    play_session,
+    played,
     rewrite_events,
     rewrite_transaction,
     run,
@@ -25,13 +25,7 @@ from .tables_support import (
     today,
 )
 
-__all__ = ["session"]  # the fixture, imported for the archive tests
-
-
-@pytest.fixture
-def played(database_url: str) -> str:
-    play_session(database_url)
-    return database_url
+__all__ = ["played", "session"]  # the fixtures, imported for the tests below
 
 
 def verify_fails(url: str) -> str:
