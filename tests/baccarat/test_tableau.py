@@ -9,6 +9,8 @@ law (Article 9 of the 2004 regulation), not from the code.
 from __future__ import annotations
 
 import itertools
+from array import array
+from functools import cache
 
 import pytest
 from hypothesis import given
@@ -18,7 +20,6 @@ from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import (
     CardSlot,
     NotEnoughCards,
-    RoundResult,
     banker_draws,
     card_value,
     deal_round,
@@ -92,40 +93,59 @@ def test_law_tables_cover_every_case_BAC_9() -> None:
     assert set(LAW_PLAYER_DRAWS) == set(range(8))
 
 
-def test_exhaustive_all_value_sequences_BAC_9_BAC_11() -> None:
-    """All 10**6 six-card value sequences: deal_round equals the law's tables (BAC-9, BAC-11)."""
-    letters = {Side.PLAYER: "P", Side.BANKER: "B", Side.TIE: "T"}
+@cache
+def _dealt() -> array[int]:
+    """``deal_round`` over all 10**6 six-card value sequences (in ``itertools.product``
+    order), each result packed into an int: player total, banker total << 4, cards used << 8,
+    winner (0 player, 1 banker, 2 tie) << 12, the player's third card << 14, the banker's
+    << 15. Dealt once for the two exhaustive tests below."""
+    winner = {Side.PLAYER: 0, Side.BANKER: 1, Side.TIE: 2}
     cov = CARD_OF_VALUE
-    mismatches = 0
-    counts = {4: 0, 5: 0, 6: 0}
+    out = array("i")
     for v in itertools.product(range(10), repeat=6):
         r = deal_round([cov[v[0]], cov[v[1]], cov[v[2]], cov[v[3]], cov[v[4]], cov[v[5]]])
-        pt, bt, used, winner = law_outcome(v)
-        if (r.player_total, r.banker_total, r.cards_used, letters[r.winner]) != (
-            pt,
-            bt,
-            used,
-            winner,
-        ):
+        out.append(
+            r.player_total
+            | r.banker_total << 4
+            | r.cards_used << 8
+            | winner[r.winner] << 12
+            | (len(r.player_cards) == 3) << 14
+            | (len(r.banker_cards) == 3) << 15
+        )
+    return out
+
+
+def test_exhaustive_all_value_sequences_BAC_9_BAC_11() -> None:
+    """All 10**6 six-card value sequences: deal_round equals the law's tables (BAC-9, BAC-11)."""
+    letters = "PBT"
+    mismatches = 0
+    counts = {4: 0, 5: 0, 6: 0}
+    dealt = _dealt()
+    assert len(dealt) == 10**6
+    for v, packed in zip(itertools.product(range(10), repeat=6), dealt, strict=True):
+        used = packed >> 8 & 15
+        got = (packed & 15, packed >> 4 & 15, used, letters[packed >> 12 & 3])
+        if got != law_outcome(v):
             mismatches += 1
-        counts[r.cards_used] += 1
+        counts[used] += 1
     assert mismatches == 0
     # Cards used, counted over value sequences: 4 when a natural (or both stand).
     assert sum(counts.values()) == 10**6
     assert all(n > 0 for n in counts.values())
 
 
-def _slots_of(r: RoundResult) -> tuple[CardSlot | None, ...]:
-    """The slots ``r`` filled, in dealing order, then ``None`` up to seven entries."""
+def _slots_of(packed: int) -> tuple[CardSlot | None, ...]:
+    """The slots a dealt round (packed as in :func:`_dealt`) filled, in dealing order, then
+    ``None`` up to seven entries."""
     slots: list[CardSlot | None] = [
         CardSlot.PLAYER_1,
         CardSlot.BANKER_1,
         CardSlot.PLAYER_2,
         CardSlot.BANKER_2,
     ]
-    if len(r.player_cards) == 3:
+    if packed >> 14 & 1:
         slots.append(CardSlot.PLAYER_3)
-    if len(r.banker_cards) == 3:
+    if packed >> 15 & 1:
         slots.append(CardSlot.BANKER_3)
     return (*slots, *([None] * (7 - len(slots))))
 
@@ -137,6 +157,7 @@ def test_next_slot_exhaustive_against_deal_round_BAC_9() -> None:
     Each prefix is asked once (the loops walk the prefix tree); each full sequence is dealt.
     """
     cov = CARD_OF_VALUE
+    dealt = iter(_dealt())  # deal_round of each full sequence, in the loops' order
     mismatches: list[tuple[int, ...]] = []
     s0 = next_slot([])
     for v0 in range(10):
@@ -157,8 +178,9 @@ def test_next_slot_exhaustive_against_deal_round_BAC_9() -> None:
                         for v5 in range(10):
                             c5 = [*c4, cov[v5]]
                             got = (s0, s1, s2, s3, s4, s5, next_slot(c5))
-                            if got != _slots_of(deal_round(c5)):
+                            if got != _slots_of(next(dealt)):
                                 mismatches.append((v0, v1, v2, v3, v4, v5))
+    assert next(dealt, None) is None  # every dealt sequence was compared
     assert mismatches == []
 
 
