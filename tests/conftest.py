@@ -11,8 +11,17 @@ import os
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"
+
+# Hypothesis's time limits are timings, which no test here asserts: an example that takes
+# longer than 200 ms on a busy machine (two xdist workers beside other work) is not a failure,
+# nor is slow data generation. Every other setting stays Hypothesis's own or the test's.
+settings.register_profile(
+    "macau-tables", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("macau-tables")
 
 
 def require_module(name: str) -> ModuleType:
