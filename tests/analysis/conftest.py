@@ -44,11 +44,12 @@ PROBES = [hand_index(h) for h in PROBE_HANDS]
 def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[], T]) -> T:
     """``build()`` once per test session: under pytest-xdist the first worker builds it and
     leaves it in the folder shared by the run's workers; the others wait for it and load it."""
-    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if os.environ.get("PYTEST_XDIST_WORKER") is None or run is None:
         return build()
-    folder = factory.getbasetemp().parent  # this run's, shared by its workers
-    path = folder / f"{name}.pickle"
-    with open(folder / f"{name}.lock", "w") as lock:
+    folder = factory.getbasetemp().parent  # shared by the run's workers (maybe by other runs)
+    path = folder / f"{name}-{run}.pickle"  # this run's only: never another code's result
+    with open(folder / f"{name}-{run}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if path.exists():
             value: T = pickle.loads(path.read_bytes())
