@@ -58,8 +58,7 @@ Threads: the table service publishes from the thread that committed (a request's
 tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
 and, only when the slot was empty, has its event loop woken — once for all the sockets of
 that loop the update reaches (``loop.call_soon_threadsafe``), never blocking the table; the
-loop makes the view (:class:`~macau_tables.tables.publish.TableUpdate` makes it at its first
-use) and encodes the message when the socket's turn to send comes.
+loop encodes the message when the socket's turn to send comes.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from ..rounds import Audience, require_audience
 
@@ -23,45 +23,32 @@ __all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
 log = logging.getLogger(__name__)
 
 
-_UNMADE: Final = object()
-"""A :class:`TableUpdate`'s view not made yet."""
-
-
 @dataclass(frozen=True, slots=True)
 class TableUpdate:
     """What a subscriber receives after a commit: table ``table_id`` at record ``seq``, the
     round ``round_id`` as ``audience`` may see it (``view``; ``None`` before the first round),
-    the fault in force (its reason) and whether the meter can be reached.
-
-    The view is made at its first use, from the round as it stood at ``seq`` (``round``: a
-    frozen value, never changed after the commit — the view made later is the view made then):
-    the committing thread, which holds the table's lock, hands the update over without making
-    a view per subscriber, and an update a subscriber never looks at (a socket's view replaced
-    by a newer one before it was sent) costs none. Updates compare by their fields but the
-    view (a function of ``round`` and ``audience``)."""
+    the fault in force (its reason) and whether the meter can be reached. ``round`` is the
+    round the view was made of (a frozen value, ``None`` before the first round): what else a
+    subscriber asks of it — what it expects next — is the same for every audience, asked once
+    per round (it takes no part in comparisons)."""
 
     table_id: str
     seq: int
     audience: Audience
     round_id: str | None
-    made: Any = field(compare=False, repr=False)
+    view: Any
     fault: str | None
     meter_link: bool
     round: Any = field(default=None, compare=False, repr=False)
 
-    @property
-    def view(self) -> Any:
-        """``round.view(audience)`` (made once, at the first use; the same from any thread)."""
-        made = self.made
-        if made is _UNMADE:
-            made = self.round.view(self.audience)
-            object.__setattr__(self, "made", made)
-        return made
-
 
 def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) -> TableUpdate:
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
-    after record ``seq``: its round's ``view(audience)``, made when first used."""
+    after record ``seq``: its round's ``view(audience)``. Made in the thread that publishes
+    (which holds the table's lock), not later on the sockets' event loop: the loop serves
+    every request's answer and every socket, and work moved onto it waits behind the worker
+    threads for the interpreter — in a burst of bets it made the loop the bottleneck
+    (docs/benchmarks.md, "Table server under load")."""
     r = state.round
     fault = state.fault
     return TableUpdate(
@@ -69,7 +56,7 @@ def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) 
         seq,
         audience,
         None if r is None else str(r.round_id),
-        None if r is None else _UNMADE,
+        None if r is None else r.view(audience),
         None if fault is None else fault.reason,
         meter_link,
         r,
