@@ -81,7 +81,9 @@ Ledger (double entry; balances updated in the same transaction)
   award or an audited adjustment (``store.meter_decrease``). The accounts debited that may not go
   negative are locked in id order (PostgreSQL) until the commit; an account only credited is not
   locked before its update, and a meter's balance is updated last (its row is held only from
-  there to the commit, so contributions from many tables commute).
+  there to the commit, so contributions from many tables commute). A posting's reference to its
+  account is checked at the commit (schema v3; by then a meter's row is held by the
+  transaction's own update, so the check takes no lock of its own beside other writers').
   ``post_many(entries: Sequence[LedgerEntry]) -> list[int | None]`` posts several transactions
   (a request's events' postings) as ``post`` would one after the other, with a few statements
   for all of them; any balance going below zero after any entry refuses the whole batch. A
