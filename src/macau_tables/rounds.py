@@ -394,7 +394,12 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
     ``__init__``, its checks included), for the rounds' folds that build a new state per
     event: the fields are read at once (:func:`operator.attrgetter`) and passed by position,
     instead of being walked one by one and passed by name on every call. ``cls``'s
-    ``init`` fields are positional (no ``kw_only``)."""
+    ``init`` fields are positional (no ``kw_only``).
+
+    A class whose ``__init__`` is the one ``dataclasses`` wrote and does nothing but set its
+    fields — every field an ``init`` field held in a slot, no ``__post_init__`` — is built by
+    :func:`_slot_builder` instead: the same slots set to the same values, without the call
+    through ``__init__`` (its frozen ``object.__setattr__`` per field)."""
     known = _REPLACERS.get(cls)
     if known is not None:
         return known
@@ -404,15 +409,47 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
     read = operator.attrgetter(*names)
     single = len(names) == 1
     index = {name: i for i, name in enumerate(names)}
+    build: Callable[..., _T] = _slot_builder(cls, names) or cls
 
     def replaced(value: _T, /, **changes: Any) -> _T:
         fields = [read(value)] if single else list(read(value))
         for name, new in changes.items():
             fields[index[name]] = new
-        return cls(*fields)
+        return build(*fields)
 
     _REPLACERS[cls] = replaced
     return replaced
+
+
+def _slot_builder(cls: type[_T], names: tuple[str, ...]) -> Callable[..., _T] | None:
+    """A function building ``cls`` from its ``names`` fields by position exactly as the
+    ``__init__`` ``dataclasses`` wrote for it would (each slot set, nothing else), or ``None``
+    when that ``__init__`` could do more: a ``__post_init__``, a field that is not an ``init``
+    field or not in a slot, an ``__init__`` not written by ``dataclasses``."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    init = getattr(cls, "__init__", None)
+    code = getattr(init, "__code__", None)
+    if (
+        hasattr(cls, "__post_init__")
+        or len(fields) != len(names)
+        or code is None
+        or code.co_filename != "<string>"  # dataclasses' own (written by exec)
+        or code.co_argcount != len(names) + 1
+    ):
+        return None
+    setters = []
+    for name in names:
+        slot: Any = getattr(cls, name, None)
+        if type(slot).__name__ != "member_descriptor":
+            return None
+        setters.append(slot.__set__)
+    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    env.update((f"set{i}", s) for i, s in enumerate(setters))
+    args = ", ".join(f"v{i}" for i in range(len(names)))
+    body = "".join(f"    set{i}(o, v{i})\n" for i in range(len(names)))
+    exec(f"def build({args}):\n    o = new(cls)\n{body}    return o\n", env)
+    built: Callable[..., _T] = env["build"]
+    return built
 
 
 class _ApprovalRules(Protocol):

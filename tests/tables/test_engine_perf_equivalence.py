@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from macau_tables import codec, ledger
+from macau_tables import codec, ledger, rounds
 from macau_tables.errors import ConfigError
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Outcome, WagerResult
@@ -115,3 +115,45 @@ def test_played_events_encode_as_the_general_encoder_and_as_stored(store: Store,
 def _registered() -> set[type]:
     registry = codec.default_registry()
     return {registry.class_named(name) for name in registry.names()}
+
+
+def test_replacer_builds_what_dataclasses_replace_builds(store: Store) -> None:
+    """The folds' ``rounds.replacer`` (slots set directly for a class whose ``__init__`` only
+    sets them) gives ``dataclasses.replace``'s value, for every state class it serves, and
+    keeps ``__init__`` (its checks) for a class with a ``__post_init__``."""
+    casino(
+        store,
+        {
+            "c1": ("caribbean", caribbean_rules(), False),
+            "b1": ("baccarat", baccarat_rules(), False),
+        },
+    )
+    states: list[object] = []
+    for table in ("c1", "b1"):
+        svc = service(store, table, rng=SeededRandom(5))
+        Bots(svc, PLAYERS[:3], seed=5, batched=True).play(2)
+        round_ = svc.state.round
+        states += [round_, svc.state.deal, getattr(svc.state.deal, "shoe", None)]
+        states += list(getattr(round_, "boxes", ()))
+        svc.close()
+    for value in (v for v in states if v is not None):
+        cls = type(value)
+        assert rounds._slot_builder(cls, _init_names(cls)) is not None, cls
+        first = dataclasses.fields(cls)[0].name  # type: ignore[arg-type]
+        for changes in ({}, {first: getattr(value, first)}):
+            new = rounds.replacer(cls)(value, **changes)
+            assert type(new) is cls
+            assert new == dataclasses.replace(value, **changes)  # type: ignore[type-var]
+            assert all(
+                getattr(new, n) is getattr(value, n) for n in _init_names(cls)
+            )  # the same values, not copies
+    # a class with a __post_init__ (its checks) is still built through __init__
+    assert rounds._slot_builder(WagerResult, _init_names(WagerResult)) is None
+    with pytest.raises(ConfigError):
+        rounds.replacer(WagerResult)(
+            WagerResult("p1", "box 1", "ante", 5, Outcome.LOST, house=5), house=4
+        )
+
+
+def _init_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)  # type: ignore[arg-type]
