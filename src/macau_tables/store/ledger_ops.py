@@ -434,7 +434,9 @@ class LedgerOps(EventOps):
     def _prepare(self, index: int, entry: LedgerEntry, at_text: str) -> _Prepared | None:
         """Check ``entry`` on its own (nothing read but a corrected transaction); ``None``
         when it has nothing to post."""
-        kind = TxKind(entry.kind)
+        # (the enum itself when it already is one: no look-up per entry and per posting, and
+        # its value read as the attribute .value reads, without the descriptor's call)
+        kind = entry.kind if type(entry.kind) is TxKind else TxKind(entry.kind)
         rows: list[tuple[int, str, int, str]] = []
         accounts: list[Account] = []
         total = 0
@@ -443,7 +445,8 @@ class LedgerOps(EventOps):
                 raise StoreError("store.bad_value", field="posting", value=repr(p))
             if p.amount:
                 acc_id = account_id(p.account, table_id=entry.table_id, meter_id=entry.meter_id)
-                rows.append((len(rows), acc_id, p.amount, Reason(p.reason).value))
+                reason = p.reason if type(p.reason) is Reason else Reason(p.reason)
+                rows.append((len(rows), acc_id, p.amount, reason._value_))
                 accounts.append(p.account)
                 total += p.amount
         if total:
