@@ -46,8 +46,7 @@ def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) 
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
     after record ``seq``: its round's ``view(audience)``. Made in the thread that publishes
     (which holds the table's lock), not later on the sockets' event loop: the loop serves
-    every request's answer and every socket, and work moved onto it waits behind the worker
-    threads for the interpreter — in a burst of bets it made the loop the bottleneck
+    every request's answer and every socket, and views made there (tried) showed no gain
     (docs/benchmarks.md, "Table server under load")."""
     r = state.round
     fault = state.fault
