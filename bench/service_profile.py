@@ -8,12 +8,19 @@ Usage::
 Plays like ``bench/service_rounds.py`` under pyinstrument (``pip install pyinstrument`` into
 the venv: it is not a dependency of the project) and prints the call tree of the timed part,
 then the SQL statements the store sent, per round, by kind and table.
+
+``--cpu``: no profiler; the service's own CPU per round instead (``time.process_time()`` of
+this process around ``--rounds`` rounds, after two warm-up rounds), once per ``--repeat``, and
+their median — what a change of the service's CPU is measured by beside the durable rates of
+``bench/service_rounds.py``, whose ratio also moves with the cost of a commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -37,7 +44,11 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--html", type=Path, default=None)
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--cpu", action="store_true", help="CPU per round only, no profiler")
+    parser.add_argument("--repeat", type=int, default=5, help="with --cpu: runs (median)")
     args = parser.parse_args()
+    if args.cpu:
+        return cpu_per_round(args)
     from pyinstrument import Profiler
 
     with scratch_url(args.backend, workdir=args.workdir) as url:
@@ -95,6 +106,29 @@ def main() -> int:
         print(f"  {n / args.rounds:8.2f} per round  {what}")
     if args.html is not None:
         args.html.write_text(profiler.output_html())
+    return 0
+
+
+def cpu_per_round(args: argparse.Namespace) -> int:
+    """Print the service's CPU per round of each run and their median (ms)."""
+    runs = []
+    for _ in range(args.repeat):
+        with scratch_url(args.backend, workdir=args.workdir) as url:
+            store = open_store(url)
+            players = demo_casino(store)
+            service = TableService(store, TABLES[args.game], owner="bench")
+            batched = args.mode == "batched"
+            bots = Bots(service, players[: args.players], seed=1, batched=batched)
+            bots.play(2)
+            started = time.process_time()
+            bots.play(args.rounds)
+            runs.append((time.process_time() - started) / args.rounds * 1000)
+            service.close()
+            store.close()
+        print(
+            f"{args.backend} {args.game} {args.mode}: {runs[-1]:.3f} ms CPU per round", flush=True
+        )
+    print(f"median of {len(runs)}: {statistics.median(runs):.3f} ms CPU per round")
     return 0
 
 
