@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import insert, or_, select, text, update
 
 from .. import codec
 from ..errors import StoreError
@@ -25,7 +25,14 @@ from .records import (
 )
 from .records_ops import RecordOps
 
-__all__ = ["CatalogOps", "wallet_account"]
+__all__ = ["FENCE_CLASS", "CatalogOps", "wallet_account"]
+
+FENCE_CLASS = 1296127059
+"""PostgreSQL: the first key of a table's fence, an advisory lock keyed ``(FENCE_CLASS,
+hashtext(table_id))`` — held shared by every append to the table's log until its transaction
+ends, taken exclusive by :meth:`CatalogOps.acquire_lease`. Two tables whose ids hash alike
+share a fence: they only wait for each other a moment more."""
+_FENCE = text(f"SELECT pg_advisory_xact_lock({FENCE_CLASS}, hashtext(CAST(:table_id AS text)))")
 
 
 def wallet_account(player_id: str) -> str:
@@ -245,10 +252,18 @@ class CatalogOps(RecordOps):
 
     def acquire_lease(self, table_id: str, owner: str, *, until: datetime) -> bool:
         """Make ``owner`` the one process running ``table_id`` until ``until`` (renewing its
-        own lease); ``False`` while another owner's lease has not expired."""
+        own lease); ``False`` while another owner's lease has not expired.
+
+        PostgreSQL: first waits for every transaction still writing ``table_id``'s log (the
+        table's fence, :data:`FENCE_CLASS`, which an append holds shared until it ends). A
+        process killed with its ``COMMIT`` already sent leaves a backend that may still commit
+        that request; the process taking the table next reads the table after that commit,
+        never before it (SQLite: a writer's transaction ends with its process)."""
         self.writable()
         require_text(owner, "owner")
         self.table(table_id)
+        if self.postgres:
+            self.connection.execute(_FENCE, {"table_id": table_id})
         c = s.casino_tables.c
         result = self.connection.execute(
             update(s.casino_tables)

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, func, select
 from .. import codec
 from ..errors import StoreError
 from . import schema as s
-from .catalog_ops import CatalogOps
+from .catalog_ops import FENCE_CLASS, CatalogOps
 from .chain import chain_hash
 from .records import ChainHead, EventRecord
 
@@ -29,12 +29,14 @@ _INSERT_EVENTS = (
 """Every request's events (sent to the driver: :meth:`~._base.TxBase.driver_many`)."""
 _INSERT_EVENTS_PG = (
     "INSERT INTO events (table_id, seq, round_id, type, payload, prev_hash, hash, recorded_at) "
-    "SELECT * FROM unnest(CAST(? AS varchar[]), CAST(? AS integer[]), CAST(? AS varchar[]), "
+    "SELECT e.* FROM unnest(CAST(? AS varchar[]), CAST(? AS integer[]), CAST(? AS varchar[]), "
     "CAST(? AS varchar[]), CAST(? AS text[]), CAST(? AS varchar[]), CAST(? AS varchar[]), "
-    "CAST(? AS timestamptz[]))"
+    "CAST(? AS timestamptz[])) AS e, "
+    f"(SELECT pg_advisory_xact_lock_shared({FENCE_CLASS}, hashtext(CAST(? AS text)))) AS fence"
 )
 """PostgreSQL: a request's events as ONE statement (its columns as arrays), not a statement
-per event."""
+per event; it also takes the table's fence, shared, until the transaction ends
+(:meth:`~.catalog_ops.CatalogOps.acquire_lease` waits for it)."""
 _E = s.events.c
 _CHAIN_HEAD = (
     select(_E.seq, _E.hash)
@@ -106,8 +108,8 @@ class EventOps(CatalogOps):
                 for r in records
             ]
             if self.postgres:
-                columns = [list(column) for column in zip(*rows, strict=True)]
-                self.driver_rows(_INSERT_EVENTS_PG, columns)
+                columns: list[Any] = [list(column) for column in zip(*rows, strict=True)]
+                self.driver_rows(_INSERT_EVENTS_PG, [*columns, table_id])
             else:
                 self.driver_many(_INSERT_EVENTS, rows)
         return records
