@@ -322,9 +322,8 @@ def _commit_with_meters(tx: Tx, pending: dict[str, int]) -> dict[str, int]:
     process, so writers queued on it follow one another as fast as bare updates would.
     Returns the meters' new amounts. (The caller's own COMMIT then finds nothing to do.)
 
-    Each meter's update runs a statement prepared once per connection (:data:`_MOVE_METER`,
-    the server parses and plans it once), its arguments quoted once per meter
-    (:func:`_meter_arguments`)."""
+    The text is made of each meter's statement around its amount, quoted once per meter
+    (:func:`_meter_statement`)."""
     raw = tx.driver_connection()
     meters = sorted(pending)
     parts: list[bytes] = []
@@ -332,20 +331,13 @@ def _commit_with_meters(tx: Tx, pending: dict[str, int]) -> dict[str, int]:
         amount = pending[meter_id]
         if type(amount) is not int:  # pragma: no cover - the ledger's sums are ints
             raise StoreError("store.bad_value", field="amount", value=repr(amount))
-        parts.append(
-            b"EXECUTE macau_move_meter(%b, %d)" % (_meter_arguments(raw, meter_id), amount)
-        )
+        head, tail = _meter_statement(raw, meter_id)
+        parts.append(b"%b%d%b" % (head, amount, tail))
     parts.append(b"COMMIT")
     query = b"; ".join(parts)
     amounts: dict[str, int] = {}
     try:
         with raw.cursor() as cursor:
-            prepared = tx.connection.connection.info  # this driver connection's own notes
-            if not prepared.get(_MOVE_METER_KEY):
-                # A prepared statement lasts as long as the session, whatever happens to
-                # the transaction that made it.
-                cursor.execute(_MOVE_METER, prepare=False)
-                prepared[_MOVE_METER_KEY] = True
             cursor.execute(query, prepare=False)  # no parameters: the simple protocol
             for meter_id in meters:
                 row = cursor.fetchone()
@@ -359,28 +351,30 @@ def _commit_with_meters(tx: Tx, pending: dict[str, int]) -> dict[str, int]:
     return amounts
 
 
-_MOVE_METER: Final = (
-    "PREPARE macau_move_meter(varchar, varchar, bigint) AS "
-    "WITH moved AS (UPDATE accounts SET balance = balance + $3 "
-    "WHERE account_id = 'jackpot_meter:' || $1 RETURNING balance) "
-    f"SELECT balance, pg_notify('{METER_CHANNEL}', $2 || ':' || balance) FROM moved"
-).encode()
-"""A meter's credit with its notification (``$1``, ``$2``: the meter's id twice; ``$3``: the
-amount), prepared on each connection before its first use."""
-_MOVE_METER_KEY: Final = "macau_tables.move_meter"
-_METER_ARGUMENTS: dict[str, bytes] = {}
+_METER_STATEMENTS: dict[str, tuple[bytes, bytes]] = {}
 
 
-def _meter_arguments(raw: Any, meter_id: str) -> bytes:
-    """``meter_id`` as the first two arguments of :data:`_MOVE_METER`, quoted by the driver
-    (once per meter)."""
-    quoted = _METER_ARGUMENTS.get(meter_id)
-    if quoted is None:
+def _meter_statement(raw: Any, meter_id: str) -> tuple[bytes, bytes]:
+    """The text of ``meter_id``'s update and notification before and after its amount, its
+    account and id quoted by the driver (made once per meter)."""
+    parts = _METER_STATEMENTS.get(meter_id)
+    if parts is None:
         from psycopg import sql
 
-        literal = sql.Literal(meter_id).as_bytes(raw)
-        quoted = _METER_ARGUMENTS[meter_id] = literal + b", " + literal
-    return quoted
+        tail = sql.SQL(
+            " WHERE account_id = {account} RETURNING balance) "
+            "SELECT balance, pg_notify({channel}, {meter} || ':' || balance) FROM moved"
+        ).format(
+            account=sql.Literal(f"jackpot_meter:{meter_id}"),
+            channel=sql.Literal(METER_CHANNEL),
+            meter=sql.Literal(meter_id),
+        )
+        parts = (
+            b"WITH moved AS (UPDATE accounts SET balance = balance + ",
+            tail.as_bytes(raw),
+        )
+        _METER_STATEMENTS[meter_id] = parts
+    return parts
 
 
 class _Disconnected(Exception):
