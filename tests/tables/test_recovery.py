@@ -267,3 +267,33 @@ def test_a_resumed_virtual_round_whose_shoe_was_lost_still_gets_the_dealers_reve
     assert again.round.is_over and again.round.settlement is not None
     assert again.round.void is None
     check_invariants(store, "b1", again)
+
+
+def test_a_request_landing_while_the_next_process_takes_the_table_is_recovered_CSP_11_4(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed process's last request may still commit after the next process has read the
+    table (its COMMIT was already sent; on PostgreSQL taking the lease waits for it): the new
+    service reads the table again once it holds the lease, so the round that request opened is
+    recovered by the law (CSP-11.4: void) and the service's state is the log's. Read before
+    that commit, the table had no round open, and the round stayed open, unrecovered."""
+    from macau_tables.tables import links
+
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    dying = service(store, "c1")
+    renew = links.Lease.renew
+    late: list[Any] = []
+
+    def renew_after_the_last_commit(self: Any, now: Any, *, force: bool = False) -> None:
+        if self is not dying._lease and not late:  # the dead process's last request lands
+            late.append(send(dying, OpenRound()))  # after the table was read, before the lease
+        renew(self, now, force=force)
+
+    monkeypatch.setattr(links.Lease, "renew", renew_after_the_last_commit)
+    again = service(store, "c1", vault=MemoryVault())
+    monkeypatch.setattr(links.Lease, "renew", renew)
+    assert late and again.round is not None and again.round.is_over
+    assert again.round.void_rule == "CSP-11.4"
+    tail = log_types(store, "c1", after=late[0].last_seq)
+    assert tail[:2] == ["tables.RoundRecovered", "caribbean.RoundVoided"]
+    assert store.read(lambda tx: read_table(tx, "c1")).state == again.state

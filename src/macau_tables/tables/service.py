@@ -117,6 +117,11 @@ class TableService:
         self.rng = source
         self._lease = Lease(store, table_id, self.owner, seconds=lease_seconds)
         self._lease.renew(self.clock.now(), force=True)
+        # Taking the lease waited for any request still writing the table's log (the store's
+        # fence, PostgreSQL): one a killed process had already sent its COMMIT for may have
+        # landed since the table was read, and the recovery must see it (CSP-11.4, BAC-10).
+        if self.store.read(lambda tx: tx.chain_head(table_id)).seq != self._seq:
+            self._load()
         self._stagger_lease()
         self._listener = (
             store.listen_meters(self._on_meter) if self.setup.meter_id is not None else None
