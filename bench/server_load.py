@@ -191,18 +191,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def switches(pid: int) -> int:
-    """Voluntary context switches so far of process ``pid``'s live threads — each a thread
-    that waited: for a lock, the interpreter, I/O, another thread's answer (Linux ``/proc``;
-    0 elsewhere). Threads that ended meanwhile are not counted: a floor."""
-    total = 0
+def switches(pid: int) -> dict[str, int]:
+    """Voluntary context switches so far of each live thread of process ``pid`` (by thread
+    id) — each a thread that waited: for a lock, the interpreter, I/O, another thread's answer
+    (Linux ``/proc``; nothing elsewhere)."""
+    out: dict[str, int] = {}
     for status in Path(f"/proc/{pid}/task").glob("*/status"):
         try:
             lines = status.read_text().splitlines()
         except OSError:
             continue
-        total += sum(int(x.split()[1]) for x in lines if x.startswith("voluntary_ctxt_switches"))
-    return total
+        counts = [int(x.split()[1]) for x in lines if x.startswith("voluntary_ctxt_switches")]
+        out[status.parent.name] = sum(counts)
+    return out
+
+
+def switches_since(before: dict[str, int], after: dict[str, int]) -> int:
+    """The switches made between two readings by the threads alive at the second (a thread
+    that ended meanwhile is not counted: a floor, never negative; a thread id the system gave
+    again to a new thread counts from that thread's start)."""
+    return sum(n - before.get(tid, 0) if n >= before.get(tid, 0) else n for tid, n in after.items())
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
@@ -378,7 +386,7 @@ async def run_load(
         await asyncio.gather(*(dealer(load, t, at) for t, at in zip(tables, starts, strict=True)))
         elapsed = time.monotonic() - started
         load.server_cpu = cpu_seconds(pid) - cpu
-        load.server_switches = switches(pid) - switched
+        load.server_switches = switches_since(switched, switches(pid))
         if spy is not None:
             await asyncio.to_thread(spy.wait)
         await asyncio.gather(*players)
