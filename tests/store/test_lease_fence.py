@@ -66,4 +66,3 @@ def test_taking_a_table_waits_for_a_request_still_writing_its_log_CSP_11_4_BAC_1
     taker.join(30)
     assert errors == []
     assert seen == {"taken": True, "head": 3}  # taken after the commit, which it sees
-
