@@ -25,7 +25,7 @@ it); an award says exactly what it took from the meter and from the house.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
@@ -145,11 +145,13 @@ def _compact(postings: Iterable[Posting]) -> tuple[Posting, ...]:
     sums: dict[tuple[Account, Reason], int] = {}
     for p in postings:
         sums[(p.account, p.reason)] = sums.get((p.account, p.reason), 0) + p.amount
-    return _postings_of(sums)
+    return _postings_of((a, r, amount) for (a, r), amount in sums.items())
 
 
-def _postings_of(sums: dict[tuple[Account, Reason], int]) -> tuple[Posting, ...]:
-    out = tuple(Posting(a, amount, r) for (a, r), amount in sums.items() if amount)
+def _postings_of(sums: Iterable[Sequence[Any]]) -> tuple[Posting, ...]:
+    """The postings of ``(account, reason, amount)`` sums that are not zero, checked to
+    balance."""
+    out = tuple(Posting(a, amount, r) for a, r, amount in sums if amount)
     if total(out):  # pragma: no cover - a bug, never a user error
         raise AssertionError(f"unbalanced postings: {out}")
     return out
@@ -280,10 +282,7 @@ def settlement(results: Iterable[WagerResult], *, seed_funding: int = 0) -> tupl
                 sums[key] = [p.account, p.reason, p.amount]
             else:
                 entry[2] += p.amount
-    out = tuple(Posting(a, amount, r) for a, r, amount in sums.values() if amount)
-    if total(out):  # pragma: no cover - a bug, never a user error
-        raise AssertionError(f"unbalanced postings: {out}")
-    return out
+    return _postings_of(sums.values())
 
 
 def _settlement_postings(results: Iterable[WagerResult], seed_funding: int) -> list[Posting]:

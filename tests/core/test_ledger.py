@@ -79,11 +79,17 @@ def test_settlement_keeps_commission_meter_awards_and_carries_apart() -> None:
 
 
 @st.composite
-def wager_results(draw: st.DrawFn) -> WagerResult:
-    stake = draw(st.integers(0, 10_000))
-    award_meter, award_house = draw(st.integers(0, 5_000)), draw(st.integers(0, 5_000))
-    commission, meter, carried = (draw(st.integers(0, 500)) for _ in range(3))
-    paid = draw(st.integers(0, 20_000))
+def wager_results(draw: st.DrawFn, amounts: st.SearchStrategy[int] | None = None) -> WagerResult:
+    """A balanced wager result; ``amounts``: where every money field is drawn from (default:
+    a few thousand, commission, meter and carried a few hundred)."""
+
+    def up_to(high: int) -> int:
+        return draw(amounts if amounts is not None else st.integers(0, high))
+
+    stake = up_to(10_000)
+    award_meter, award_house = up_to(5_000), up_to(5_000)
+    commission, meter, carried = (up_to(500) for _ in range(3))
+    paid = up_to(20_000)
     house = stake + award_meter + award_house - paid - commission - meter - carried
     return WagerResult(
         draw(st.sampled_from(["p1", "p2", "p3"])),

@@ -18,37 +18,15 @@ from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Outcome, WagerResult
 from macau_tables.store import Store
 from macau_tables.tables.bots import Bots
+from tests.core.test_ledger import wager_results
 
 from .support import PLAYERS, baccarat_rules, caribbean_rules, casino, service
 
-amounts = st.integers(min_value=0, max_value=10**9)
+AMOUNTS = st.integers(min_value=0, max_value=10**9)
+"""Any mix of the money fields' sizes (:func:`tests.core.test_ledger.wager_results`)."""
 
 
-@st.composite
-def wager_results(draw: st.DrawFn) -> WagerResult:
-    """A balanced wager result (stake + awards = paid + commission + house + meter +
-    carried), with any mix of the money fields."""
-    stake, from_meter, from_house = draw(amounts), draw(amounts), draw(amounts)
-    paid, commission, meter, carried = draw(amounts), draw(amounts), draw(amounts), draw(amounts)
-    house = stake + from_meter + from_house - paid - commission - meter - carried
-    return WagerResult(
-        draw(st.sampled_from(PLAYERS[:3])),
-        "box 1",
-        draw(st.sampled_from(["ante", "banker", "jackpot"])),
-        stake,
-        draw(st.sampled_from(list(Outcome))),
-        paid=paid,
-        commission=commission,
-        house=house,
-        meter=meter,
-        carried=carried,
-        award_from_meter=from_meter,
-        award_from_house=from_house,
-        carried_in=draw(st.booleans()),
-    )
-
-
-@given(st.lists(wager_results(), max_size=8), st.sampled_from([0, 0, 500, 12_345]))
+@given(st.lists(wager_results(AMOUNTS), max_size=8), st.sampled_from([0, 0, 500, 12_345]))
 def test_settlement_is_its_postings_one_by_one_added_up(
     results: list[WagerResult], seed_funding: int
 ) -> None:

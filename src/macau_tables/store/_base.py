@@ -195,7 +195,7 @@ class TxBase:
             sql,
             params,
             exc,
-            driver_error(self.dialect),
+            self._driver_error,  # set with the driver connection the statement ran on
             dialect=dialect,
             connection_invalidated=lost,
         )
