@@ -1,10 +1,10 @@
 """A table on a linked meter keeps committing whatever ran before on the same database
 connection: each jackpot contribution is credited to the meter in the commit's own round trip
-(``store.store._commit_with_meters``), and that must not rely on any state of the connection's
-session. psycopg deallocates every prepared statement of a session after a ``DROP``, an
-``ALTER`` or a rolled-back transaction in which it had prepared its own; a credit that relied
-on a statement prepared earlier was refused with 'prepared statement … does not exist', and
-the round with it (CSP-10, BAC-17; both databases)."""
+(``store.store._commit_pg``, with the ledger's batch), and that must not rely on any state of
+the connection's session. psycopg deallocates every prepared statement of a session after a
+``DROP``, an ``ALTER`` or a rolled-back transaction in which it had prepared its own; a credit
+that relied on a statement prepared earlier was refused with 'prepared statement … does not
+exist', and the round with it (CSP-10, BAC-17; both databases)."""
 
 from __future__ import annotations
 

@@ -86,7 +86,12 @@ Ledger (double entry; balances updated in the same transaction)
   transaction's own update, so the check takes no lock of its own beside other writers').
   ``post_many(entries: Sequence[LedgerEntry]) -> list[int | None]`` posts several transactions
   (a request's events' postings) as ``post`` would one after the other, with a few statements
-  for all of them; any balance going below zero after any entry refuses the whole batch. A
+  for all of them; any balance going below zero after any entry refuses the whole batch.
+  ``post_deferred(entries)`` is ``post_many`` without the ids (what a table's request posts):
+  on PostgreSQL the batch goes with the commit, in its one round trip (with the ``BEGIN`` too
+  when nothing else was sent), or before the transaction's next statement if one comes first;
+  its refusal is then raised there or by ``run``, nothing kept. On PostgreSQL the ledger's write
+  is the server function ``macau_post`` (schema v4). A
   correction is a new transaction (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and
   reason required).
   ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔

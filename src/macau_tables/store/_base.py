@@ -14,12 +14,33 @@ from sqlalchemy.exc import DBAPIError, StatementError
 
 from ..errors import StoreError
 
-__all__ = ["METER_CHANNEL", "Clock", "TxBase", "require_text", "utc_now"]
+__all__ = [
+    "METER_CHANNEL",
+    "PENDING",
+    "Clock",
+    "TxBase",
+    "flush_pending",
+    "require_text",
+    "utc_now",
+]
 
 METER_CHANNEL: Final = "macau_meters"
 """The PostgreSQL ``NOTIFY`` channel of meter changes (payload ``"<meter_id>:<amount>"``)."""
 
 Clock = Callable[[], datetime]
+
+PENDING: Final = "macau_ledger_pending"
+"""The key, in a connection's ``info``, of the transaction whose ledger batch waits for the
+commit (PostgreSQL; see :meth:`TxBase.defer_ledger`)."""
+
+
+def flush_pending(conn: Connection, *_: object) -> None:
+    """The engine's ``before_cursor_execute`` hook (PostgreSQL): a ledger batch left for the
+    commit is written before any other statement of its transaction, so every statement sees
+    it."""
+    tx = conn.info.get(PENDING)
+    if tx is not None:
+        tx.flush_ledger()
 
 
 def utc_now() -> datetime:
@@ -103,6 +124,9 @@ class TxBase:
         (PostgreSQL): the store writes it with the commit, in the same round trip, so that
         the meter's row is held only for that (contributions from many processes commute);
         any read of balances in this transaction writes it first (:meth:`flush_meters`)."""
+        self.ledger_pending: Any = None
+        """PostgreSQL: the ledger batch left for the commit by ``post_deferred`` (a
+        ``PgBatch``), written with the commit or before this transaction's next statement."""
 
     @property
     def postgres(self) -> bool:
@@ -136,6 +160,24 @@ class TxBase:
         """Add ``amount`` to the meter's balance now; returns the new balance."""
         raise NotImplementedError  # pragma: no cover - the ledger implements it
 
+    def flush_ledger(self) -> None:
+        """Write the ledger batch left for the commit, now (before another statement)."""
+        raise NotImplementedError  # pragma: no cover - the ledger implements it
+
+    def defer_ledger(self, batch: Any) -> None:
+        """Leave ``batch`` for the commit: until then, any statement of this transaction
+        (SQLAlchemy's, through the engine's hook :func:`flush_pending`, or the driver's, through
+        :meth:`driver_rows`) writes it first."""
+        self.ledger_pending = batch
+        self.connection.info[PENDING] = self
+
+    def take_ledger(self) -> Any:
+        """The ledger batch left for the commit (``None`` if none), no longer left."""
+        batch, self.ledger_pending = self.ledger_pending, None
+        if batch is not None:
+            self.connection.info.pop(PENDING, None)
+        return batch
+
     # -- the hottest statements, written for the driver -----------------------------------------
 
     def driver_rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
@@ -151,7 +193,9 @@ class TxBase:
         is raised as SQLAlchemy's ``DBAPIError`` (what :meth:`Store.run` retries or
         translates), as for every other statement; a lost connection is invalidated, as
         SQLAlchemy does with its own, so that ``Store.run`` runs the transaction again on a
-        new one."""
+        new one. A ledger batch left for the commit is written first."""
+        if self.ledger_pending is not None:
+            self.flush_ledger()
         driver = self.driver_connection()
         try:
             if self.dialect == "sqlite":
@@ -164,6 +208,8 @@ class TxBase:
 
     def driver_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """:meth:`driver_rows` of a statement with many rows of parameters (executemany)."""
+        if self.ledger_pending is not None:
+            self.flush_ledger()
         driver = self.driver_connection()
         try:
             if self.dialect == "sqlite":

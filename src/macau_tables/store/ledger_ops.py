@@ -14,21 +14,33 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import BigInteger, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError
 
 from ..errors import StoreError
 from ..ledger import Account, AccountKind, Posting, Reason
 from . import schema as s
-from ._base import METER_CHANNEL, require_int, require_text
+from ._base import require_int, require_text
 from .chain import iso, transaction_digest
 from .events_ops import EventOps
 from .records import AccountRecord, PostingRecord, TransactionRecord, TxKind
 
-__all__ = ["MAY_GO_NEGATIVE", "LedgerEntry", "LedgerOps", "account_id"]
+__all__ = [
+    "MAY_GO_NEGATIVE",
+    "NO_METER",
+    "PG_CALL",
+    "LedgerEntry",
+    "LedgerOps",
+    "PgBatch",
+    "account_id",
+]
 
+_NEVER_OPENED: Final = frozenset({AccountKind.WALLET, AccountKind.JACKPOT_METER})
+"""The accounts the ledger never opens by itself (a player's and a meter's are created with
+them; any other is opened at zero when first used)."""
 TABLE_KINDS: Final = frozenset(
     {AccountKind.IN_PLAY, AccountKind.CARRIED, AccountKind.TABLE_BANK, AccountKind.COMMISSION}
 )
@@ -124,84 +136,41 @@ _SQLITE_INSERT_POSTINGS: Final = (
     "INSERT INTO postings (tx_id, line, account_id, amount, reason) VALUES (?, ?, ?, ?, ?)"
 )
 _SQLITE_MOVE: Final = "UPDATE accounts SET balance = balance + ? WHERE account_id = ?"
-_PG_POST: Final = f"""
-WITH input AS MATERIALIZED (SELECT CAST(? AS jsonb) AS j),
-low AS MATERIALIZED (
-  SELECT l.account_id, l.low
-  FROM jsonb_to_recordset((SELECT j -> 'lock' FROM input)) AS l(account_id varchar, low bigint)
-),
-locked AS MATERIALIZED (
-  SELECT account_id, balance, may_go_negative FROM accounts
-  WHERE account_id = ANY(ARRAY(SELECT account_id FROM low))
-  ORDER BY account_id FOR UPDATE
-),
-known AS MATERIALIZED (
-  SELECT account_id, balance, may_go_negative FROM accounts
-  WHERE account_id = ANY(ARRAY(SELECT jsonb_array_elements_text(j -> 'all') FROM input))
-),
-ok AS MATERIALIZED (
-  SELECT (SELECT count(*) FROM known) = (SELECT jsonb_array_length(j -> 'all') FROM input)
-    AND NOT EXISTS (
-      SELECT 1 FROM locked JOIN low ON low.account_id = locked.account_id
-      WHERE locked.balance + low.low < 0 AND NOT locked.may_go_negative
-    ) AS ok
-),
-src AS MATERIALIZED (
-  SELECT nextval(pg_get_serial_sequence('transactions', 'tx_id')) AS tx_id, s.*
-  FROM jsonb_to_recordset((SELECT j -> 'tx' FROM input)) AS s(
-    o bigint, table_id varchar, event_seq integer, kind varchar, actor varchar, reason text,
-    corrects bigint, digest varchar
-  )
-  WHERE (SELECT ok FROM ok)
-  ORDER BY s.o
-),
-t AS (
-  INSERT INTO transactions
-    (tx_id, table_id, event_seq, kind, actor, reason, corrects, digest, created_at)
-  SELECT tx_id, table_id, event_seq, kind, actor, reason, corrects, digest,
-    (SELECT CAST(j ->> 'at' AS timestamptz) FROM input)
-  FROM src ORDER BY o
-),
-p AS (
-  INSERT INTO postings (tx_id, line, account_id, amount, reason)
-  SELECT src.tx_id, q.line, q.account_id, q.amount, q.reason
-  FROM jsonb_to_recordset((SELECT j -> 'p' FROM input))
-    AS q(o bigint, line integer, account_id varchar, amount bigint, reason varchar)
-  JOIN src ON src.o = q.o
-),
-moved AS (
-  UPDATE accounts AS a SET balance = a.balance + d.delta
-  FROM jsonb_to_recordset((SELECT j -> 'm' FROM input)) AS d(account_id varchar, delta bigint)
-  WHERE a.account_id = d.account_id AND (SELECT ok FROM ok)
-  RETURNING a.account_id, a.balance
-)
-SELECT 'tx' AS what, src.o, src.tx_id, CAST(NULL AS varchar) AS account_id,
-  CAST(NULL AS bigint) AS balance, CAST(NULL AS boolean) AS may
-FROM src
-UNION ALL
-SELECT 'moved', NULL, NULL, moved.account_id, moved.balance, NULL FROM moved
-WHERE CASE WHEN moved.account_id IN (SELECT jsonb_array_elements_text(j -> 'n') FROM input)
-  THEN pg_notify('{METER_CHANNEL}', substr(moved.account_id, 15) || ':' || moved.balance)::text = ''
-  ELSE true END
-UNION ALL
-SELECT 'locked', NULL, NULL, account_id, balance, may_go_negative FROM locked
-WHERE NOT (SELECT ok FROM ok)
-UNION ALL
-SELECT 'known', NULL, NULL, account_id, balance, may_go_negative FROM known
-WHERE NOT (SELECT ok FROM ok)
-"""
-"""PostgreSQL: a batch of ledger entries checked and written by one statement (see
-:meth:`LedgerOps._post_pg`), its one parameter the batch as JSON (``lock``: the accounts
-debited that may not go negative with their lowest net; ``all``: every account; ``tx``,
-``p``: the transactions and their postings; ``at``: their time; ``m``: the balances to move;
-``n``: the meter accounts to notify). Sent through the driver (:meth:`TxBase.driver_rows`:
-psycopg prepares it once per connection). Only the accounts debited that may not go negative are
-locked before the check (in id order); an account only credited cannot go negative, and a meter
-row locked early would be held through the whole transaction by every table contributing to
-it. The postings' reference to their accounts is checked at the commit (schema v3): a meter's
-posting line inserted here while other writers hold the meter's row for their update then takes
-no lock of its own beside theirs (a MultiXact per contribution, as it did when checked here);
-at the commit the row is held by this transaction's own update."""
+PG_CALL: Final = "SELECT what, o, tx_id, account_id, balance FROM macau_post("
+"""The call of ``macau_post`` up to its argument (the batch: a parameter here, a literal in
+the commit's round trip, ``store._commit_pg``)."""
+_PG_POST: Final = PG_CALL + "CAST(? AS jsonb))"
+"""PostgreSQL: a batch of ledger entries checked and written by the server function
+``macau_post`` (schema v4, ``migrations/versions/v0004_ledger_functions.py``; see
+:meth:`LedgerOps._pg_batch` for its one parameter, the batch as JSON). Only the accounts debited
+that may not go negative are locked before the check (in id order); an account only credited
+cannot go negative, and a meter row locked early would be held through the whole transaction by
+every table contributing to it. A failed check raises SQLSTATE ``MT001`` with the accounts read
+(nothing written): :meth:`LedgerOps._pg_refusal` turns it into the refusal. The postings'
+reference to their accounts is checked at the commit (schema v3): a meter's posting line
+inserted here while other writers hold the meter's row for their update then takes no lock of
+its own beside theirs; at the commit the row is held by this transaction's own update."""
+REFUSED: Final = "MT001"
+"""The SQLSTATE ``macau_post`` raises when its check fails (detail: the accounts it read)."""
+NO_METER: Final = "MT002"
+"""The SQLSTATE ``macau_move_meter`` raises for a meter that does not exist (detail: its id)."""
+
+
+@dataclass(slots=True)
+class PgBatch:
+    """PostgreSQL: a checked batch of ledger entries for ``macau_post`` — its JSON parameter,
+    and what turns the function's answer into results (the meters it moves) or its refusal into
+    the ledger's (the lowest net of each account, the accounts, the meters)."""
+
+    json: str
+    count: int
+    lowest: dict[str, int]
+    kinds: dict[str, Account]
+    meters: dict[str, str]
+    deferred: dict[str, int]
+    """Meter id -> the credit moved with the commit (:data:`TxBase.meter_pending`)."""
+
+
 _MOVE = (
     update(s.accounts)
     .where(_A.account_id == bindparam("acc"))
@@ -256,6 +225,75 @@ class LedgerOps(EventOps):
         """
         self.writable()
         results: list[int | None] = [None] * len(entries)
+        plan = self._plan(entries)
+        if plan is None:
+            return results
+        ready, at, running, lowest, kinds, meters = plan
+        if self.postgres:
+            batch = self._pg_batch(ready, at, running, lowest, kinds, meters)
+            tx_ids = self._pg_done(batch, self._pg_rows(batch), credit_meters=True)
+        else:  # SQLite: this transaction already holds the database's write lock
+            ids = sorted(running)
+            rows = self.driver_rows(_sqlite_accounts_and_top(len(ids)), ids)
+            found: dict[str, tuple[int, bool]] = {}
+            top = 0
+            for acc_id, balance, may in rows:
+                if acc_id is None:
+                    top = int(balance)
+                else:
+                    found[acc_id] = (int(balance), bool(may))
+            self._check(found, lowest, kinds)
+            missing = sorted(a for a in running if a not in found)
+            if missing:
+                self._open_accounts(missing, kinds)
+            tx_ids = self._write(ready, at, running, meters, found, top)
+        for prepared, tx_id in zip(ready, tx_ids, strict=True):
+            results[prepared.index] = tx_id
+        return results
+
+    def post_deferred(self, entries: Sequence[LedgerEntry]) -> None:
+        """Post ``entries`` as :meth:`post_many` does, without returning their ids: what a table's
+        request posts. Everything is checked here that needs no database; on PostgreSQL the
+        batch is then written with the transaction's commit, in the same round trip (a
+        transaction that only posts is one round trip), or before the next statement of this
+        transaction if one comes first (every read sees it). A refusal (:meth:`post`'s) is then
+        raised by that statement or by :meth:`Store.run`, and nothing of the transaction is
+        kept. On SQLite (one writer at a time, no round trips) it is :meth:`post_many`."""
+        if not self.postgres:
+            self.post_many(entries)
+            return
+        self.writable()
+        plan = self._plan(entries)
+        if plan is None:
+            return
+        batch = self._pg_batch(*plan)
+        self.flush_ledger()  # an earlier batch goes first: at most one waits
+        for meter_id, amount in batch.deferred.items():
+            self.meter_pending[meter_id] = self.meter_pending.get(meter_id, 0) + amount
+        self.defer_ledger(batch)
+
+    def flush_ledger(self) -> None:
+        """Write the batch :meth:`post_deferred` left for the commit, now (PostgreSQL)."""
+        batch = self.take_ledger()
+        if batch is not None:
+            self._pg_done(batch, self._pg_rows(batch), credit_meters=False)
+
+    def _plan(
+        self, entries: Sequence[LedgerEntry]
+    ) -> (
+        tuple[
+            list[_Prepared],
+            datetime,
+            dict[str, int],
+            dict[str, int],
+            dict[str, Account],
+            dict[str, str],
+        ]
+        | None
+    ):
+        """Check ``entries`` on their own (nothing read); ``None`` when none has anything to
+        post. Else the entries ready to write, their time, each account's net (``running``)
+        and lowest net after any entry (``lowest``, <= 0), the accounts and the meters'."""
         at = self.now()
         at_text = iso(at)
         ready: list[_Prepared] = []
@@ -283,29 +321,10 @@ class LedgerOps(EventOps):
                 if total < lowest.get(acc_id, 0):
                     lowest[acc_id] = total
         if not ready:
-            return results
+            return None
         if self.meter_pending and any(m in self.meter_pending for m in meters.values()):
-            self.flush_meters()  # the meter's balance is read (checked) below
-        if self.postgres:
-            tx_ids = self._post_pg(ready, at, running, lowest, kinds, meters)
-        else:  # SQLite: this transaction already holds the database's write lock
-            ids = sorted(running)
-            rows = self.driver_rows(_sqlite_accounts_and_top(len(ids)), ids)
-            found: dict[str, tuple[int, bool]] = {}
-            top = 0
-            for acc_id, balance, may in rows:
-                if acc_id is None:
-                    top = int(balance)
-                else:
-                    found[acc_id] = (int(balance), bool(may))
-            self._check(found, lowest, kinds)
-            missing = sorted(a for a in running if a not in found)
-            if missing:
-                self._open_accounts(missing, kinds)
-            tx_ids = self._write(ready, at, running, meters, found, top)
-        for prepared, tx_id in zip(ready, tx_ids, strict=True):
-            results[prepared.index] = tx_id
-        return results
+            self.flush_meters()  # the meter's balance is read (checked) by the write
+        return ready, at, running, lowest, kinds, meters
 
     def move_meter(self, meter_id: str, amount: int) -> int:
         """Add ``amount`` to ``meter_id``'s balance now; returns the new balance."""
@@ -557,7 +576,7 @@ class LedgerOps(EventOps):
                 self.meter_changes[meter_id] = found.get(acc_id, (0, False))[0] + running[acc_id]
         return tx_ids
 
-    def _post_pg(
+    def _pg_batch(
         self,
         ready: list[_Prepared],
         at: datetime,
@@ -565,28 +584,32 @@ class LedgerOps(EventOps):
         lowest: dict[str, int],
         kinds: dict[str, Account],
         meters: dict[str, str],
-    ) -> list[int]:
-        """Check and write the batch on PostgreSQL in ONE statement (:data:`_PG_POST`): the
-        accounts debited that may not go negative locked in id order and checked, every
-        account's existence read; only when all holds, the transactions (ids from their
-        sequence, in order), their postings, every balance moved by its net amount and each
-        meter's change notified (delivered at the commit). An account only credited is locked
-        only by its update, from there to the commit — a meter's too, so contributions from
-        many tables and processes commute. When the check fails nothing is written and the
-        refusal is raised here from the rows read (after opening missing table or house
-        accounts, the statement runs again). Returns the tx ids in order.
+    ) -> PgBatch:
+        """The batch as ``macau_post``'s one parameter (PostgreSQL): ``all``, every account;
+        ``open``, the table's and the house's accounts with their kind and whether they may go
+        negative (opened at zero when used for the first time); ``lock``, the accounts debited
+        that may not go negative with their lowest net (locked in id order and checked);
+        ``tx``/``p``, the transactions (``o``: their order) and their postings; ``at``, their
+        time; ``m``, the balances to move; ``n``, the meter accounts moved there, to notify.
 
-        The statement is prepared (by psycopg, on each connection) and given the whole batch as
-        one JSON parameter (through :meth:`~._base.TxBase.driver_rows`): the client's work per
-        request is one ``json.dumps`` instead of SQLAlchemy's and the driver's handling of
-        nineteen array parameters."""
+        A meter only credited is not moved there but with the commit (``deferred``, for
+        :data:`TxBase.meter_pending`): its row is held only for that, so contributions from
+        many tables and processes commute. One ``json.dumps`` is the client's work for the
+        whole batch (instead of a driver's adaptation of many array parameters)."""
         locked = sorted(a for a in lowest if kinds[a].kind not in MAY_GO_NEGATIVE)
-        # A meter only credited is moved with the commit (Store.run): held only for that.
-        deferred = {a for a in meters if running[a] > 0 and a not in lowest}
+        deferred = {
+            meters[a]: running[a] for a in sorted(meters) if running[a] > 0 and a not in lowest
+        }
+        accounts = sorted(running)
         batch = json.dumps(
             {
-                "lock": [{"account_id": a, "low": lowest[a]} for a in locked],
-                "all": sorted(running),
+                "all": accounts,
+                "open": {
+                    a: [kinds[a].kind.value, kinds[a].kind in MAY_GO_NEGATIVE]
+                    for a in accounts
+                    if kinds[a].kind not in _NEVER_OPENED
+                },
+                "lock": {a: lowest[a] for a in locked},
                 "tx": [
                     {
                         "o": n,
@@ -606,41 +629,56 @@ class LedgerOps(EventOps):
                     for n, p in enumerate(ready, 1)
                     for i, a, x, r in p.rows
                 ],
-                "m": [
-                    {"account_id": a, "delta": x}
-                    for a, x in sorted(running.items())
-                    if x and a not in deferred
-                ],
-                "n": sorted(a for a in meters if running[a] and a not in deferred),
+                "m": {
+                    a: x
+                    for a, x in running.items()
+                    if x and not (a in meters and meters[a] in deferred)
+                },
+                "n": {a: m for a, m in meters.items() if running[a] and m not in deferred},
             },
             separators=(",", ":"),
         )
-        for _ in range(2):
-            tx_ids: dict[int, int] = {}
-            found: dict[str, tuple[int, bool]] = {}
-            for what, o, tx_id, acc_id, balance, may in self.driver_rows(_PG_POST, (batch,)):
-                if what == "tx":
-                    tx_ids[int(o)] = int(tx_id)
-                elif what == "moved":
-                    if acc_id in meters:
-                        self.meter_changes[meters[acc_id]] = int(balance)
-                        self.meter_notified[meters[acc_id]] = int(balance)
-                elif acc_id not in found or what == "locked":
-                    # the check failed: what was read (nothing was written)
-                    found[acc_id] = (int(balance or 0), bool(may))
-            if tx_ids:  # the check held: everything was written (the deferred meters next)
-                for acc_id in sorted(deferred):
-                    meter_id = meters[acc_id]
-                    self.meter_pending[meter_id] = (
-                        self.meter_pending.get(meter_id, 0) + running[acc_id]
-                    )
-                return [tx_ids[n] for n in range(1, len(ready) + 1)]
-            self._check(found, lowest, kinds)  # raises the refusal, if any
-            missing = sorted(a for a in running if a not in found)
-            if not missing:  # pragma: no cover - the statement and _check disagree
-                raise StoreError("store.bad_value", field="ledger", value="check")
-            self._open_accounts(missing, kinds)
-        raise StoreError("store.bad_value", field="ledger", value="accounts")  # pragma: no cover
+        return PgBatch(batch, len(ready), lowest, kinds, meters, deferred)
+
+    def _pg_rows(self, batch: PgBatch) -> list[Any]:
+        """Run ``macau_post`` on ``batch`` now; its rows, or the ledger's refusal."""
+        try:
+            return self.driver_rows(_PG_POST, (batch.json,))
+        except DBAPIError as exc:
+            refusal = self._pg_refusal(batch, exc.orig)
+            if refusal is None:
+                raise
+            raise refusal from None
+
+    def _pg_done(self, batch: PgBatch, rows: Sequence[Any], *, credit_meters: bool) -> list[int]:
+        """What ``macau_post`` answered for ``batch``: the meters it moved (their new amounts,
+        notified by it); with ``credit_meters``, the batch's meter credits left for the commit.
+        Returns the tx ids in order."""
+        tx_ids: dict[int, int] = {}
+        for what, o, tx_id, acc_id, balance in rows:
+            if what == "tx":
+                tx_ids[int(o)] = int(tx_id)
+            elif acc_id in batch.meters:
+                self.meter_changes[batch.meters[acc_id]] = int(balance)
+                self.meter_notified[batch.meters[acc_id]] = int(balance)
+        if credit_meters:
+            for meter_id, amount in batch.deferred.items():
+                self.meter_pending[meter_id] = self.meter_pending.get(meter_id, 0) + amount
+        return [tx_ids[n] for n in range(1, batch.count + 1)]
+
+    def _pg_refusal(self, batch: PgBatch, error: object) -> StoreError | None:
+        """The ledger's refusal of ``batch`` when the driver's ``error`` is ``macau_post``'s
+        (``MT001``, the accounts it read in its detail): what :meth:`post` refuses (an unknown
+        wallet or meter, an account below zero, ...). ``None`` for any other error."""
+        if getattr(error, "sqlstate", None) != REFUSED:
+            return None
+        detail = getattr(getattr(error, "diag", None), "message_detail", None) or "[]"
+        found = {str(a): (int(b), bool(may)) for a, b, may in json.loads(detail)}
+        try:
+            self._check(found, batch.lowest, batch.kinds)
+        except StoreError as refusal:
+            return refusal
+        return StoreError("store.bad_value", field="ledger", value="check")  # pragma: no cover
 
     def _open_accounts(self, missing: list[str], kinds: dict[str, Account]) -> None:
         """Create the table and house accounts of ``missing`` at zero (their amounts are then

@@ -16,14 +16,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from sqlalchemy import inspect, select, text
+from sqlalchemy import event, inspect, select, text
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from ..errors import StoreError
 from . import schema as s
-from ._base import METER_CHANNEL, Clock, utc_now
+from ._base import METER_CHANNEL, PENDING, Clock, flush_pending, utc_now
 from .engine import BEGIN_OPTION, is_retryable, make_engine, resolve_url
+from .ledger_ops import NO_METER, PG_CALL
 from .tx import Tx
 
 if TYPE_CHECKING:  # alembic is imported when migrating or checking, not to run transactions
@@ -76,6 +77,10 @@ class Store:
         # handler (which sleeps up to 100 ms between tries). Other processes still meet the
         # database's own lock and its busy_timeout.
         self._sqlite_writer = threading.RLock() if self.dialect == "sqlite" else None
+        if self.dialect == "postgresql" and not event.contains(
+            engine, "before_cursor_execute", flush_pending
+        ):  # a ledger batch left for the commit is written before any other statement
+            event.listen(engine, "before_cursor_execute", flush_pending)
 
     @classmethod
     def open(
@@ -249,28 +254,38 @@ class Store:
         gate = self._sqlite_writer if self._sqlite_writer is not None and not readonly else None
         with gate or contextlib.nullcontext(), self.engine.connect() as conn:
             conn = conn.execution_options(**options)
-            with conn.begin():
-                tx = Tx(conn, clock=self.clock, readonly=readonly)
-                try:
-                    result = fn(tx)
-                except DBAPIError as exc:
-                    if exc.connection_invalidated:
-                        raise _Disconnected(exc) from exc
-                    raise
-                if self.dialect == "postgresql":
-                    for meter_id, amount in sorted(tx.meter_changes.items()):
-                        if tx.meter_notified.get(meter_id) == amount:
-                            continue  # its last change was notified by that statement
-                        if meter_id in tx.meter_pending:
-                            continue  # notified with the commit below
-                        # Delivered by PostgreSQL only when (and if) this transaction commits.
-                        conn.execute(
-                            text("SELECT pg_notify(:channel, :payload)"),
-                            {"channel": METER_CHANNEL, "payload": f"{meter_id}:{amount}"},
-                        )
-                    if tx.meter_pending:
-                        tx.meter_changes.update(_commit_with_meters(tx, tx.meter_pending))
+            try:
+                with conn.begin():
+                    tx = Tx(conn, clock=self.clock, readonly=readonly)
+                    try:
+                        result = fn(tx)
+                    except DBAPIError as exc:
+                        if exc.connection_invalidated:
+                            raise _Disconnected(exc) from exc
+                        raise
+                    if self.dialect == "postgresql":
+                        self._commit_pg(conn, tx)
+            finally:
+                if self.dialect == "postgresql" and not conn.invalidated:
+                    conn.info.pop(PENDING, None)  # (a batch refused or rolled back with it)
         return result, tx
+
+    def _commit_pg(self, conn: Connection, tx: Tx) -> None:
+        """PostgreSQL, the end of ``tx``: the meters it changed by statements are notified;
+        then its ledger batch left for the commit and its meters' credits are written with the
+        ``COMMIT`` in one round trip (:func:`_commit_pg`)."""
+        for meter_id, amount in sorted(tx.meter_changes.items()):
+            if tx.meter_notified.get(meter_id) == amount:
+                continue  # its last change was notified by that statement
+            if meter_id in tx.meter_pending:
+                continue  # notified with the commit below
+            # Delivered by PostgreSQL only when (and if) this transaction commits.
+            conn.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": METER_CHANNEL, "payload": f"{meter_id}:{amount}"},
+            )
+        if tx.meter_pending or tx.ledger_pending is not None:
+            tx.meter_changes.update(_commit_pg(tx))
 
     # -- meter notifications ------------------------------------------------------------------
 
@@ -315,66 +330,116 @@ class Store:
         return _Translate(self.url)
 
 
-def _commit_with_meters(tx: Tx, pending: dict[str, int]) -> dict[str, int]:
-    """PostgreSQL: add the ``pending`` credits to their meters, notify them and COMMIT, in ONE
-    round trip (a simple query of several statements): a meter's row is then held only while
-    the server applies that update and flushes the commit, never across a round trip to this
-    process, so writers queued on it follow one another as fast as bare updates would.
-    Returns the meters' new amounts. (The caller's own COMMIT then finds nothing to do.)
+def _commit_pg(tx: Tx) -> dict[str, int]:
+    """PostgreSQL: write ``tx``'s ledger batch left for the commit (``macau_post``), add the
+    pending credits to their meters (``macau_move_meter``: each notified) and COMMIT, in ONE
+    round trip (a simple query of several statements). When nothing of the transaction was
+    sent yet (a transaction that only posts), its ``BEGIN`` goes in the same round trip. A
+    meter's row is then held only while the server applies that update and flushes the commit,
+    never across a round trip to this process, so writers queued on it follow one another as
+    fast as bare updates would. Returns the meters' new amounts. (The caller's own COMMIT then
+    finds nothing to do.)
 
-    The text is made of each meter's statement around its amount, quoted once per meter
-    (:func:`_meter_statement`)."""
+    A refusal of the ledger's check (or an unknown meter) fails that statement: the rest,
+    ``COMMIT`` included, is not run, the transaction is rolled back and the refusal raised."""
     raw = tx.driver_connection()
+    batch = tx.take_ledger()
+    pending = tx.meter_pending
     meters = sorted(pending)
-    parts: list[bytes] = []
+    escape = _escaping(raw)
+    begin = _begin_statement(raw)
+    parts: list[bytes] = [] if begin is None else [begin]
+    if batch is not None:
+        parts.append(b"%b%b)" % (_PG_CALL, escape(batch.json.encode())))
     for meter_id in meters:
         amount = pending[meter_id]
         if type(amount) is not int:  # pragma: no cover - the ledger's sums are ints
             raise StoreError("store.bad_value", field="amount", value=repr(amount))
-        head, tail = _meter_statement(raw, meter_id)
-        parts.append(b"%b%d%b" % (head, amount, tail))
+        parts.append(b"SELECT macau_move_meter(%b, %d)" % (_meter_args(escape, meter_id), amount))
     parts.append(b"COMMIT")
     query = b"; ".join(parts)
     amounts: dict[str, int] = {}
+    if begin is not None:
+        raw.autocommit = True  # the query's own BEGIN and COMMIT: the driver sends none
     try:
         with raw.cursor() as cursor:
             cursor.execute(query, prepare=False)  # no parameters: the simple protocol
+            if begin is not None:
+                cursor.nextset()
+            if batch is not None:
+                tx._pg_done(batch, cursor.fetchall(), credit_meters=False)
+                cursor.nextset()
             for meter_id in meters:
-                row = cursor.fetchone()
-                if row is None:
-                    raise StoreError("store.unknown_meter", meter_id=meter_id)
-                amounts[meter_id] = int(row[0])
+                amounts[meter_id] = int(cursor.fetchone()[0])
                 cursor.nextset()
     except tx._driver_error as exc:
+        if begin is not None:
+            _abandon(raw)
+        sqlstate = getattr(exc, "sqlstate", None)
+        if sqlstate == NO_METER:
+            detail = getattr(getattr(exc, "diag", None), "message_detail", None)
+            raise StoreError("store.unknown_meter", meter_id=detail) from None
+        refusal = None if batch is None else tx._pg_refusal(batch, exc)
+        if refusal is not None:
+            raise refusal from None
         raise tx.driver_failure(query.decode(), None, exc) from exc
+    finally:
+        if begin is not None:
+            _driver_default(raw)
     pending.clear()
     return amounts
 
 
-_METER_STATEMENTS: dict[str, tuple[bytes, bytes]] = {}
+_PG_CALL: Final = PG_CALL.encode()
+_METER_ARGS: dict[str, bytes] = {}
 
 
-def _meter_statement(raw: Any, meter_id: str) -> tuple[bytes, bytes]:
-    """The text of ``meter_id``'s update and notification before and after its amount, its
-    account and id quoted by the driver (made once per meter)."""
-    parts = _METER_STATEMENTS.get(meter_id)
-    if parts is None:
-        from psycopg import sql
+def _meter_args(escape: Callable[[bytes], bytes], meter_id: str) -> bytes:
+    """``macau_move_meter``'s first two arguments for ``meter_id`` (its account and its id,
+    quoted by the driver; made once per meter)."""
+    args = _METER_ARGS.get(meter_id)
+    if args is None:
+        account = escape(f"jackpot_meter:{meter_id}".encode())
+        args = _METER_ARGS[meter_id] = b"%b, %b" % (account, escape(meter_id.encode()))
+    return args
 
-        tail = sql.SQL(
-            " WHERE account_id = {account} RETURNING balance) "
-            "SELECT balance, pg_notify({channel}, {meter} || ':' || balance) FROM moved"
-        ).format(
-            account=sql.Literal(f"jackpot_meter:{meter_id}"),
-            channel=sql.Literal(METER_CHANNEL),
-            meter=sql.Literal(meter_id),
-        )
-        parts = (
-            b"WITH moved AS (UPDATE accounts SET balance = balance + ",
-            tail.as_bytes(raw),
-        )
-        _METER_STATEMENTS[meter_id] = parts
-    return parts
+
+def _escaping(raw: Any) -> Callable[[bytes], bytes]:
+    """The driver's quoting of a string literal for the connection ``raw``."""
+    from psycopg import pq
+
+    escape: Callable[[bytes], bytes] = pq.Escaping(raw.pgconn).escape_literal
+    return escape
+
+
+def _begin_statement(raw: Any) -> bytes | None:
+    """The ``BEGIN`` the driver would send for ``raw``'s next transaction when none is open
+    yet (nothing of it sent: a transaction that only posts), so that it goes in the commit's
+    round trip; ``None`` when a transaction is open (or it asks for more than an isolation
+    level: the driver then begins it itself)."""
+    from psycopg import IsolationLevel, pq
+
+    if raw.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        return None
+    if raw.read_only is not None or raw.deferrable is not None:  # pragma: no cover - unused
+        return None
+    level = raw.isolation_level
+    if level is None:
+        return b"BEGIN"
+    return b"BEGIN ISOLATION LEVEL " + IsolationLevel(level).name.replace("_", " ").encode()
+
+
+def _abandon(raw: Any) -> None:
+    """Roll back the transaction the commit's round trip began and could not end (its
+    refusal or error is raised next). A lost connection is left to the error's handling."""
+    with contextlib.suppress(Exception):
+        raw.rollback()
+
+
+def _driver_default(raw: Any) -> None:
+    """The driver begins transactions itself again (after the commit's round trip)."""
+    with contextlib.suppress(Exception):  # a lost connection: invalidated by the error
+        raw.autocommit = False
 
 
 class _Disconnected(Exception):

@@ -4,7 +4,7 @@ of at the end of the statement that inserts the posting.
 
 Why: on PostgreSQL the check takes ``FOR KEY SHARE`` on the account's row. A meter's row is
 updated by every table contributing to it (``UPDATE accounts SET balance = balance + x`` with
-the commit, :func:`macau_tables.store.store._commit_with_meters`); a contribution's posting line
+the commit, :func:`macau_tables.store.store._commit_pg`); a contribution's posting line
 checked while another writer holds the row for its update made PostgreSQL record both in a
 MultiXact — one per contribution, which every later look at the row's versions then reads.
 Checked at the commit, the check finds the row already held by this transaction's own update:
