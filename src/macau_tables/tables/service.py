@@ -317,11 +317,11 @@ class TableService:
             seq=head.seq,
             head=head.hash,
             snapshot_after=self._snap_seq + self.snapshot_every,
+            respond=lambda result: tx.idempotency_put(
+                key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
+            ),
         )
         batch.snapshotted = snapped
-        tx.idempotency_put(
-            key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
-        )
         return _Done(result, batch)
 
     def _committed(self, batch: Batch, result: Submitted) -> None:

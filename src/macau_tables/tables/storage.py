@@ -12,6 +12,7 @@ and then between rounds, a snapshot.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -98,10 +99,13 @@ def persist(
     seq: int,
     head: str,
     snapshot_after: int,
+    respond: Callable[[Submitted], None],
 ) -> tuple[Submitted, bool]:
     """Write everything ``batch`` did in ``tx`` (the table's log stood at ``seq``/``head``);
     a snapshot is written when the table ends between rounds at or past ``snapshot_after``.
-    Returns the result and whether a snapshot was written."""
+    ``respond`` is called with the result (the request's idempotency record) before the
+    ledger's transactions are posted, so that on PostgreSQL they can go with the commit, in its
+    round trip (``Tx.post_deferred``). Returns the result and whether a snapshot was written."""
     state = batch.state
     table_id, meter_id = state.setup.table_id, state.setup.meter_id
     for sealed in batch.sealed:
@@ -128,8 +132,23 @@ def persist(
         for rec, ev in zip(batch.records, stored, strict=True)
         if rec.postings
     ]
+    last = stored[-1] if stored else None
+    new_seq = last.seq if last is not None else seq
+    r: Any = state.round
+    result = Submitted(
+        table_id,
+        None if r is None else str(r.round_id),
+        stored[0].seq if stored else seq + 1,
+        new_seq,
+        last.hash if last is not None else head,
+        None if r is None else str(r.expected_next().phase),
+        tuple(ev.type for ev in stored),
+    )
+    respond(result)
     if entries:  # one ledger transaction per event, all written at once
-        tx.post_many(entries)
+        # On PostgreSQL with the commit, in its round trip, unless one of the writes below
+        # comes first (it then writes them before itself: the order of the locks is kept).
+        tx.post_deferred(entries)
     for rec in batch.records:
         if isinstance(rec.event, _SIDE_RECORDED):
             _side_record(tx, table_id, rec.event, actor)
@@ -144,21 +163,9 @@ def persist(
                     combination=hit.combination,
                     amount=hit.amount,
                 )
-    last = stored[-1] if stored else None
-    new_seq = last.seq if last is not None else seq
     snap = last is not None and not state.round_open and new_seq >= snapshot_after
     if snap:
         tx.snapshot_put(table_id, new_seq, snapshot(state, batch.dealing))
-    r: Any = state.round
-    result = Submitted(
-        table_id,
-        None if r is None else str(r.round_id),
-        stored[0].seq if stored else seq + 1,
-        new_seq,
-        last.hash if last is not None else head,
-        None if r is None else str(r.expected_next().phase),
-        tuple(ev.type for ev in stored),
-    )
     return result, snap
 
 
