@@ -8,17 +8,28 @@ Usage::
 In one run, on one scratch PostgreSQL database (``synchronous_commit=on``: every commit
 durable), ``--writers`` processes started together each make ``--each`` commits:
 
-* **store** — one contribution per transaction through the store's ledger, as a settlement
-  credits the meter: ``store.run(tx.post([wallet −x, jackpot_meter +x], meter_id=…))``, i.e.
-  the wallet (debited) locked and checked, the meter's existence read, a ledger transaction
-  with its digest and its two postings, the wallet's balance moved, then the meter's
-  ``UPDATE accounts SET balance = balance + x`` with its ``NOTIFY`` and the commit (the meter's
-  row held only for those); each writer posts from its own wallet, all to the one meter;
+* **store** — one contribution per transaction through the store's ledger, as a table's
+  request posts its settlement: ``store.run(tx.post_deferred([wallet −x, jackpot_meter +x],
+  meter_id=…))``, i.e. the ledger's checks and digest in Python, then in one round trip (schema
+  v4's server functions): ``BEGIN``, ``macau_post`` (the wallet, debited, locked and checked,
+  the accounts' existence read, a ledger transaction with its two postings, the wallet's balance
+  moved), ``macau_move_meter`` (the meter's ``balance = balance + x`` with its ``NOTIFY``) and
+  ``COMMIT`` (the meter's row held only for those two); each writer posts from its own wallet,
+  all to the one meter;
 * **bare** — ``UPDATE bench_meter SET amount = amount + x WHERE id = 1`` and the commit, on
   one row, nothing else.
 
-Prints contributions per second of both (best of ``--repeat``), the ratio store / bare (goal:
-at least 0.5), and checks the meter's amount is exactly the sum of what was contributed. Each
+Also raced, as references for what the store could reach: **ledger-sql**, the store's rows
+(ledger transaction, two postings, both balances, the meter's row last) in plain SQL, five
+statements and the commit; and **rows-1rt**, the same rows as ONE simple query per contribution,
+``BEGIN`` to ``COMMIT`` (the wallet locked first, the meter's update and its ``NOTIFY`` last),
+made once per writer: a driver's call and nothing else in Python — no check, no digest (a
+constant), no SQLAlchemy. That is the floor of a client writing a double-entry contribution in
+one round trip: the server's work for those rows alone.
+
+Prints contributions per second of each (best of ``--repeat``), the ratio store / bare (goal:
+at least 0.5) and the references' ratios, and checks the meter's amount is exactly the sum of
+what was contributed. Each
 race also prints the CPU time per contribution of the writers and of their PostgreSQL backends
 (read from ``/proc`` when the server is local): on a small machine the eight writers and their
 backends share the CPUs, so that is what the store's rate is made of.
@@ -40,7 +51,7 @@ from typing import Any
 from sqlalchemy import create_engine, text
 
 from macau_tables.ledger import Account, AccountKind, Posting, Reason
-from macau_tables.store import Store, TxKind
+from macau_tables.store import LedgerEntry, Store, TxKind
 from service_db import machine, open_store, scratch_url
 
 GOAL = 0.5
@@ -89,8 +100,9 @@ def store_writer(url: str, writer: int, each: int, start: Any, done: Any) -> Non
     pid = store.run(lambda tx: tx.connection.exec_driver_sql(query).scalar_one())
     start.wait()
     clock = Clock(int(pid))
+    entry = (LedgerEntry(postings, TxKind.ROUND, meter_id=METER),)
     for _ in range(each):
-        store.run(lambda tx: tx.post(postings, kind=TxKind.ROUND, meter_id=METER))
+        store.run(lambda tx: tx.post_deferred(entry))
     clock.done(done)
     store.close()
 
@@ -143,6 +155,47 @@ def ledger_sql_writer(url: str, writer: int, each: int, start: Any, done: Any) -
             conn.commit()
     clock.done(done)
     engine.dispose()
+
+
+def rows_1rt_writer(url: str, writer: int, each: int, start: Any, done: Any) -> None:
+    """In a child: the store's rows for one contribution as ONE simple query made once (no
+    client work but the driver's call), one commit each: the floor of a double-entry
+    contribution in one round trip (see the module's text)."""
+    import psycopg
+    from psycopg import sql
+
+    from macau_tables.store._base import METER_CHANNEL
+
+    wallet = sql.Literal(f"wallet:w{writer}")
+    meter = sql.Literal(f"jackpot_meter:{METER}")
+    statement = sql.SQL(
+        "BEGIN; SELECT balance FROM accounts WHERE account_id = {wallet} FOR UPDATE; "
+        "WITH t AS (INSERT INTO transactions (table_id, event_seq, kind, actor, reason, "
+        "corrects, digest, created_at) VALUES (NULL, NULL, 'round', NULL, NULL, NULL, {digest}, "
+        "now()) RETURNING tx_id) INSERT INTO postings (tx_id, line, account_id, amount, reason) "
+        "SELECT tx_id, 0, {wallet}, {minus}, 'contribution' FROM t UNION ALL "
+        "SELECT tx_id, 1, {meter}, {x}, 'contribution' FROM t; "
+        "UPDATE accounts SET balance = balance + {minus} WHERE account_id = {wallet}; "
+        "UPDATE accounts SET balance = balance + {x} WHERE account_id = {meter} "
+        "RETURNING balance; SELECT pg_notify({channel}, {meter_id}); COMMIT"
+    ).format(
+        wallet=wallet,
+        meter=meter,
+        digest=sql.Literal("0" * 64),
+        minus=sql.Literal(-AMOUNT),
+        x=sql.Literal(AMOUNT),
+        channel=sql.Literal(METER_CHANNEL),
+        meter_id=sql.Literal(METER),
+    )
+    dsn = create_engine(url).url.set(drivername="postgresql").render_as_string(False)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        query = statement.as_bytes(conn)
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()
+        start.wait()
+        clock = Clock(int(pid[0]) if pid else 0)
+        for _ in range(each):
+            conn.execute(query, prepare=False)  # no parameters: the simple protocol
+        clock.done(done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +256,13 @@ def main() -> int:
         with engine.begin() as conn:
             conn.execute(text("CREATE TABLE bench_meter (id int PRIMARY KEY, amount bigint)"))
             conn.execute(text("INSERT INTO bench_meter VALUES (1, 0)"))
-        best = {"store": 0.0, "bare": 0.0, "ledger-sql": 0.0}
+        best = {"store": 0.0, "bare": 0.0, "ledger-sql": 0.0, "rows-1rt": 0.0}
         for _ in range(args.repeat):
             for name, target in (
                 ("store", store_writer),
                 ("bare", bare_writer),
                 ("ledger-sql", ledger_sql_writer),
+                ("rows-1rt", rows_1rt_writer),
             ):
                 r = race(ctx, target, url, args.writers, args.each)
                 best[name] = max(best[name], r.rate)
@@ -225,7 +279,7 @@ def main() -> int:
             bare_total = conn.execute(text("SELECT amount FROM bench_meter")).scalar_one()
         store.close()
         engine.dispose()
-    if meter != 1_000_000 + 2 * contributed or bare_total != contributed:
+    if meter != 1_000_000 + 3 * contributed or bare_total != contributed:
         raise SystemExit(f"lost contributions: meter {meter}, bare {bare_total}")
     ratio = best["store"] / best["bare"]
     print(
@@ -233,9 +287,11 @@ def main() -> int:
         f"bare {best['bare']:.1f}/s, ratio {ratio:.2f}  {'OK' if ratio >= GOAL else 'MISSED'}"
     )
     print(
-        f"meter exact: {meter} = seed 1000000 + 2 × {contributed} contributed (store, ledger-sql);"
-        f" ledger rows in plain SQL, meter row last: {best['ledger-sql']:.1f}/s, "
-        f"{best['ledger-sql'] / best['bare']:.2f} of bare"
+        f"meter exact: {meter} = seed 1000000 + 3 × {contributed} contributed (store, "
+        f"ledger-sql, rows-1rt); ledger rows in plain SQL, meter row last: "
+        f"{best['ledger-sql']:.1f}/s, {best['ledger-sql'] / best['bare']:.2f} of bare; "
+        f"the same rows in one round trip, no client work (the floor): "
+        f"{best['rows-1rt']:.1f}/s, {best['rows-1rt'] / best['bare']:.2f} of bare"
     )
     if args.json is not None:
         args.json.write_text(
