@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -452,6 +453,60 @@ def test_a_table_stream_closes_once_its_session_expires(
     # reconnecting with the expired token watches as the public (sign in again for more)
     with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as again:
         assert again.receive_json()["audience"]["role"] == "public"
+
+
+def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """A socket does not outlive its session: once its user signs out or an administrator
+    disables them (the store says so, whichever server process did it), the stream finds out
+    within ``session_check_seconds`` and closes with 4401 ``auth.session_unknown``; while a
+    session stands its stream goes on, and another user's stream is not touched."""
+    runtime.settings = dataclasses.replace(
+        runtime.settings, tick_seconds=0.02, session_check_seconds=0.05
+    )
+    alice, bruno = _token(client, "alice"), _token(client, "bruno")
+    admin = login(client, "admin")
+    with (
+        client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as a,
+        client.websocket_connect(f"/ws/tables/csp-1?token={bruno}") as b,
+    ):
+        assert a.receive_json()["type"] == "table" and b.receive_json()["type"] == "table"
+        time.sleep(0.3)  # several checks: both sessions stand
+        for ws in (a, b):
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json() == {"type": "pong"}
+        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
+        assert out.status_code == 200, out.text
+        error, closed = _closed(a)
+        assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
+        b.send_json({"type": "ping"})
+        assert b.receive_json() == {"type": "pong"}  # bruno's session still stands
+        off = client.post("/api/admin/users/bruno/disable", json={"reason": "test"}, headers=admin)
+        assert off.status_code == 200, off.text
+        error, closed = _closed(b)
+        assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
+
+
+def test_with_no_session_check_only_the_expiry_closes_a_stream(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """``session_check_seconds = 0``: the store is not asked; the socket of a signed-out user
+    goes on until its session's expiry (the operator's choice, documented)."""
+    runtime.settings = dataclasses.replace(
+        runtime.settings, tick_seconds=0.02, session_check_seconds=0
+    )
+    alice = _token(client, "alice")
+    with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
+        assert ws.receive_json()["type"] == "table"
+        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
+        assert out.status_code == 200, out.text
+        time.sleep(0.2)
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+        runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
+        error, closed = _closed(ws)
+        assert error["key"] == "auth.session_expired" and closed.code == streams.CLOSE_SIGNED_OUT
 
 
 def test_an_idle_table_stream_closes_at_the_tick_after_its_session_expires(

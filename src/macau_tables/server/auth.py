@@ -36,7 +36,9 @@ off until the endpoint calls what it returns). :func:`optional_principal` (the p
 dependency, so a helper dependency and its route may both use it.
 
 WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?token=``, or the
-session cookie from the same origin).
+session cookie from the same origin). An open socket asks again whether its session still stands
+(:func:`session_refusal`: signed out, its user disabled, expired — on any server process) every
+``session_check_seconds``.
 
 Privileged actions are recorded with :func:`record_action` (who, their role, when by the store's
 clock, why, details) in the store's audit log.
@@ -52,7 +54,7 @@ import hmac
 import math
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
@@ -83,6 +85,7 @@ __all__ = [
     "SESSION_COOKIE",
     "Deferred",
     "SignedIn",
+    "SocketSession",
     "authenticate_websocket",
     "create_user",
     "csrf_token",
@@ -99,6 +102,7 @@ __all__ = [
     "require_in_thread",
     "router",
     "rule_problems",
+    "session_refusal",
     "sign_in",
     "websocket_session",
 ]
@@ -634,29 +638,55 @@ async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
     from the page's own origin (no cross-site socket rides a session). ``None`` when there are
     no valid credentials (the caller serves the public audience or closes the socket)."""
     signed = await websocket_session(websocket)
-    return None if signed is None else signed[0]
+    return None if signed is None else signed.principal
 
 
-async def websocket_session(websocket: WebSocket) -> tuple[Principal, datetime] | None:
-    """:func:`authenticate_websocket` with the time the session or token expires (an open
-    socket is closed after it: :mod:`.streams`)."""
+@dataclass(frozen=True, slots=True)
+class SocketSession:
+    """The session or token a socket was opened with: who, until when, and (for
+    :func:`session_refusal`) the secret and how it came (``token`` or ``cookie``)."""
+
+    principal: Principal
+    expires: datetime
+    secret: str = field(repr=False)
+    kind: str
+
+
+async def websocket_session(websocket: WebSocket) -> SocketSession | None:
+    """:func:`authenticate_websocket` with the session or token it found (an open socket is
+    closed after its expiry, or once it no longer stands: :mod:`.streams`)."""
     store = _store(websocket)
     header = websocket.headers.get("authorization", "")
     scheme, _, secret = header.strip().partition(" ")
     token = secret.strip() if scheme.lower() == "bearer" else ""
     token = token or websocket.query_params.get("token", "")
+    cookie = websocket.cookies.get(SESSION_COOKIE, "")
+    if token:
+        secret, kind = token, "token"
+    elif cookie and _same_origin(websocket):
+        secret, kind = cookie, "cookie"
+    else:
+        return None
     try:
-        if token:
-            return await run_in_threadpool(
-                _lookup_session, store, token, "token", _clock(websocket)
-            )
-        cookie = websocket.cookies.get(SESSION_COOKIE, "")
-        if cookie and _same_origin(websocket):
-            return await run_in_threadpool(
-                _lookup_session, store, cookie, "cookie", _clock(websocket)
-            )
+        principal, expires = await run_in_threadpool(
+            _lookup_session, store, secret, kind, _clock(websocket)
+        )
     except MacauTablesError:
         return None
+    return SocketSession(principal, expires, secret, kind)
+
+
+def session_refusal(
+    store: Store, session: SocketSession, clock: Callable[[], datetime] | None = None
+) -> MacauTablesError | None:
+    """Why ``session`` no longer stands — signed out (``auth.session_unknown``), its user
+    disabled (the same: disabling ends the user's sessions), expired (``auth.session_expired``)
+    — read from the store, so whichever server process ended it; ``None`` while it stands.
+    One read (called from a worker thread)."""
+    try:
+        _lookup_session(store, session.secret, session.kind, clock)
+    except AuthRefused as refusal:
+        return refusal
     return None
 
 

@@ -56,6 +56,10 @@ class Settings:
     ``0`` disables the tick thread (tests call :meth:`Runtime.tick` themselves)."""
     session_seconds: int = 8 * 3600
     """How long a session cookie or bearer token stays valid."""
+    session_check_seconds: float = 5.0
+    """How often an open table stream asks the store whether its session or token still stands
+    (signed out, its user disabled, on any server process): it is closed (4401) at most this
+    long after (``0``: only its expiry is checked)."""
     login_attempts: int = 5
     """Failed logins allowed per name and address within ``login_window_seconds``."""
     login_window_seconds: int = 300

@@ -43,7 +43,9 @@ table views do not pile up, see below), too many
 connections in the process or from one client (1013, try again later), and a table stream
 whose session or token has expired (4401, ``auth.session_expired``: checked by the runtime's
 clock before each message is sent and every ``tick_seconds`` meanwhile — the socket does not
-stay signed in; the jackpot stream, public, goes on).
+stay signed in; the jackpot stream, public, goes on) or no longer stands (4401,
+``auth.session_unknown``: its user signed out or was disabled, on any server process — asked of
+the store every ``session_check_seconds``, before a message is sent or at a tick).
 
 Views are coalesced: each ``table`` message is a whole snapshot of what the audience may see
 after record ``seq``, so a socket whose previous view has not been sent yet when the next event
@@ -71,7 +73,6 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Final, Generic, TypeVar
 
 from fastapi import APIRouter, WebSocket
@@ -399,12 +400,11 @@ _wakeups_of: Final[_OnePer[asyncio.AbstractEventLoop, _Wakeups]] = _OnePer(_Wake
 """The table wake-ups of each event loop (one per loop)."""
 
 
-async def _principal(websocket: WebSocket) -> tuple[Principal | None, datetime | None]:
-    """Who connected and when their session or token expires (:func:`.auth.websocket_session`:
-    a bearer token in the ``Authorization`` header, ``?token=`` or offered as the subprotocols
-    ``bearer, TOKEN``, or the session cookie); ``(None, None)``: the public."""
-    signed = await auth.websocket_session(_with_protocol_token(websocket))
-    return (None, None) if signed is None else signed
+async def _session(websocket: WebSocket) -> auth.SocketSession | None:
+    """Who connected, with their session or token (:func:`.auth.websocket_session`: a bearer
+    token in the ``Authorization`` header, ``?token=`` or offered as the subprotocols ``bearer,
+    TOKEN``, or the session cookie); ``None``: the public."""
+    return await auth.websocket_session(_with_protocol_token(websocket))
 
 
 def _protocol_token(websocket: WebSocket) -> str | None:
@@ -453,11 +453,16 @@ class _Connection:
     """One accepted socket: its outbox, the receive loop and the send loop."""
 
     def __init__(
-        self, websocket: WebSocket, runtime: Runtime, expires: datetime | None = None
+        self, websocket: WebSocket, runtime: Runtime, session: auth.SocketSession | None = None
     ) -> None:
         self.websocket = websocket
         self.runtime = runtime
-        self.expires = expires  # the session's end: closed at the next push or tick after it
+        self.session = session
+        # the session's end: closed at the next push or tick after it
+        self.expires = None if session is None else session.expires
+        self.check_every = runtime.settings.session_check_seconds
+        # when the store is next asked whether the session still stands (the loop's time)
+        self.check_at = asyncio.get_running_loop().time() + self.check_every
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
@@ -495,9 +500,26 @@ class _Connection:
                 CLOSE_SIGNED_OUT, MacauTablesError("auth.session_expired", expired=expired)
             )
 
+    async def _still_signed_in(self) -> None:
+        """Close (4401) a socket whose session or token no longer stands in the store (signed
+        out, its user disabled — on any server process): asked every
+        ``session_check_seconds``, one read in a worker thread."""
+        if self.session is None or self.check_every <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() < self.check_at:
+            return
+        refusal = await run_in_threadpool(
+            auth.session_refusal, self.runtime.store, self.session, self.runtime.clock.now
+        )
+        self.check_at = loop.time() + self.check_every
+        if refusal is not None:
+            raise _Closing(CLOSE_SIGNED_OUT, refusal)
+
     async def _next(self) -> dict[str, Any] | _Marker | None:
         """The next message to send; with a session, the expiry is checked at every tick
-        (``tick_seconds``) while none comes, and before each one is sent."""
+        (``tick_seconds``) while none comes, and before each one is sent — and every
+        ``session_check_seconds`` whether it still stands."""
         tick = self.runtime.settings.tick_seconds
         queue = self.outbox.queue
         while True:
@@ -511,8 +533,10 @@ class _Connection:
                         message = await queue.get()
                 except TimeoutError:
                     self._signed_in()
+                    await self._still_signed_in()
                     continue
             self._signed_in()
+            await self._still_signed_in()
             return message
 
     async def _send_loop(self) -> None:
@@ -596,10 +620,11 @@ def _after_param(websocket: WebSocket) -> int | None:
 
 async def _admit(
     websocket: WebSocket, runtime: Runtime
-) -> tuple[Principal | None, str, datetime | None] | None:
-    """Accept the socket, sign the client in and check the caps: who, the client's key and
-    when the session expires; ``None`` once refused."""
-    principal, expires = await _principal(websocket)
+) -> tuple[auth.SocketSession | None, str] | None:
+    """Accept the socket, sign the client in and check the caps: who (their session; ``None``:
+    the public) and the client's key; ``None`` once refused."""
+    session = await _session(websocket)
+    principal = None if session is None else session.principal
     await websocket.accept(subprotocol=_subprotocol(websocket))
     client = _client_key(websocket, principal)
     total = runtime.settings.max_websockets
@@ -611,7 +636,7 @@ async def _admit(
             MacauTablesError("streams.too_many", total=total, per_client=per_client),
         )
         return None
-    return principal, client, expires
+    return session, client
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -622,9 +647,9 @@ async def table_stream(websocket: WebSocket, table_id: str) -> None:
     admitted = await _admit(websocket, runtime)
     if admitted is None:
         return
-    principal, client, expires = admitted
+    session, client = admitted
     try:
-        await _serve_table(websocket, runtime, table_id, principal, expires)
+        await _serve_table(websocket, runtime, table_id, session)
     finally:
         _gate(runtime).leave(client)
 
@@ -633,9 +658,9 @@ async def _serve_table(
     websocket: WebSocket,
     runtime: Runtime,
     table_id: str,
-    principal: Principal | None,
-    expires: datetime | None,
+    session: auth.SocketSession | None,
 ) -> None:
+    principal = None if session is None else session.principal
     audience = audience_of(principal)
     try:
         after = _after_param(websocket)
@@ -646,7 +671,7 @@ async def _serve_table(
     except MacauTablesError as exc:
         await _close(websocket, _STATUS_CLOSE.get(status_for(exc), CLOSE_POLICY), exc)
         return
-    conn = _Connection(websocket, runtime, expires)
+    conn = _Connection(websocket, runtime, session)
     texts = _texts_of(service)
     role = None if principal is None else principal.role
     # the last update taken to be sent (touched in the loop only)
@@ -693,7 +718,7 @@ async def jackpot_stream(websocket: WebSocket) -> None:
     admitted = await _admit(websocket, runtime)
     if admitted is None:
         return
-    _, client, _ = admitted  # public: the meters stream on after a session's end
+    _, client = admitted  # public: the meters stream on after a session's end
     try:
         await _serve_jackpot(websocket, runtime)
     finally:
