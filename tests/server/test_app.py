@@ -255,6 +255,9 @@ def test_settings_come_from_the_file_then_the_environment_then_the_options(
         ("", {"MACAU_TABLES_PORT": "eighty"}, "server.settings_invalid"),
         ("", {"MACAU_TABLES_LOG_REQUESTS": "maybe"}, "server.settings_invalid"),
         ("port = \n", {}, "server.settings_file"),
+        ('trusted_proxies = ["proxy.internal"]\n', {}, "server.settings_invalid"),
+        ('trusted_proxies = ["10.0.0.5/24"]\n', {}, "server.settings_invalid"),
+        ("", {"MACAU_TABLES_TRUSTED_PROXIES": "10.0.0.5, *"}, "server.settings_invalid"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_it(

@@ -18,6 +18,7 @@ from tests.server.conftest import PASSWORD, login
 
 from macau_tables.errors import AuthError
 from macau_tables.server import auth
+from macau_tables.server.app import create_app
 from macau_tables.server.principal import Principal, UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.store import Store
@@ -250,6 +251,34 @@ def test_throttling_counts_an_address_across_names(client: TestClient, runtime: 
         assert bad.status_code == 401
     refused = client.post("/api/auth/login", json={"name": "alice", "password": PASSWORD["alice"]})
     assert refused.status_code == 429 and _key(refused) == "auth.throttled"
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(
+    runtime: Runtime, trusted: bool
+) -> None:
+    """Behind a reverse proxy every request comes from the proxy's address. Named in
+    ``trusted_proxies``, the proxy's ``X-Forwarded-For`` is believed: one client's failed
+    logins throttle that client, not another one behind the same proxy. Not named (the
+    default), the header is ignored — anyone could forge it — and the TCP peer is the client."""
+    proxy = ("10.0.0.5", 40000)
+    if trusted:
+        runtime.settings = runtime.settings.replace(trusted_proxies=("10.0.0.0/24",))
+    with TestClient(create_app(runtime), raise_server_exceptions=False, client=proxy) as c:
+        guesser = {"X-Forwarded-For": "203.0.113.7"}
+        for name in ("ann", "ben", "cat", "dan", "eve"):
+            bad = c.post(
+                "/api/auth/token", json={"name": name, "password": "guessing-123"}, headers=guesser
+            )
+            assert bad.status_code == 401
+        alice = {"name": "alice", "password": PASSWORD["alice"]}
+        again = c.post("/api/auth/token", json=alice, headers=guesser)
+        assert again.status_code == 429 and _key(again) == "auth.throttled"
+        other = c.post("/api/auth/token", json=alice, headers={"X-Forwarded-For": "198.51.100.20"})
+        if trusted:
+            assert other.status_code == 200, other.text  # another client: its own limit
+        else:
+            assert other.status_code == 429 and _key(other) == "auth.throttled"
 
 
 def test_a_success_forgets_the_name_s_failures(client: TestClient) -> None:

@@ -191,6 +191,8 @@ def serve(
                     # Views are small and sent on loopback or a casino's LAN: compressing each
                     # message for hundreds of sockets costs the event loop more than it saves.
                     ws_per_message_deflate=False,
+                    # The app believes forwarded headers from `trusted_proxies` only (its own
+                    # middleware, create_app); uvicorn's would trust 127.0.0.1 by default.
                     proxy_headers=False,
                 )
             )

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from .. import __version__
 from . import api_admin, api_tables, auth, ops, pages, pages_tables, streams
@@ -83,4 +84,10 @@ def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
     # Outermost last: the request log sees the body limit's refusals too.
     app.add_middleware(ops.BodyLimit, limit=runtime.settings.body_limit_bytes)
     app.add_middleware(ops.RequestLog, metrics=metrics, log_requests=runtime.settings.log_requests)
+    if runtime.settings.trusted_proxies:
+        # Outermost: every part of the app (throttling, the socket caps, the request log, the
+        # cookies' Secure flag) sees the client and scheme a trusted proxy forwarded.
+        app.add_middleware(
+            ProxyHeadersMiddleware, trusted_hosts=list(runtime.settings.trusted_proxies)
+        )
     return app

@@ -22,6 +22,7 @@ a casino's configuration must not pass silently. ``docs/server.example.toml`` sh
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -63,6 +64,14 @@ class Settings:
     login_attempts: int = 5
     """Failed logins allowed per name and address within ``login_window_seconds``."""
     login_window_seconds: int = 300
+    trusted_proxies: tuple[str, ...] = ()
+    """The addresses or networks (``10.0.0.5``, ``10.0.0.0/24``) of the reverse proxies in front
+    of this server (a TLS terminator, a load balancer) whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` are believed: a request coming through one of them is then from the
+    client those headers name (login throttling per address, the per-client socket cap) over
+    the scheme they name (``Secure`` cookies). Empty: no proxy is trusted, the TCP peer is the
+    client and the headers are ignored — behind a proxy every client would then share one
+    address's limits."""
     body_limit_bytes: int = 64 * 1024
     """The largest request body (or WebSocket message) accepted."""
     max_websockets: int = 1000
@@ -142,6 +151,12 @@ class Settings:
             checked[name] = _check(name, hints[name], value, where)
             if name == "port" and checked[name] > 65535:
                 raise ConfigError("server.settings_invalid", name=name, source=where, value=value)
+            if name == "trusted_proxies":
+                for entry in checked[name]:
+                    if not _is_network(entry):
+                        raise ConfigError(
+                            "server.settings_invalid", name=name, source=where, value=entry
+                        )
         return dataclasses.replace(cls(), **checked)
 
     def replace(self, **changes: Any) -> Settings:
@@ -151,6 +166,17 @@ class Settings:
     def serves(self, table_id: str) -> bool:
         """Whether this process is configured to serve ``table_id``."""
         return self.tables is None or table_id in self.tables
+
+
+def _is_network(text: str) -> bool:
+    """Whether ``text`` is an IP address or network with no host bits set (``10.0.0.0/24``,
+    not ``10.0.0.5/24``): what the proxy headers' middleware can match (it would take anything
+    else as a name no client ever has, silently)."""
+    try:
+        ipaddress.ip_network(text, strict=True)
+    except ValueError:
+        return False
+    return True
 
 
 def _from_toml(path: Path) -> dict[str, Any]:
