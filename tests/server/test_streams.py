@@ -18,8 +18,9 @@ from tests.server.conftest import login
 from tests.test_round_contract import ADAPTERS, _cards_in
 
 from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.errors import StoreError
 from macau_tables.rounds import Audience
-from macau_tables.server import streams
+from macau_tables.server import auth, streams
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
@@ -485,6 +486,36 @@ def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
         off = client.post("/api/admin/users/bruno/disable", json={"reason": "test"}, headers=admin)
         assert off.status_code == 200, off.text
         error, closed = _closed(b)
+        assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
+
+
+def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store unreachable for a moment does not close every signed-in socket: the check is
+    tried again at the next interval (and then closes a signed-out user's socket)."""
+    runtime.settings = dataclasses.replace(
+        runtime.settings, tick_seconds=0.02, session_check_seconds=0.05
+    )
+    real = auth.session_refusal
+    failures: list[int] = []
+
+    def unreachable(*args: Any) -> Any:
+        failures.append(1)
+        raise StoreError("store.unavailable", url="test", error="test")
+
+    monkeypatch.setattr(auth, "session_refusal", unreachable)
+    alice = _token(client, "alice")
+    with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
+        assert ws.receive_json()["type"] == "table"
+        time.sleep(0.3)
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
+        assert len(failures) >= 2  # asked, failed, asked again
+        monkeypatch.setattr(auth, "session_refusal", real)
+        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
+        assert out.status_code == 200, out.text
+        error, closed = _closed(ws)
         assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
 
 

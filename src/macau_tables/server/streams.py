@@ -509,9 +509,13 @@ class _Connection:
         loop = asyncio.get_running_loop()
         if loop.time() < self.check_at:
             return
-        refusal = await run_in_threadpool(
-            auth.session_refusal, self.runtime.store, self.session, self.runtime.clock.now
-        )
+        try:
+            refusal = await run_in_threadpool(
+                auth.session_refusal, self.runtime.store, self.session, self.runtime.clock.now
+            )
+        except MacauTablesError as exc:  # the store unreachable: asked again at the next check
+            log.warning("session check failed: %s", exc.key)
+            refusal = None
         self.check_at = loop.time() + self.check_every
         if refusal is not None:
             raise _Closing(CLOSE_SIGNED_OUT, refusal)
