@@ -4,6 +4,7 @@ through /api/tables, who may issue what (rounds.Issuer), idempotency, refusals a
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -238,6 +239,28 @@ def test_idempotency(client: TestClient, runtime: Runtime) -> None:
     assert altered.status_code == 409
     assert altered.json()["error"]["key"] == "tables.idempotency_mismatch"
     assert _balance(runtime, "alice") == alice - 1_000
+
+
+def test_the_tick_prunes_idempotency_records_older_than_idempotency_days(
+    runtime: Runtime,
+) -> None:
+    """A command's first answer is kept for its retries ``idempotency_days`` (default 7), then
+    pruned by the clock's work (about once an hour, the first tick included), so the records do
+    not grow for ever; ``0`` keeps them all. The age is the store's clock's."""
+    store = runtime.store
+    real = store.clock
+    record = {"scope": "bac-1", "request_sha256": "ab" * 32, "response": {"ok": True}}
+    store.clock = lambda: real() - timedelta(days=8)  # type: ignore[method-assign]
+    store.run(lambda tx: tx.idempotency_put("api:alice:old", **record))
+    store.clock = real  # type: ignore[method-assign]
+    store.run(lambda tx: tx.idempotency_put("api:alice:new", **record))
+    runtime.settings = runtime.settings.replace(idempotency_days=0)
+    assert runtime.prune_idempotency() == 0  # kept for ever
+    runtime.settings = runtime.settings.replace(idempotency_days=7)
+    runtime.tick()  # the first tick prunes
+    assert store.read(lambda tx: tx.idempotency_get("api:alice:old")) is None
+    assert store.read(lambda tx: tx.idempotency_get("api:alice:new")) is not None
+    assert runtime.prune_idempotency() == 0  # nothing left that old
 
 
 def test_a_bet_slip_is_all_or_nothing(client: TestClient, runtime: Runtime) -> None:

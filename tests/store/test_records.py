@@ -149,6 +149,42 @@ def test_idempotency_records(store: Store) -> None:
     assert err.value.key == "store.idempotency_exists"
 
 
+def test_old_idempotency_records_are_pruned_oldest_first_in_batches(store: Store) -> None:
+    """What a retry finds for a week (the server's ``idempotency_days``), then never again: the
+    records older than a time are deleted, the oldest first, at most ``limit`` at a time, the
+    newer ones kept (schema v5's index by age)."""
+    setup(store)
+    real = store.clock
+    start = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    for day in range(5):  # k0 (oldest) .. k4, a day apart
+        store.clock = lambda day=day: start + timedelta(days=day)  # type: ignore[misc]
+        store.run(
+            lambda tx, day=day: tx.idempotency_put(
+                f"k{day}", scope="t1", request_sha256="ab" * 32, response={"day": day}
+            )
+        )
+    store.clock = real  # type: ignore[misc]
+    cut = start + timedelta(days=3)  # k0, k1, k2 are older
+    assert store.run(lambda tx: tx.idempotency_prune(cut, limit=2)) == 2
+    assert store.read(lambda tx: tx.idempotency_get("k0")) is None
+    assert store.read(lambda tx: tx.idempotency_get("k1")) is None
+    assert store.read(lambda tx: tx.idempotency_get("k2")) is not None  # the limit: next time
+    assert store.run(lambda tx: tx.idempotency_prune(cut)) == 1
+    assert store.run(lambda tx: tx.idempotency_prune(cut)) == 0
+    kept = [store.read(lambda tx, k=k: tx.idempotency_get(k)) for k in ("k3", "k4")]
+    assert [r.response for r in kept if r is not None] == [{"day": 3}, {"day": 4}]
+    # a pruned key can be stored again (a late retry runs as a new command)
+    again = {"scope": "t1", "request_sha256": "cd" * 32, "response": {}}
+    store.run(lambda tx: tx.idempotency_put("k0", **again))
+    for bad, limit, field in ((datetime(2026, 11, 4), 10, "before"), (cut, 0, "limit")):
+        with pytest.raises(StoreError) as err:
+            store.run(lambda tx, b=bad, n=limit: tx.idempotency_prune(b, limit=n))
+        assert err.value.key == "store.bad_value" and err.value.params["field"] == field
+    with pytest.raises(StoreError) as err:
+        store.read(lambda tx: tx.idempotency_prune(cut))
+    assert err.value.key == "store.readonly"
+
+
 def test_snapshots_latest_and_conflicts(store: Store) -> None:
     setup(store)
     assert store.read(lambda tx: tx.snapshot_latest("t1")) is None

@@ -16,7 +16,8 @@
   :meth:`Runtime.tick`: each service's ``tick()`` — the decision time-out (CSP-6.4), the card
   holding time-out (BAC-16), a settlement that waited for the meter, the lease's renewal — and
   the take-over of tables whose holder is gone. A table whose lease was lost (another process
-  took it) is closed here and becomes *elsewhere*.
+  took it) is closed here and becomes *elsewhere*. About once an hour the tick also prunes the
+  idempotency records older than ``settings.idempotency_days`` (:meth:`Runtime.prune_idempotency`).
 * :meth:`Runtime.subscribe_meters` ``(callback(meter_id, amount))``: every committed change of
   a meter's amount, from this process or (PostgreSQL ``LISTEN/NOTIFY``) any other; the runtime
   keeps the latest amount of every meter (:meth:`Runtime.meters`, the ``/metrics`` gauge).
@@ -39,7 +40,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Final, Protocol
 
 from fastapi import Depends
@@ -68,6 +69,11 @@ __all__ = [
 ]
 
 log = logging.getLogger("macau_tables.server")
+
+PRUNE_EVERY_SECONDS: Final = 3600.0
+"""How often the tick prunes old idempotency records (:meth:`Runtime.prune_idempotency`)."""
+PRUNE_BATCH: Final = 10_000
+"""The most idempotency records deleted by one transaction."""
 
 
 class MeterListener(Protocol):
@@ -179,6 +185,7 @@ class Runtime:
         self._known: set[str] = set()
         self._held: set[str] = set()  # tables whose lease another process holds now
         self._refreshed = 0.0  # when the tables were last read (monotonic)
+        self._pruned: float | None = None  # when idempotency records were last pruned (monotonic)
         self._meters: dict[str, int] = {}
         self._meter_callbacks: list[Callable[[str, int], None]] = []
         self._meter_listener: MeterListener | None = None
@@ -360,7 +367,35 @@ class Runtime:
                 self._take_tables()
             except MacauTablesError as exc:
                 log.warning("tables not refreshed: %s", exc.message)
+            if self._pruned is None or time.monotonic() - self._pruned >= PRUNE_EVERY_SECONDS:
+                self._pruned = time.monotonic()
+                try:
+                    self.prune_idempotency()
+                except MacauTablesError as exc:
+                    log.warning("idempotency records not pruned: %s", exc.message)
         return done
+
+    def prune_idempotency(self) -> int:
+        """Delete the idempotency records older than ``settings.idempotency_days`` by the
+        store's clock (``0``: none), in transactions of at most :data:`PRUNE_BATCH` records;
+        returns how many. Every server process on the database may do it: the same records go.
+        A retry of a pruned key runs as a new command (the retention is days; clients retry
+        within seconds)."""
+        days = self.settings.idempotency_days
+        if days <= 0:
+            return 0
+        age = timedelta(days=days)
+        total = 0
+        while True:
+            gone = self.store.run(
+                lambda tx: tx.idempotency_prune(tx.now() - age, limit=PRUNE_BATCH)
+            )
+            total += gone
+            if gone < PRUNE_BATCH or self._stop.is_set():
+                break
+        if total:
+            log.info("pruned %d idempotency records older than %d days", total, days)
+        return total
 
     def _lost(self, table_id: str, service: TableService) -> None:
         log.warning("table %s: lease lost to another process", table_id)

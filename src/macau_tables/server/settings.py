@@ -64,6 +64,10 @@ class Settings:
     login_attempts: int = 5
     """Failed logins allowed per name and address within ``login_window_seconds``."""
     login_window_seconds: int = 300
+    idempotency_days: int = 7
+    """How long a command's first result is kept for its retries (its idempotency record):
+    older records are pruned about once an hour by the clock's work, so the table does not grow
+    for ever; a retry older than this would run as a new command. ``0`` keeps them all."""
     trusted_proxies: tuple[str, ...] = ()
     """The addresses or networks (``10.0.0.5``, ``10.0.0.0/24``) of the reverse proxies in front
     of this server (a TLS terminator, a load balancer) whose ``X-Forwarded-For`` and

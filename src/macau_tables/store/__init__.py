@@ -121,6 +121,8 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
 Idempotency, snapshots, shoes, audit
   ``idempotency_get(key) -> IdempotencyRecord | None``; ``idempotency_put(key, *, scope,
   request_sha256, response: Mapping) -> None`` (a key already stored: ``store.idempotency_exists``);
+  ``idempotency_prune(before: datetime, *, limit=10_000) -> int`` (the records older than
+  ``before``, oldest first; schema v5's index by age);
   ``snapshot_put(table_id, seq, payload: Mapping) -> None`` (the same again is a no-op);
   ``snapshot_latest(table_id, *, at_most: int | None = None) -> Snapshot | None``;
   ``shoe_put(table_id, shoe_no, commitment: str) -> None``; ``next_shoe_no(table_id) -> int``;

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import bindparam, delete, func, insert, select
 
 from ..errors import StoreError
 from . import schema as s
@@ -82,6 +83,21 @@ class RecordOps(TxBase):
         )
         if not stored:
             raise StoreError("store.idempotency_exists", key=key)
+
+    def idempotency_prune(self, before: datetime, *, limit: int = 10_000) -> int:
+        """Delete the idempotency records stored before ``before`` (the oldest first, at most
+        ``limit``, so that one transaction stays short: call again while it returns
+        ``limit``); returns how many. A retry of a pruned key then runs as a new command: the
+        retention (the server's ``idempotency_days``) must be far longer than any client
+        retries. Nothing else refers to these records (not the logs, the ledger or verify)."""
+        self.writable()
+        require_int(limit, "limit", minimum=1)
+        if not isinstance(before, datetime) or before.tzinfo is None:
+            raise StoreError("store.bad_value", field="before", value=repr(before))
+        i = s.idempotency.c
+        oldest = select(i.key).where(i.created_at < before).order_by(i.created_at).limit(limit)
+        gone = self.connection.execute(delete(s.idempotency).where(i.key.in_(oldest)))
+        return int(gone.rowcount)
 
     # -- snapshots ----------------------------------------------------------------------------
 

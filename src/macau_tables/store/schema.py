@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -230,6 +230,7 @@ idempotency = Table(
     Column("request_sha256", HASH, nullable=False),
     Column("response", Text, nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_idempotency_created", "created_at"),  # schema v5: pruned by age
 )
 
 snapshots = Table(
