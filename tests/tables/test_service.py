@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import PlaceWager
+from macau_tables.baccarat.commands import Void as BacVoid
+from macau_tables.baccarat.rules import WagerKind
 from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.actions import Void as CarVoid
 from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation, StoreError
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Audience
@@ -24,12 +29,14 @@ from macau_tables.tables import (
     TableUpdate,
 )
 from macau_tables.tables.bots import Bots
+from macau_tables.tables.recall import recall
 from macau_tables.tables.storage import read_table
 
 from .support import (
     BANKROLL,
     PLAYERS,
     START,
+    UNIT,
     baccarat_rules,
     caribbean_rules,
     casino,
@@ -337,3 +344,27 @@ def test_many_more_rounds_with_seven_players_keep_every_invariant(store: Store, 
     assert reopened.state == svc.state
     check = verify(store)
     assert check.ok, check.failure
+
+
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, game: str) -> None:
+    """Recall's state of a closed round is how the game closed it — the closing verify
+    re-derives (``rederive.CLOSERS``: a settlement, or a void whichever fault voided it) —
+    for both games (CSP-11.4, BAC-10)."""
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules(card_holding=False)
+    casino(store, {"t1": (game, rules, False)})
+    svc = service(store, "t1", rng=SeededRandom(11))
+    Bots(svc, PLAYERS[:2], seed=11).play(2)
+    if game == "caribbean":
+        svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+        svc.submit(PlaceAnte(1, "p1", UNIT), idempotency_key="a", actor="p1")
+        void: object = CarVoid("power loss at the table")
+    else:
+        svc.submit(OpenRound(((1, "p1"),)), idempotency_key="o", actor="dealer")
+        wager = PlaceWager("p1", seat(1), WagerKind.BANKER, UNIT)
+        svc.submit(wager, idempotency_key="a", actor="p1")
+        void = BacVoid("sup", "a card fell on the floor")
+    svc.submit(void, idempotency_key="v", actor="sup")
+    states = [r.state for r in store.read(lambda tx: recall(tx, "t1", 10))]
+    assert states[-1] == "void"
+    assert "settled" in states[:-1] and "void" not in states[:-1]

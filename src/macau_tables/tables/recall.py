@@ -27,6 +27,7 @@ from ..store.history import balances_before, transactions_of_events
 from .adapters import dealing_for
 from .holds import held_awards
 from .model import TABLE_EVENTS, AwardHeld
+from .rederive import CLOSERS
 
 __all__ = [
     "PlayerMoney",
@@ -170,7 +171,11 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
     closing = next((e for e in mine if hasattr(e, "settlement")), None) if over else None
     state = "open"
     if closing is not None:
-        state = "void" if "Void" in type(closing).__name__ else "settled"
+        # how the game closed it, as verify re-derives it (a settlement comes out again whole;
+        # a void — whichever fault voided it — only its money): no guess from the event's name
+        at = mine.index(closing)
+        closed = CLOSERS[table.game](closing, lambda: GAMES[table.game].replay(mine[:at]))
+        state = "settled" if closed is not None and closed.whole else "void"
     if getattr(round_, "demo", False):
         state = "demonstration"  # BAC-2.2: dealt without wagers
     cards = tuple(
