@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 
 from macau_tables.ledger import Account, AccountKind, Posting, Reason
 from macau_tables.store import LedgerEntry, Store, TxKind
@@ -187,7 +187,7 @@ def rows_1rt_writer(url: str, writer: int, each: int, start: Any, done: Any) -> 
         channel=sql.Literal(METER_CHANNEL),
         meter_id=sql.Literal(METER),
     )
-    dsn = create_engine(url).url.set(drivername="postgresql").render_as_string(False)
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(dsn, autocommit=True) as conn:
         query = statement.as_bytes(conn)
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()

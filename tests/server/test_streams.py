@@ -57,6 +57,18 @@ def _closed(ws: Socket) -> tuple[dict[str, Any], WebSocketDisconnect]:
     return error["error"], closed.value
 
 
+def _check_sessions_every(runtime: Runtime, seconds: float) -> None:
+    """Ticks and session checks (``session_check_seconds``) fast enough for a test."""
+    runtime.settings = dataclasses.replace(
+        runtime.settings, tick_seconds=0.02, session_check_seconds=seconds
+    )
+
+
+def _sign_out(client: TestClient, token: str) -> None:
+    out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {token}"})
+    assert out.status_code == 200, out.text
+
+
 def _play_caribbean_round(runtime: Runtime, n: int) -> int:
     """alice (box 1, with the jackpot wager) and bruno (box 2) play one round of ``csp-1``."""
     svc = runtime.service("csp-1")
@@ -463,9 +475,7 @@ def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
     disables them (the store says so, whichever server process did it), the stream finds out
     within ``session_check_seconds`` and closes with 4401 ``auth.session_unknown``; while a
     session stands its stream goes on, and another user's stream is not touched."""
-    runtime.settings = dataclasses.replace(
-        runtime.settings, tick_seconds=0.02, session_check_seconds=0.05
-    )
+    _check_sessions_every(runtime, 0.05)
     alice, bruno = _token(client, "alice"), _token(client, "bruno")
     admin = login(client, "admin")
     with (
@@ -477,8 +487,7 @@ def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
         for ws in (a, b):
             ws.send_json({"type": "ping"})
             assert ws.receive_json() == {"type": "pong"}
-        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
-        assert out.status_code == 200, out.text
+        _sign_out(client, alice)
         error, closed = _closed(a)
         assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
         b.send_json({"type": "ping"})
@@ -494,9 +503,7 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
 ) -> None:
     """The store unreachable for a moment does not close every signed-in socket: the check is
     tried again at the next interval (and then closes a signed-out user's socket)."""
-    runtime.settings = dataclasses.replace(
-        runtime.settings, tick_seconds=0.02, session_check_seconds=0.05
-    )
+    _check_sessions_every(runtime, 0.05)
     real = auth.session_refusal
     failures: list[int] = []
 
@@ -513,8 +520,7 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
         assert ws.receive_json() == {"type": "pong"}
         assert len(failures) >= 2  # asked, failed, asked again
         monkeypatch.setattr(auth, "session_refusal", real)
-        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
-        assert out.status_code == 200, out.text
+        _sign_out(client, alice)
         error, closed = _closed(ws)
         assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT
 
@@ -524,14 +530,11 @@ def test_with_no_session_check_only_the_expiry_closes_a_stream(
 ) -> None:
     """``session_check_seconds = 0``: the store is not asked; the socket of a signed-out user
     goes on until its session's expiry (the operator's choice, documented)."""
-    runtime.settings = dataclasses.replace(
-        runtime.settings, tick_seconds=0.02, session_check_seconds=0
-    )
+    _check_sessions_every(runtime, 0)
     alice = _token(client, "alice")
     with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
         assert ws.receive_json()["type"] == "table"
-        out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
-        assert out.status_code == 200, out.text
+        _sign_out(client, alice)
         time.sleep(0.2)
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}

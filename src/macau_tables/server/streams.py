@@ -457,9 +457,7 @@ class _Connection:
     ) -> None:
         self.websocket = websocket
         self.runtime = runtime
-        self.session = session
-        # the session's end: closed at the next push or tick after it
-        self.expires = None if session is None else session.expires
+        self.session = session  # closed at the next push or tick after its expiry
         self.check_every = runtime.settings.session_check_seconds
         # when the store is next asked whether the session still stands (the loop's time)
         self.check_at = asyncio.get_running_loop().time() + self.check_every
@@ -494,8 +492,8 @@ class _Connection:
 
     def _signed_in(self) -> None:
         """Close (4401) a socket whose session or token has expired by the runtime's clock."""
-        if self.expires is not None and self.runtime.clock.now() >= self.expires:
-            expired = self.expires.isoformat(timespec="seconds")
+        if self.session is not None and self.runtime.clock.now() >= self.session.expires:
+            expired = self.session.expires.isoformat(timespec="seconds")
             raise _Closing(
                 CLOSE_SIGNED_OUT, MacauTablesError("auth.session_expired", expired=expired)
             )
@@ -529,7 +527,7 @@ class _Connection:
         while True:
             if not queue.empty():
                 message = queue.get_nowait()
-            elif self.expires is None or tick <= 0:
+            elif self.session is None or tick <= 0:
                 message = await queue.get()
             else:
                 try:

@@ -231,7 +231,8 @@ class LedgerOps(EventOps):
         ready, at, running, lowest, kinds, meters = plan
         if self.postgres:
             batch = self._pg_batch(ready, at, running, lowest, kinds, meters)
-            tx_ids = self._pg_done(batch, self._pg_rows(batch), credit_meters=True)
+            tx_ids = self._pg_done(batch, self._pg_rows(batch))
+            self._pend_meters(batch)
         else:  # SQLite: this transaction already holds the database's write lock
             ids = sorted(running)
             rows = self.driver_rows(_sqlite_accounts_and_top(len(ids)), ids)
@@ -268,15 +269,14 @@ class LedgerOps(EventOps):
             return
         batch = self._pg_batch(*plan)
         self.flush_ledger()  # an earlier batch goes first: at most one waits
-        for meter_id, amount in batch.deferred.items():
-            self.meter_pending[meter_id] = self.meter_pending.get(meter_id, 0) + amount
+        self._pend_meters(batch)
         self.defer_ledger(batch)
 
     def flush_ledger(self) -> None:
         """Write the batch :meth:`post_deferred` left for the commit, now (PostgreSQL)."""
         batch = self.take_ledger()
         if batch is not None:
-            self._pg_done(batch, self._pg_rows(batch), credit_meters=False)
+            self._pg_done(batch, self._pg_rows(batch))
 
     def _plan(
         self, entries: Sequence[LedgerEntry]
@@ -650,10 +650,9 @@ class LedgerOps(EventOps):
                 raise
             raise refusal from None
 
-    def _pg_done(self, batch: PgBatch, rows: Sequence[Any], *, credit_meters: bool) -> list[int]:
+    def _pg_done(self, batch: PgBatch, rows: Sequence[Any]) -> list[int]:
         """What ``macau_post`` answered for ``batch``: the meters it moved (their new amounts,
-        notified by it); with ``credit_meters``, the batch's meter credits left for the commit.
-        Returns the tx ids in order."""
+        notified by it). Returns the tx ids in order."""
         tx_ids: dict[int, int] = {}
         for what, o, tx_id, acc_id, balance in rows:
             if what == "tx":
@@ -661,10 +660,12 @@ class LedgerOps(EventOps):
             elif acc_id in batch.meters:
                 self.meter_changes[batch.meters[acc_id]] = int(balance)
                 self.meter_notified[batch.meters[acc_id]] = int(balance)
-        if credit_meters:
-            for meter_id, amount in batch.deferred.items():
-                self.meter_pending[meter_id] = self.meter_pending.get(meter_id, 0) + amount
         return [tx_ids[n] for n in range(1, batch.count + 1)]
+
+    def _pend_meters(self, batch: PgBatch) -> None:
+        """The batch's meter credits left for the commit (:data:`TxBase.meter_pending`)."""
+        for meter_id, amount in batch.deferred.items():
+            self.meter_pending[meter_id] = self.meter_pending.get(meter_id, 0) + amount
 
     def _pg_refusal(self, batch: PgBatch, error: object) -> StoreError | None:
         """The ledger's refusal of ``batch`` when the driver's ``error`` is ``macau_post``'s

@@ -367,7 +367,7 @@ def _commit_pg(tx: Tx) -> dict[str, int]:
             if begin is not None:
                 cursor.nextset()
             if batch is not None:
-                tx._pg_done(batch, cursor.fetchall(), credit_meters=False)
+                tx._pg_done(batch, cursor.fetchall())
                 cursor.nextset()
             for meter_id in meters:
                 amounts[meter_id] = int(cursor.fetchone()[0])
