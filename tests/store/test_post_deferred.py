@@ -166,3 +166,42 @@ def test_a_transaction_that_only_posts_is_one_round_trip_on_postgresql(
     assert b"macau_post(" in query and b"macau_move_meter(" in query
     assert store.read(lambda tx: tx.meter_amount("m-1")) == 10_014
     assert store.read(lambda tx: tx.wallet_balance("alice")) == 986
+
+
+def test_a_refusal_names_the_account_that_is_short_with_its_balance(store: Store) -> None:
+    """Two wallets debited in one entry, the first with enough and the second without: the
+    refusal names the second, with its balance as it was (SPEC common rules: a wallet never
+    goes below zero), and nothing is kept — whatever order the server checks them in."""
+    setup(store, players={"alice": 1_000, "bob": 100}, seed=10_000)
+    before = snapshot(store)
+    both = entry(
+        (
+            Posting(Account.wallet("alice"), -900, Reason.CONTRIBUTION),
+            Posting(Account.wallet("bob"), -500, Reason.CONTRIBUTION),
+            Posting(METER, 1_400, Reason.CONTRIBUTION),
+        )
+    )
+    with pytest.raises(StoreError) as refused:
+        store.run(lambda tx: tx.post_deferred([both]))
+    assert refused.value.key == "ledger.insufficient_funds"
+    assert refused.value.params["player"] == "bob"
+    assert refused.value.params["balance"] == 100
+    assert snapshot(store) == before
+
+
+def test_an_unknown_wallet_credited_beside_a_debit_is_refused_and_nothing_kept(
+    store: Store,
+) -> None:
+    setup(store, players={"alice": 1_000}, seed=10_000)
+    before = snapshot(store)
+    stray = entry(
+        (
+            Posting(Account.wallet("alice"), -300, Reason.CASH),
+            Posting(Account.wallet("nobody"), 300, Reason.CASH),
+        )
+    )
+    with pytest.raises(StoreError) as refused:
+        store.run(lambda tx: tx.post_deferred([stray]))
+    assert refused.value.key == "store.unknown_player"
+    assert refused.value.params["player"] == "nobody"
+    assert snapshot(store) == before
