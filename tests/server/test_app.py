@@ -159,7 +159,11 @@ def test_readyz_is_503_when_the_runtime_does_not_serve(
     runtime.stop()
     response = client.get("/readyz")
     assert response.status_code == 503
-    assert response.json() == {"status": "not ready", "problems": ["server.not_started"]}
+    assert response.json() == {
+        "status": "not ready",
+        "problems": ["server.not_started"],
+        "elsewhere": {},
+    }
     assert client.get("/healthz").status_code == 200
 
 

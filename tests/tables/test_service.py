@@ -29,6 +29,7 @@ from macau_tables.tables import (
     TableUpdate,
 )
 from macau_tables.tables.bots import Bots
+from macau_tables.tables.program import approve_program, running_program
 from macau_tables.tables.recall import recall
 from macau_tables.tables.storage import read_table
 
@@ -139,7 +140,8 @@ def test_a_table_that_is_not_a_demonstration_refuses_a_seeded_source(store: Stor
     with pytest.raises(ConfigError) as exc:
         service(store, "c1", rng=SeededRandom(1))
     assert exc.value.key == "core.rng_not_production"
-    svc = service(store, "c1")  # the CSPRNG
+    store.run(lambda tx: approve_program(tx, running_program(), actor="lab", reason="release"))
+    svc = service(store, "c1")  # the CSPRNG (and the program approved: see test_program.py)
     svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
     svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
     svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")

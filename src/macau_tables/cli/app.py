@@ -8,6 +8,7 @@ from . import (
     baccarat_demo,
     caribbean_analysis,
     caribbean_demo,
+    program_cli,
     serve_cli,
     tables_cli,
     users_cli,
@@ -26,4 +27,5 @@ COMMAND_MODULES = (
     audit_cli,
     serve_cli,
     users_cli,
+    program_cli,
 )

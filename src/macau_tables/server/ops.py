@@ -62,7 +62,10 @@ def readyz(runtime: RuntimeDep) -> JSONResponse:
     """200 when ready (module docstring), else 503 with the problems' keys."""
     problems = runtime.ready()
     if problems:
-        return JSONResponse({"status": "not ready", "problems": problems}, status_code=503)
+        return JSONResponse(
+            {"status": "not ready", "problems": problems, "elsewhere": runtime.elsewhere()},
+            status_code=503,
+        )
     return JSONResponse(
         {"status": "ready", "tables": runtime.table_ids(), "elsewhere": runtime.elsewhere()}
     )

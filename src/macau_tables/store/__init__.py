@@ -130,7 +130,8 @@ Idempotency, snapshots, shoes, audit
   ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
   ShoeReveal)`` so that verify checks it against the commitment); ``audit(action, *, actor,
   table_id=None, reason=None, detail: Mapping | None = None) -> int``; ``audit_entries(*,
-  table_id=None, action=None) -> list[AuditEntry]``.
+  table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``
+  (the latest of that action).
   ``tx.now() -> datetime`` (UTC, the store's clock); ``tx.after_commit(callback)``.
 
 Verification (:mod:`macau_tables.store.verify`, reads only)

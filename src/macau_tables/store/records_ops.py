@@ -228,6 +228,26 @@ class RecordOps(TxBase):
         )
         return int(result.scalar_one())
 
+    def last_audit(self, action: str) -> AuditEntry | None:
+        """The audit log's latest entry of ``action`` (``None``: there is none)."""
+        row = self.connection.execute(
+            select(s.audit_log)
+            .where(s.audit_log.c.action == action)
+            .order_by(s.audit_log.c.id.desc())
+            .limit(1)
+        ).first()
+        if row is None:
+            return None
+        return AuditEntry(
+            row.id,
+            row.at,
+            row.actor,
+            row.action,
+            row.table_id,
+            row.reason,
+            loads_object(row.detail),
+        )
+
     def audit_entries(
         self, *, table_id: str | None = None, action: str | None = None
     ) -> list[AuditEntry]:

@@ -61,6 +61,7 @@ from .model import (
     request_digest,
     text_field,
 )
+from .program import require_approved_program
 from .publish import Hub, MeterUpdate, Subscription, TableUpdate, table_update
 from .storage import persist, read_table
 from .timers import DueTimers
@@ -80,7 +81,9 @@ class TableService:
     """One casino table on the store (see the module docstring).
 
     Refuses (at construction): an unknown table (``store.unknown_table``); a seeded random
-    source at a table that is not a demonstration table (``core.rng_not_production``); a table
+    source at a table that is not a demonstration table (``core.rng_not_production``), or such
+    a table when the running program is not the one approved last
+    (``tables.program_not_approved``, ``tables.program_changed``: :mod:`.program`); a table
     whose meter's seed is not its configuration's (``tables.meter_seed_mismatch``); a table
     another process holds (``tables.leased``). Its lease of the table runs ``lease_seconds``
     after each renewal (:data:`~.links.LEASE_SECONDS` by default). A jackpot award of at
@@ -114,6 +117,7 @@ class TableService:
         source: RandomSource = rng if rng is not None else SystemRandom()
         if not self.setup.demo:
             require_production(source)
+            require_approved_program(store)  # a changed program keeps the table closed
         self.rng = source
         self._lease = Lease(store, table_id, self.owner, seconds=lease_seconds)
         self._lease.renew(self.clock.now(), force=True)
