@@ -12,6 +12,8 @@ import re
 import uuid
 from typing import Any
 
+import pytest
+
 from tests.browser.conftest import Live, axe_check, login, shot, wait_until
 from tests.browser.test_dealer_console import (
     DECK,
@@ -194,6 +196,37 @@ def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: 
     )
     audit = live.api.get("/api/audit/log?action=table%20close", headers=live.token("admin"))
     assert any(e["reason"] == "收銀盤點" for e in audit.json()["entries"]), audit.text
+
+
+def test_the_supervisor_is_told_why_a_table_is_closed_on_this_server(
+    page: Any, live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table this server keeps closed (here: a changed program, STANDARDS "a changed program
+    keeps the tables closed") says why on the supervisor's page, in the page's language; the
+    public listing does not say (the reason names the approver and the files)."""
+    served = live.runtime.table_ids()
+    monkeypatch.setattr(live.runtime, "table_ids", lambda: [t for t in served if t != "csp-1"])
+    params = {
+        "digest": "0123456789abcdef",
+        "approved": "fedcba9876543210",
+        "actor": "lab",
+        "files": "~tables/service.py",
+    }
+    monkeypatch.setattr(
+        live.runtime, "not_served", lambda: {"csp-1": ("tables.program_changed", params)}
+    )
+    login(page, "supervisor", then="/supervisor?lang=zh-Hant")
+    note = page.locator("#sup-tables tr[data-table='csp-1'] [data-not-served]")
+    note.wait_for()
+    text = note.inner_text()
+    assert "本伺服器不開此枱" in text and "~tables/service.py" in text and "lab" in text, text
+    assert page.locator("#sup-tables [data-not-served]").count() == 1
+    public = {t["table_id"]: t for t in live.api.get("/api/tables").json()}
+    assert public["csp-1"]["not_served"] is None
+    told = live.api.get("/api/tables", headers=live.token("supervisor")).json()
+    assert {t["table_id"]: t for t in told}["csp-1"]["not_served"]["key"] == (
+        "tables.program_changed"
+    )
 
 
 def test_verify_and_the_daily_report(page: Any, live: Live) -> None:

@@ -26,6 +26,10 @@ def test_a_table_stays_closed_until_the_program_is_approved_then_opens_at_the_ne
     try:
         assert rt.table_ids() == []
         assert rt.elsewhere() == {"c1": "tables.program_not_approved"}
+        # with what a supervisor's page needs to say why (the running program's digest)
+        assert rt.not_served() == {
+            "c1": ("tables.program_not_approved", {"digest": running_program().digest[:16]})
+        }
         assert "server.no_tables" in rt.ready()
         with TestClient(create_app(rt)) as client:  # what a load balancer or an operator sees
             body = client.get("/readyz").json()
@@ -33,7 +37,7 @@ def test_a_table_stays_closed_until_the_program_is_approved_then_opens_at_the_ne
         store.run(lambda tx: approve_program(tx, running_program(), actor="lab", reason="0.1.0"))
         rt.tick()
         assert rt.table_ids() == ["c1"]
-        assert rt.elsewhere() == {}
+        assert rt.elsewhere() == {} and rt.not_served() == {}
         assert rt.ready() == []
     finally:
         rt.stop()

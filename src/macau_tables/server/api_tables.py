@@ -330,11 +330,20 @@ def authorise(principal: Principal, command: object) -> Issuer:
 
 # -- routes ---------------------------------------------------------------------------------------
 
+_SUPERVISING: Final = frozenset({UserRole.SUPERVISOR, UserRole.ADMIN})
+"""Who is told why a table is not served here (the reason may name the approver and files)."""
+
 
 @router.get("", dependencies=[Depends(auth.public)], summary="The casino's tables")
-def list_tables(runtime: Annotated[Runtime, Depends(runtime_dependency)]) -> list[dict[str, Any]]:
+def list_tables(
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
+    principal: Annotated[Principal | None, Depends(auth.optional_principal)],
+) -> list[dict[str, Any]]:
     """Every table (id, game, mode, status, meter, configuration); the tables this process
-    serves also say whether their meter can be reached."""
+    serves also say whether their meter can be reached; the others, to a supervisor or an
+    admin, why this process does not serve them, when it tried (``not_served``: a refusal's
+    ``key`` and ``params``, e.g. ``tables.leased``, ``tables.program_changed``; ``None``
+    otherwise)."""
 
     def read(tx: Any) -> list[dict[str, Any]]:
         rows = table_rows(tx)
@@ -344,8 +353,11 @@ def list_tables(runtime: Annotated[Runtime, Depends(runtime_dependency)]) -> lis
 
     rows = runtime.store.read(read)
     served = set(runtime.table_ids())
+    why = runtime.not_served() if principal is not None and principal.role in _SUPERVISING else {}
     for row in rows:
         row["served_here"] = row["table_id"] in served
+        found = None if row["served_here"] else why.get(row["table_id"])
+        row["not_served"] = None if found is None else {"key": found[0], "params": found[1]}
         row["shoe"] = None
         if row["served_here"]:
             try:

@@ -181,7 +181,8 @@ class Runtime:
         self._factory = service_factory
         self._lock = threading.RLock()
         self._services: dict[str, TableService] = {}
-        self._elsewhere: dict[str, str] = {}  # table -> why it is not served here
+        self._elsewhere: dict[str, str] = {}  # table -> why it is not served here (a key)
+        self._elsewhere_params: dict[str, dict[str, Any]] = {}  # table -> that refusal's params
         self._known: set[str] = set()
         self._held: set[str] = set()  # tables whose lease another process holds now
         self._refreshed = 0.0  # when the tables were last read (monotonic)
@@ -283,6 +284,20 @@ class Runtime:
         with self._lock:
             return dict(self._elsewhere)
 
+    def not_served(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """:meth:`elsewhere` with each refusal's parameters: ``{table: (key, params)}`` (what a
+        page needs to say why, e.g. ``tables.program_changed`` and the files changed)."""
+        with self._lock:
+            return {
+                t: (key, dict(self._elsewhere_params.get(t, {})))
+                for t, key in self._elsewhere.items()
+            }
+
+    def _not_served(self, table_id: str, key: str, params: dict[str, Any] | None = None) -> None:
+        """Record why ``table_id`` is not served here (the runtime's lock is held)."""
+        self._elsewhere[table_id] = key
+        self._elsewhere_params[table_id] = dict(params or {})
+
     def _refresh_tables(self) -> None:
         records = self.store.read(lambda tx: tx.tables())  # outside the lock: requests go on
         with self._lock:
@@ -311,7 +326,7 @@ class Runtime:
                 if t not in self._services and self.settings.serves(t)
             ]
             for table_id in (t for t in wanted if t in self._held):
-                self._elsewhere[table_id] = "tables.leased"
+                self._not_served(table_id, "tables.leased")
             wanted = [t for t in wanted if t not in self._held]
         for table_id in wanted:
             try:
@@ -320,7 +335,7 @@ class Runtime:
                 with self._lock:
                     if self._elsewhere.get(table_id) != exc.key:
                         log.info("table %s not served here: %s", table_id, exc.message)
-                    self._elsewhere[table_id] = exc.key
+                    self._not_served(table_id, exc.key, exc.params)
                 continue
             with self._lock:
                 if self._stop.is_set():  # stopping: give it back at once
@@ -328,6 +343,7 @@ class Runtime:
                     continue
                 self._services[table_id] = service
                 taken = self._elsewhere.pop(table_id, None) is not None
+                self._elsewhere_params.pop(table_id, None)
             log.info("table %s %s", table_id, "taken over" if taken else "served")
 
     def _open(self, table_id: str) -> TableService:
@@ -402,7 +418,7 @@ class Runtime:
         with self._lock:
             if self._services.get(table_id) is service:
                 del self._services[table_id]
-            self._elsewhere[table_id] = "tables.leased"
+            self._not_served(table_id, "tables.leased")
         try:
             service.close()
         except Exception:

@@ -109,9 +109,17 @@ function statusForm(table) {
   });
 }
 
+// Why this server does not serve a table (a changed program, say): the supervisor is told.
+function notServed(table) {
+  const why = table.not_served;
+  if (!why || why.key === "tables.leased") return [];
+  const reason = has(why.key) ? t(why.key, why.params) : why.key;
+  return [el("div", { class: "inline-error", "data-not-served": why.key, text: t("pages.sup_not_served", { reason }) })];
+}
+
 async function drawTables() {
   tables = await api("/api/tables");
-  const signature = JSON.stringify(tables.map((x) => [x.table_id, x.status, x.fault]));
+  const signature = JSON.stringify(tables.map((x) => [x.table_id, x.status, x.fault, x.not_served]));
   if (signature === lastTables) {
     for (const table of tables) {
       const cell = tablesNode.querySelector(`tr[data-table="${table.table_id}"] td.num`);
@@ -135,7 +143,12 @@ async function drawTables() {
             { "data-table": table.table_id },
             el("th", { scope: "row" }, el("div", { text: table.name }), el("div", { class: "muted mono", text: table.table_id })),
             el("td", { text: `${gameName(table.game)} · ${modeName(table.mode)}` }),
-            el("td", { "data-status": table.status, text: table.fault ? t("pages.sup_fault", { reason: table.fault }) : statusName(table.status) }),
+            el(
+              "td",
+              { "data-status": table.status },
+              el("div", { text: table.fault ? t("pages.sup_fault", { reason: table.fault }) : statusName(table.status) }),
+              ...notServed(table),
+            ),
             el("td", { class: "num", text: table.meter_amount === null ? "—" : money(table.meter_amount) }),
             el("td", {}, statusForm(table), el("a", { href: `/dealer/${table.table_id}`, text: t("pages.lobby_deal") })),
           ),
