@@ -8,8 +8,9 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -26,6 +27,8 @@ from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.model import OpenRound
 from macau_tables.tables.publish import Hub, TableUpdate
+
+T = TypeVar("T")
 
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
@@ -291,6 +294,13 @@ def test_a_flood_of_connections_is_refused_1013(client: TestClient, runtime: Run
         assert closed.code == 1013
 
 
+def _run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` on a thread of its own: this thread may already run a loop
+    (Playwright's sync API, once a browser test ran on this test worker, keeps one running)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_a_slow_client_s_queue_overflows_and_never_blocks_the_table() -> None:
     async def fill() -> tuple[bool, list[object]]:
         outbox = streams._Outbox(asyncio.get_running_loop(), 3)
@@ -301,7 +311,7 @@ def test_a_slow_client_s_queue_overflows_and_never_blocks_the_table() -> None:
             items.append(outbox.queue.get_nowait())
         return outbox.overflowed, items
 
-    overflowed, items = asyncio.run(fill())
+    overflowed, items = _run_apart(fill())
     assert overflowed
     assert items == [{"type": "table", "seq": 0}, {"type": "table", "seq": 1},
                      {"type": "table", "seq": 2}, None]  # fmt: skip
@@ -322,7 +332,7 @@ def test_table_updates_are_coalesced_a_slow_reader_gets_the_newest_view() -> Non
             items.append(outbox.queue.get_nowait())
         return outbox.overflowed, items, outbox.take_table(), outbox.take_table()
 
-    overflowed, items, taken, then = asyncio.run(burst())
+    overflowed, items, taken, then = _run_apart(burst())
     assert not overflowed
     assert items == [streams._TABLE]  # one marker for the slot, however many events
     assert isinstance(taken, tuple) and taken[0].seq == 9  # the newest view, whole
