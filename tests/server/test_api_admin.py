@@ -8,22 +8,27 @@ import hashlib
 import io
 import uuid
 import zipfile
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import login, server_settings
+from tests.server.conftest import PASSWORD, login, server_settings
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.commands import DealCard
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import Card
+from macau_tables.errors import ConfigError
 from macau_tables.server.app import create_app
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
-from macau_tables.server.runtime import Runtime
+from macau_tables.server.runtime import Runtime, prepare
+from macau_tables.tables.archive_check import verify_archive
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import FakeClock, opening_date
 from macau_tables.tables.model import OpenRound, OpenShoe, ReportFault
+from macau_tables.tables.signing import generate_key, write_key
 
 
 def cash(
@@ -355,6 +360,33 @@ def test_the_daily_report_and_the_audit_archive_of_today(
     (latest,) = log.json()["entries"]
     assert (latest["action"], latest["actor"]) == ("audit_archive", "admin")
     assert latest["detail"]["day"] == day
+
+
+def test_the_audit_archive_is_signed_with_the_servers_key(store: Any, tmp_path: Path) -> None:
+    """With ``audit_sign_key`` the archives handed out are signed by it (who exported the day,
+    checked offline with the public key); a file holding no key stops the server at start."""
+    key = generate_key()
+    write_key(key, tmp_path / "archive.key")
+    prepare(store, password=PASSWORD.__getitem__, upgrade=False)
+    settings = server_settings(audit_sign_key=str(tmp_path / "archive.key"))
+    rt = Runtime(settings, store, clock=FakeClock())
+    rt.start()
+    try:
+        with TestClient(create_app(rt)) as client:
+            day = today(rt)
+            archive = client.get(f"/api/audit/archive?day={day}", headers=login(client, "admin"))
+    finally:
+        rt.stop()
+    assert archive.status_code == 200, archive.text
+    assert archive.headers["x-archive-signed-by"] == key.public
+    path = tmp_path / "day.zip"
+    path.write_bytes(archive.content)
+    checked = verify_archive(path, public_key=key.public)
+    assert checked.ok and checked.signed_by == key.public, checked.finding
+    (tmp_path / "notes.txt").write_text("not a key")
+    with pytest.raises(ConfigError) as refused:
+        Runtime(server_settings(audit_sign_key=str(tmp_path / "notes.txt")), store)
+    assert refused.value.key == "operations.sign_key_bad"
 
 
 BAD_QUERIES: list[tuple[str, str]] = [

@@ -79,3 +79,17 @@ def test_a_bad_setting_stops_serve_before_anything_starts(tmp_path: Path) -> Non
     assert result.exit_code == 2
     assert "unknown server setting prot" in result.output
     assert not (tmp_path / "x.db").exists()  # nothing created
+
+
+def test_an_audit_sign_key_that_is_no_key_stops_serve_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "archive.key").write_text("not a key\n")
+    config = tmp_path / "server.toml"
+    config.write_text(f'audit_sign_key = "{tmp_path / "archive.key"}"\n')
+    result = CliRunner().invoke(
+        app, ["serve", "--config", str(config), "--database", f"sqlite:///{tmp_path / 'x.db'}"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "as a signing key" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "x.db").exists()  # nothing created

@@ -8,18 +8,22 @@ code 2.
   order, wagers, balances before and after, wins, jackpot awards, the round's hash;
 * ``verify``: hash chains, the ledger, every round re-derived through its rules, shoes against
   their commitments (:mod:`macau_tables.tables.audit`); ``verify --archive FILE`` checks an
-  audit archive offline, with no database (:mod:`macau_tables.tables.archive_check`). Exit 0
-  when everything holds, 1 naming the first failing table and record;
+  audit archive offline, with no database (:mod:`macau_tables.tables.archive_check`), and
+  ``--public-key KEY`` that it is signed by that key. Exit 0 when everything holds, 1 naming
+  the first failing table and record;
 * ``report --day YYYY-MM-DD``: per table drop, win, hold %, commission, jackpot contributions,
   awards and liability (:mod:`macau_tables.tables.reports`), as text or CSV;
-* ``audit export --day YYYY-MM-DD -o FILE``: the day's self-contained archive
-  (:mod:`macau_tables.tables.archive`).
+* ``audit export --day YYYY-MM-DD -o FILE [--sign-key KEYFILE]``: the day's self-contained
+  archive (:mod:`macau_tables.tables.archive`), signed when a key is given;
+* ``audit keygen -o KEYFILE``: a key that signs archives (:mod:`macau_tables.tables.signing`):
+  the private key in KEYFILE (never overwritten), the public key in KEYFILE.pub and printed.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -30,6 +34,7 @@ from ..tables.audit import verify_database
 from ..tables.findings import Finding
 from ..tables.recall import RecalledRound, recall
 from ..tables.reports import DayReport, day_report, report_csv
+from ..tables.signing import fingerprint, generate_key, load_key, parse_public_key, write_key
 from .apps import app
 from .database import (
     DATABASE_HELP,
@@ -44,7 +49,7 @@ from .database import (
 from .database import when as shown_time
 from .output import check_output, emit, interruptible, refuse
 
-__all__ = ["audit_app", "audit_export", "recall_rounds", "report", "verify"]
+__all__ = ["audit_app", "audit_export", "audit_keygen", "recall_rounds", "report", "verify"]
 
 audit_app = typer.Typer(help="Audit archives for regulators and test labs.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -60,6 +65,17 @@ REPORT_FORMAT = typer.Option(
 )
 REPORT_OUTPUT = typer.Option(
     None, "--output", "-o", callback=check_output, help="Write to this file (default: stdout)."
+)
+PUBLIC_KEY = typer.Option(
+    None,
+    "--public-key",
+    help="With --archive: require the archive signed by this key (ed25519:… or a .pub file).",
+)
+KEY_OUTPUT = typer.Option(
+    ..., "--output", "-o", help="The private key file to write (never overwritten)."
+)
+SIGN_KEY = typer.Option(
+    None, "--sign-key", help="Sign the archive with this private key (audit keygen)."
 )
 ARCHIVE_OUTPUT = typer.Option(
     ..., "--output", "-o", callback=check_output, help="The archive file to write (a ZIP)."
@@ -151,19 +167,29 @@ def _signed(amount: int) -> str:
 @app.command("verify")
 def verify(
     archive: Path | None = ARCHIVE,
+    public_key: str | None = PUBLIC_KEY,
     output_format: Format = FORMAT,
     database: str | None = DATABASE,
 ) -> None:
     """Verify hash chains, the ledger, every round's settlement re-derived by its rules and the
     shoes against their commitments. Exit 0 when all hold, 1 naming the first failing table
     and record."""
+    if public_key is not None and archive is None:
+        raise refuse(ConfigError("cli.public_key_without_archive"))
     if archive is not None:
         if not archive.is_file():
             raise refuse(ConfigError("cli.archive_missing", path=str(archive)), "--archive")
+        wanted = None
+        if public_key is not None:
+            with refusals():
+                wanted = parse_public_key(public_key)
         with interruptible():
-            checked = verify_archive(archive)
+            checked = verify_archive(archive, public_key=wanted)
         counts = dict(checked.counts)
-        _verdict(checked.finding, counts, f"archive {archive}", output_format)
+        where = f"archive {archive}"
+        if checked.signed_by is not None:
+            where += f" (signed by {fingerprint(checked.signed_by)})"
+        _verdict(checked.finding, counts, where, output_format, checked.signed_by)
         return
     with refusals():
         store = open_store(database, strict=False)
@@ -177,10 +203,16 @@ def verify(
 
 
 def _verdict(
-    found: Finding | None, counts: dict[str, int], where: str, output_format: Format
+    found: Finding | None,
+    counts: dict[str, int],
+    where: str,
+    output_format: Format,
+    signed_by: str | None = None,
 ) -> None:
     if output_format is Format.JSON:
-        body = {"ok": found is None, "source": where, "counts": counts}
+        body: dict[str, Any] = {"ok": found is None, "source": where, "counts": counts}
+        if signed_by is not None:
+            body["signed_by"] = {"public_key": signed_by, "fingerprint": fingerprint(signed_by)}
         body["failure"] = None if found is None else found.to_dict()
         typer.echo(json.dumps(body, indent=2, ensure_ascii=False))
     elif found is None:
@@ -263,16 +295,18 @@ def report_text(r: DayReport) -> str:
 def audit_export(
     day: str = typer.Option(..., "--day", help=DAY_HELP),
     output: Path = ARCHIVE_OUTPUT,
+    sign_key: Path | None = SIGN_KEY,
     database: str | None = DATABASE,
 ) -> None:
     """Write a self-contained archive of a gaming day (configurations, events, transactions,
     meters, shoe reveals, chain heads) that macau-tables verify --archive checks offline."""
     with refusals():
         gaming_day = parse_day(day)
+        key = None if sign_key is None else load_key(sign_key)
         store = open_store(database, strict=False)
         try:
             try:
-                done = export_day(store, gaming_day, output)
+                done = export_day(store, gaming_day, output, sign_with=key)
             except OSError as exc:
                 error = ConfigError(
                     "cli.cannot_write", path=str(output), reason=exc.strerror or exc
@@ -292,4 +326,30 @@ def audit_export(
     )
     for table_id, chain in sorted(chains.items()):
         typer.echo(f"  chain head {table_id} #{chain['last_seq']}: {chain['end_hash']}")
-    typer.echo(f"Check it offline: macau-tables verify --archive {done.path}")
+    if done.signed_by is None:
+        typer.echo(f"Check it offline: macau-tables verify --archive {done.path}")
+        return
+    typer.echo(f"  signed by {done.signed_by} (fingerprint {fingerprint(done.signed_by)})")
+    typer.echo(
+        f"Check it offline: macau-tables verify --archive {done.path} --public-key {done.signed_by}"
+    )
+
+
+@audit_app.command("keygen")
+def audit_keygen(
+    output: Path = KEY_OUTPUT,
+) -> None:
+    """Make a key that signs audit archives: the private key in FILE (readable by you only),
+    the public key in FILE.pub and on the screen, to publish for regulators and test labs."""
+    key = generate_key()
+    with refusals():
+        try:
+            public_path = write_key(key, output)
+        except OSError as exc:
+            error = ConfigError("cli.cannot_write", path=str(output), reason=exc.strerror or exc)
+            typer.echo(f"error: {error.message}", err=True)
+            raise typer.Exit(1) from None
+    typer.echo(f"Private key written to {output} (keep it secret: it signs your archives)")
+    typer.echo(f"Public key written to {public_path}:")
+    typer.echo(f"  {key.public}")
+    typer.echo(f"  fingerprint {fingerprint(key.public)}")

@@ -153,6 +153,7 @@ def serve(
         store = Store.open(settings.database)
     try:
         with refusals():
+            runtime = Runtime(settings, store)  # (a bad audit_sign_key is refused here)
             first = prepare(store, users=settings.demo_users)
         address = f"http://{settings.host}:{settings.port}"
         typer.echo(f"macau-tables serving {store.url} at {address}")
@@ -175,7 +176,6 @@ def serve(
             typer.echo("Users exist already (their credentials were printed on the first start).")
         sys.stdout.flush()
         log_config = _configure_logging()
-        runtime = Runtime(settings, store)
         with refusals():
             runtime.start()
         try:

@@ -645,12 +645,14 @@ def daily_report(
 )
 def audit_archive(runtime: RuntimeDep, who: Admin, day: Day) -> FileResponse:
     """The ZIP ``macau-tables audit export --day DAY`` writes (check it offline with
-    ``macau-tables verify --archive FILE``); its SHA-256 in ``X-Archive-SHA256``."""
+    ``macau-tables verify --archive FILE``); its SHA-256 in ``X-Archive-SHA256``; signed with
+    the server's ``audit_sign_key`` when it has one (its public key in
+    ``X-Archive-Signed-By``)."""
     gaming_day = _day(day)
     folder = Path(tempfile.mkdtemp(prefix="macau-tables-archive-"))
     name = f"macau-tables-audit-{gaming_day.isoformat()}.zip"
     try:
-        done = export_day(runtime.store, gaming_day, folder / name)
+        done = export_day(runtime.store, gaming_day, folder / name, sign_with=runtime.archive_key)
     except BaseException:
         _remove(folder)
         raise
@@ -666,7 +668,10 @@ def audit_archive(runtime: RuntimeDep, who: Admin, day: Day) -> FileResponse:
         done.path,
         media_type="application/zip",
         filename=name,
-        headers={"X-Archive-SHA256": done.sha256},
+        headers={
+            "X-Archive-SHA256": done.sha256,
+            **({} if done.signed_by is None else {"X-Archive-Signed-By": done.signed_by}),
+        },
         background=BackgroundTask(_remove, folder),
     )
 

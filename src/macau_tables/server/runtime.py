@@ -41,6 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Annotated, Any, Final, Protocol
 
 from fastapi import Depends
@@ -52,6 +53,7 @@ from ..tables.clock import Clock, SystemClock
 from ..tables.links import dead_on_this_host, default_owner
 from ..tables.model import Submitted
 from ..tables.service import TableService
+from ..tables.signing import ArchiveKey, load_key
 from .principal import UserRole
 from .settings import Settings
 
@@ -178,6 +180,10 @@ class Runtime:
         self.clock: Clock = clock or SystemClock()
         self.owner = owner or default_owner("serve")
         self.counters = Counters()
+        self.archive_key: ArchiveKey | None = (
+            None if settings.audit_sign_key is None else load_key(Path(settings.audit_sign_key))
+        )
+        """The key that signs the audit archives handed out (``settings.audit_sign_key``)."""
         self._factory = service_factory
         self._lock = threading.RLock()
         self._services: dict[str, TableService] = {}

@@ -76,6 +76,10 @@ class Settings:
     the scheme they name (``Secure`` cookies). Empty: no proxy is trusted, the TCP peer is the
     client and the headers are ignored — behind a proxy every client would then share one
     address's limits."""
+    audit_sign_key: str | None = None
+    """The private key file (``macau-tables audit keygen``) that signs the audit archives the
+    reports page hands out (``None``: they are not signed). Read when the server starts: a file
+    that holds no such key stops it."""
     body_limit_bytes: int = 64 * 1024
     """The largest request body (or WebSocket message) accepted."""
     max_websockets: int = 1000

@@ -29,6 +29,9 @@ JSON lines (one record a line, canonical JSON: sorted keys, UTF-8) plus a manife
     the linked meters as stored, their whole hash-chained logs and their hits.
 ``shoes.jsonl``
     the virtual shoes in play that day: commitment, and the reveal once the shoe ended.
+``manifest.sig`` (when exported with a signing key)
+    the Ed25519 signature of the manifest's bytes, with the public key that made it
+    (:mod:`.signing`): who exported the archive.
 
 The archive is written whole or not at all (a temporary file beside it, renamed over it).
 """
@@ -59,6 +62,7 @@ from ..store.history import (
     tx_range,
 )
 from .reports import day_bounds
+from .signing import SIGNATURE, ArchiveKey, sign_manifest
 
 __all__ = [
     "FORMAT",
@@ -90,19 +94,24 @@ MEMBERS: Final = (
 
 @dataclass(frozen=True, slots=True)
 class Exported:
-    """What :func:`export_day` wrote: the file, its SHA-256, and the manifest."""
+    """What :func:`export_day` wrote: the file, its SHA-256, the manifest, and the public key
+    of its signature (``None``: not signed)."""
 
     path: Path
     sha256: str
     manifest: Mapping[str, Any]
+    signed_by: str | None = None
 
 
-def export_day(store: Store, day: date, path: Path) -> Exported:
+def export_day(
+    store: Store, day: date, path: Path, *, sign_with: ArchiveKey | None = None
+) -> Exported:
     """Write the archive of gaming day ``day`` to ``path`` (see the module docstring), read
-    in one consistent snapshot; returns what was written. ``OSError`` when the file cannot
-    be written (nothing is left behind)."""
+    in one consistent snapshot, its manifest signed with ``sign_with`` if given
+    (:mod:`.signing`); returns what was written. ``OSError`` when the file cannot be written
+    (nothing is left behind)."""
     members, manifest = store.read(lambda tx: collect_day(tx, day, store.url))
-    return write_archive(path, members, manifest)
+    return write_archive(path, members, manifest, sign_with=sign_with)
 
 
 def _lines(records: Iterable[Mapping[str, Any]]) -> tuple[bytes, int]:
@@ -285,10 +294,15 @@ def _shoes(tx: Tx, table_ids: list[str], start: datetime, end: datetime) -> list
 
 
 def write_archive(
-    path: Path, members: Mapping[str, tuple[bytes, int]], manifest: Mapping[str, Any]
+    path: Path,
+    members: Mapping[str, tuple[bytes, int]],
+    manifest: Mapping[str, Any],
+    *,
+    sign_with: ArchiveKey | None = None,
 ) -> Exported:
     """Write ``members`` and the manifest (completed with each member's SHA-256, size and
-    record count) as a ZIP at ``path``, whole or not at all; returns what was written."""
+    record count) as a ZIP at ``path``, whole or not at all, with the manifest's signature
+    (:data:`.signing.SIGNATURE`) when ``sign_with`` is given; returns what was written."""
     listed = {
         name: {
             "sha256": hashlib.sha256(data).hexdigest(),
@@ -304,7 +318,12 @@ def write_archive(
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             info = zipfile.ZipInfo(MANIFEST, date_time=stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, json.dumps(full, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+            text = json.dumps(full, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            zf.writestr(info, text.encode("utf-8"))
+            if sign_with is not None:
+                info = zipfile.ZipInfo(SIGNATURE, date_time=stamp)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, sign_manifest(text.encode("utf-8"), sign_with))
             for name, (data, _) in members.items():
                 info = zipfile.ZipInfo(name, date_time=stamp)
                 info.compress_type = zipfile.ZIP_DEFLATED
@@ -314,4 +333,4 @@ def write_archive(
         partial.unlink(missing_ok=True)
         raise
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return Exported(path, digest, full)
+    return Exported(path, digest, full, None if sign_with is None else sign_with.public)

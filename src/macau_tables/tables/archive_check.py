@@ -5,7 +5,9 @@ the member, the record and the table):
 
 1. the file is a readable ZIP with a manifest of this format and version; every member the
    manifest lists is there, with its SHA-256, size and record count (a truncated or changed
-   member is refused), and nothing else is;
+   member is refused), and nothing else is but the manifest's signature; a signature present
+   holds (:mod:`.signing`: the manifest's bytes, so the whole archive), and is the named
+   public key's when one is named (``--public-key``; an unsigned archive is then refused);
 2. every configuration hashes to its SHA-256;
 3. each table's records are the manifest's segment, gap-free, each linked to the hash before
    it (from the segment's start hash), each hash recomputed, the last one the manifest's
@@ -44,6 +46,7 @@ from .archive_content import (
 from .audit import running_balances
 from .findings import Finding
 from .rederive import Counts, LoggedEvent, StoredTx, rederive_table
+from .signing import SIGNATURE, fingerprint, signature_of
 
 __all__ = ["ArchiveVerified", "verify_archive"]
 
@@ -55,6 +58,8 @@ class ArchiveVerified:
     finding: Finding | None
     manifest: Mapping[str, Any] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
+    signed_by: str | None = None
+    """The public key whose signature of the manifest holds (``None``: not signed)."""
 
     @property
     def ok(self) -> bool:
@@ -62,30 +67,61 @@ class ArchiveVerified:
         return self.finding is None
 
 
-def verify_archive(path: Path) -> ArchiveVerified:
-    """Check the archive at ``path`` (see the module docstring). Never raises for what the
-    file holds: a file that is no archive, truncated or changed is a finding."""
+def verify_archive(path: Path, *, public_key: str | None = None) -> ArchiveVerified:
+    """Check the archive at ``path`` (see the module docstring); with ``public_key`` (an
+    ``ed25519:…`` text, :mod:`.signing`), also that it is signed by that key. A signature
+    present is always checked. Never raises for what the file holds: a file that is no
+    archive, truncated, changed, unsigned when a key is named, or signed by another key is a
+    finding."""
     counts: dict[str, int] = {}
     manifest: dict[str, Any] = {}
+    signed: list[str] = []
     try:
-        members = _open(path, manifest)
+        members = _open(path, manifest, signed, public_key)
         _check(members, manifest, counts)
     except Refused as refused:
-        return ArchiveVerified(refused.found, manifest, counts)
-    return ArchiveVerified(None, manifest, counts)
+        return ArchiveVerified(refused.found, manifest, counts, signed[0] if signed else None)
+    return ArchiveVerified(None, manifest, counts, signed[0] if signed else None)
 
 
-def _open(path: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
+def _signature(
+    names: list[str], zf: zipfile.ZipFile, manifest: bytes, signed: list[str], wanted: str | None
+) -> None:
+    """Check the manifest's signature (:mod:`.signing`), if any, and that it is ``wanted``'s."""
+    if SIGNATURE not in names:
+        if wanted is not None:
+            fail(SIGNATURE, "-", None, "operations.archive_unsigned", key=fingerprint(wanted))
+        return
+    by = signature_of(manifest, zf.read(SIGNATURE))
+    if by is None:
+        fail(SIGNATURE, "-", None, "operations.archive_signature_bad")
+    if wanted is not None and by != wanted:
+        fail(
+            SIGNATURE,
+            "-",
+            None,
+            "operations.archive_signed_by_other",
+            key=fingerprint(wanted),
+            found=fingerprint(by),
+        )
+    signed.append(by)
+
+
+def _open(
+    path: Path, manifest: dict[str, Any], signed: list[str], public_key: str | None
+) -> dict[str, bytes]:
     name = path.name
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
             if MANIFEST not in names:
                 fail(name, MANIFEST, None, "operations.archive_manifest", reason="not found")
+            raw = zf.read(MANIFEST)
             try:
-                manifest.update(json.loads(zf.read(MANIFEST)))
+                manifest.update(json.loads(raw))
             except ValueError as exc:
                 fail(name, MANIFEST, None, "operations.archive_manifest", reason=str(exc)[:200])
+            _signature(names, zf, raw, signed, public_key)
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
                 fail(
                     name,
@@ -99,7 +135,7 @@ def _open(path: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
             if not isinstance(listed, dict) or set(listed) != set(MEMBERS):
                 fail(name, MANIFEST, None, "operations.archive_manifest", reason="members differ")
             for member in names:
-                if member != MANIFEST and member not in listed:
+                if member not in (MANIFEST, SIGNATURE) and member not in listed:
                     fail(member, "-", None, "operations.archive_member_unlisted", member=member)
             out = {}
             for member in MEMBERS:
