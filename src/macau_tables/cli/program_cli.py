@@ -15,9 +15,12 @@ Bad input (an empty actor or reason, a database that is not migrated) is refused
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 
 import typer
 
+from ..store import Store
 from ..tables.program import (
     approve_program,
     changed_files,
@@ -35,7 +38,18 @@ program_app = typer.Typer(
 app.add_typer(program_app, name="program")
 
 DATABASE = typer.Option(None, "--database", help=DATABASE_HELP, show_default=False)
+T = TypeVar("T")
 FORMAT = typer.Option(Format.TEXT, "--format", help="text for people, json for scripts.")
+
+
+def _in_store(database: str | None, work: Callable[[Store], T]) -> T:
+    """``work(store)`` on the checked store at ``database``, closed after; refusals exit 2."""
+    with refusals():
+        store = open_store(database)
+        try:
+            return work(store)
+        finally:
+            store.close()
 
 
 @program_app.command("show")
@@ -45,12 +59,7 @@ def program_show(
 ) -> None:
     """The running program and the last approval; exit 1 when they differ."""
     running = running_program()
-    with refusals():
-        store = open_store(database)
-        try:
-            approved = store.read(last_approval)
-        finally:
-            store.close()
+    approved = _in_store(database, lambda store: store.read(last_approval))
     same = approved is not None and approved.program.digest == running.digest
     changes = [] if approved is None else changed_files(approved.program.files, running.files)
     if output_format is Format.JSON:
@@ -112,12 +121,12 @@ def program_approve(
 ) -> None:
     """Record the running program as approved."""
     running = running_program()
-    with refusals():
-        store = open_store(database)
-        try:
-            entry = store.run(lambda tx: approve_program(tx, running, actor=actor, reason=reason))
-        finally:
-            store.close()
+    entry = _in_store(
+        database,
+        lambda store: store.run(
+            lambda tx: approve_program(tx, running, actor=actor, reason=reason)
+        ),
+    )
     typer.echo(
         f"program {running.digest} (version {running.version}, {len(running.files)} files) "
         f"approved by {actor}: audit entry {entry}"
