@@ -129,7 +129,8 @@ Idempotency, snapshots, shoes, audit
   ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
   ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
   ShoeReveal)`` so that verify checks it against the commitment); ``audit(action, *, actor,
-  table_id=None, reason=None, detail: Mapping | None = None) -> int``; ``audit_entries(*,
+  table_id=None, reason=None, detail: Mapping | None = None) -> int`` (hash-chained in id order,
+  schema v6; verify walks the chain); ``audit_entries(*,
   table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``
   (the latest of that action).
   ``tx.now() -> datetime`` (UTC, the store's clock); ``tx.after_commit(callback)``.

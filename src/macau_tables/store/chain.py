@@ -25,6 +25,7 @@ from .. import codec
 
 __all__ = [
     "GENESIS",
+    "audit_payload",
     "canonical_json",
     "chain_hash",
     "iso",
@@ -67,3 +68,26 @@ def transaction_digest(
     amount, reason)``. The tx id is not part of it (it is assigned by the database)."""
     body = {"fields": dict(fields), "postings": [list(p) for p in postings]}
     return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def audit_payload(
+    at: datetime,
+    actor: str,
+    action: str,
+    table_id: str | None,
+    reason: str | None,
+    detail: str | None,
+) -> bytes:
+    """The bytes an audit log entry's chain hash covers: its time (:func:`iso`), actor,
+    action, table, reason and its detail as stored (JSON text, or ``None``). Its id is not
+    part of it (assigned by the database): the chain runs in id order."""
+    return canonical_json(
+        {
+            "at": iso(at),
+            "actor": actor,
+            "action": action,
+            "table_id": table_id,
+            "reason": reason,
+            "detail": detail,
+        }
+    )

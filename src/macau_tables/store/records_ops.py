@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import bindparam, delete, func, insert, select
 
 from ..errors import StoreError
 from . import schema as s
 from ._base import TxBase, require_int, require_text
+from .chain import GENESIS, audit_payload, chain_hash
 from .records import (
     AuditEntry,
     ChainHead,
@@ -20,6 +21,9 @@ from .records import (
     dumps,
     loads_object,
 )
+
+AUDIT_LOCK: Final = 0x6D61_6361_7561_0001
+"""PostgreSQL: the advisory lock a transaction takes to append to the audit log's chain."""
 
 __all__ = ["RecordOps"]
 
@@ -209,20 +213,36 @@ class RecordOps(TxBase):
         reason: str | None = None,
         detail: Mapping[str, Any] | None = None,
     ) -> int:
-        """Record a privileged action or a fault; returns its id. Refuses an empty action or
-        actor (``store.bad_value``)."""
+        """Record a privileged action or a fault, chained to the entry before it (schema v6:
+        :func:`~.chain.audit_payload`); returns its id. Refuses an empty action or actor
+        (``store.bad_value``).
+
+        The entries form ONE chain in id order: on PostgreSQL this transaction first takes the
+        audit log's advisory lock (held to its commit), so writers from any process append one
+        after the other; SQLite's writers are serial already."""
         self.writable()
         require_text(action, "action")
         require_text(actor, "actor")
+        if self.postgres:
+            self.connection.execute(select(func.pg_advisory_xact_lock(AUDIT_LOCK)))
+        c = s.audit_log.c
+        prev = self.connection.execute(
+            select(c.hash).order_by(c.id.desc()).limit(1)
+        ).scalar_one_or_none()
+        prev = GENESIS if prev is None else prev
+        at = self.now()
+        text = dumps(dict(detail)) if detail is not None else None
         result = self.connection.execute(
             insert(s.audit_log)
             .values(
-                at=self.now(),
+                at=at,
                 actor=actor,
                 action=action,
                 table_id=table_id,
                 reason=reason,
-                detail=dumps(dict(detail)) if detail is not None else None,
+                detail=text,
+                prev_hash=prev,
+                hash=chain_hash(prev, audit_payload(at, actor, action, table_id, reason, text)),
             )
             .returning(s.audit_log.c.id)
         )

@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -264,6 +264,9 @@ audit_log = Table(
     Column("table_id", ID, nullable=True),
     Column("reason", Text, nullable=True),
     Column("detail", Text, nullable=True),
+    # schema v6: the entries hash-chained in id order (store.chain.audit_payload)
+    Column("prev_hash", HASH, nullable=False),
+    Column("hash", HASH, nullable=False),
     Index("ix_audit_table", "table_id"),
 )
 

@@ -10,7 +10,9 @@ In order, the first failure wins:
 4. every revealed shoe (a codec ``core.ShoeReveal``) hashes to the commitment published;
 5. every ledger transaction: its digest recomputed, its postings summing to zero;
 6. every account's balance equal to the sum of its postings;
-7. the ledger sums to zero.
+7. the ledger sums to zero;
+8. the audit log's chain (schema v6): in id order, each ``prev_hash`` the hash before it, each
+   hash recomputed from the entry (:func:`~macau_tables.store.chain.audit_payload`).
 
 :func:`verify` returns a :class:`Verification`: ``ok``, the counts, and the first
 :class:`Failure` naming the check, the database relation, the record (``"t1#17"``,
@@ -32,7 +34,7 @@ from sqlalchemy import func, select
 from .. import codec, messages
 from ..errors import Param, json_param
 from . import schema as s
-from .chain import GENESIS, chain_hash, iso, transaction_digest
+from .chain import GENESIS, audit_payload, chain_hash, iso, transaction_digest
 from .records import dumps
 from .store import Store
 from .tx import Tx
@@ -43,6 +45,7 @@ __all__ = [
     "Failure",
     "Verification",
     "verify",
+    "verify_audit",
     "verify_balances",
     "verify_chain",
     "verify_configs",
@@ -66,6 +69,7 @@ class Check(StrEnum):
     TRANSACTION = "transaction"
     BALANCE = "balance"
     LEDGER = "ledger"
+    AUDIT = "audit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,7 @@ class Verification:
     shoes: int = 0
     transactions: int = 0
     accounts: int = 0
+    audit: int = 0
 
     @property
     def ok(self) -> bool:
@@ -176,7 +181,44 @@ def _verify_all(tx: Tx, counts: dict[str, int]) -> Failure | None:
     if failure:
         return failure
     failure, counts["accounts"] = verify_balances(tx)
+    if failure:
+        return failure
+    failure, counts["audit"] = verify_audit(tx)
     return failure
+
+
+def verify_audit(tx: Tx) -> tuple[Failure | None, int]:
+    """Walk the audit log's chain in id order; the first broken entry (changed, removed,
+    reordered or inserted behind the store's back) and how many entries were read."""
+    c = s.audit_log.c
+    prev = GENESIS
+    n = 0
+    after = 0
+    while True:
+        rows = list(
+            tx.connection.execute(
+                select(s.audit_log).where(c.id > after).order_by(c.id).limit(BATCH)
+            )
+        )
+        for row in rows:
+            n += 1
+            payload = audit_payload(
+                row.at, row.actor, row.action, row.table_id, row.reason, row.detail
+            )
+            if row.prev_hash != prev or chain_hash(prev, payload) != row.hash:
+                return _fail(
+                    Check.AUDIT,
+                    "audit_log",
+                    f"audit {row.id}",
+                    row.table_id,
+                    "store.verify_audit_log",
+                    id=int(row.id),
+                    action=row.action,
+                ), n
+            prev = row.hash
+        if len(rows) < BATCH:
+            return None, n
+        after = int(rows[-1].id)
 
 
 def verify_configs(tx: Tx) -> Failure | None:

@@ -51,6 +51,7 @@ class Verified:
     shoes: int = 0
     accounts: int = 0
     meters: int = 0
+    audit: int = 0
     heads: dict[str, ChainHead] = field(default_factory=dict)
 
     @property
@@ -69,6 +70,7 @@ class Verified:
             "accounts": self.accounts,
             "meters": self.meters,
             "shoes": self.shoes,
+            "audit entries": self.audit,
         }
 
 
@@ -89,6 +91,7 @@ def verify_in(tx: Tx, *, progress: Callable[[str], None] | None = None) -> Verif
         shoes=base.shoes,
         accounts=base.accounts,
         meters=base.meters,
+        audit=base.audit,
         heads=tx.chain_heads(),
     )
     if base.failure is not None:
