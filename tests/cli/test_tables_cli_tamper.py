@@ -325,3 +325,73 @@ def test_an_archive_with_a_member_added_is_refused(archive: Path, tmp_path: Path
     with zipfile.ZipFile(forged, "a") as zf:
         zf.writestr("extra.jsonl", b"{}\n")
     assert "extra.jsonl" in archive_refused(forged)
+
+
+def test_the_days_audit_entries_are_in_the_archive_and_checked(archive: Path) -> None:
+    """Archive version 2: the day's audit log entries (privileged actions and faults), an
+    unbroken piece of the log's hash chain named by the manifest."""
+    with zipfile.ZipFile(archive) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+        entries = [json.loads(line) for line in zf.read("audit.jsonl").splitlines()]
+    assert manifest["version"] == 2 and entries
+    segment = manifest["audit_chain"]
+    assert (segment["first_id"], segment["last_id"]) == (entries[0]["id"], entries[-1]["id"])
+    assert segment["end_hash"] == entries[-1]["hash"]
+    assert {"meter_create", "table_status"} & {e["action"] for e in entries}
+    result = run("verify", "--archive", str(archive))
+    assert result.exit_code == 0, result.output
+    assert f"{len(entries)} audit entries" in result.stdout
+
+
+def test_an_audit_entry_changed_in_a_forged_archive_is_named(archive: Path, tmp_path: Path) -> None:
+    forged = tmp_path / "forged.zip"
+
+    def change(name: str, data: bytes) -> bytes:
+        if name != "audit.jsonl":
+            return data
+        lines = data.decode().splitlines()
+        row = json.loads(lines[-1])
+        row["reason"] = "nothing happened"
+        lines[-1] = canonical(row)
+        return ("\n".join(lines) + "\n").encode()
+
+    _rewrite(archive, forged, change, manifest=True)
+    out = archive_refused(forged)
+    assert "audit_log" not in out and "audit.jsonl" in out and "is broken" in out
+
+
+def test_an_audit_entry_removed_from_a_forged_archive_is_found(
+    archive: Path, tmp_path: Path
+) -> None:
+    forged = tmp_path / "forged.zip"
+
+    def drop_last(name: str, data: bytes) -> bytes:
+        return b"".join(data.splitlines(keepends=True)[:-1]) if name == "audit.jsonl" else data
+
+    _rewrite(archive, forged, drop_last, manifest=True)
+    with zipfile.ZipFile(forged) as zf:  # the forger fixes the record count too
+        members = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"]["audit.jsonl"]["records"] -= 1
+    members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(forged, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    assert "do not match the manifest's audit_chain" in archive_refused(forged)
+
+
+def test_an_archive_of_version_1_is_still_checked(archive: Path, tmp_path: Path) -> None:
+    """What a regulator took away before the audit log was in the archive still verifies."""
+    older = tmp_path / "v1.zip"
+    with zipfile.ZipFile(archive) as zf:
+        members = {n: zf.read(n) for n in zf.namelist() if n != "audit.jsonl"}
+    manifest = json.loads(members["manifest.json"])
+    manifest["version"] = 1
+    del manifest["audit_chain"], manifest["members"]["audit.jsonl"]
+    members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(older, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    result = run("verify", "--archive", str(older))
+    assert result.exit_code == 0, result.output
+    assert "audit entries" not in result.stdout

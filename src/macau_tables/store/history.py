@@ -31,6 +31,7 @@ from .tx import Tx
 
 __all__ = [
     "MeterLogRow",
+    "audit_segment",
     "balances_at",
     "balances_before",
     "config_ids",
@@ -109,6 +110,20 @@ def tx_range(tx: Tx, start: datetime | None, end: datetime | None) -> tuple[int,
         query = query.where(c.created_at < end)
     low, high = tx.connection.execute(query).one()
     return None if low is None else (int(low), int(high))
+
+
+def audit_segment(tx: Tx, start: datetime, end: datetime) -> list[Any]:
+    """The audit log's entries from the first made at or after ``start`` to the last made
+    before ``end``, every entry between them by id (one unbroken piece of its chain): rows
+    with ``id, at, actor, action, table_id, reason, detail, prev_hash, hash``, by id."""
+    c = s.audit_log.c
+    low = tx.connection.execute(select(func.min(c.id)).where(c.at >= start)).scalar_one()
+    high = tx.connection.execute(select(func.max(c.id)).where(c.at < end)).scalar_one()
+    if low is None or high is None or low > high:
+        return []
+    return list(
+        tx.connection.execute(select(s.audit_log).where(c.id >= low, c.id <= high).order_by(c.id))
+    )
 
 
 def round_start(tx: Tx, table_id: str, seq: int) -> int:

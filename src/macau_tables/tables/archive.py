@@ -7,10 +7,11 @@ JSON lines (one record a line, canonical JSON: sorted keys, UTF-8) plus a manife
 ``manifest.json``
     format and version, the gaming day and its bounds (Macau midnight to midnight, as UTC),
     when and from which database (no password) it was exported, the software version, the
-    transaction id range, each table's chain segment (``first_seq`` … ``last_seq``, the hash
-    before it and the hash of its last record: the *chain heads*, to compare with the heads
-    published by the operator or with the next day's archive), and every other member's
-    SHA-256, size in bytes and number of records.
+    transaction id range, the audit log's segment (``audit_chain``: first and last id, the hash
+    before it, the hash of its last entry), each table's chain segment (``first_seq`` …
+    ``last_seq``, the hash before it and the hash of its last record: the *chain heads*, to
+    compare with the heads published by the operator or with the next day's archive), and
+    every other member's SHA-256, size in bytes and number of records.
 ``configs.jsonl``
     every table configuration (the codec's canonical bytes and their SHA-256).
 ``tables.jsonl``
@@ -29,6 +30,10 @@ JSON lines (one record a line, canonical JSON: sorted keys, UTF-8) plus a manife
     the linked meters as stored, their whole hash-chained logs and their hits.
 ``shoes.jsonl``
     the virtual shoes in play that day: commitment, and the reveal once the shoe ended.
+``audit.jsonl`` (version 2)
+    the audit log's entries of the day (privileged actions and faults: who, what, why, when),
+    an unbroken piece of its hash chain, from ``audit_chain.start_hash`` to ``end_hash`` in the
+    manifest.
 ``manifest.sig`` (when exported with a signing key)
     the Ed25519 signature of the manifest's bytes, with the public key that made it
     (:mod:`.signing`): who exported the archive.
@@ -52,6 +57,7 @@ from .. import __version__
 from ..store import SCHEMA_VERSION, Store, Tx
 from ..store.chain import canonical_json, iso
 from ..store.history import (
+    audit_segment,
     balances_before,
     config_ids,
     event_range,
@@ -68,6 +74,7 @@ __all__ = [
     "FORMAT",
     "MANIFEST",
     "MEMBERS",
+    "MEMBERS_OF",
     "VERSION",
     "Exported",
     "collect_day",
@@ -76,7 +83,9 @@ __all__ = [
 ]
 
 FORMAT: Final = "macau-tables-audit-archive"
-VERSION: Final = 1
+VERSION: Final = 2
+"""The archive format's version: 2 adds the audit log's segment (``audit.jsonl``); archives of
+version 1 are still checked (:data:`MEMBERS_OF`)."""
 MANIFEST: Final = "manifest.json"
 MEMBERS: Final = (
     "configs.jsonl",
@@ -88,8 +97,11 @@ MEMBERS: Final = (
     "meter_log.jsonl",
     "meter_hits.jsonl",
     "shoes.jsonl",
+    "audit.jsonl",
 )
 """Every member beside the manifest (all of them, always: an empty day has empty members)."""
+MEMBERS_OF: Final = {1: MEMBERS[:-1], 2: MEMBERS}
+"""The members of each archive version this code checks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +188,7 @@ def collect_day(
     kinds = {a.account_id: a.kind for a in tx.accounts()}
     balances = {"accounts": kinds, "opening": opening, "closing": closing}
     meters = sorted(tx.meters(), key=lambda m: m.meter_id)
+    audit = audit_segment(tx, start, end)
     members = {
         "configs.jsonl": _lines(_configs(tx)),
         "tables.jsonl": _lines(
@@ -229,6 +242,20 @@ def collect_day(
             for h in meter_hit_rows(tx, m.meter_id)
         ),
         "shoes.jsonl": _lines(_shoes(tx, [t.table_id for t in tables], start, end)),
+        "audit.jsonl": _lines(
+            {
+                "id": int(a.id),
+                "at": iso(a.at),
+                "actor": a.actor,
+                "action": a.action,
+                "table_id": a.table_id,
+                "reason": a.reason,
+                "detail": a.detail,
+                "prev_hash": a.prev_hash,
+                "hash": a.hash,
+            }
+            for a in audit
+        ),
     }
     manifest = {
         "format": FORMAT,
@@ -243,6 +270,14 @@ def collect_day(
         "software": f"macau-tables {__version__}",
         "tx_range": span,
         "chains": chains,
+        "audit_chain": None
+        if not audit
+        else {
+            "first_id": int(audit[0].id),
+            "last_id": int(audit[-1].id),
+            "start_hash": audit[0].prev_hash,
+            "end_hash": audit[-1].hash,
+        },
     }
     return members, manifest
 

@@ -16,7 +16,9 @@ the member, the record and the table):
    manifest's range; every account's opening balance plus the postings is its closing balance;
    opening and closing balances both sum to zero;
 5. every meter's log chained from the start, its hits those of the log;
-6. every revealed shoe hashes to its commitment;
+6. every revealed shoe hashes to its commitment; (version 2) the day's audit log entries an
+   unbroken piece of its chain, from the manifest's ``audit_chain`` start hash to its end hash,
+   each hash recomputed;
 7. every table's rounds re-derived through the rules (:mod:`.rederive`): postings, settlements,
    the meter each jackpot settlement was given against the ledger, reveals.
 """
@@ -33,9 +35,10 @@ from typing import Any
 
 from .. import codec
 from ..errors import MacauTablesError
-from .archive import FORMAT, MANIFEST, MEMBERS, VERSION
+from .archive import FORMAT, MANIFEST, MEMBERS_OF
 from .archive_content import (
     Refused,
+    check_audit,
     check_configs,
     check_events,
     check_meters,
@@ -122,23 +125,25 @@ def _open(
             except ValueError as exc:
                 fail(name, MANIFEST, None, "operations.archive_manifest", reason=str(exc)[:200])
             _signature(names, zf, raw, signed, public_key)
-            if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+            version = manifest.get("version")
+            if manifest.get("format") != FORMAT or version not in MEMBERS_OF:
                 fail(
                     name,
                     MANIFEST,
                     None,
                     "operations.archive_format",
-                    expected=f"{FORMAT} {VERSION}",
-                    found=f"{manifest.get('format')} {manifest.get('version')}",
+                    expected=f"{FORMAT} {' or '.join(str(v) for v in MEMBERS_OF)}",
+                    found=f"{manifest.get('format')} {version}",
                 )
+            expected = MEMBERS_OF[version]
             listed = manifest.get("members")
-            if not isinstance(listed, dict) or set(listed) != set(MEMBERS):
+            if not isinstance(listed, dict) or set(listed) != set(expected):
                 fail(name, MANIFEST, None, "operations.archive_manifest", reason="members differ")
             for member in names:
                 if member not in (MANIFEST, SIGNATURE) and member not in listed:
                     fail(member, "-", None, "operations.archive_member_unlisted", member=member)
             out = {}
-            for member in MEMBERS:
+            for member in expected:
                 if member not in names:
                     fail(member, "-", None, "operations.archive_member_missing", member=member)
                 out[member] = zf.read(member)
@@ -206,7 +211,7 @@ def _check(
     members: Mapping[str, bytes], manifest: Mapping[str, Any], counts: dict[str, int]
 ) -> None:
     listed = manifest["members"]
-    rows = {m: _records(members, m, listed[m]["records"]) for m in MEMBERS if m.endswith(".jsonl")}
+    rows = {m: _records(members, m, listed[m]["records"]) for m in members if m.endswith(".jsonl")}
     try:
         balances = json.loads(members["balances.json"])
         accounts, opening, closing = balances["accounts"], balances["opening"], balances["closing"]
@@ -233,6 +238,8 @@ def _check(
             rows["meters.jsonl"], rows["meter_log.jsonl"], rows["meter_hits.jsonl"], counts
         )
         check_shoes(rows["shoes.jsonl"], counts)
+        if "audit.jsonl" in rows:  # version 2
+            check_audit(rows["audit.jsonl"], manifest.get("audit_chain"), counts)
     except (KeyError, TypeError, AttributeError) as exc:
         fail(
             "archive",

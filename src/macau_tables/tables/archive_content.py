@@ -8,16 +8,18 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, NoReturn
 
 from .. import codec
 from ..errors import MacauTablesError
 from ..rng import ShoeReveal
-from ..store.chain import GENESIS, chain_hash, transaction_digest
+from ..store.chain import GENESIS, audit_payload, chain_hash, transaction_digest
 from .findings import Finding, finding
 
 __all__ = [
     "Refused",
+    "check_audit",
     "check_configs",
     "check_events",
     "check_meters",
@@ -235,6 +237,49 @@ def check_transactions(
             )
     counts["transactions"] = len(rows)
     return rows
+
+
+def check_audit(
+    entries: list[dict[str, Any]], segment: Mapping[str, Any] | None, counts: dict[str, int]
+) -> None:
+    """The day's audit log entries: ids increasing, each linked to the hash before it from
+    the segment's start hash, each hash recomputed (:func:`~..store.chain.audit_payload`), the
+    last one the segment's end hash (none at all when the manifest names no segment)."""
+    if not entries:
+        if segment is not None:
+            fail("audit.jsonl", "-", None, "operations.archive_audit_segment", first="-")
+        counts["audit entries"] = 0
+        return
+    if segment is None or int(entries[0]["id"]) != int(segment["first_id"]):
+        fail("audit.jsonl", "-", None, "operations.archive_audit_segment", first=entries[0]["id"])
+    prev, last = segment["start_hash"], 0
+    for entry in entries:
+        number = int(entry["id"])
+        payload = audit_payload(
+            datetime.fromisoformat(entry["at"]),
+            entry["actor"],
+            entry["action"],
+            entry["table_id"],
+            entry["reason"],
+            entry["detail"],
+        )
+        if (
+            number <= last
+            or entry["prev_hash"] != prev
+            or chain_hash(prev, payload) != entry["hash"]
+        ):
+            fail(
+                "audit.jsonl",
+                f"audit {number}",
+                entry["table_id"],
+                "store.verify_audit_log",
+                id=number,
+                action=entry["action"],
+            )
+        prev, last = entry["hash"], number
+    if last != int(segment["last_id"]) or prev != segment["end_hash"]:
+        fail("audit.jsonl", f"audit {last}", None, "operations.archive_audit_segment", first=last)
+    counts["audit entries"] = len(entries)
 
 
 def check_meters(
