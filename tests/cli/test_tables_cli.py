@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from fractions import Fraction
 from pathlib import Path
 
 from macau_tables.store import Store
@@ -140,6 +141,49 @@ def test_report_gives_drop_win_hold_commission_jackpot_and_liability(session: st
     assert float(by_table["csp-1"]["liability"]) >= 10_000  # the seed at least
     other_day = run("report", "--day", "2001-01-01", "--format", "csv", "--database", session)
     assert all(r.split(",")[2] == "0" for r in other_day.stdout.splitlines()[1:])
+
+
+def test_report_by_position_gives_each_box_and_seat_and_adds_up_to_the_table(
+    session: str,
+) -> None:
+    """STANDARDS: meters for drop, wagers and payouts per betting position. Over the rounds
+    settled that day (no void in this session), each table's positions add up to its figures."""
+    text = run("report", "--day", today(), "--by-position", "--database", session)
+    assert text.exit_code == 0, text.output
+    assert "per betting position" in text.stdout and "seat 1" in text.stdout
+    assert "box 1" in text.stdout
+    found = run(
+        "report", "--day", today(), "--by-position", "--format", "csv", "--database", session
+    )
+    rows = list(csv.DictReader(io.StringIO(found.stdout)))
+    assert rows and {r["table_id"] for r in rows} == {"bac-1", "csp-1"}
+    tables = {
+        r["table_id"]: r
+        for r in csv.DictReader(
+            io.StringIO(
+                run("report", "--day", today(), "--format", "csv", "--database", session).stdout
+            )
+        )
+    }
+    for table_id in ("bac-1", "csp-1"):
+        mine = [r for r in rows if r["table_id"] == table_id]
+        assert all(r["position"].split()[0] in ("box", "seat") for r in mine)
+        assert int(sum(100 * Fraction(r["drop"]) for r in mine)) == int(
+            100 * Fraction(tables[table_id]["drop"])
+        )
+        for column, total in (
+            ("commission", "commission"),
+            ("contributions", "jackpot_contributions"),
+        ):
+            assert sum(Fraction(r[column]) for r in mine) == Fraction(tables[table_id][total])
+        if Fraction(tables[table_id]["jackpot_awards"]) == 0:  # (a hit's house-funded restart)
+            assert sum(Fraction(r["win"]) for r in mine) == Fraction(tables[table_id]["win"])
+    nothing = run(
+        "report", "--day", "2001-01-01", "--by-position", "--format", "csv", "--database", session
+    )
+    assert nothing.stdout.splitlines() == [
+        "table_id,position,wagers,drop,paid,commission,contributions,awards,win"
+    ]
 
 
 def test_audit_export_is_verified_offline(session: str, tmp_path: Path) -> None:

@@ -22,18 +22,28 @@ code 2.
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from ..errors import ConfigError
+from ..store import Tx
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
 from ..tables.audit import verify_database
 from ..tables.findings import Finding
 from ..tables.recall import RecalledRound, recall
-from ..tables.reports import DayReport, day_report, report_csv
+from ..tables.reports import (
+    DayReport,
+    PositionFigures,
+    day_bounds,
+    day_report,
+    position_csv,
+    position_figures,
+    report_csv,
+)
 from ..tables.signing import fingerprint, generate_key, load_key, parse_public_key, write_key
 from .apps import app
 from .database import (
@@ -73,6 +83,9 @@ PUBLIC_KEY = typer.Option(
 )
 KEY_OUTPUT = typer.Option(
     ..., "--output", "-o", help="The private key file to write (never overwritten)."
+)
+BY_POSITION = typer.Option(
+    False, "--by-position", help="Per betting position (box or seat) of each table instead."
 )
 SIGN_KEY = typer.Option(
     None, "--sign-key", help="Sign the archive with this private key (audit keygen)."
@@ -241,21 +254,66 @@ def describe_finding(found: Finding) -> str:
 @app.command("report")
 def report(
     day: str = typer.Option(..., "--day", help=DAY_HELP),
+    by_position: bool = BY_POSITION,
     output_format: ReportFormat = REPORT_FORMAT,
     output: Path | None = REPORT_OUTPUT,
     database: str | None = DATABASE,
 ) -> None:
     """A gaming day's figures per table: drop, win, hold %, commission, jackpot contributions,
-    awards and liability."""
+    awards and liability; with --by-position, per box or seat of each table."""
     with refusals():
         gaming_day = parse_day(day)
         store = open_store(database)
         try:
             result = store.read(lambda tx: day_report(tx, gaming_day))
+            positions = (
+                store.read(lambda tx: day_positions(tx, gaming_day)) if by_position else None
+            )
         finally:
             store.close()
-    text = report_csv(result) if output_format is ReportFormat.CSV else report_text(result)
+    if positions is not None:
+        csv_form = output_format is ReportFormat.CSV
+        text = position_csv(positions) if csv_form else positions_text(result, positions)
+    else:
+        text = report_csv(result) if output_format is ReportFormat.CSV else report_text(result)
     emit(text, output)
+
+
+def day_positions(tx: Tx, gaming_day: date) -> list[PositionFigures]:
+    """Every table's per-position figures on ``gaming_day``."""
+    start, end = day_bounds(gaming_day)
+    return [
+        f
+        for table in sorted(tx.tables(), key=lambda t: t.table_id)
+        for f in position_figures(tx, table, start, end)
+    ]
+
+
+def positions_text(r: DayReport, figures: list[PositionFigures]) -> str:
+    """The per-position report for people."""
+    head = (
+        f"{'table':<9} {'position':<12} {'wagers':>6} {'drop':>13} {'paid':>13} "
+        f"{'commission':>11} {'contrib.':>10} {'awards':>11} {'win':>12}"
+    )
+    lines = [
+        f"Gaming day {r.day.isoformat()} (Macau), {shown_time(r.start)} to {shown_time(r.end)}: "
+        "per betting position, rounds settled that day",
+        "",
+        head,
+        "-" * len(head),
+    ]
+    for f in figures:
+        lines.append(
+            f"{f.table_id:<9} {f.spot:<12} {f.wagers:>6} {money(f.drop):>13} {money(f.paid):>13} "
+            f"{money(f.commission):>11} {money(f.contributions):>10} {money(f.awards):>11} "
+            f"{money(f.win):>12}"
+        )
+    lines += [
+        "",
+        "drop: stakes taken from wallets in those rounds; paid: stakes back, wins and awards; "
+        "win: the table bank's net and the commission, less house-funded awards.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def report_text(r: DayReport) -> str:

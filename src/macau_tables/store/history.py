@@ -42,6 +42,7 @@ __all__ = [
     "meter_postings",
     "posting_totals",
     "round_start",
+    "settled_round_ids",
     "transactions_of_events",
     "tx_range",
 ]
@@ -124,6 +125,24 @@ def audit_segment(tx: Tx, start: datetime, end: datetime) -> list[Any]:
     return list(
         tx.connection.execute(select(s.audit_log).where(c.id >= low, c.id <= high).order_by(c.id))
     )
+
+
+def settled_round_ids(tx: Tx, table_id: str, start: datetime, end: datetime) -> list[str]:
+    """The rounds of ``table_id`` whose settlement (an event ``….RoundSettled``) was recorded
+    in ``[start, end)``, in the order they settled."""
+    c = s.events.c
+    rows = tx.connection.execute(
+        select(c.round_id)
+        .where(
+            c.table_id == table_id,
+            c.recorded_at >= start,
+            c.recorded_at < end,
+            c.type.like("%.RoundSettled"),
+            c.round_id.is_not(None),
+        )
+        .order_by(c.seq)
+    )
+    return [r.round_id for r in rows]
 
 
 def round_start(tx: Tx, table_id: str, seq: int) -> int:

@@ -36,6 +36,7 @@ __all__ = [
     "RecalledWager",
     "recall",
     "recall_round",
+    "settled_wagers",
 ]
 
 
@@ -164,20 +165,7 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
     resolver = tx.config_resolver()
     decoded = [(r, r.decode(resolver)) for r in records]
     dealing = dealing_for(table.game, live=False)
-    mine = [e for _, e in decoded if not isinstance(e, TABLE_EVENTS)]
-    mine = [e for e in mine if not dealing.is_dealing_event(e)]
-    round_: Any = GAMES[table.game].replay(mine) if mine else None
-    over = round_ is not None and bool(round_.is_over)
-    closing = next((e for e in mine if hasattr(e, "settlement")), None) if over else None
-    state = "open"
-    if closing is not None:
-        # how the game closed it, as verify re-derives it (a settlement comes out again whole;
-        # a void — whichever fault voided it — only its money): no guess from the event's name
-        at = mine.index(closing)
-        closed = CLOSERS[table.game](closing, lambda: GAMES[table.game].replay(mine[:at]))
-        state = "settled" if closed is not None and closed.whole else "void"
-    if getattr(round_, "demo", False):
-        state = "demonstration"  # BAC-2.2: dealt without wagers
+    closing, state = _closing(table, [e for _, e in decoded])
     cards = tuple(
         RecalledCard(r.seq, _card(e.card), _where(e), type(e).__name__)
         for r, e in decoded
@@ -246,6 +234,38 @@ def _summary(event: object) -> str:
         if isinstance(value, str | int | bool) and f.name not in ("salt", "commitment"):
             parts.append(f"{f.name}={value}")
     return ", ".join(parts)
+
+
+def settled_wagers(tx: Tx, table: TableRecord, round_id: str) -> tuple[WagerResult, ...]:
+    """Round ``round_id``'s wagers as its settlement paid them (empty when the round is void,
+    not over or a demonstration round)."""
+    resolver = tx.config_resolver()
+    events = [r.decode(resolver) for r in tx.read_events(table.table_id, round_id=round_id)]
+    closing, state = _closing(table, events)
+    if state != "settled" or closing is None:
+        return ()
+    return _results(getattr(closing, "settlement", None))
+
+
+def _closing(table: TableRecord, events: list[object]) -> tuple[object | None, str]:
+    """The round's closing event (``None``: not over) and its state: ``"settled"``,
+    ``"void"``, ``"open"`` or ``"demonstration"`` — how the game closed it, as verify
+    re-derives it (a settlement comes out again whole; a void — whichever fault voided it —
+    only its money): no guess from the event's name."""
+    dealing = dealing_for(table.game, live=False)
+    mine = [e for e in events if not isinstance(e, TABLE_EVENTS)]
+    mine = [e for e in mine if not dealing.is_dealing_event(e)]
+    round_: Any = GAMES[table.game].replay(mine) if mine else None
+    over = round_ is not None and bool(round_.is_over)
+    closing = next((e for e in mine if hasattr(e, "settlement")), None) if over else None
+    state = "open"
+    if closing is not None:
+        at = mine.index(closing)
+        closed = CLOSERS[table.game](closing, lambda: GAMES[table.game].replay(mine[:at]))
+        state = "settled" if closed is not None and closed.whole else "void"
+    if getattr(round_, "demo", False):
+        state = "demonstration"  # BAC-2.2: dealt without wagers
+    return closing, state
 
 
 def _results(settlement: object) -> tuple[WagerResult, ...]:

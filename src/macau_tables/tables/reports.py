@@ -21,12 +21,22 @@ the ledger:
 * ``carried`` — wagers held for a later round at the end of the day (CSP-11.1, BAC-12);
 * ``liability`` — the linked meter's amount at the end of the day: what the jackpot owes its
   next winners (one meter is shared by the tables linked to it; the totals count it once).
+
+Per betting position (``report --by-position``; STANDARDS "meters for drop, wagers and
+payouts per betting position"): each box or seat of each table over the rounds *settled* that
+day, from their settlements (:class:`~macau_tables.rounds.WagerResult`, the rules' own
+figures, which ``verify`` checks against the ledger): ``wagers`` settled, ``drop`` (their
+stakes taken from wallets in that round: a stake carried in from an earlier round was dropped
+then), ``paid`` to the players (stakes back, wins, awards), ``commission``, ``contributions``
+to the meter, ``awards`` and ``win`` (the table bank's net, the commission, less the awards the
+house funded). A voided round's wagers went back whole and are not counted.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
@@ -34,16 +44,21 @@ from typing import Any
 
 from ..money import format_minor, format_percent
 from ..store import TableRecord, Tx
-from ..store.history import balances_at, event_counts, posting_totals
+from ..store.history import balances_at, event_counts, posting_totals, settled_round_ids
 from .clock import MACAU
+from .recall import settled_wagers
 
 __all__ = [
     "COLUMNS",
+    "POSITION_COLUMNS",
     "DayReport",
+    "PositionFigures",
     "TableFigures",
     "csv_row",
     "day_bounds",
     "day_report",
+    "position_csv",
+    "position_figures",
     "report_csv",
     "table_figures",
     "table_rows",
@@ -244,4 +259,68 @@ def report_csv(r: DayReport) -> str:
     writer.writerow(COLUMNS)
     for f in (*r.tables, r.totals):
         writer.writerow(csv_row(f))
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True, slots=True)
+class PositionFigures:
+    """One betting position's figures over a period (see the module docstring): ``spot`` as
+    the settlement names it (``"box 3"``, ``"seat 2"``); money in minor units."""
+
+    table_id: str
+    spot: str
+    wagers: int
+    drop: int
+    paid: int
+    commission: int
+    contributions: int
+    awards: int
+    win: int
+
+
+def _spot_order(spot: str) -> tuple[str, int, str]:
+    word, _, number = spot.rpartition(" ")
+    return (word, int(number), spot) if number.isdigit() else (spot, 0, spot)
+
+
+def position_figures(
+    tx: Tx, table: TableRecord, start: datetime, end: datetime
+) -> tuple[PositionFigures, ...]:
+    """``table``'s figures per betting position over the rounds settled in ``[start, end)``,
+    by position."""
+    sums: dict[str, dict[str, int]] = {}
+    for round_id in settled_round_ids(tx, table.table_id, start, end):
+        for w in settled_wagers(tx, table, round_id):
+            f = sums.setdefault(w.spot, dict.fromkeys(POSITION_FIELDS, 0))
+            f["wagers"] += 1
+            f["drop"] += 0 if w.carried_in else w.stake
+            f["paid"] += w.paid
+            f["commission"] += w.commission
+            f["contributions"] += w.meter
+            f["awards"] += w.award_from_meter + w.award_from_house
+            f["win"] += w.house + w.commission - w.award_from_house
+    return tuple(
+        PositionFigures(table.table_id, spot, **sums[spot])
+        for spot in sorted(sums, key=_spot_order)
+    )
+
+
+POSITION_FIELDS = ("wagers", "drop", "paid", "commission", "contributions", "awards", "win")
+POSITION_COLUMNS = ("table_id", "position", *POSITION_FIELDS)
+
+
+def position_csv(figures: Iterable[PositionFigures]) -> str:
+    """Per-position figures as CSV (amounts in major units)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(POSITION_COLUMNS)
+    for f in figures:
+        writer.writerow(
+            [
+                f.table_id,
+                f.spot,
+                f.wagers,
+                *(format_minor(getattr(f, name), grouping=False) for name in POSITION_FIELDS[1:]),
+            ]
+        )
     return buffer.getvalue()
