@@ -238,15 +238,27 @@ def test_verify_and_the_daily_report(page: Any, live: Live) -> None:
     page.locator("[data-report] tbody tr").first.wait_for()
     rows = page.locator("[data-report] tbody tr")
     assert rows.count() == len(table_names(live)) + 1  # every table and the total
+    # per betting position: a row per box or seat played that day, as the API gives them
+    positions = page.locator("[data-positions]")
+    positions.wait_for()
+    day = positions.get_attribute("data-positions")
+    api = live.api.get(f"/api/reports/positions?day={day}", headers=live.token("supervisor"))
+    assert positions.locator("tbody tr").count() == len(api.json()["positions"])
     with page.expect_download() as download:
         page.locator("#report-csv").click()
     assert download.value.suggested_filename.startswith("report-")
+    with page.expect_download() as download:
+        page.locator("#positions-csv").click()
+    assert download.value.suggested_filename.startswith("positions-")
     assert page.locator("#archive-download").count() == 0  # the archive is the admin's
     axe_check(page, what="reports en")
     shot(page, "reports-en")
     page.goto("/supervisor/reports?lang=zh-Hant")
+    page.locator("#verify-run").click()
+    page.locator("[data-verified]").wait_for()
     page.locator("#report-show").click()
     page.locator("[data-report] tbody tr").first.wait_for()
+    page.locator("[data-positions]").wait_for()
     assert english_left(page, *table_names(live), "supervisor") == []
     axe_check(page, what="reports zh-Hant")
     shot(page, "reports-zh-Hant")

@@ -95,6 +95,7 @@ RULES: dict[tuple[str, str], frozenset[UserRole] | None] = {
     ("GET", "/api/authorisations"): frozenset({SUPERVISOR}),
     ("GET", "/api/verify"): frozenset({SUPERVISOR, ADMIN}),
     ("GET", "/api/reports/daily"): frozenset({SUPERVISOR, ADMIN}),
+    ("GET", "/api/reports/positions"): frozenset({SUPERVISOR, ADMIN}),
     ("GET", "/api/audit/archive"): frozenset({ADMIN}),
     ("GET", "/api/audit/log"): frozenset({ADMIN}),
     ("GET", "/api/admin/tables"): frozenset({ADMIN}),
@@ -362,6 +363,26 @@ def test_the_daily_report_and_the_audit_archive_of_today(
     assert latest["detail"]["day"] == day
 
 
+def test_the_report_per_betting_position_adds_up_to_the_table(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """STANDARDS: meters for drop, wagers and payouts per betting position."""
+    Bots(runtime.service("csp-1"), ["alice", "bob"], seed=5, actor="test").play(2)
+    supervisor, day = login(client, "supervisor"), today(runtime)
+    found = client.get(f"/api/reports/positions?day={day}", headers=supervisor)
+    assert found.status_code == 200, found.text
+    rows = found.json()["positions"]
+    assert rows and {r["table_id"] for r in rows} == {"csp-1"}
+    assert all(r["position"].startswith("box ") for r in rows)
+    table = client.get(f"/api/reports/daily?day={day}", headers=supervisor).json()["tables"][2]
+    assert sum(r["drop"] for r in rows) == table["drop"]
+    assert sum(r["contributions"] for r in rows) == table["contributions"]
+    as_csv = client.get(f"/api/reports/positions?day={day}&format=csv", headers=supervisor)
+    assert as_csv.status_code == 200 and as_csv.headers["content-type"].startswith("text/csv")
+    assert as_csv.text.splitlines()[0].startswith("table_id,position,wagers,drop")
+    refused(client.get(f"/api/reports/positions?day={day}", headers=login(client, "alice")), 403)
+
+
 def test_the_audit_archive_is_signed_with_the_servers_key(store: Any, tmp_path: Path) -> None:
     """With ``audit_sign_key`` the archives handed out are signed by it (who exported the day,
     checked offline with the public key); a file holding no key stops the server at start."""
@@ -398,6 +419,7 @@ BAD_QUERIES: list[tuple[str, str]] = [
     ("/api/audit/log?limit=0", "server.invalid_request"),
     ("/api/audit/log?limit=abc", "server.invalid_request"),
     ("/api/reports/daily?day=0001-01-01", "admin.day_out_of_range"),
+    ("/api/reports/positions?day=yesterday", "cli.bad_day"),
     ("/api/audit/archive?day=9999-12-31", "admin.day_out_of_range"),
     ("/api/audit/log?action=%00", "server.invalid_request"),
     ("/api/meters/m%00", "server.invalid_request"),

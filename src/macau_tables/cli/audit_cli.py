@@ -22,14 +22,12 @@ code 2.
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from ..errors import ConfigError
-from ..store import Tx
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
 from ..tables.audit import verify_database
@@ -38,10 +36,9 @@ from ..tables.recall import RecalledRound, recall
 from ..tables.reports import (
     DayReport,
     PositionFigures,
-    day_bounds,
+    day_positions,
     day_report,
     position_csv,
-    position_figures,
     report_csv,
 )
 from ..tables.signing import fingerprint, generate_key, load_key, parse_public_key, write_key
@@ -277,16 +274,6 @@ def report(
     else:
         text = report_csv(result) if output_format is ReportFormat.CSV else report_text(result)
     emit(text, output)
-
-
-def day_positions(tx: Tx, gaming_day: date) -> list[PositionFigures]:
-    """Every table's per-position figures on ``gaming_day``."""
-    start, end = day_bounds(gaming_day)
-    return [
-        f
-        for table in sorted(tx.tables(), key=lambda t: t.table_id)
-        for f in position_figures(tx, table, start, end)
-    ]
 
 
 def positions_text(r: DayReport, figures: list[PositionFigures]) -> str:

@@ -71,7 +71,7 @@ from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, ReleaseAward, TableError
 from ..tables.reconfigure import change_table_config
-from ..tables.reports import TableFigures, day_report, report_csv
+from ..tables.reports import TableFigures, day_positions, day_report, position_csv, report_csv
 from ..tables.storage import read_table
 from . import auth
 from .errors import register_status
@@ -634,6 +634,69 @@ def daily_report(
         end=report.end.isoformat(),
         tables=[_figures(f) for f in report.tables],
         totals=_figures(report.totals),
+    )
+
+
+class PositionRow(BaseModel):
+    """One betting position's figures of a gaming day (minor units)."""
+
+    table_id: str
+    position: str
+    wagers: int
+    drop: int
+    paid: int
+    commission: int
+    contributions: int
+    awards: int
+    win: int
+
+
+class PositionReport(BaseModel):
+    """``macau-tables report --by-position``: the gaming day and each table's positions."""
+
+    day: str
+    positions: list[PositionRow]
+
+
+@router.get(
+    "/api/reports/positions",
+    summary="A gaming day's figures per betting position (supervisor, admin)",
+    response_model=PositionReport,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+def positions_report(
+    runtime: RuntimeDep,
+    who: Staff,
+    day: Day,
+    format: Annotated[Literal["json", "csv"], Query()] = "json",
+) -> Any:
+    """Wagers, drop, paid, commission, jackpot contributions, awards and win per box or seat
+    of each table, over the rounds settled that day (``format=csv``: the CSV of
+    ``macau-tables report --by-position --format csv``)."""
+    gaming_day = _day(day)
+    figures = runtime.store.read(lambda tx: day_positions(tx, gaming_day))
+    if format == "csv":
+        return PlainTextResponse(
+            position_csv(figures),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="positions-{gaming_day}.csv"'},
+        )
+    return PositionReport(
+        day=gaming_day.isoformat(),
+        positions=[
+            PositionRow(
+                table_id=f.table_id,
+                position=f.spot,
+                wagers=f.wagers,
+                drop=f.drop,
+                paid=f.paid,
+                commission=f.commission,
+                contributions=f.contributions,
+                awards=f.awards,
+                win=f.win,
+            )
+            for f in figures
+        ],
     )
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "TableFigures",
     "csv_row",
     "day_bounds",
+    "day_positions",
     "day_report",
     "position_csv",
     "position_figures",
@@ -303,6 +304,16 @@ def position_figures(
         PositionFigures(table.table_id, spot, **sums[spot])
         for spot in sorted(sums, key=_spot_order)
     )
+
+
+def day_positions(tx: Tx, day: date) -> list[PositionFigures]:
+    """Every table's per-position figures on gaming day ``day``, by table and position."""
+    start, end = day_bounds(day)
+    return [
+        f
+        for table in sorted(tx.tables(), key=lambda t: t.table_id)
+        for f in position_figures(tx, table, start, end)
+    ]
 
 
 POSITION_FIELDS = ("wagers", "drop", "paid", "commission", "contributions", "awards", "win")

@@ -14,6 +14,7 @@ const COUNT = {
   accounts: "pages.rep_count_accounts",
   meters: "pages.rep_count_meters",
   shoes: "pages.rep_count_shoes",
+  "audit entries": "pages.rep_count_audit",
 };
 
 const verifyButton = document.getElementById("verify-run");
@@ -48,6 +49,29 @@ const COLUMNS = [
   ["liability", "pages.rep_col_liability", true],
 ];
 
+// Per betting position (STANDARDS: meters for drop, wagers and payouts per betting position).
+const POSITION_COLUMNS = [
+  ["table_id", "pages.rep_col_table", false],
+  ["position", "pages.rep_col_position", false],
+  ["wagers", "pages.rep_col_wagers", false],
+  ["drop", "pages.rep_col_drop", true],
+  ["paid", "pages.rep_col_paid", true],
+  ["commission", "pages.rep_col_commission", true],
+  ["contributions", "pages.rep_col_contributions", true],
+  ["awards", "pages.rep_col_awards", true],
+  ["win", "pages.rep_col_win", true],
+];
+
+function dataTable(attrs, caption, columns, rows) {
+  return el(
+    "table",
+    { class: "data", ...attrs },
+    el("caption", { text: caption }),
+    el("thead", {}, el("tr", {}, ...columns.map(([, key, isMoney]) => el("th", { scope: "col", class: isMoney ? "num" : null, text: t(key) })))),
+    el("tbody", {}, ...rows.map((row) => el("tr", {}, ...columns.map((column) => el(column[0] === "table_id" ? "th" : "td", { class: column[2] ? "num" : null, scope: column[0] === "table_id" ? "row" : null, text: cell(row, column) }))))),
+  );
+}
+
 function cell(row, [key, , isMoney]) {
   const value = row[key];
   if (value === null || value === undefined || value === "") return "—";
@@ -60,6 +84,7 @@ const dayInput = document.getElementById("report-day");
 function links() {
   const day = encodeURIComponent(dayInput.value);
   document.getElementById("report-csv").href = `/api/reports/daily?day=${day}&format=csv`;
+  document.getElementById("positions-csv").href = `/api/reports/positions?day=${day}&format=csv`;
   const archive = document.getElementById("archive-download");
   if (archive) archive.href = `/api/audit/archive?day=${day}`;
 }
@@ -69,15 +94,10 @@ form.addEventListener("submit", (event) => {
   links();
   once(document.getElementById("report-show"), async () => {
     const report = await api("/api/reports/daily", { query: { day: dayInput.value } });
-    const rows = [...report.tables, report.totals];
+    const positions = await api("/api/reports/positions", { query: { day: dayInput.value } });
     document.getElementById("report-result").replaceChildren(
-      el(
-        "table",
-        { class: "data", "data-report": report.day },
-        el("caption", { text: t("pages.rep_caption", { day: report.day }) }),
-        el("thead", {}, el("tr", {}, ...COLUMNS.map(([, key, isMoney]) => el("th", { scope: "col", class: isMoney ? "num" : null, text: t(key) })))),
-        el("tbody", {}, ...rows.map((row) => el("tr", {}, ...COLUMNS.map((column) => el(column[0] === "table_id" ? "th" : "td", { class: column[2] ? "num" : null, scope: column[0] === "table_id" ? "row" : null, text: cell(row, column) }))))),
-      ),
+      dataTable({ "data-report": report.day }, t("pages.rep_caption", { day: report.day }), COLUMNS, [...report.tables, report.totals]),
+      dataTable({ "data-positions": positions.day }, t("pages.rep_positions_caption", { day: positions.day }), POSITION_COLUMNS, positions.positions),
     );
   });
 });
