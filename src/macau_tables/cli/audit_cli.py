@@ -291,8 +291,9 @@ def positions_text(r: DayReport, figures: list[PositionFigures]) -> str:
     ]
     for f in figures:
         lines.append(
-            f"{f.table_id:<9} {f.spot:<12} {f.wagers:>6} {money(f.drop):>13} {money(f.paid):>13} "
-            f"{money(f.commission):>11} {money(f.contributions):>10} {money(f.awards):>11} "
+            f"{f.table_id:<9} {f.position:<12} {f.wagers:>6} {money(f.drop):>13} "
+            f"{money(f.paid):>13} {money(f.commission):>11} {money(f.contributions):>10} "
+            f"{money(f.awards):>11} "
             f"{money(f.win):>12}"
         )
     lines += [

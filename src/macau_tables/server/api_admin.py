@@ -683,20 +683,7 @@ def positions_report(
         )
     return PositionReport(
         day=gaming_day.isoformat(),
-        positions=[
-            PositionRow(
-                table_id=f.table_id,
-                position=f.spot,
-                wagers=f.wagers,
-                drop=f.drop,
-                paid=f.paid,
-                commission=f.commission,
-                contributions=f.contributions,
-                awards=f.awards,
-                win=f.win,
-            )
-            for f in figures
-        ],
+        positions=[PositionRow(**dataclasses.asdict(f)) for f in figures],
     )
 
 

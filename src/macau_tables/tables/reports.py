@@ -265,11 +265,11 @@ def report_csv(r: DayReport) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PositionFigures:
-    """One betting position's figures over a period (see the module docstring): ``spot`` as
-    the settlement names it (``"box 3"``, ``"seat 2"``); money in minor units."""
+    """One betting position's figures over a period (see the module docstring): ``position``
+    as the settlement names the spot (``"box 3"``, ``"seat 2"``); money in minor units."""
 
     table_id: str
-    spot: str
+    position: str
     wagers: int
     drop: int
     paid: int
@@ -329,7 +329,7 @@ def position_csv(figures: Iterable[PositionFigures]) -> str:
         writer.writerow(
             [
                 f.table_id,
-                f.spot,
+                f.position,
                 f.wagers,
                 *(format_minor(getattr(f, name), grouping=False) for name in POSITION_FIELDS[1:]),
             ]
