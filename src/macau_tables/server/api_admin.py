@@ -71,7 +71,14 @@ from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, ReleaseAward, TableError
 from ..tables.reconfigure import change_table_config
-from ..tables.reports import TableFigures, day_positions, day_report, position_csv, report_csv
+from ..tables.reports import (
+    PositionFigures,
+    TableFigures,
+    day_positions,
+    day_report,
+    position_csv,
+    report_csv,
+)
 from ..tables.storage import read_table
 from . import auth
 from .errors import register_status
@@ -623,11 +630,7 @@ def daily_report(
     gaming_day = _day(day)
     report = runtime.store.read(lambda tx: day_report(tx, gaming_day))
     if format == "csv":
-        return PlainTextResponse(
-            report_csv(report),
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="report-{gaming_day}.csv"'},
-        )
+        return _csv(report_csv(report), f"report-{gaming_day}.csv")
     return DailyReport(
         day=report.day.isoformat(),
         start=report.start.isoformat(),
@@ -637,25 +640,21 @@ def daily_report(
     )
 
 
-class PositionRow(BaseModel):
-    """One betting position's figures of a gaming day (minor units)."""
-
-    table_id: str
-    position: str
-    wagers: int
-    drop: int
-    paid: int
-    commission: int
-    contributions: int
-    awards: int
-    win: int
+def _csv(body: str, filename: str) -> PlainTextResponse:
+    """A report's CSV, downloaded as ``filename``."""
+    return PlainTextResponse(
+        body,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
 
 
 class PositionReport(BaseModel):
-    """``macau-tables report --by-position``: the gaming day and each table's positions."""
+    """``macau-tables report --by-position``: the gaming day and each table's positions (the
+    report's own :class:`~macau_tables.tables.reports.PositionFigures`, minor units)."""
 
     day: str
-    positions: list[PositionRow]
+    positions: list[PositionFigures]
 
 
 @router.get(
@@ -676,15 +675,8 @@ def positions_report(
     gaming_day = _day(day)
     figures = runtime.store.read(lambda tx: day_positions(tx, gaming_day))
     if format == "csv":
-        return PlainTextResponse(
-            position_csv(figures),
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="positions-{gaming_day}.csv"'},
-        )
-    return PositionReport(
-        day=gaming_day.isoformat(),
-        positions=[PositionRow(**dataclasses.asdict(f)) for f in figures],
-    )
+        return _csv(position_csv(figures), f"positions-{gaming_day}.csv")
+    return PositionReport(day=gaming_day.isoformat(), positions=figures)
 
 
 @router.get(

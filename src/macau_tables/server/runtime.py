@@ -187,8 +187,8 @@ class Runtime:
         self._factory = service_factory
         self._lock = threading.RLock()
         self._services: dict[str, TableService] = {}
-        self._elsewhere: dict[str, str] = {}  # table -> why it is not served here (a key)
-        self._elsewhere_params: dict[str, dict[str, Any]] = {}  # table -> that refusal's params
+        # table -> why it is not served here: the refusal's key and params
+        self._elsewhere: dict[str, tuple[str, dict[str, Any]]] = {}
         self._known: set[str] = set()
         self._held: set[str] = set()  # tables whose lease another process holds now
         self._refreshed = 0.0  # when the tables were last read (monotonic)
@@ -288,21 +288,17 @@ class Runtime:
         """The configured tables not served here now, with why (``tables.leased``: another
         process holds the lease)."""
         with self._lock:
-            return dict(self._elsewhere)
+            return {t: key for t, (key, _) in self._elsewhere.items()}
 
     def not_served(self) -> dict[str, tuple[str, dict[str, Any]]]:
         """:meth:`elsewhere` with each refusal's parameters: ``{table: (key, params)}`` (what a
         page needs to say why, e.g. ``tables.program_changed`` and the files changed)."""
         with self._lock:
-            return {
-                t: (key, dict(self._elsewhere_params.get(t, {})))
-                for t, key in self._elsewhere.items()
-            }
+            return {t: (key, dict(params)) for t, (key, params) in self._elsewhere.items()}
 
     def _not_served(self, table_id: str, key: str, params: dict[str, Any] | None = None) -> None:
         """Record why ``table_id`` is not served here (the runtime's lock is held)."""
-        self._elsewhere[table_id] = key
-        self._elsewhere_params[table_id] = dict(params or {})
+        self._elsewhere[table_id] = (key, dict(params or {}))
 
     def _refresh_tables(self) -> None:
         records = self.store.read(lambda tx: tx.tables())  # outside the lock: requests go on
@@ -339,7 +335,8 @@ class Runtime:
                 service = self._open(table_id)
             except MacauTablesError as exc:
                 with self._lock:
-                    if self._elsewhere.get(table_id) != exc.key:
+                    before = self._elsewhere.get(table_id)
+                    if before is None or before[0] != exc.key:
                         log.info("table %s not served here: %s", table_id, exc.message)
                     self._not_served(table_id, exc.key, exc.params)
                 continue
@@ -349,7 +346,6 @@ class Runtime:
                     continue
                 self._services[table_id] = service
                 taken = self._elsewhere.pop(table_id, None) is not None
-                self._elsewhere_params.pop(table_id, None)
             log.info("table %s %s", table_id, "taken over" if taken else "served")
 
     def _open(self, table_id: str) -> TableService:

@@ -279,6 +279,10 @@ class PositionFigures:
     win: int
 
 
+POSITION_FIELDS = ("wagers", "drop", "paid", "commission", "contributions", "awards", "win")
+POSITION_COLUMNS = ("table_id", "position", *POSITION_FIELDS)
+
+
 def _spot_order(spot: str) -> tuple[str, int, str]:
     word, _, number = spot.rpartition(" ")
     return (word, int(number), spot) if number.isdigit() else (spot, 0, spot)
@@ -314,10 +318,6 @@ def day_positions(tx: Tx, day: date) -> list[PositionFigures]:
         for table in sorted(tx.tables(), key=lambda t: t.table_id)
         for f in position_figures(tx, table, start, end)
     ]
-
-
-POSITION_FIELDS = ("wagers", "drop", "paid", "commission", "contributions", "awards", "win")
-POSITION_COLUMNS = ("table_id", "position", *POSITION_FIELDS)
 
 
 def position_csv(figures: Iterable[PositionFigures]) -> str:
