@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
+from ..rng import CardLeaf
 from ..rounds import Dealer, Issuer
 from .bets import Area
 from .rules import TieOption, WagerKind
@@ -136,7 +137,8 @@ class CloseBetting:
 @dataclass(frozen=True, slots=True)
 class DealCard:
     """A card leaves the shoe. ``slot`` (optional) says where the dealer put it; ``exposed``:
-    it came out face up in error (BAC-4: it stays valid, and is recorded)."""
+    it came out face up in error (BAC-4: it stays valid, and is recorded). ``leaf``: the card's
+    place in the committed virtual shoe (the table service's only; a client's is refused)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
@@ -144,6 +146,7 @@ class DealCard:
     card: Card | str
     slot: CardSlot | None = None
     exposed: bool = False
+    leaf: CardLeaf | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,16 +47,17 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from .. import messages
+from .. import codec, messages
 from ..errors import MacauTablesError
 from ..money import format_minor
-from ..store import Tx
+from ..rng import ShoeOpening, commitment_scheme, prove_all
+from ..store import ShoeRecord, Tx
 from ..tables.clock import MACAU
 from . import auth, i18n
 from .errors import status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime, runtime_dependency
-from .schemas import ERROR_RESPONSES
+from .schemas import ERROR_RESPONSES, ProvedCard
 
 __all__ = [
     "STATIC",
@@ -258,15 +259,46 @@ SHOES_SHOWN: Final = 20
 
 
 class RevealedShoe(BaseModel):
-    """A finished virtual shoe as published: its commitment, then its order (uncut) and salt."""
+    """A finished virtual shoe as published: its ``scheme`` and ``commitment`` and, for a shoe
+    committed card by card (``merkle-v2``), its number of leaves ``size`` and the ``proofs`` of
+    the cards the public view showed — never the rest of its order (a folded box, a burned or
+    withdrawn card, the undealt rest: CSP-12, Common rules "Randomness"). A shoe committed whole
+    (``sha256-v1``, before) is listed by its commitment alone; its order and salt stay in the
+    audit archive."""
 
     table_id: str
     shoe_no: int
+    scheme: str
     commitment: str
-    order: list[str]
-    salt: str
+    size: int | None
+    proofs: list[ProvedCard]
     verified: bool | None
     revealed_at: datetime | None
+
+    @classmethod
+    def of(cls, shoe: ShoeRecord) -> RevealedShoe | None:
+        """The published entry of ``shoe`` (``None`` while it is not finished)."""
+        revealed = shoe.revealed
+        if revealed is None:
+            return None
+        scheme, _ = commitment_scheme(shoe.commitment)
+        size: int | None = None
+        proofs: list[ProvedCard] = []
+        if revealed.get("type") == codec.type_name(ShoeOpening):
+            opening = codec.decode(revealed, expect=ShoeOpening)
+            size = len(opening.leaves)
+            wanted = [(c.position, c.card, c.salt) for c in opening.public]
+            proofs = [ProvedCard.of(p) for p in prove_all(opening.leaves, wanted)]
+        return cls(
+            table_id=shoe.table_id,
+            shoe_no=shoe.shoe_no,
+            scheme=scheme,
+            commitment=shoe.commitment,
+            size=size,
+            proofs=proofs,
+            verified=shoe.verified,
+            revealed_at=shoe.revealed_at,
+        )
 
 
 class RevealedShoes(BaseModel):
@@ -278,7 +310,7 @@ class RevealedShoes(BaseModel):
 @api_router.get(
     "/api/shoes",
     dependencies=PUBLIC,
-    summary="The last finished shoes with their commitment, order and salt",
+    summary="The last finished shoes with their commitment and the public's card proofs",
 )
 def revealed_shoes(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
@@ -286,30 +318,18 @@ def revealed_shoes(
         str | None, Query(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
     ] = None,
 ) -> RevealedShoes:
-    """The last revealed virtual shoes of every table (or of ``table``), newest first: what the
-    shoe check verifies (a shoe's order is public once it is finished; an unfinished one is
-    never listed)."""
+    """The last finished virtual shoes of every table (or of ``table``), newest first: what the
+    shoe check verifies (each shoe's commitment, and the proofs of the cards the public view
+    showed; an unfinished shoe is never listed)."""
 
     def read(tx: Tx) -> list[RevealedShoe]:
         ids = [table] if table is not None else [t.table_id for t in tx.tables()]
         out: list[RevealedShoe] = []
         for table_id in ids:
             for shoe in tx.shoes(table_id):
-                revealed = shoe.revealed or {}
-                order, salt = revealed.get("order"), revealed.get("salt")
-                if not isinstance(order, list) or not isinstance(salt, str):
-                    continue
-                out.append(
-                    RevealedShoe(
-                        table_id=shoe.table_id,
-                        shoe_no=shoe.shoe_no,
-                        commitment=shoe.commitment,
-                        order=[str(card) for card in order],
-                        salt=salt,
-                        verified=shoe.verified,
-                        revealed_at=shoe.revealed_at,
-                    )
-                )
+                entry = RevealedShoe.of(shoe)
+                if entry is not None:
+                    out.append(entry)
         out.sort(key=lambda s: s.revealed_at or datetime.min.replace(tzinfo=UTC), reverse=True)
         return out[:SHOES_SHOWN]
 

@@ -127,8 +127,10 @@ Idempotency, snapshots, shoes, audit
   ``snapshot_latest(table_id, *, at_most: int | None = None) -> Snapshot | None``;
   ``shoe_put(table_id, shoe_no, commitment: str) -> None``; ``next_shoe_no(table_id) -> int``;
   ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
-  ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
-  ShoeReveal)`` so that verify checks it against the commitment); ``audit(action, *, actor,
+  ``shoes(table_id) -> list[ShoeRecord]``, ``shoe(table_id, shoe_no) -> ShoeRecord | None``
+  (``revealed`` as stored: store ``codec.encode(ShoeOpening)`` — a card-by-card shoe's leaves
+  and public cards — or, for a whole-shoe commitment, ``codec.encode(ShoeReveal)``, so that
+  verify checks it against the commitment); ``audit(action, *, actor,
   table_id=None, reason=None, detail: Mapping | None = None) -> int`` (hash-chained in id order,
   schema v6; verify walks the chain); ``audit_entries(*,
   table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``

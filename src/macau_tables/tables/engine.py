@@ -203,8 +203,10 @@ class Batch:
         self.records.append(Record(round_id, event))
 
     def seal(self, sealed: Sealed) -> None:
-        """A virtual order was shuffled and committed (kept to be stored sealed)."""
+        """A virtual order was shuffled and committed (kept to be stored sealed); its leaf
+        hashes are recorded now, before its first card (:class:`~.model.ShoeCommitted`)."""
         self.sealed.append(sealed)
+        self.records.append(Record(None, sealed.committed()))
 
     def advance(self) -> None:
         """Every automatic step now due (see :func:`advance`)."""
