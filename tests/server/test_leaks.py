@@ -13,6 +13,12 @@ the round as the law had it at the message's ``seq``. So neither the shoe's orde
 yet dealt), nor a burned card, nor the dealer's hole cards, nor another box's hand, nor a held
 baccarat card reaches anyone early.
 
+The same session asks, for every role (each player, the dealer, a supervisor, an admin, the
+public), ``GET /api/tables/{id}/proofs`` of the round in play (at its first decision or reveal
+and once it is over) and ``GET /api/shoes``: no role is proved a card the law does not show it
+then (Common rules "Randomness"), and the public shoe list holds no card the public was not
+shown — a folded Caribbean box's cards, the dealer's hole cards, burned or undealt cards.
+
 SQLite runs the full session (200 rounds); PostgreSQL a shorter one in ``make test`` and the
 full one under ``make test-slow``.
 """
@@ -36,8 +42,10 @@ from macau_tables.baccarat.bets import seat
 from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import WagerKind
+from macau_tables.cards import Card
 from macau_tables.caribbean.actions import CloseBetting as CspClose
 from macau_tables.caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.rng import CardProof
 from macau_tables.rounds import DEALER, Audience, DueKind
 from macau_tables.server import auth
 from macau_tables.server.principal import UserRole
@@ -78,7 +86,7 @@ class Session:
             auth.create_user(runtime.store, name, UserRole.PLAYER, EXTRA_PASSWORD)
         self.tokens = {
             name: _token(client, name, PASSWORD.get(name, EXTRA_PASSWORD))
-            for name in (*PLAYERS, "dealer", "supervisor")
+            for name in (*PLAYERS, "dealer", "supervisor", "admin")
         }
         self.audiences = {
             **{p: Audience.of_player(p) for p in PLAYERS},
@@ -86,6 +94,9 @@ class Session:
             "supervisor": Audience.supervisor(),
             "public": Audience.public(),
         }
+        self.provers = {**self.audiences, "admin": Audience.supervisor()}
+        """Who asks for proofs: every role (an admin sees a table as a supervisor does)."""
+        self.proved: Counter[tuple[str, str]] = Counter()
         self.keys = itertools.count()
         self.refused: Counter[str] = Counter()
         self.received: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -133,6 +144,36 @@ class Session:
     def service(self, table: str) -> Any:
         return self.runtime.service(table)
 
+    def check_proofs(self, table: str) -> None:
+        """Every role's proofs of the round in play now: only cards the law shows it now, each
+        verifying against its shoe's published root."""
+        svc = self.service(table)
+        r = svc.round
+        adapter = ADAPTERS[svc.setup.game]
+        for viewer, audience in self.provers.items():
+            headers = (
+                {} if viewer == "public" else {"Authorization": f"Bearer {self.tokens[viewer]}"}
+            )
+            response = self.client.get(
+                f"/api/tables/{table}/proofs", params={"round": r.round_id}, headers=headers
+            )
+            assert response.status_code == 200, response.text
+            answer = response.json()
+            proved = set(_cards_in(answer["shoes"]))
+            leaked = proved - adapter.visible(r, audience)
+            assert not leaked, (table, viewer, r.round_id, sorted(map(str, leaked)))
+            for shoe in answer["shoes"]:
+                for c in shoe["cards"]:
+                    proof = CardProof(
+                        c["position"],
+                        Card.parse(c["card"]),
+                        c["salt"],
+                        tuple(c["path"]),
+                        shoe["size"],
+                    )
+                    assert proof.verifies(shoe["commitment"]), (table, viewer, c)
+                    self.proved[(table, viewer)] += 1
+
     # -- the socket side --------------------------------------------------------------------
 
     def drain(self, table: str) -> None:
@@ -158,9 +199,11 @@ def _caribbean_round(s: Session, rnd: random.Random) -> None:
         if box not in carried and rnd.random() < 0.4:
             s.send("csp-1", player, PlaceJackpotWager(box, player), may_refuse=True)
     s.send("csp-1", "dealer", CspClose())
+    s.check_proofs("csp-1")  # the decisions: each player's own cards and the up card
     for _ in range(16):
         r = svc.round
         if r.is_over:
+            s.check_proofs("csp-1")
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.DECISION, due
@@ -190,9 +233,11 @@ def _baccarat_round(s: Session, table: str, rnd: random.Random) -> None:
             stake = max(rules.limits[extra].minimum, UNIT)
             s.send(table, player, PlaceWager(player, seat(number), extra, stake), may_refuse=True)
     s.send(table, "dealer", BacClose())
+    s.check_proofs(table)  # the first reveal (or the round over): held cards to the holder alone
     for _ in range(16):
         r = svc.round
         if r.is_over:
+            s.check_proofs(table)
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.REVEAL, due  # BAC-16: the holder turns the cards
@@ -262,9 +307,34 @@ def _play(s: Session, rounds: int) -> None:
         s.drain(table)
 
 
+def _check_shoe_list(s: Session) -> None:
+    """``GET /api/shoes`` for every role: the same public list, never a card the public was not
+    shown (Caribbean Stud: none at all, CSP-12; baccarat: the hands' cards), never an order."""
+    for table in TABLES:
+        public = {c for m in s.received[(table, "public")] for c in _cards_in(m)}
+        answers = []
+        for viewer in s.provers:
+            headers = {} if viewer == "public" else {"Authorization": f"Bearer {s.tokens[viewer]}"}
+            response = s.client.get("/api/shoes", params={"table": table}, headers=headers)
+            assert response.status_code == 200, response.text
+            answers.append(response.json())
+        assert all(a == answers[0] for a in answers)
+        for shoe in answers[0]["shoes"]:
+            assert "order" not in shoe and "salt" not in shoe
+            listed = set(_cards_in(shoe))
+            assert listed <= public, (table, sorted(map(str, listed - public)))
+            if s.service(table).setup.game == "caribbean":
+                assert shoe["proofs"] == []
+
+
 def _session(s: Session, rounds: int) -> None:
     _play(s, rounds)
     seen = _check(s)
+    _check_shoe_list(s)
+    # Not vacuous: players were proved their own Caribbean cards, the public the baccarat hands,
+    # and never a Caribbean card (its public view shows none).
+    assert all(s.proved[("csp-1", p)] > 0 for p in PLAYERS[:2])
+    assert s.proved[("bac-1", "public")] > 0 and s.proved[("csp-1", "public")] == 0
     # Not vacuous: every viewer got views, players were shown their own Caribbean hands and
     # the holder the held baccarat cards before anyone else; every round was played out.
     assert seen["messages"] >= rounds * 5 * len(s.audiences)
