@@ -33,7 +33,7 @@ from macau_tables.caribbean.actions import (
 )
 from macau_tables.caribbean.events import BettingClosed, CardDealt, RoundVoided
 from macau_tables.errors import RuleViolation
-from macau_tables.rng import SeededRandom, verify_order
+from macau_tables.rng import SeededRandom, commit_shoe, verify_order
 from macau_tables.rounds import DueKind
 from macau_tables.tables.dealing import reveal, seal
 from macau_tables.tables.engine import TableState, recover, restore, snapshot
@@ -48,6 +48,7 @@ from macau_tables.tables.model import (
     TableError,
     TableFaulted,
 )
+from macau_tables.tables.rederive import Counts, LoggedEvent, _shoe
 
 from .support import PureTable, baccarat_rules, caribbean_rules
 
@@ -490,3 +491,42 @@ def test_a_table_without_a_meter_refuses_jackpot_wagers_and_still_plays() -> Non
 
     t.commit(execute(b, Fold(1, "p1")))
     assert t.state.round.is_over
+
+
+def test_events_of_the_whole_shoe_scheme_still_decode_and_verify() -> None:
+    """Common rules "Randomness": a log recorded before the card-by-card scheme — version 1
+    deal events without a leaf, a version 1 ``ShoeRevealed`` with one salt over a ``sha256-v1``
+    commitment — still decodes, and its reveal verifies (and is re-derived) as before."""
+    commitment, revealed = commit_shoe(DECK, SeededRandom(11))
+    old = {
+        "type": "tables.ShoeRevealed",
+        "v": 1,
+        "shoe_no": 1,
+        "shoe_id": "t1-1-deck",
+        "commitment": commitment.digest,
+        "order": [str(c) for c in revealed.order],
+        "salt": revealed.salt,
+        "cut": 0,
+        "dealt": 20,
+        "commitment_ok": True,
+        "dealt_ok": True,
+        "mismatch_at": None,
+    }
+    e = codec.decode(old)
+    assert isinstance(e, ShoeRevealed) and e.salts == () and e.public == ()
+    assert verify_order(e.commitment, e.order, e.salt_of) and e.verified
+    counts = Counts()
+    assert _shoe("t1", LoggedEvent(5, None, e), {commitment.digest}, True, counts) is None
+    forged = replace(e, salt="00" * 32)
+    found = _shoe("t1", LoggedEvent(5, None, forged), {commitment.digest}, True, counts)
+    assert found is not None and found.key == "operations.verify_reveal"
+    for payload, cls in (
+        (
+            {"type": "caribbean.CardDealt", "v": 1, "card": "As", "to": 3, "face_up": False},
+            CardDealt,
+        ),
+        ({"type": "baccarat.CardDealt", "v": 1, "slot": "P1", "card": "Kd"}, BacCardDealt),
+    ):
+        dealt = codec.decode(payload)
+        assert isinstance(dealt, cls) and dealt.leaf is None
+        assert codec.encode(dealt)["v"] == 2
