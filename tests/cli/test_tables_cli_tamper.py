@@ -117,9 +117,11 @@ def test_a_changed_meter_row_is_found(played: str) -> None:
 
 
 def test_a_rewritten_log_whose_cards_no_longer_give_its_settlement_is_found(played: str) -> None:
-    """An insider swaps a box's card with the dealer's in a round and recomputes every hash
+    """An insider swaps a box's card with the dealer's in a round — each with its committed
+    leaf, so that every card still proves against the shoe's root — and recomputes every hash
     after them: the chain holds, the ledger is untouched, but the recorded settlement is not
-    what the rules derive from the cards now in the log."""
+    what the rules derive from the cards now in the log. Swapping the cards alone is found
+    at once: the card no longer hashes to its leaf (Common rules "Randomness")."""
     rows = sql(
         played,
         lambda c: c.execute(
@@ -130,14 +132,24 @@ def test_a_rewritten_log_whose_cards_no_longer_give_its_settlement_is_found(play
         ).all(),
     )
     dealt = [(seq, json.loads(payload)) for seq, payload in rows]
-    box = next((seq, d["card"]) for seq, d in dealt if d["to"] == 1)
-    dealer = next((seq, d["card"]) for seq, d in dealt if d["to"] == "dealer")
-    swapped = {box[0]: dealer[1], dealer[0]: box[1]}
+    box = next((seq, d["card"], d["leaf"]) for seq, d in dealt if d["to"] == 1)
+    dealer = next((seq, d["card"], d["leaf"]) for seq, d in dealt if d["to"] == "dealer")
+    swapped = {box[0]: dealer[1:], dealer[0]: box[1:]}
+
+    def swap_cards(seq: int, data: dict[str, Any]) -> bool:
+        if seq not in swapped:
+            return False
+        data["card"] = swapped[seq][0]
+        return True
+
+    assert rewrite_events(played, "csp-1", swap_cards) == box[0]
+    out = verify_fails(played)
+    assert "table csp-1, record csp-1#" in out and "do not hash to the leaf" in out
 
     def swap(seq: int, data: dict[str, Any]) -> bool:
         if seq not in swapped:
             return False
-        data["card"] = swapped[seq]
+        data["card"], data["leaf"] = swapped[seq]
         return True
 
     assert rewrite_events(played, "csp-1", swap) == box[0]
