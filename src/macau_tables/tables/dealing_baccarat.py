@@ -155,7 +155,9 @@ class BaccaratDealing:
         """The shoe events and reveals among ``events``, the shoe rebuilt by ``replay``."""
         for e in events:
             deal = _fold(deal, e)
-            deal = replace(deal, proving=deal.proving.fold(e))
+            proving = deal.proving.fold(e)
+            if proving is not deal.proving:
+                deal = replace(deal, proving=proving)
         return replace(deal, shoe=S.replay(deal.events) if deal.events else None)
 
     def snapshot(self, deal: BaccaratDeal) -> Mapping[str, Any]:

@@ -99,7 +99,9 @@ class CaribbeanDealing:
                 deal = CaribbeanDeal(n, n, _deck_id(round_id or "?"), e.shoe_commitment)
             elif isinstance(e, ShoeRevealed | ShoeLost):
                 deal = CaribbeanDeal(deal.seals)
-            deal = replace(deal, proving=deal.proving.fold(e))
+            proving = deal.proving.fold(e)
+            if proving is not deal.proving:
+                deal = replace(deal, proving=proving)
         return deal
 
     def snapshot(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
