@@ -87,7 +87,7 @@ from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
 from .api_tables import audience_of, expectation
-from .errors import error_body, language_of, status_for
+from .errors import error_body, for_client, language_of, status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
 
@@ -445,6 +445,7 @@ async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None
         return
     reason = ""
     if error is not None:
+        error = for_client(error)  # a store failure: its URL for the log only
         with contextlib.suppress(Exception):
             await websocket.send_text(
                 _dumps({"type": "error", **error_body(error, language_of(websocket))})
