@@ -237,7 +237,7 @@ class ShoeRecord:
     revealed_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class ShoeCursor:
     """Where a page of revealed shoes ends (:meth:`~macau_tables.store.Tx.revealed_shoes_page`):
     its last shoe's reveal time, table and number — the listing's order, newest first, so two
