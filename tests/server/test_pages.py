@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -125,7 +126,7 @@ def test_a_page_never_carries_markup_from_its_input(client: TestClient) -> None:
 def test_finished_shoes_are_listed_with_order_and_salt(
     client: TestClient, runtime: Runtime
 ) -> None:
-    assert client.get("/api/shoes").json() == {"shoes": []}
+    assert client.get("/api/shoes").json() == {"shoes": [], "next": None}
     order = [Card.from_index(i) for i in range(52)]
     salt = bytes(32)
     digest = commitment_digest(order, salt)
@@ -141,6 +142,51 @@ def test_finished_shoes_are_listed_with_order_and_salt(
     (shoe,) = client.get("/api/shoes").json()["shoes"]
     assert (shoe["table_id"], shoe["shoe_no"], shoe["commitment"]) == ("bac-1", 1, digest)
     assert shoe["order"][:2] == ["2d", "2c"] and shoe["salt"] == salt.hex()
-    assert client.get("/api/shoes?table=csp-1").json() == {"shoes": []}
+    assert client.get("/api/shoes?table=csp-1").json() == {"shoes": [], "next": None}
     refused = client.get("/api/shoes", params={"table": "bac\x00"})
     assert refused.status_code == 422
+
+
+def test_the_shoes_are_listed_a_page_at_a_time_newest_first(
+    client: TestClient, runtime: Runtime
+) -> None:
+    order = [Card.from_index(i) for i in range(52)]
+    salt = bytes(32)
+    digest = commitment_digest(order, salt)
+    revealed = {"order": [str(c) for c in order], "salt": salt.hex()}
+
+    def reveal(tx: Any) -> None:
+        for n in range(1, 8):
+            for table_id in ("bac-1", "csp-1"):
+                tx.shoe_put(table_id, n, digest)
+                tx.shoe_reveal(table_id, n, revealed, True)
+
+    runtime.store.run(reveal)
+    seen: list[tuple[str, int]] = []
+    params: dict[str, Any] = {"limit": 3}
+    while True:
+        page = client.get("/api/shoes", params=params)
+        assert page.status_code == 200, page.text
+        body = page.json()
+        seen += [(s["table_id"], s["shoe_no"]) for s in body["shoes"]]
+        if body["next"] is None:
+            break
+        assert len(body["shoes"]) == 3
+        params = {"limit": 3, "before": body["next"]}
+    assert seen == [(t, n) for n in range(7, 0, -1) for t in ("csp-1", "bac-1")]
+    first = client.get("/api/shoes").json()
+    assert len(first["shoes"]) == 14 and first["next"] is None  # 20 by default
+    csp = client.get("/api/shoes", params={"table": "csp-1", "limit": 4}).json()
+    assert [s["shoe_no"] for s in csp["shoes"]] == [7, 6, 5, 4]
+    older = client.get("/api/shoes", params={"table": "csp-1", "before": csp["next"]}).json()
+    assert [s["shoe_no"] for s in older["shoes"]] == [3, 2, 1]
+    for bad in ({"limit": 0}, {"limit": 101}, {"limit": "x"}):
+        refused = client.get("/api/shoes", params=bad)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["key"] == "server.invalid_request"
+    for forged in ("nonsense", "W10", "WyJ4IiwiYmFjLTEiLDFd", csp["next"] + "A"):
+        refused = client.get("/api/shoes", params={"before": forged})
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert error["key"] == "pages.shoe_cursor_unknown"
+        assert "before" in error["text"]

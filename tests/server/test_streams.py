@@ -232,6 +232,33 @@ def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
     assert svc.view(Audience.public()).seq == before  # nothing changed at the table
 
 
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "[" * 30_000 + "]" * 30_000,  # deeper than the JSON parser's recursion
+        '{"type": "ping", "x": ' + "[" * 30_000,  # unfinished
+        '{"a":' * 10_000 + "1" + "}" * 10_000,  # (within body_limit_bytes)
+        "[" * 40 + "]" * 40,  # shallow, but more than a control message holds
+    ],
+)
+def test_a_deeply_nested_message_closes_1008_without_a_traceback(
+    client: TestClient, caplog: pytest.LogCaptureFixture, nested: str
+) -> None:
+    """A message nested 30,000 deep is refused as any other message that is not a control
+    message (CSP-12: 1008, ``streams.refused``), before it is parsed: no 1011, nothing logged
+    as an error — on a table's stream and on the jackpot's."""
+    for path in ("/ws/tables/csp-1", "/ws/jackpot"):
+        caplog.clear()
+        with client.websocket_connect(path) as ws:
+            ws.receive_json()
+            ws.send_text(nested)
+            error, closed = _closed(ws)
+        assert (closed.code, closed.reason) == (streams.CLOSE_POLICY, "streams.refused"), path
+        assert (error["key"], error["rule"]) == ("streams.refused", "CSP-12")
+        assert len(error["params"]["message"]) <= 60
+        assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+
+
 def test_unknown_tables_bad_seqs_and_oversized_messages_are_closed_with_a_reason(
     client: TestClient, runtime: Runtime
 ) -> None:

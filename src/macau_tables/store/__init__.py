@@ -128,7 +128,10 @@ Idempotency, snapshots, shoes, audit
   ``shoe_put(table_id, shoe_no, commitment: str) -> None``; ``next_shoe_no(table_id) -> int``;
   ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
   ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
-  ShoeReveal)`` so that verify checks it against the commitment); ``audit(action, *, actor,
+  ShoeReveal)`` so that verify checks it against the commitment);
+  ``revealed_shoes_page(table_id=None, *, before: ShoeCursor | None = None, limit) ->
+  ShoesPage`` (the revealed shoes newest first, at most ``limit`` rows read whatever the
+  history: schema v9's indexes by reveal time); ``audit(action, *, actor,
   table_id=None, reason=None, detail: Mapping | None = None) -> int`` (hash-chained in id order,
   schema v6; verify walks the chain); ``audit_entries(*,
   table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``
@@ -162,7 +165,9 @@ from .records import (
     MeterRecord,
     PlayerRecord,
     PostingRecord,
+    ShoeCursor,
     ShoeRecord,
+    ShoesPage,
     Snapshot,
     TableMode,
     TableRecord,
@@ -191,7 +196,9 @@ __all__ = [
     "MeterRecord",
     "PlayerRecord",
     "PostingRecord",
+    "ShoeCursor",
     "ShoeRecord",
+    "ShoesPage",
     "Snapshot",
     "Store",
     "TableMode",

@@ -272,6 +272,11 @@ class TableService:
                         "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
                     ) from exc
                 except StoreError as exc:
+                    if exc.key == "store.idempotency_exists":
+                        # A request under the same key (at another table, or by another process)
+                        # committed first, this one wrote nothing: run again, it finds that
+                        # record — the first answer for the same request, else a mismatch.
+                        continue
                     if exc.key not in ("store.chain_conflict", "store.chain_race"):
                         raise
                     outcome = None

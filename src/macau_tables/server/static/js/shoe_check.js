@@ -92,19 +92,31 @@ form.addEventListener("submit", (event) => {
 });
 
 const picker = document.getElementById("shoe-pick");
+const older = document.getElementById("shoe-older");
 let shoes = [];
-async function loadShoes() {
+let next = null; // the `before` of the next (older) page of GET /api/shoes, null at the end
+async function loadShoes(before = null) {
+  let page;
   try {
-    shoes = (await api("/api/shoes")).shoes;
+    page = await api(before ? `/api/shoes?before=${encodeURIComponent(before)}` : "/api/shoes");
   } catch (err) {
     showError(err);
     return;
   }
-  picker.replaceChildren(el("option", { value: "", text: shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
-  for (const [i, shoe] of shoes.entries()) {
-    picker.append(el("option", { value: String(i), text: t("pages.shoe_check_option", { table: shoe.table_id, number: shoe.shoe_no, when: dateTime(shoe.revealed_at) }) }));
+  if (!before) {
+    shoes = [];
+    picker.replaceChildren(el("option", { value: "", text: page.shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
   }
+  for (const shoe of page.shoes) {
+    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, number: shoe.shoe_no, when: dateTime(shoe.revealed_at) }) }));
+    shoes.push(shoe);
+  }
+  next = page.next;
+  older.hidden = !next;
 }
+older.addEventListener("click", () => {
+  if (next) loadShoes(next);
+});
 picker.addEventListener("change", () => {
   const shoe = shoes[Number(picker.value)];
   if (!picker.value || !shoe) return;
