@@ -85,8 +85,7 @@ for _key, _status in (
     ("tables.open_shoe_first", 409),
     ("tables.shoe_in_use", 409),
     ("tables.shoe_exhausted", 409),
-    ("tables.virtual_deals", 409),
-    ("tables.virtual_shoe_itself", 409),
+    ("tables.mode_refuses", 409),
     ("tables.service_settles", 403),
     ("tables.meter_round_open", 409),
 ):
