@@ -451,6 +451,33 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
     assert commands["public"] == set()
 
 
+def test_a_virtual_tables_socket_offers_no_physical_act_CSP_11(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11, BAC-10 at a virtual table: the ``table`` message's ``expected`` and
+    ``can_issue`` list only what the table's mode accepts (``MODES``) — no exposure report,
+    misdeal, dead hand, shuffler failure or card by hand — as ``GET /api/tables/{id}`` does."""
+    token = login(client, "dealer")["Authorization"].removeprefix("Bearer ")
+    physical = {
+        "caribbean.ReportExposedCard",
+        "caribbean.ReportMisdeal",
+        "caribbean.DealtToEmptyBox",
+        "caribbean.ShufflerFailure",
+        "caribbean.DealCard",
+    }
+    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+        ws.receive_json()
+        _submit(runtime, "csp-1", OpenRound(), "open-m", "dealer")
+        _submit(runtime, "csp-1", PlaceAnte(1, "alice", 5 * UNIT), "ante-m", "alice")
+        seq = _submit(runtime, "csp-1", CloseBetting(), "close-m", "dealer")
+        message = _until(ws, seq)[-1]
+    assert message["expected"]["phase"] == "deciding"
+    assert not physical & set(message["expected"]["commands"])
+    assert not physical & set(message["can_issue"])
+    shown = client.get("/api/tables/csp-1", headers=login(client, "dealer")).json()
+    assert (shown["expected"], shown["can_issue"]) == (message["expected"], message["can_issue"])
+
+
 def test_a_table_stream_closes_once_its_session_expires(
     client: TestClient, runtime: Runtime
 ) -> None:
