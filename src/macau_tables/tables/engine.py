@@ -225,8 +225,8 @@ def execute(batch: Batch, command: object) -> Batch:
     ``MODES``: ``tables.mode_refuses``, whatever the cards); anything but :class:`ClearFault`
     while a fault is in force; a new round while one is open; a jackpot wager while the meter
     cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
-    a fault not in force. The round
-    contract and the shoe procedure refuse the rest (``RuleViolation`` naming the rule).
+    a fault not in force. The round contract and the shoe procedure refuse the rest
+    (``RuleViolation`` naming the rule).
     """
     state = batch.state
     mode = state.setup.mode
