@@ -163,6 +163,69 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     assert t.show("supervisor")["expected"]["due"] == []
 
 
+def test_a_virtual_table_offers_and_takes_no_physical_act_CSP_11(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11.1, CSP-11.2, Common rules "Hidden information": at csp-1 (virtual) the dealer's
+    exposure report of a card not in play and of a hole card used to answer differently (an
+    oracle on the hole cards; an accepted one turned the card up for every player) and a
+    misdeal voided a round the players had seen. Now each is 409 ``tables.mode_refuses`` with
+    the same text whatever the card, nothing changes, and neither ``expected`` nor
+    ``can_issue`` offers them."""
+    t = Table(client, "csp-1")
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
+    t.ok("dealer", {"type": "caribbean.CloseBetting"})
+    seq = t.show("dealer")["seq"]
+    r = runtime.service("csp-1").state.round
+    hole = str(r.dealer_cards[0])
+    dealt = {str(c) for c in (*r.dealer_cards, *r.box(1).cards)}
+    absent = next(
+        f"{rank}{suit}"
+        for rank in "23456789TJQKA"
+        for suit in "shdc"
+        if f"{rank}{suit}" not in dealt
+    )
+    texts = set()
+    for card in (hole, absent):
+        for lang in ("en", "zh-Hant"):
+            response = t.client.post(
+                "/api/tables/csp-1/commands",
+                json={
+                    "idempotency_key": f"x-{card}-{lang}",
+                    "command": {"type": "caribbean.ReportExposedCard", "card": card},
+                },
+                headers={**t.as_("dealer"), "Accept-Language": lang},
+            )
+            assert response.status_code == 409, response.text
+            error = response.json()["error"]
+            assert error["key"] == "tables.mode_refuses", error
+            texts.add((lang, error["text"], str(error["params"])))
+    assert len(texts) == 2  # one per language, the same whatever the card
+    t.refused(
+        "dealer",
+        {"type": "caribbean.ReportMisdeal", "reason": "re-deal"},
+        409,
+        "tables.mode_refuses",
+    )
+    t.refused("supervisor", {"type": "caribbean.ShufflerFailure"}, 409, "tables.mode_refuses")
+    shown = t.show("dealer")
+    assert shown["seq"] == seq and shown["expected"]["phase"] == "deciding"
+    assert shown["view"]["dealer_cards"][:4] == [None] * 4  # the hole cards stay face down
+    physical = {
+        "caribbean.ReportExposedCard",
+        "caribbean.ReportMisdeal",
+        "caribbean.DealtToEmptyBox",
+        "caribbean.ShufflerFailure",
+        "caribbean.DealCard",
+    }
+    for who in ("dealer", "supervisor"):
+        offered = t.show(who)
+        assert not physical & set(offered["expected"]["commands"]), offered["expected"]
+        assert not physical & set(offered["can_issue"])
+    assert "caribbean.Void" in t.show("supervisor")["can_issue"]
+
+
 def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "bac-live")
     t.ok("dealer", {"type": "tables.OpenShoe"})

@@ -469,6 +469,8 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
             for key in ("status", "expected", "can_issue", "round_id", "view", "fault"):
                 assert message[key] == shown[key], (name, key)
             assert message["expected"]["phase"] == "betting"
+        # (with an ante in, the dealer may close the betting: at a virtual table nothing else)
+        _submit(runtime, "csp-1", PlaceAnte(2, "bruno", 5 * UNIT), "ante-x", "bruno")
         commands = {name: set(sockets_can) for name, sockets_can in (
             (n, client.get("/api/tables/csp-1", headers=headers[n]).json()["can_issue"])
             for n in sockets)}  # fmt: skip
@@ -476,6 +478,33 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
     assert "caribbean.PlaceAnte" not in commands["dealer"]
     assert commands["dealer"] and commands["dealer"].isdisjoint(commands["alice"])
     assert commands["public"] == set()
+
+
+def test_a_virtual_tables_socket_offers_no_physical_act_CSP_11(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11, BAC-10 at a virtual table: the ``table`` message's ``expected`` and
+    ``can_issue`` list only what the table's mode accepts (``MODES``) — no exposure report,
+    misdeal, dead hand, shuffler failure or card by hand — as ``GET /api/tables/{id}`` does."""
+    token = login(client, "dealer")["Authorization"].removeprefix("Bearer ")
+    physical = {
+        "caribbean.ReportExposedCard",
+        "caribbean.ReportMisdeal",
+        "caribbean.DealtToEmptyBox",
+        "caribbean.ShufflerFailure",
+        "caribbean.DealCard",
+    }
+    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+        ws.receive_json()
+        _submit(runtime, "csp-1", OpenRound(), "open-m", "dealer")
+        _submit(runtime, "csp-1", PlaceAnte(1, "alice", 5 * UNIT), "ante-m", "alice")
+        seq = _submit(runtime, "csp-1", CloseBetting(), "close-m", "dealer")
+        message = _until(ws, seq)[-1]
+    assert message["expected"]["phase"] == "deciding"
+    assert not physical & set(message["expected"]["commands"])
+    assert not physical & set(message["can_issue"])
+    shown = client.get("/api/tables/csp-1", headers=login(client, "dealer")).json()
+    assert (shown["expected"], shown["can_issue"]) == (message["expected"], message["can_issue"])
 
 
 def test_a_table_stream_closes_once_its_session_expires(

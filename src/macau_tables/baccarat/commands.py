@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
-from ..rounds import Dealer, Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 from .bets import Area
 from .rules import TieOption, WagerKind
 from .sides import Side
@@ -89,6 +89,7 @@ class PlaceWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     player: str
     area: Area
@@ -104,6 +105,7 @@ class WithdrawWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     wager_id: int
     player: str
@@ -117,6 +119,7 @@ class ChangeCarried:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     wager_id: int
     player: str
@@ -131,6 +134,7 @@ class CloseBetting:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,7 @@ class DealCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
     slot: CardSlot | None = None
@@ -153,6 +158,7 @@ class Reveal:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "by"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     side: Side
     part: RevealPart
@@ -167,6 +173,7 @@ class RevealTimeout:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     side: Side
     part: RevealPart
@@ -179,6 +186,7 @@ class Correct:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     supervisor: str
     reason: str
@@ -191,6 +199,7 @@ class Void:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     supervisor: str
     reason: str
@@ -203,6 +212,7 @@ class Settle:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     meter: Meter | None = None
 

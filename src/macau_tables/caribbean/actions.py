@@ -14,7 +14,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import ShoeCommitment
-from ..rounds import Dealer, Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 
 __all__ = [
     "CloseBetting",
@@ -41,6 +41,7 @@ class PlaceAnte:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -56,6 +57,7 @@ class PlaceJackpotWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -74,6 +76,7 @@ class ReturnCarriedWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     supervisor: str
@@ -92,6 +95,7 @@ class CloseBetting:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     shoe_commitment: ShoeCommitment | str | None = None
 
@@ -107,6 +111,7 @@ class DealCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
     to: int | Dealer | None = None
@@ -118,6 +123,7 @@ class Raise:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -130,6 +136,7 @@ class Fold:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -141,6 +148,7 @@ class DecisionTimeout:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
 
@@ -155,6 +163,7 @@ class Showdown:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     meter: Meter
 
@@ -168,6 +177,7 @@ class ReportExposedCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
 
@@ -178,6 +188,7 @@ class ReportMisdeal:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     reason: str
 
@@ -188,6 +199,7 @@ class DealtToEmptyBox:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     box: int
     cards: tuple[Card | str, ...]
@@ -199,6 +211,7 @@ class ShufflerFailure:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +220,7 @@ class Void:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     reason: str
 

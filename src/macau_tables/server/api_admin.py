@@ -473,7 +473,7 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
                 commands=[ClearFault.__name__],
             )
         )
-    expected: Expected | None = None if r is None else r.expected_next()
+    expected: Expected | None = None if r is None else r.expected_next().in_mode(state.setup.mode)
     if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
         out.append(
             Waiting(

@@ -82,7 +82,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience, Expected
+from ..rounds import Audience, Expected, TableMode
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
@@ -157,7 +157,7 @@ def _now_of(
     table's ``status`` and :func:`.api_tables.expectation` (``expected``, ``can_issue``) of
     the update's round. Called in the publishing thread, which holds the table's lock: it
     matches the update."""
-    expected = _texts_of(service).expected(update.round)
+    expected = _texts_of(service).expected(update.round, service.setup.mode)
     return {"status": service.status.value, **expectation(expected, principal)}
 
 
@@ -183,15 +183,16 @@ class _Texts:
         self._made = {}
         self._expected: tuple[object, Expected | None] = (None, None)
 
-    def expected(self, round_: Any) -> Expected | None:
-        """``round_.expected_next()`` (``None`` without a round), asked once per round value
-        for all the table's sockets (a round is a frozen value: the same one expects the
-        same)."""
+    def expected(self, round_: Any, mode: TableMode) -> Expected | None:
+        """``round_.expected_next()`` with only the commands a table of ``mode`` accepts
+        (:meth:`~macau_tables.rounds.Expected.in_mode`; ``None`` without a round), asked once
+        per round value for all the table's sockets (a round is a frozen value: the same one
+        expects the same; a table's mode does not change)."""
         if round_ is None:
             return None
         last, expected = self._expected
         if last is not round_:
-            expected = round_.expected_next()
+            expected = round_.expected_next().in_mode(mode)
             self._expected = (round_, expected)  # replaced whole: safe from any thread
         return expected
 

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from .. import codec
+from ..rounds import TableMode  # the round contract's: which commands a table accepts
 from .chain import GENESIS
 
 __all__ = [
@@ -36,13 +37,6 @@ __all__ = [
     "TransactionRecord",
     "TxKind",
 ]
-
-
-class TableMode(StrEnum):
-    """How a table's cards arrive: a virtual shoe (CSPRNG) or a live dealer."""
-
-    VIRTUAL = "virtual"
-    LIVE = "live"
 
 
 class TableStatus(StrEnum):

@@ -23,7 +23,7 @@ from typing import ClassVar, Final
 from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
-from ..rounds import Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
 
 __all__ = [
     "CODEC_TYPES",
@@ -72,6 +72,11 @@ class TableSetup:
     config_id: str
     meter_id: str | None = None
 
+    @property
+    def mode(self) -> TableMode:
+        """The table's mode: which commands it accepts (:func:`~macau_tables.rounds.accepts`)."""
+        return TableMode.LIVE if self.live else TableMode.VIRTUAL
+
 
 # -- table commands ---------------------------------------------------------------------------
 
@@ -84,6 +89,7 @@ class OpenRound:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     seated: tuple[tuple[int, str], ...] = ()
 
@@ -95,6 +101,7 @@ class OpenShoe:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +111,7 @@ class ReportFault:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     reason: str
 
@@ -114,6 +122,7 @@ class ClearFault:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     supervisor: str
     reason: str
@@ -127,6 +136,7 @@ class ReleaseAward:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     hold_id: str
     supervisor: str

@@ -486,9 +486,10 @@ class TableService:
         return self.state.round
 
     def expected(self) -> Expected | None:
-        """What the current round waits for (``None`` before the first round)."""
+        """What the current round waits for (``None`` before the first round), with only the
+        commands the table's mode accepts (``MODES``: a virtual table offers no physical act)."""
         r = self.state.round
-        return None if r is None else r.expected_next()
+        return None if r is None else r.expected_next().in_mode(self.setup.mode)
 
     def view(self, audience: Audience) -> TableUpdate:
         """What ``audience`` may see of the table now (the round's ``view``)."""
