@@ -23,6 +23,15 @@ the table service declares ``ISSUER`` (an :class:`Issuer`) and ``ACTOR_FIELD`` (
 field naming the acting person, or ``None``); :func:`issuer_of` reads them, :func:`acting`
 applies them to one command (a player's field holding :data:`DEALER` is the dealer's act). The
 server authorises commands from these alone, never by game.
+
+Which tables accept a command: every command class declares ``MODES`` (the
+:class:`TableMode` s — virtual, live — whose tables accept it); :func:`modes_of` reads it,
+:func:`accepts` applies it and :meth:`Expected.in_mode` keeps only what a mode accepts. A
+command that describes a physical act (a card entered, exposed or dealt to an empty box, a
+misdeal, a shuffler's failure, a physical shoe cut, burned or opened, a correction of a
+physical card) exists only at a live table (:data:`LIVE_ONLY`); a virtual table deals and
+handles its shoe itself. The table service refuses a command its table's mode does not accept
+before the command reaches the round, whatever the cards (Common rules "Hidden information").
 """
 
 from __future__ import annotations
@@ -40,6 +49,8 @@ from .ledger import Posting
 
 __all__ = [
     "DEALER",
+    "EVERY_MODE",
+    "LIVE_ONLY",
     "Audience",
     "Dealer",
     "Due",
@@ -49,12 +60,15 @@ __all__ = [
     "Outcome",
     "Role",
     "Round",
+    "TableMode",
     "WagerResult",
+    "accepts",
     "acting",
     "actor_field_of",
     "approvals_in_use",
     "is_command",
     "issuer_of",
+    "modes_of",
     "replacer",
 ]
 
@@ -193,6 +207,40 @@ class Issuer(StrEnum):
     SERVICE = "service"
     """Only the table service itself: time-outs (CSP-6.4, BAC-16), the settlement or showdown
     with the meter it reads (CSP-6.8, BAC-17), the rounds of the shoe (BAC-2.2, BAC-3)."""
+
+
+class TableMode(StrEnum):
+    """How a table's cards arrive: a virtual shoe (the CSPRNG, dealt by the table service) or a
+    live dealer (cards entered at the console or read by a card-reading shoe)."""
+
+    VIRTUAL = "virtual"
+    LIVE = "live"
+
+
+EVERY_MODE: Final[frozenset[TableMode]] = frozenset(TableMode)
+"""``MODES`` of a command every table accepts."""
+LIVE_ONLY: Final[frozenset[TableMode]] = frozenset({TableMode.LIVE})
+"""``MODES`` of a command describing a physical act: only a live table has one."""
+
+
+def modes_of(command_type: type) -> frozenset[TableMode]:
+    """The table modes whose tables accept commands of ``command_type`` (its ``MODES``;
+    :data:`EVERY_MODE` when it declares none). Refuses (``core.not_a_command``) a type that is
+    not a command."""
+    issuer_of(command_type)
+    modes = getattr(command_type, "MODES", EVERY_MODE)
+    if not isinstance(modes, frozenset) or not all(isinstance(m, TableMode) for m in modes):
+        raise MacauTablesError("core.not_a_command", type=_shown(command_type))
+    return modes
+
+
+def accepts(mode: TableMode, command_type: type) -> bool:
+    """Whether a table of ``mode`` accepts commands of ``command_type`` (never raises: a type
+    that is not a command is accepted by none)."""
+    try:
+        return mode in modes_of(command_type)
+    except MacauTablesError:
+        return False
 
 
 def is_command(command_type: object) -> bool:
@@ -349,6 +397,12 @@ class Expected:
     def command_names(self) -> tuple[str, ...]:
         """The names of :attr:`commands` (what an API or a page lists)."""
         return tuple(c.__name__ for c in self.commands)
+
+    def in_mode(self, mode: TableMode) -> Expected:
+        """The same, with only the commands a table of ``mode`` accepts (:func:`accepts`):
+        what a table offers its clients."""
+        kept = tuple(c for c in self.commands if accepts(mode, c))
+        return self if len(kept) == len(self.commands) else Expected(self.phase, self.due, kept)
 
 
 @runtime_checkable

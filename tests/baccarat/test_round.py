@@ -275,6 +275,28 @@ def test_only_a_wrongly_dealt_card_can_be_withdrawn_BAC_4_BAC_10() -> None:
     refused(open_round(live=True), Correct("s", "r", CorrectionAction.MISTYPED), "BAC-10")
 
 
+def test_a_held_card_struck_as_mistyped_tells_nothing_of_the_hidden_cards_BAC_10_BAC_16() -> None:
+    """Old behaviour: with the four first cards held face down (BAC-16), striking the fourth
+    as mistyped was refused ``completing_card_stays`` when they made a natural and accepted
+    otherwise — the supervisor, to whom they are face down, learned whether the hand was a
+    natural. Now a held card from the fourth on stays, whatever the cards, with one refusal."""
+    holding = replace(RULES, card_holding=True)
+    answers = []
+    for cards in ("9s 2h Kd 3c", "2s 4h 3d 2c"):  # a player natural 9; player 5, banker 6
+        r = open_round(holding, live=True)
+        r, _ = r.apply(PlaceWager("bob", seat(2), WagerKind.PLAYER, 500))
+        r = deal(r, cards)
+        err = refused(r, Correct("sup", "mistyped", CorrectionAction.MISTYPED), "BAC-10")
+        answers.append((err.key, err.params, err.text("en"), err.text("zh-Hant")))
+    assert answers[0] == answers[1]
+    assert answers[0][0] == "baccarat.held_card_may_complete"
+    # the first three held cards can never complete a hand: they can still be struck
+    r = open_round(holding, live=True)
+    r, _ = r.apply(PlaceWager("bob", seat(2), WagerKind.PLAYER, 500))
+    r, ev = deal(r, "9s 2h Kd").apply(Correct("sup", "typo", CorrectionAction.MISTYPED))
+    assert ev[0].slot is CardSlot.PLAYER_2
+
+
 def test_virtual_round_has_nothing_to_correct_BAC_10() -> None:
     r = deal(open_round(), "9s 5h Kd 2c")  # dealt from the committed shoe
     refused(r, Correct("sup", "take the natural back", CorrectionAction.WITHDRAW), "BAC-10")

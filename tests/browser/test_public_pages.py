@@ -12,6 +12,7 @@ import re
 import secrets
 import uuid
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from macau_tables.cards import Card
 from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
@@ -214,7 +215,7 @@ def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Li
 def test_the_shoe_check_picks_a_whole_shoe_of_before(page: Any, live: Live) -> None:
     """A shoe committed whole (scheme sha256-v1): its commitment is filled in; its order and
     salt (from the audit archive) are checked by the form as before."""
-    assert live.api.get("/api/shoes").json().keys() == {"shoes"}
+    assert live.api.get("/api/shoes").json().keys() == {"shoes", "next"}
     order = [Card.from_index(i) for i in reversed(range(52))]
     salt = bytes(range(32))
     shoe = {
@@ -227,10 +228,20 @@ def test_the_shoe_check_picks_a_whole_shoe_of_before(page: Any, live: Live) -> N
         "verified": True,
         "revealed_at": "2026-12-03T10:00:00+00:00",
     }
-    page.route("**/api/shoes", lambda route: route.fulfill(json={"shoes": [shoe]}))
+    older = {**shoe, "shoe_no": 6, "revealed_at": "2026-12-02T10:00:00+00:00"}
+    pages = {None: {"shoes": [shoe], "next": "c1"}, "c1": {"shoes": [older], "next": None}}
+
+    def answer(route: Any) -> None:  # a page, then the older one after its cursor
+        before = parse_qs(urlsplit(route.request.url).query).get("before", [None])[0]
+        route.fulfill(json=pages[before])
+
+    page.route(re.compile(r".*/api/shoes(\?.*)?$"), answer)
     page.goto("/shoe-check?lang=zh-Hant")
     picker = page.locator("#shoe-pick")
     wait_until("the shoes", lambda: picker.locator("option").count() == 2)
+    page.locator("#shoe-older").click()  # the older page, added below the first
+    wait_until("the older shoes", lambda: picker.locator("option").count() == 3)
+    assert page.locator("#shoe-older").is_hidden()  # no page after it
     picker.select_option(index=1)
     assert page.locator("#shoe-commitment").input_value() == shoe["commitment"]
     page.get_by_label("牌序（未切牌）").fill(" ".join(str(c) for c in order))
@@ -276,7 +287,9 @@ def test_the_shoe_check_verifies_the_public_cards_proofs_in_the_browser(
     bad["shoe_no"] = 10
     bad["proofs"][1]["card"] = str(Card.from_index((committed.order[3].index + 1) % 52))
     bad["proofs"][2]["salt"] = "00" * 32
-    page.route("**/api/shoes", lambda route: route.fulfill(json={"shoes": [good, bad]}))
+    page.route(
+        "**/api/shoes", lambda route: route.fulfill(json={"shoes": [good, bad], "next": None})
+    )
     page.goto("/shoe-check?lang=en")
     picker = page.locator("#shoe-pick")
     wait_until("the shoes", lambda: picker.locator("option").count() == 3)

@@ -112,3 +112,36 @@ def test_acting_names_the_person_and_the_dealer_reveals_as_dealer() -> None:
     assert acting(bac.Void("sam", "wrong card")) == (Issuer.SUPERVISOR, "sam")
     assert acting(csp.Void("power cut")) == (Issuer.SUPERVISOR, None)
     assert acting(model.OpenRound()) == (Issuer.DEALER, None)
+
+
+def test_modes_say_which_tables_take_a_command_and_expected_keeps_only_those() -> None:
+    """CSP-11, BAC-10: ``modes_of`` reads a command class's ``MODES`` (``core.not_a_command``
+    for anything else); ``accepts`` never raises; ``Expected.in_mode`` keeps only the commands
+    a table of that mode accepts (the same object when it keeps them all)."""
+    from macau_tables.rounds import (
+        EVERY_MODE,
+        LIVE_ONLY,
+        Due,
+        DueKind,
+        Expected,
+        TableMode,
+        accepts,
+        modes_of,
+    )
+
+    assert modes_of(csp.ReportExposedCard) == LIVE_ONLY
+    assert modes_of(csp.Raise) == EVERY_MODE
+    assert modes_of(model.OpenShoe) == LIVE_ONLY
+    with pytest.raises(MacauTablesError) as info:
+        modes_of(Meter)
+    assert info.value.key == "core.not_a_command"
+    assert not accepts(TableMode.LIVE, Meter) and not accepts(TableMode.VIRTUAL, "x")  # type: ignore[arg-type]
+    expected = Expected(
+        "deciding",
+        (Due(DueKind.DECISION, position=1, player="alice"),),
+        (csp.Raise, csp.Fold, csp.ReportExposedCard, csp.ReportMisdeal, csp.Void),
+    )
+    virtual = expected.in_mode(TableMode.VIRTUAL)
+    assert virtual.commands == (csp.Raise, csp.Fold, csp.Void)
+    assert (virtual.phase, virtual.due) == (expected.phase, expected.due)
+    assert expected.in_mode(TableMode.LIVE) is expected

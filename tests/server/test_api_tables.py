@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from tests.server.conftest import login
 
 from macau_tables.messages.terms import TERMS, term
+from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.i18n import terms_for
 from macau_tables.server.runtime import Runtime
 
@@ -160,6 +161,69 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     assert settled["phase"] == "settled"  # the showdown is the service's (CSP-6.8)
     assert _balance(runtime, "alice") != alice
     assert t.show("supervisor")["expected"]["due"] == []
+
+
+def test_a_virtual_table_offers_and_takes_no_physical_act_CSP_11(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11.1, CSP-11.2, Common rules "Hidden information": at csp-1 (virtual) the dealer's
+    exposure report of a card not in play and of a hole card used to answer differently (an
+    oracle on the hole cards; an accepted one turned the card up for every player) and a
+    misdeal voided a round the players had seen. Now each is 409 ``tables.mode_refuses`` with
+    the same text whatever the card, nothing changes, and neither ``expected`` nor
+    ``can_issue`` offers them."""
+    t = Table(client, "csp-1")
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
+    t.ok("dealer", {"type": "caribbean.CloseBetting"})
+    seq = t.show("dealer")["seq"]
+    r = runtime.service("csp-1").state.round
+    hole = str(r.dealer_cards[0])
+    dealt = {str(c) for c in (*r.dealer_cards, *r.box(1).cards)}
+    absent = next(
+        f"{rank}{suit}"
+        for rank in "23456789TJQKA"
+        for suit in "shdc"
+        if f"{rank}{suit}" not in dealt
+    )
+    texts = set()
+    for card in (hole, absent):
+        for lang in ("en", "zh-Hant"):
+            response = t.client.post(
+                "/api/tables/csp-1/commands",
+                json={
+                    "idempotency_key": f"x-{card}-{lang}",
+                    "command": {"type": "caribbean.ReportExposedCard", "card": card},
+                },
+                headers={**t.as_("dealer"), "Accept-Language": lang},
+            )
+            assert response.status_code == 409, response.text
+            error = response.json()["error"]
+            assert error["key"] == "tables.mode_refuses", error
+            texts.add((lang, error["text"], str(error["params"])))
+    assert len(texts) == 2  # one per language, the same whatever the card
+    t.refused(
+        "dealer",
+        {"type": "caribbean.ReportMisdeal", "reason": "re-deal"},
+        409,
+        "tables.mode_refuses",
+    )
+    t.refused("supervisor", {"type": "caribbean.ShufflerFailure"}, 409, "tables.mode_refuses")
+    shown = t.show("dealer")
+    assert shown["seq"] == seq and shown["expected"]["phase"] == "deciding"
+    assert shown["view"]["dealer_cards"][:4] == [None] * 4  # the hole cards stay face down
+    physical = {
+        "caribbean.ReportExposedCard",
+        "caribbean.ReportMisdeal",
+        "caribbean.DealtToEmptyBox",
+        "caribbean.ShufflerFailure",
+        "caribbean.DealCard",
+    }
+    for who in ("dealer", "supervisor"):
+        offered = t.show(who)
+        assert not physical & set(offered["expected"]["commands"]), offered["expected"]
+        assert not physical & set(offered["can_issue"])
+    assert "caribbean.Void" in t.show("supervisor")["can_issue"]
 
 
 def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient, runtime: Runtime) -> None:
@@ -408,7 +472,7 @@ def test_the_openapi_document_describes_every_command(client: TestClient) -> Non
     assert body["required"] is True
 
 
-@pytest.mark.parametrize("depth", [200, 900, 5_000])
+@pytest.mark.parametrize("depth", [200, 900, 5_000, 30_000])
 def test_deeply_nested_bodies_are_refused_not_crashed(client: TestClient, depth: int) -> None:
     headers = {**login(client, "dealer"), "Content-Type": "application/json"}
     seated = "[" * depth + "]" * depth
@@ -418,6 +482,36 @@ def test_deeply_nested_bodies_are_refused_not_crashed(client: TestClient, depth:
     )
     assert 400 <= response.status_code < 500, response.text
     assert response.json()["error"]["key"]
+
+
+def test_a_body_nested_30000_deep_is_a_4xx_on_every_route_that_reads_one(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every route taking a body, sent one nested 30,000 deep (as an admin, as the public):
+    never a 5xx — a 4xx in the one shape (a route that reads no body may answer as usual) —
+    nothing logged with a traceback."""
+    deep = ("[" * 30_000 + "]" * 30_000).encode()
+    wrapped = ('{"idempotency_key": "k", "reason": ' + "[" * 30_000 + "]" * 30_000 + "}").encode()
+    admin = login(client, "admin")
+    routes = [
+        (method, re.sub(r"\{[^}]+\}", "csp-1", path))
+        for method, path in sorted(endpoint_rules(client.app))  # type: ignore[arg-type]
+        if method in ("POST", "PUT", "PATCH")
+    ]
+    assert len(routes) > 10
+    for method, path in routes:
+        for headers in ({}, admin) if not path.endswith("/logout") else ({},):
+            for body in (deep, wrapped):
+                response = client.request(
+                    method,
+                    path,
+                    content=body,
+                    headers={**headers, "Content-Type": "application/json"},
+                )
+                assert response.status_code < 500, (method, path, response.text[:200])
+                if response.status_code >= 400:
+                    assert response.json()["error"]["key"], (method, path)
+    assert not [r for r in caplog.records if r.exc_info], caplog.records[:1]
 
 
 def test_an_oversized_body_is_413(client: TestClient, runtime: Runtime) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -128,7 +129,7 @@ def test_a_whole_shoe_commitment_of_before_is_listed_without_its_order(
     """A shoe committed whole (scheme sha256-v1, recorded before the card-by-card scheme) is
     listed by its commitment alone: its order (a folded Caribbean box's cards among them,
     CSP-12) and salt stay in the audit archive (Common rules "Randomness")."""
-    assert client.get("/api/shoes").json() == {"shoes": []}
+    assert client.get("/api/shoes").json() == {"shoes": [], "next": None}
     order = [Card.from_index(i) for i in range(52)]
     salt = bytes(32)
     digest = commitment_digest(order, salt)
@@ -145,6 +146,51 @@ def test_a_whole_shoe_commitment_of_before_is_listed_without_its_order(
     assert (shoe["table_id"], shoe["shoe_no"], shoe["commitment"]) == ("bac-1", 1, digest)
     assert (shoe["scheme"], shoe["size"], shoe["proofs"]) == ("sha256-v1", None, [])
     assert "order" not in shoe and "salt" not in shoe and salt.hex() not in json.dumps(shoe)
-    assert client.get("/api/shoes?table=csp-1").json() == {"shoes": []}
+    assert client.get("/api/shoes?table=csp-1").json() == {"shoes": [], "next": None}
     refused = client.get("/api/shoes", params={"table": "bac\x00"})
     assert refused.status_code == 422
+
+
+def test_the_shoes_are_listed_a_page_at_a_time_newest_first(
+    client: TestClient, runtime: Runtime
+) -> None:
+    order = [Card.from_index(i) for i in range(52)]
+    salt = bytes(32)
+    digest = commitment_digest(order, salt)
+    revealed = {"order": [str(c) for c in order], "salt": salt.hex()}
+
+    def reveal(tx: Any) -> None:
+        for n in range(1, 8):
+            for table_id in ("bac-1", "csp-1"):
+                tx.shoe_put(table_id, n, digest)
+                tx.shoe_reveal(table_id, n, revealed, True)
+
+    runtime.store.run(reveal)
+    seen: list[tuple[str, int]] = []
+    params: dict[str, Any] = {"limit": 3}
+    while True:
+        page = client.get("/api/shoes", params=params)
+        assert page.status_code == 200, page.text
+        body = page.json()
+        seen += [(s["table_id"], s["shoe_no"]) for s in body["shoes"]]
+        if body["next"] is None:
+            break
+        assert len(body["shoes"]) == 3
+        params = {"limit": 3, "before": body["next"]}
+    assert seen == [(t, n) for n in range(7, 0, -1) for t in ("csp-1", "bac-1")]
+    first = client.get("/api/shoes").json()
+    assert len(first["shoes"]) == 14 and first["next"] is None  # 20 by default
+    csp = client.get("/api/shoes", params={"table": "csp-1", "limit": 4}).json()
+    assert [s["shoe_no"] for s in csp["shoes"]] == [7, 6, 5, 4]
+    older = client.get("/api/shoes", params={"table": "csp-1", "before": csp["next"]}).json()
+    assert [s["shoe_no"] for s in older["shoes"]] == [3, 2, 1]
+    for bad in ({"limit": 0}, {"limit": 101}, {"limit": "x"}):
+        refused = client.get("/api/shoes", params=bad)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["key"] == "server.invalid_request"
+    for forged in ("nonsense", "W10", "WyJ4IiwiYmFjLTEiLDFd", csp["next"] + "A"):
+        refused = client.get("/api/shoes", params={"before": forged})
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert error["key"] == "pages.shoe_cursor_unknown"
+        assert "before" in error["text"]

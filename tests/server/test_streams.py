@@ -232,6 +232,33 @@ def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
     assert svc.view(Audience.public()).seq == before  # nothing changed at the table
 
 
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "[" * 30_000 + "]" * 30_000,  # deeper than the JSON parser's recursion
+        '{"type": "ping", "x": ' + "[" * 30_000,  # unfinished
+        '{"a":' * 10_000 + "1" + "}" * 10_000,  # (within body_limit_bytes)
+        "[" * 40 + "]" * 40,  # shallow, but more than a control message holds
+    ],
+)
+def test_a_deeply_nested_message_closes_1008_without_a_traceback(
+    client: TestClient, caplog: pytest.LogCaptureFixture, nested: str
+) -> None:
+    """A message nested 30,000 deep is refused as any other message that is not a control
+    message (CSP-12: 1008, ``streams.refused``), before it is parsed: no 1011, nothing logged
+    as an error — on a table's stream and on the jackpot's."""
+    for path in ("/ws/tables/csp-1", "/ws/jackpot"):
+        caplog.clear()
+        with client.websocket_connect(path) as ws:
+            ws.receive_json()
+            ws.send_text(nested)
+            error, closed = _closed(ws)
+        assert (closed.code, closed.reason) == (streams.CLOSE_POLICY, "streams.refused"), path
+        assert (error["key"], error["rule"]) == ("streams.refused", "CSP-12")
+        assert len(error["params"]["message"]) <= 60
+        assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+
+
 def test_unknown_tables_bad_seqs_and_oversized_messages_are_closed_with_a_reason(
     client: TestClient, runtime: Runtime
 ) -> None:
@@ -442,6 +469,8 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
             for key in ("status", "expected", "can_issue", "round_id", "view", "fault"):
                 assert message[key] == shown[key], (name, key)
             assert message["expected"]["phase"] == "betting"
+        # (with an ante in, the dealer may close the betting: at a virtual table nothing else)
+        _submit(runtime, "csp-1", PlaceAnte(2, "bruno", 5 * UNIT), "ante-x", "bruno")
         commands = {name: set(sockets_can) for name, sockets_can in (
             (n, client.get("/api/tables/csp-1", headers=headers[n]).json()["can_issue"])
             for n in sockets)}  # fmt: skip
@@ -449,6 +478,33 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
     assert "caribbean.PlaceAnte" not in commands["dealer"]
     assert commands["dealer"] and commands["dealer"].isdisjoint(commands["alice"])
     assert commands["public"] == set()
+
+
+def test_a_virtual_tables_socket_offers_no_physical_act_CSP_11(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11, BAC-10 at a virtual table: the ``table`` message's ``expected`` and
+    ``can_issue`` list only what the table's mode accepts (``MODES``) — no exposure report,
+    misdeal, dead hand, shuffler failure or card by hand — as ``GET /api/tables/{id}`` does."""
+    token = login(client, "dealer")["Authorization"].removeprefix("Bearer ")
+    physical = {
+        "caribbean.ReportExposedCard",
+        "caribbean.ReportMisdeal",
+        "caribbean.DealtToEmptyBox",
+        "caribbean.ShufflerFailure",
+        "caribbean.DealCard",
+    }
+    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+        ws.receive_json()
+        _submit(runtime, "csp-1", OpenRound(), "open-m", "dealer")
+        _submit(runtime, "csp-1", PlaceAnte(1, "alice", 5 * UNIT), "ante-m", "alice")
+        seq = _submit(runtime, "csp-1", CloseBetting(), "close-m", "dealer")
+        message = _until(ws, seq)[-1]
+    assert message["expected"]["phase"] == "deciding"
+    assert not physical & set(message["expected"]["commands"])
+    assert not physical & set(message["can_issue"])
+    shown = client.get("/api/tables/csp-1", headers=login(client, "dealer")).json()
+    assert (shown["expected"], shown["can_issue"]) == (message["expected"], message["can_issue"])
 
 
 def test_a_table_stream_closes_once_its_session_expires(

@@ -135,7 +135,7 @@ def test_caribbean_refuses_cards_and_the_showdown_from_a_client_at_a_virtual_tab
     t.run(PlaceAnte(1, "p1", 100))
     with pytest.raises(TableError) as exc:
         t.run(DealCard(DECK[0]))
-    assert exc.value.key == "tables.virtual_deals"
+    assert exc.value.key == "tables.mode_refuses"
     t.run(CloseBetting())
     with pytest.raises(TableError) as exc:
         t.run(Showdown(t.state.rules.new_meter()))
@@ -236,9 +236,9 @@ def test_baccarat_client_cards_shoe_commands_and_settlement_refused_at_a_virtual
     t = PureTable("baccarat", baccarat_rules())
     t.run(OpenRound(((1, "alice"),)))
     for command, key in [
-        (BacDeal(DECK[0]), "tables.virtual_deals"),
-        (S.Cut(S.Cutter.PLAYER, "alice", 10), "tables.virtual_shoe_itself"),
-        (S.Burn((None,)), "tables.virtual_shoe_itself"),
+        (BacDeal(DECK[0]), "tables.mode_refuses"),
+        (S.Cut(S.Cutter.PLAYER, "alice", 10), "tables.mode_refuses"),
+        (S.Burn((None,)), "tables.mode_refuses"),
         (Settle(), "tables.service_settles"),
     ]:
         with pytest.raises(TableError) as exc:

@@ -15,7 +15,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf
-from ..rounds import Dealer, Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 from .bets import Area
 from .rules import TieOption, WagerKind
 from .sides import Side
@@ -90,6 +90,7 @@ class PlaceWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     player: str
     area: Area
@@ -105,6 +106,7 @@ class WithdrawWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     wager_id: int
     player: str
@@ -118,6 +120,7 @@ class ChangeCarried:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     wager_id: int
     player: str
@@ -132,6 +135,7 @@ class CloseBetting:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,7 @@ class DealCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
     slot: CardSlot | None = None
@@ -156,6 +161,7 @@ class Reveal:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "by"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     side: Side
     part: RevealPart
@@ -170,6 +176,7 @@ class RevealTimeout:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     side: Side
     part: RevealPart
@@ -182,6 +189,7 @@ class Correct:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     supervisor: str
     reason: str
@@ -194,6 +202,7 @@ class Void:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     supervisor: str
     reason: str
@@ -206,6 +215,7 @@ class Settle:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     meter: Meter | None = None
 

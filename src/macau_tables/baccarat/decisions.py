@@ -361,8 +361,10 @@ def _mistyped(r: BaccaratRound, supervisor: str, reason: str) -> CardCorrected:
     """BAC-4 / BAC-10: strike the last card entered, which the dealer reports as mistyped.
 
     Refused when there is no card, when it was exposed (BAC-4: it stays valid), when it was
-    revealed (BAC-16: everyone has seen it) or when it completed the hand (the round's outcome
-    is known from it). The card is not out of the shoe: the card really on the table is entered
+    revealed (BAC-16: everyone has seen it), when it is a held card from the fourth on (it may
+    have completed the hand, and whether it did must not tell the supervisor, to whom it is face
+    down, what the cards are) or when it completed the hand (the round's outcome is known
+    from it). The card is not out of the shoe: the card really on the table is entered
     again."""
     if not r.cards:
         raise RuleViolation("BAC-10", "baccarat.no_card_to_strike")
@@ -371,6 +373,12 @@ def _mistyped(r: BaccaratRound, supervisor: str, reason: str) -> CardCorrected:
         raise RuleViolation("BAC-4", "baccarat.exposed_stays_valid", slot=slot)
     if any(slot in x.step.slots for x in r.revealed):
         raise RuleViolation("BAC-10", "baccarat.revealed_stays", slot=slot)
+    if r.rules.card_holding and len(r.cards) >= 4:
+        # BAC-16, Common rules "Hidden information": a held card not yet revealed is face down
+        # to the supervisor, so whether it completed the hand (a natural, a stand) would tell
+        # them what it and the cards before it are. From the fourth card on a held card may
+        # complete the hand: it stays, whatever it is (void the round if it is wrong).
+        raise RuleViolation("BAC-10", "baccarat.held_card_may_complete", slot=slot)
     if next_slot(r.accepted_cards()) is None:
         raise RuleViolation("BAC-10", "baccarat.completing_card_stays", slot=slot)
     return CardCorrected(supervisor, reason, CorrectionAction.MISTYPED, card, slot, False)

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from ..cards import Card
 from ..rng import ShoeCommitment
-from ..rounds import Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
 
 __all__ = [
     "Burn",
@@ -42,6 +42,7 @@ class Cut:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     cutter: Cutter
     cutter_id: str
@@ -56,6 +57,7 @@ class Burn:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     cards: tuple[Card | None, ...]
 
@@ -68,6 +70,7 @@ class StartRound:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     round_id: str
     demo: bool = False
@@ -81,6 +84,7 @@ class EndRound:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     cards: tuple[Card, ...]
     discarded: tuple[Card | None, ...] = ()
@@ -92,6 +96,7 @@ class CutCardOut:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,7 @@ class ChangeShoe:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     reason: str
     damaged: bool = False

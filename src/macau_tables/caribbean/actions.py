@@ -14,7 +14,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf, ShoeCommitment
-from ..rounds import Dealer, Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 
 __all__ = [
     "CloseBetting",
@@ -41,6 +41,7 @@ class PlaceAnte:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -56,6 +57,7 @@ class PlaceJackpotWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -74,6 +76,7 @@ class ReturnCarriedWager:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     supervisor: str
@@ -93,6 +96,7 @@ class CloseBetting:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     shoe_commitment: ShoeCommitment | str | None = None
 
@@ -109,6 +113,7 @@ class DealCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
     to: int | Dealer | None = None
@@ -121,6 +126,7 @@ class Raise:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -133,6 +139,7 @@ class Fold:
 
     ISSUER: ClassVar[Issuer] = Issuer.PLAYER
     ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
     player: str
@@ -144,6 +151,7 @@ class DecisionTimeout:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     box: int
 
@@ -158,6 +166,7 @@ class Showdown:
 
     ISSUER: ClassVar[Issuer] = Issuer.SERVICE
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     meter: Meter
 
@@ -171,6 +180,7 @@ class ReportExposedCard:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     card: Card | str
 
@@ -181,6 +191,7 @@ class ReportMisdeal:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     reason: str
 
@@ -191,6 +202,7 @@ class DealtToEmptyBox:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     box: int
     cards: tuple[Card | str, ...]
@@ -202,6 +214,7 @@ class ShufflerFailure:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +223,7 @@ class Void:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     reason: str
 

@@ -35,6 +35,9 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "ante": "原注",
         "raise": "加注",
         "jackpot wager": "累進大獎注",
+        # a table's mode (rounds.TableMode)
+        "virtual": "虛擬",
+        "live": "真人",
         # who is at the table
         "dealer": "莊荷",
         "the dealer": "莊荷",

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import threading
+from collections.abc import Callable
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -220,6 +221,19 @@ def _replayed(
     return answer.model_validate(found.response)
 
 
+def _keyed(runtime: Runtime, work: Callable[[Tx], _Answer]) -> _Answer:
+    """``work`` (which answers a replay with :func:`_replayed`) in one store transaction, run
+    once more when a concurrent request under the same key committed first
+    (``store.idempotency_exists``: this one wrote nothing) — the second run finds its record:
+    that request's answer, or the refusal of another request under the key."""
+    try:
+        return runtime.store.run(work)
+    except StoreError as exc:
+        if exc.key != "store.idempotency_exists":
+            raise
+    return runtime.store.run(work)
+
+
 def _cash(
     runtime: Runtime,
     who: Principal,
@@ -255,15 +269,7 @@ def _cash(
         )
         return done
 
-    try:
-        done: CashDone = runtime.store.run(work)
-    except StoreError as exc:
-        if exc.key != "store.idempotency_exists":
-            raise
-        # A concurrent request with this key committed first (this one wrote nothing): its
-        # answer, or the refusal of another request under the same key.
-        done = runtime.store.run(work)
-    return done
+    return _keyed(runtime, work)
 
 
 @router.post("/api/cashier/deposit", summary="Credit a player's wallet (admin: the cashier)")
@@ -467,7 +473,7 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
                 commands=[ClearFault.__name__],
             )
         )
-    expected: Expected | None = None if r is None else r.expected_next()
+    expected: Expected | None = None if r is None else r.expected_next().in_mode(state.setup.mode)
     if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
         out.append(
             Waiting(
@@ -984,5 +990,5 @@ def table_config(
         return done
 
     service = runtime.service(table_id)  # 404 unknown, 409 served by another process
-    result: ConfigDone = service.reconfigure(lambda: runtime.store.run(work))
+    result: ConfigDone = service.reconfigure(lambda: _keyed(runtime, work))
     return result

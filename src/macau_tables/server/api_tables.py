@@ -20,6 +20,11 @@
   (:mod:`macau_tables.tables.recall`).
 * ``POST /api/tables/{id}/open`` and ``/close`` (supervisor): ``{"reason": "…"}``, audited.
 
+Which tables take a command is read from the command too (its ``MODES``,
+:func:`macau_tables.rounds.modes_of`): a virtual table refuses a physical act (a card by hand,
+an exposure, a misdeal …) with 409 ``tables.mode_refuses`` whatever the cards, and
+``expected`` / ``can_issue`` never offer one (the table service's ``expected()``).
+
 Who may send a command is read from the command itself (:func:`macau_tables.rounds.acting`),
 never from the game: a player's command (``Issuer.PLAYER``) only from a player, for themselves
 (its actor field — ``player``, or ``by`` of a baccarat reveal — is the caller's name:
@@ -86,10 +91,9 @@ for _key, _status in (
     ("tables.open_shoe_first", 409),
     ("tables.shoe_in_use", 409),
     ("tables.shoe_exhausted", 409),
-    ("tables.virtual_deals", 409),
+    ("tables.mode_refuses", 409),
     ("tables.leaf_from_client", 422),
     ("tables.unknown_round", 404),
-    ("tables.virtual_shoe_itself", 409),
     ("tables.service_settles", 403),
     ("tables.meter_round_open", 409),
 ):
@@ -386,7 +390,7 @@ def show_table(
     return {
         "table_id": update.table_id,
         "game": service.setup.game,
-        "mode": "live" if service.setup.live else "virtual",
+        "mode": service.setup.mode.value,
         "status": service.status.value,
         "seq": update.seq,
         "audience": codec.encode(audience),

@@ -14,6 +14,11 @@ from its key (:data:`STATUS_BY_KEY`, exact keys first, then the status named by 
 exception's ``http_status`` attribute if it has one) and its class. A module that adds its own
 keys registers their status with :func:`register_status` at import time.
 
+A store failure (``store.unavailable``, ``store.database_error``) carries, for the operator, the
+database's URL (user, host, port, name) and the driver's message: a client is told only that the
+store cannot serve it now (:func:`for_client`: ``server.store_unavailable``,
+``server.store_failed``, no parameters), and the whole refusal goes to the server's log.
+
 A request the framework cannot read (malformed JSON, a missing field) is a 422 in the same
 shape (``server.invalid_request``). Anything else that escapes an endpoint is a bug: it is
 logged with its traceback and answered ``500`` ``server.internal`` without any detail — the
@@ -47,6 +52,7 @@ from . import i18n
 __all__ = [
     "STATUS_BY_KEY",
     "error_body",
+    "for_client",
     "install_handlers",
     "language_of",
     "register_status",
@@ -63,6 +69,8 @@ STATUS_BY_KEY: Final[dict[str, int]] = {
     "server.method_not_allowed": 405,
     "server.invalid_request": 422,
     "server.body_too_large": 413,
+    "server.store_unavailable": 503,
+    "server.store_failed": 503,
     # the table service's
     "tables.leased": 409,
     "tables.unknown_table": 404,
@@ -84,6 +92,22 @@ STATUS_BY_KEY: Final[dict[str, int]] = {
 }
 """The HTTP status of a message key (exact match). Keys not here fall back on their class
 (:func:`status_for`)."""
+
+
+def for_client(exc: MacauTablesError) -> MacauTablesError:
+    """What a client is told of refusal ``exc``: ``exc`` itself, except a store failure —
+    ``store.unavailable`` (``server.store_unavailable``), ``store.database_error``
+    (``server.store_failed``) — whose parameters are the operator's (the database's URL: user,
+    host, port, name; the driver's message): it is logged whole (the URL without its password)
+    and answered by the client's key alone, without parameters."""
+    if exc.key == "store.unavailable":
+        told = MacauTablesError("server.store_unavailable")
+    elif exc.key == "store.database_error":
+        told = MacauTablesError("server.store_failed")
+    else:
+        return exc
+    log.warning("%s (answered %s): %s", exc.key, told.key, exc.message)
+    return told
 
 
 def register_status(key: str, status: int) -> None:
@@ -144,7 +168,8 @@ def error_body(exc: MacauTablesError, language: str = messages.DEFAULT_LANGUAGE)
 def error_response(
     exc: MacauTablesError, language: str = messages.DEFAULT_LANGUAGE
 ) -> JSONResponse:
-    """The JSON response for refusal ``exc``."""
+    """The JSON response for refusal ``exc`` (as a client may see it: :func:`for_client`)."""
+    exc = for_client(exc)
     headers = getattr(exc, "http_headers", None)
     return JSONResponse(
         error_body(exc, language),

@@ -32,6 +32,7 @@ router and mounts ``/static`` (one line in :func:`.app.create_app`).
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Coroutine, Iterable
 from datetime import UTC, datetime
@@ -51,10 +52,10 @@ from .. import codec, messages
 from ..errors import MacauTablesError
 from ..money import format_minor
 from ..rng import ShoeOpening, commitment_scheme, prove_all
-from ..store import ShoeRecord, Tx
+from ..store import ShoeCursor, ShoeRecord, Tx
 from ..tables.clock import MACAU
 from . import auth, i18n
-from .errors import status_for
+from .errors import register_status, status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime, runtime_dependency
 from .schemas import ERROR_RESPONSES, ProvedCard
@@ -256,6 +257,12 @@ def admin(request: Request, who: Admin) -> Response:
 api_router = APIRouter(tags=["pages"], responses=ERROR_RESPONSES)
 
 SHOES_SHOWN: Final = 20
+"""The revealed shoes a page of ``GET /api/shoes`` lists unless asked for fewer or more."""
+
+SHOES_MAX: Final = 100
+"""The most a page of ``GET /api/shoes`` lists (``limit``)."""
+
+register_status("pages.shoe_cursor_unknown", 422)
 
 
 class RevealedShoe(BaseModel):
@@ -302,38 +309,74 @@ class RevealedShoe(BaseModel):
 
 
 class RevealedShoes(BaseModel):
-    """The last revealed shoes, newest first."""
+    """A page of revealed shoes, newest first, and ``next``: the ``before`` of the next (older)
+    page, ``null`` when there is none."""
 
     shoes: list[RevealedShoe]
+    next: str | None
+
+
+def shoe_cursor_text(cursor: ShoeCursor) -> str:
+    """``cursor`` as the opaque ``before`` of ``GET /api/shoes`` (URL-safe)."""
+    raw = json.dumps(
+        [cursor.revealed_at.isoformat(), cursor.table_id, cursor.shoe_no], separators=(",", ":")
+    )
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def shoe_cursor(text: str) -> ShoeCursor:
+    """The cursor ``text`` (:func:`shoe_cursor_text`) stands for; refuses any other text
+    (``pages.shoe_cursor_unknown``)."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        at, table_id, shoe_no = json.loads(raw)
+        when = datetime.fromisoformat(at)
+        if (
+            when.tzinfo is None
+            or not isinstance(table_id, str)
+            or type(shoe_no) is not int
+            or shoe_cursor_text(ShoeCursor(when, table_id, shoe_no)) != text
+        ):
+            raise ValueError(text)
+    except (ValueError, TypeError, RecursionError):  # (binascii.Error is a ValueError)
+        raise MacauTablesError("pages.shoe_cursor_unknown", before=text[:40]) from None
+    return ShoeCursor(when.astimezone(UTC), table_id, shoe_no)
 
 
 @api_router.get(
     "/api/shoes",
     dependencies=PUBLIC,
-    summary="The last finished shoes with their commitment and the public's card proofs",
+    summary="The finished shoes, a page at a time: their commitment and the public's proofs",
 )
 def revealed_shoes(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
     table: Annotated[
         str | None, Query(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
     ] = None,
+    before: Annotated[str | None, Query(min_length=1, max_length=400)] = None,
+    limit: Annotated[int, Query(ge=1, le=SHOES_MAX)] = SHOES_SHOWN,
 ) -> RevealedShoes:
-    """The last finished virtual shoes of every table (or of ``table``), newest first: what the
-    shoe check verifies (each shoe's commitment, and the proofs of the cards the public view
-    showed; an unfinished shoe is never listed)."""
+    """The finished virtual shoes of every table (or of ``table``), newest first, ``limit`` at
+    a time (at most :data:`SHOES_MAX`), the older ones after ``before`` (the previous page's
+    ``next``): what the shoe check verifies (each shoe's commitment and the proofs of the cards
+    the public view showed, never the rest of its order; an unfinished one is never listed).
+    A page reads at most ``limit + 1`` shoes, however many were ever recorded
+    (:meth:`~macau_tables.store.Tx.revealed_shoes_page`)."""
+    after = None if before is None else shoe_cursor(before)
 
-    def read(tx: Tx) -> list[RevealedShoe]:
-        ids = [table] if table is not None else [t.table_id for t in tx.tables()]
+    def read(tx: Tx) -> tuple[list[RevealedShoe], ShoeCursor | None]:
+        page = tx.revealed_shoes_page(table, before=after, limit=limit)
         out: list[RevealedShoe] = []
-        for table_id in ids:
-            for shoe in tx.shoes(table_id):
-                entry = RevealedShoe.of(shoe)
-                if entry is not None:
-                    out.append(entry)
-        out.sort(key=lambda s: s.revealed_at or datetime.min.replace(tzinfo=UTC), reverse=True)
-        return out[:SHOES_SHOWN]
+        for shoe in page.shoes:
+            entry = RevealedShoe.of(shoe)
+            if entry is not None:
+                out.append(entry)
+        return out, page.next
 
-    return RevealedShoes(shoes=runtime.store.read(read))
+    shoes, following = runtime.store.read(read)
+    return RevealedShoes(
+        shoes=shoes, next=None if following is None else shoe_cursor_text(following)
+    )
 
 
 def install(app: FastAPI) -> None:

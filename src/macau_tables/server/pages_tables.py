@@ -55,7 +55,7 @@ from ..baccarat.roads import (
 from ..baccarat.sides import Side
 from ..errors import MacauTablesError
 from ..money import format_minor
-from ..rounds import Issuer, issuer_of
+from ..rounds import Issuer, accepts, issuer_of
 from ..store import Store, Tx
 from ..store.records import TableRecord
 from ..tables.model import OpenShoe
@@ -320,7 +320,8 @@ def _shoe_waits(service: Any) -> str | None:
     shoe = deal.shoe
     wanted = None if shoe is None else shoe.expected()
     if wanted is None:
-        return codec.type_name(OpenShoe) if service.setup.live else None
+        # a new shoe by hand, where the table's mode takes one (a virtual table opens its own)
+        return codec.type_name(OpenShoe) if accepts(service.setup.mode, OpenShoe) else None
     return codec.type_name(wanted) if issuer_of(wanted) is Issuer.DEALER else None
 
 

@@ -34,7 +34,8 @@ Messages a client may send: ``{"type": "ping"}`` and ``{"type": "resume", "after
 (also ``?after=SEQ`` on connecting): when the table has moved on since ``SEQ`` the current
 view is sent at once; when it has not, nothing is resent. Nothing else: CSP-12 forbids any
 advice, chat or strategy channel into a Caribbean Stud table, and a view stream is not one —
-anything but those two messages closes the socket with 1008 (policy violation) and a reason;
+anything but those two messages (one nesting more than 16 arrays and objects is refused before it
+is parsed) closes the socket with 1008 (policy violation) and a reason;
 the server never relays anything a client says. Refusals (each closes the socket after the
 ``error`` message): a message over ``body_limit_bytes`` (1009), an unknown table (4404), a
 table served by another process (4409), a client too slow to take its messages (its queue of
@@ -81,12 +82,12 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience, Expected
+from ..rounds import Audience, Expected, TableMode
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
 from .api_tables import audience_of, expectation
-from .errors import error_body, language_of, status_for
+from .errors import error_body, for_client, language_of, status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
 
@@ -121,6 +122,10 @@ CLOSE_SLOW: Final = 4408
 CLOSE_TABLE_ELSEWHERE: Final = 4409
 """Another server process serves the table (connect to that one)."""
 
+_MAX_NESTING: Final = 16
+"""The most arrays and objects a client's message may hold in all: a control message is one flat
+object, so anything past this is refused unparsed, as any other message (1008)."""
+
 _STATUS_CLOSE: Final = {404: CLOSE_TABLE_UNKNOWN, 409: CLOSE_TABLE_ELSEWHERE}
 
 BEARER_PROTOCOL: Final = "bearer"
@@ -152,7 +157,7 @@ def _now_of(
     table's ``status`` and :func:`.api_tables.expectation` (``expected``, ``can_issue``) of
     the update's round. Called in the publishing thread, which holds the table's lock: it
     matches the update."""
-    expected = _texts_of(service).expected(update.round)
+    expected = _texts_of(service).expected(update.round, service.setup.mode)
     return {"status": service.status.value, **expectation(expected, principal)}
 
 
@@ -178,15 +183,16 @@ class _Texts:
         self._made = {}
         self._expected: tuple[object, Expected | None] = (None, None)
 
-    def expected(self, round_: Any) -> Expected | None:
-        """``round_.expected_next()`` (``None`` without a round), asked once per round value
-        for all the table's sockets (a round is a frozen value: the same one expects the
-        same)."""
+    def expected(self, round_: Any, mode: TableMode) -> Expected | None:
+        """``round_.expected_next()`` with only the commands a table of ``mode`` accepts
+        (:meth:`~macau_tables.rounds.Expected.in_mode`; ``None`` without a round), asked once
+        per round value for all the table's sockets (a round is a frozen value: the same one
+        expects the same; a table's mode does not change)."""
         if round_ is None:
             return None
         last, expected = self._expected
         if last is not round_:
-            expected = round_.expected_next()
+            expected = round_.expected_next().in_mode(mode)
             self._expected = (round_, expected)  # replaced whole: safe from any thread
         return expected
 
@@ -440,6 +446,7 @@ async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None
         return
     reason = ""
     if error is not None:
+        error = for_client(error)  # a store failure: its URL for the log only
         with contextlib.suppress(Exception):
             await websocket.send_text(
                 _dumps({"type": "error", **error_body(error, language_of(websocket))})
@@ -585,10 +592,7 @@ class _Connection:
 
     def _handle(self, text: str | None) -> None:
         """Take ``ping`` and ``resume``; refuse everything else (CSP-12)."""
-        message: object = None
-        if text is not None:
-            with contextlib.suppress(ValueError):
-                message = json.loads(text)
+        message = _parsed(text)
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "ping" and isinstance(message, dict) and set(message) == {"type"}:
             self.outbox.offer(lambda: {"type": "pong"})
@@ -603,6 +607,18 @@ class _Connection:
         raise _Closing(
             CLOSE_POLICY, RuleViolation("CSP-12", "streams.refused", message=_shown(text))
         )
+
+
+def _parsed(text: str | None) -> object:
+    """``text`` as JSON; ``None`` when it is not JSON, or holds more than :data:`_MAX_NESTING`
+    arrays and objects — counted before parsing, so a message nested thousands deep never
+    reaches the parser's recursion (and a ``RecursionError`` is caught all the same)."""
+    if text is None or text.count("[") + text.count("{") > _MAX_NESTING:
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _shown(text: str | None) -> str:

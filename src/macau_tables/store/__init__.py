@@ -130,7 +130,10 @@ Idempotency, snapshots, shoes, audit
   ``shoes(table_id) -> list[ShoeRecord]``, ``shoe(table_id, shoe_no) -> ShoeRecord | None``
   (``revealed`` as stored: store ``codec.encode(ShoeOpening)`` — a card-by-card shoe's leaves
   and public cards — or, for a whole-shoe commitment, ``codec.encode(ShoeReveal)``, so that
-  verify checks it against the commitment); ``audit(action, *, actor,
+  verify checks it against the commitment);
+  ``revealed_shoes_page(table_id=None, *, before: ShoeCursor | None = None, limit) ->
+  ShoesPage`` (the revealed shoes newest first, at most ``limit`` rows read whatever the
+  history: schema v9's indexes by reveal time); ``audit(action, *, actor,
   table_id=None, reason=None, detail: Mapping | None = None) -> int`` (hash-chained in id order,
   schema v6; verify walks the chain); ``audit_entries(*,
   table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``
@@ -164,7 +167,9 @@ from .records import (
     MeterRecord,
     PlayerRecord,
     PostingRecord,
+    ShoeCursor,
     ShoeRecord,
+    ShoesPage,
     Snapshot,
     TableMode,
     TableRecord,
@@ -193,7 +198,9 @@ __all__ = [
     "MeterRecord",
     "PlayerRecord",
     "PostingRecord",
+    "ShoeCursor",
     "ShoeRecord",
+    "ShoesPage",
     "Snapshot",
     "Store",
     "TableMode",

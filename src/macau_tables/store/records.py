@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from .. import codec
+from ..rounds import TableMode  # the round contract's: which commands a table accepts
 from .chain import GENESIS
 
 __all__ = [
@@ -26,7 +27,9 @@ __all__ = [
     "MeterRecord",
     "PlayerRecord",
     "PostingRecord",
+    "ShoeCursor",
     "ShoeRecord",
+    "ShoesPage",
     "Snapshot",
     "TableMode",
     "TableRecord",
@@ -34,13 +37,6 @@ __all__ = [
     "TransactionRecord",
     "TxKind",
 ]
-
-
-class TableMode(StrEnum):
-    """How a table's cards arrive: a virtual shoe (CSPRNG) or a live dealer."""
-
-    VIRTUAL = "virtual"
-    LIVE = "live"
 
 
 class TableStatus(StrEnum):
@@ -233,6 +229,26 @@ class ShoeRecord:
     verified: bool | None
     created_at: datetime
     revealed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeCursor:
+    """Where a page of revealed shoes ends (:meth:`~macau_tables.store.Tx.revealed_shoes_page`):
+    its last shoe's reveal time, table and number — the listing's order, newest first, so two
+    shoes revealed at the same instant are still told apart."""
+
+    revealed_at: datetime
+    table_id: str
+    shoe_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShoesPage:
+    """A page of revealed shoes, newest first, and the cursor of the next (older) page:
+    ``None`` when none is left."""
+
+    shoes: tuple[ShoeRecord, ...]
+    next: ShoeCursor | None
 
 
 @dataclass(frozen=True, slots=True)

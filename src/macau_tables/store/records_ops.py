@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..errors import StoreError
 from . import schema as s
@@ -16,7 +16,9 @@ from .records import (
     AuditEntry,
     ChainHead,
     IdempotencyRecord,
+    ShoeCursor,
     ShoeRecord,
+    ShoesPage,
     Snapshot,
     dumps,
     loads_object,
@@ -177,18 +179,44 @@ class RecordOps(TxBase):
         rows = self.connection.execute(
             select(s.shoes).where(s.shoes.c.table_id == table_id).order_by(s.shoes.c.shoe_no)
         )
-        return [
-            ShoeRecord(
-                r.table_id,
-                r.shoe_no,
-                r.commitment,
-                loads_object(r.revealed),
-                r.verified,
-                r.created_at,
-                r.revealed_at,
+        return [_shoe_record(r) for r in rows]
+
+    def revealed_shoes_page(
+        self, table_id: str | None = None, *, before: ShoeCursor | None = None, limit: int
+    ) -> ShoesPage:
+        """The revealed shoes (of ``table_id``, else of every table) newest first — by reveal
+        time, then table and number, descending — after ``before`` (the previous page's
+        ``next``), at most ``limit``. One statement reads at most ``limit + 1`` rows along an
+        index (schema v9: ``ix_shoes_revealed``, ``ix_shoes_table_revealed``), so a page costs
+        the same whatever the history; an unfinished shoe (no reveal) is never listed."""
+        require_int(limit, "limit", minimum=1)
+        c = s.shoes.c
+        query = select(s.shoes).where(c.revealed_at.is_not(None))
+        if table_id is not None:
+            query = query.where(c.table_id == table_id)
+        if before is not None:
+            at = before.revealed_at
+            query = query.where(
+                c.revealed_at <= at,  # the index's range; the rest orders the ties
+                or_(
+                    c.revealed_at < at,
+                    and_(
+                        c.revealed_at == at,
+                        or_(
+                            c.table_id < before.table_id,
+                            and_(c.table_id == before.table_id, c.shoe_no < before.shoe_no),
+                        ),
+                    ),
+                ),
             )
-            for r in rows
-        ]
+        query = query.order_by(c.revealed_at.desc(), c.table_id.desc(), c.shoe_no.desc())
+        rows = self.connection.execute(query.limit(limit + 1)).all()
+        shoes = tuple(_shoe_record(r) for r in rows[:limit])
+        if len(rows) <= limit:
+            return ShoesPage(shoes, None)
+        last = shoes[-1]
+        assert last.revealed_at is not None  # (the query's own condition)
+        return ShoesPage(shoes, ShoeCursor(last.revealed_at, last.table_id, last.shoe_no))
 
     def next_shoe_no(self, table_id: str) -> int:
         """One more than the highest shoe number of ``table_id`` (1 for the first)."""
@@ -297,3 +325,15 @@ class RecordOps(TxBase):
             AuditEntry(r.id, r.at, r.actor, r.action, r.table_id, r.reason, loads_object(r.detail))
             for r in rows
         ]
+
+
+def _shoe_record(r: Any) -> ShoeRecord:
+    return ShoeRecord(
+        r.table_id,
+        r.shoe_no,
+        r.commitment,
+        loads_object(r.revealed),
+        r.verified,
+        r.created_at,
+        r.revealed_at,
+    )

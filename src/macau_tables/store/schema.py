@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 9
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -252,6 +252,10 @@ shoes = Table(
     Column("verified", Boolean, nullable=True),
     Column("created_at", UtcDateTime, nullable=False),
     Column("revealed_at", UtcDateTime, nullable=True),
+    # schema v9: the revealed shoes newest first, of every table and of one, read a page at a
+    # time along these (Tx.revealed_shoes_page), whatever the history
+    Index("ix_shoes_revealed", "revealed_at", "table_id", "shoe_no"),
+    Index("ix_shoes_table_revealed", "table_id", "revealed_at", "shoe_no"),
 )
 
 audit_log = Table(

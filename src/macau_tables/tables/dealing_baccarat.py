@@ -236,10 +236,8 @@ class BaccaratDealing:
     # -- opening -----------------------------------------------------------------------------
 
     def open_shoe(self, batch: Batch) -> None:
-        """Live mode: a new physical shoe (approvals checked, BAC-19); refused in virtual mode
-        and while the current shoe is not finished."""
-        if not self.live:
-            raise TableError("tables.virtual_shoe_itself", command="OpenShoe")
+        """Live mode: a new physical shoe (approvals checked, BAC-19); refused while the current
+        shoe is not finished (a virtual table's ``OpenShoe`` never gets here: its ``MODES``)."""
         deal: BaccaratDeal = batch.state.deal
         if deal.shoe is not None and deal.shoe.phase is not S.ShoePhase.FINISHED:
             raise TableError("tables.shoe_in_use", shoe=deal.shoe.shoe_id)
@@ -333,22 +331,19 @@ class BaccaratDealing:
 
     def admit(self, batch: Batch, command: object) -> None:
         """A client's command: a live shoe's cut, burn, cut card or change of shoe (a virtual
-        table does those itself, but for a change of shoe between rounds), or a round command
-        (a virtual table deals its own cards; the settlement is always the service's)."""
+        table does those itself, but for a change of shoe between rounds: the others' ``MODES``
+        kept them from reaching here), or a round command (a virtual table deals its own cards,
+        likewise; the settlement is always the service's)."""
         if isinstance(command, Settle):
             raise TableError("tables.service_settles", command="Settle")
         refuse_client_leaf(command)
         if isinstance(command, _SHOE_COMMANDS):
-            if not self.live and not isinstance(command, S.ChangeShoe):
-                raise TableError("tables.virtual_shoe_itself", command=type(command).__name__)
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None:
                 raise TableError("tables.no_shoe")
             shoe, events = S.apply(deal.shoe, command)
             batch.dealt(deal.after(shoe, events), events)
             return
-        if isinstance(command, DealCard) and not self.live:
-            raise TableError("tables.virtual_deals", command="DealCard")
         batch.apply_round(command)
 
     # -- automatic steps ---------------------------------------------------------------------

@@ -12,7 +12,8 @@ no deck to reveal.
 
 The showdown is the service's: ``Showdown(meter)`` with the linked meter read in the settling
 transaction (under lock when a jackpot wager is in play, CSP-10). A client's ``Showdown`` is
-refused, as is a client's card at a virtual table.
+refused; a virtual table accepts no physical act (a card, an exposure, a misdeal, a dead hand,
+a shuffler's failure: their ``MODES``, refused by :func:`~.engine.execute`).
 
 Start-up recovery (CSP-11.4, SPEC "Faults"): a round left open is void — wagers returned,
 jackpot wagers carried over to the next round. The decision timer (CSP-6.4) folds an absent
@@ -30,7 +31,6 @@ from ..cards import DECK, Card
 from ..caribbean.actions import (
     CloseBetting,
     DealCard,
-    DealtToEmptyBox,
     DecisionTimeout,
     PlaceJackpotWager,
     Showdown,
@@ -176,7 +176,8 @@ class CaribbeanDealing:
 
     def admit(self, batch: Batch, command: object) -> None:
         """A client's command to the round. Virtual mode: ``CloseBetting`` gets the new deck's
-        commitment (CSP-3, "Randomness"); cards are the service's. The showdown is always the
+        commitment (CSP-3, "Randomness"); cards are the service's (a client's card never gets
+        here: :func:`~.engine.execute` refused it by its ``MODES``). The showdown is always the
         service's (it reads the meter)."""
         if isinstance(command, Showdown):
             raise TableError("tables.service_settles", command="Showdown")
@@ -184,8 +185,6 @@ class CaribbeanDealing:
         if self.live:
             batch.apply_round(command)
             return
-        if isinstance(command, DealCard | DealtToEmptyBox):
-            raise TableError("tables.virtual_deals", command=type(command).__name__)
         if isinstance(command, CloseBetting):
             deal: CaribbeanDeal = batch.state.deal
             round_id = batch.round_id or "?"

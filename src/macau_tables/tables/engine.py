@@ -27,7 +27,7 @@ from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Posting
 from ..rng import RandomSource
-from ..rounds import Round
+from ..rounds import Round, accepts, is_command
 from .dealing import Dealing
 from .model import (
     TABLE_EVENTS,
@@ -223,12 +223,22 @@ def execute(batch: Batch, command: object) -> Batch:
     """Run ``command`` on ``batch.state``, then every automatic step after it; returns
     ``batch`` (holding what to persist).
 
-    Refuses (``TableError``): anything but :class:`ClearFault` while a fault is in force; a new
-    round while one is open; a jackpot wager while the meter cannot be reached; a fault report
-    or clearance without its reason (or supervisor); clearing a fault not in force. The round
-    contract and the shoe procedure refuse the rest (``RuleViolation`` naming the rule).
+    Refuses (``TableError``): first, a command the table's mode does not accept (its
+    ``MODES``: ``tables.mode_refuses``, whatever the cards); anything but :class:`ClearFault`
+    while a fault is in force; a new round while one is open; a jackpot wager while the meter
+    cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
+    a fault not in force. The round contract and the shoe procedure refuse the rest
+    (``RuleViolation`` naming the rule).
     """
     state = batch.state
+    mode = state.setup.mode
+    if is_command(type(command)) and not accepts(mode, type(command)):
+        # CSP-11, BAC-4, BAC-10, Common rules "Hidden information": a physical act (a card
+        # entered, exposed or dealt to an empty box, a misdeal, a shuffler's failure, a shoe
+        # opened, cut or burned by hand, a correction of a physical card) exists only at a live
+        # table. Refused here, for both games, before the round sees it: the refusal depends on
+        # the command's type and the table's mode alone, never on a card.
+        raise TableError("tables.mode_refuses", command=type(command).__name__, mode=mode.value)
     if state.fault is not None and not isinstance(command, ClearFault):
         raise TableError("tables.in_fault", table=state.setup.table_id, reason=state.fault.reason)
     if isinstance(command, OpenRound):

@@ -26,7 +26,7 @@ from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
 from ..rng import CardLeaf, CardShown
-from ..rounds import Issuer
+from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
 
 __all__ = [
     "CODEC_TYPES",
@@ -77,6 +77,11 @@ class TableSetup:
     config_id: str
     meter_id: str | None = None
 
+    @property
+    def mode(self) -> TableMode:
+        """The table's mode: which commands it accepts (:func:`~macau_tables.rounds.accepts`)."""
+        return TableMode.LIVE if self.live else TableMode.VIRTUAL
+
 
 # -- table commands ---------------------------------------------------------------------------
 
@@ -89,6 +94,7 @@ class OpenRound:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     seated: tuple[tuple[int, str], ...] = ()
 
@@ -100,6 +106,7 @@ class OpenShoe:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +116,7 @@ class ReportFault:
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     reason: str
 
@@ -119,6 +127,7 @@ class ClearFault:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     supervisor: str
     reason: str
@@ -132,6 +141,7 @@ class ReleaseAward:
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
 
     hold_id: str
     supervisor: str

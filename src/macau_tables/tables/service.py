@@ -272,6 +272,11 @@ class TableService:
                         "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
                     ) from exc
                 except StoreError as exc:
+                    if exc.key == "store.idempotency_exists":
+                        # A request under the same key (at another table, or by another process)
+                        # committed first, this one wrote nothing: run again, it finds that
+                        # record — the first answer for the same request, else a mismatch.
+                        continue
                     if exc.key not in ("store.chain_conflict", "store.chain_race"):
                         raise
                     outcome = None
@@ -481,9 +486,10 @@ class TableService:
         return self.state.round
 
     def expected(self) -> Expected | None:
-        """What the current round waits for (``None`` before the first round)."""
+        """What the current round waits for (``None`` before the first round), with only the
+        commands the table's mode accepts (``MODES``: a virtual table offers no physical act)."""
         r = self.state.round
-        return None if r is None else r.expected_next()
+        return None if r is None else r.expected_next().in_mode(self.setup.mode)
 
     def view(self, audience: Audience) -> TableUpdate:
         """What ``audience`` may see of the table now (the round's ``view``)."""

@@ -208,13 +208,14 @@ function renderRound(view) {
 }
 
 function renderCardEntry(due) {
-  const deal = cmd("DealCard");
-  const live = page.mode === "live";
+  // Offered only while the table accepts a card now: a virtual table's `expected` never lists
+  // DealCard (the server keeps only the commands the table's mode accepts, MODES).
+  const deal = Boolean(cmd("DealCard"));
   const panel = document.getElementById("card-panel");
-  panel.hidden = !(live && deal);
+  panel.hidden = !deal;
   const cardDue = due.find((d) => d.kind === "card");
-  document.getElementById("card-submit").disabled = !(live && deal);
-  for (const b of document.querySelectorAll("#card-picker button")) b.disabled = !(live && deal);
+  document.getElementById("card-submit").disabled = !deal;
+  for (const b of document.querySelectorAll("#card-picker button")) b.disabled = !deal;
   panel.dataset.due = cardDue && cardDue.slot ? cardDue.slot : "";
 }
 

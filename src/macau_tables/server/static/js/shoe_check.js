@@ -77,18 +77,27 @@ form.addEventListener("submit", (event) => {
 });
 
 const picker = document.getElementById("shoe-pick");
+const older = document.getElementById("shoe-older");
 let shoes = [];
-async function loadShoes() {
+let next = null; // the `before` of the next (older) page of GET /api/shoes, null at the end
+async function loadShoes(before = null) {
+  let page;
   try {
-    shoes = (await api("/api/shoes")).shoes;
+    page = await api(before ? `/api/shoes?before=${encodeURIComponent(before)}` : "/api/shoes");
   } catch (err) {
     showError(err);
     return;
   }
-  picker.replaceChildren(el("option", { value: "", text: shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
-  for (const [i, shoe] of shoes.entries()) {
-    picker.append(el("option", { value: String(i), text: t("pages.shoe_check_option", { table: shoe.table_id, number: shoe.shoe_no, when: dateTime(shoe.revealed_at) }) }));
+  if (!before) {
+    shoes = [];
+    picker.replaceChildren(el("option", { value: "", text: page.shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
   }
+  for (const shoe of page.shoes) {
+    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, number: shoe.shoe_no, when: dateTime(shoe.revealed_at) }) }));
+    shoes.push(shoe);
+  }
+  next = page.next;
+  older.hidden = !next;
 }
 
 const proofsPanel = document.getElementById("shoe-proofs");
@@ -125,6 +134,9 @@ export async function checkProofs(shoe) {
     : t(all ? "pages.shoe_check_proofs_ok" : "pages.shoe_check_proofs_bad", { good, cards: shoe.proofs.length, size: shoe.size });
 }
 
+older.addEventListener("click", () => {
+  if (next) loadShoes(next);
+});
 picker.addEventListener("change", () => {
   const shoe = shoes[Number(picker.value)];
   if (!picker.value || !shoe) return;
