@@ -193,6 +193,55 @@ def test_a_login_form_may_redirect_to_a_page_of_this_site_only(client: TestClien
         assert response.status_code == 200, elsewhere  # the JSON answer, no redirect
 
 
+OFF_SITE_NEXT: tuple[str, ...] = (
+    "/\\evil.example/phish",  # what /login?next=/%5Cevil.example/phish decodes to
+    "/\tevil.example",
+    "/\t/evil.example/phish",  # /%09/…: the browser drops the tab, leaving //evil.example
+    "/\n/evil.example",
+    "/\r/evil.example",
+    " //evil.example",
+    "//evil.example/x",
+    "///evil.example",
+    "/\\/evil.example",
+    "\\\\evil.example",
+    "https://evil.example/",
+    "HTTPS://evil.example",
+    "http:evil.example",
+    "javascript:alert(1)",
+    " javascript:alert(1)",
+    "/\x00/evil.example",
+    "/\x7f/evil.example",
+    "evil.example",
+    "",
+)
+
+
+@pytest.mark.parametrize("after", OFF_SITE_NEXT)
+def test_a_next_that_a_browser_would_resolve_off_site_is_dropped(
+    client: TestClient, after: str
+) -> None:
+    """A login's ``next`` is kept only when it stays on this origin however a browser
+    resolves it (tabs and newlines dropped, a backslash read as a slash)."""
+    assert auth.safe_next(after) is None
+    form = {"name": "alice", "password": PASSWORD["alice"], "next": after}
+    response = client.post("/api/auth/login", data=form, follow_redirects=False)
+    assert response.status_code == 200, response.text  # the JSON answer, no redirect
+    page = client.get("/login", params={"next": after})
+    assert page.status_code == 200
+    assert 'name="next" value="/"' in page.text  # the page carries no off-site next either
+
+
+def test_the_login_page_keeps_a_path_of_this_site(client: TestClient) -> None:
+    for after in ("/tables/bac-1", "/supervisor?lang=en", "/reports#today", "/a%5Cb"):
+        assert auth.safe_next(after) == after
+        page = client.get("/login", params={"next": after})
+        assert f'name="next" value="{after}"' in page.text.replace("&amp;", "&")
+    raw = client.get("/login?next=/%5Cevil.example/phish")  # the reproduction, as typed
+    assert 'name="next" value="/"' in raw.text
+    tab = client.get("/login?next=/%09/evil.example/phish")
+    assert 'name="next" value="/"' in tab.text
+
+
 @pytest.mark.parametrize(
     ("content", "content_type"),
     [

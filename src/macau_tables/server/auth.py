@@ -102,6 +102,7 @@ __all__ = [
     "require_in_thread",
     "router",
     "rule_problems",
+    "safe_next",
     "session_refusal",
     "sign_in",
     "websocket_session",
@@ -824,13 +825,26 @@ async def _login_fields(request: Request) -> tuple[str, str, str | None]:
         raise AuthError("auth.login_unreadable")
     if len(name) > 100 or len(password) > MAX_PASSWORD:
         raise AuthError("auth.login_unreadable")
-    safe_next = after if isinstance(after, str) and _local_path(after) else None
-    return name, password, safe_next
+    return name, password, safe_next(after)
 
 
-def _local_path(path: str) -> bool:
-    parts = urlsplit(path)
-    return path.startswith("/") and not path.startswith("//") and not parts.scheme
+def safe_next(after: object) -> str | None:
+    """``after`` if it is a path on this site to go to after signing in, else ``None``.
+
+    A browser resolves a link against the page's origin after dropping tabs and newlines,
+    trimming control characters and spaces, and reading ``\\`` as ``/``: ``/\\evil.example``
+    and ``/<TAB>/evil.example`` are ``//evil.example``, another site. So a path is kept only
+    when it starts with one ``/`` and holds none of those characters, no scheme and no host —
+    what stays on this origin however it is resolved (``login.js`` checks the same in the
+    browser by resolving it)."""
+    if not isinstance(after, str) or not after.startswith("/") or after.startswith("//"):
+        return None
+    if any(c <= " " or c in "\\\x7f" for c in after):
+        return None
+    parts = urlsplit(after)
+    if parts.scheme or parts.netloc or len(after) > 2000:
+        return None
+    return after
 
 
 def _secure(request: Request) -> bool:
