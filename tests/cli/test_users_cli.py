@@ -13,9 +13,13 @@ from argon2 import PasswordHasher
 from typer.testing import CliRunner
 
 from macau_tables.cli.app import app
+from macau_tables.errors import AuthError
 from macau_tables.server import auth
 from macau_tables.store import Store
 from macau_tables.store import users_ops as ops
+
+STAFF_PW = "Quartz-lantern-ferry-92"
+"""A password strong enough for staff."""
 
 
 @pytest.fixture(autouse=True)
@@ -117,4 +121,28 @@ def test_user_list_and_disable(url: str) -> None:
         (entry,) = store.read(lambda tx: tx.audit_entries(action="user_disable"))
     assert entry.reason == "left" and entry.detail is not None and entry.detail["name"] == "dora"
     unknown = run("user", "disable", "nobody", "--reason", "x", "--database", url)
+    assert unknown.exit_code == 2 and "no user nobody" in unknown.stderr
+
+
+def test_user_unlock_forgets_the_failed_logins_audited(url: str) -> None:
+    added = run("user", "add", "dora", "--role", "dealer", "--database", url, password=STAFF_PW)
+    assert added.exit_code == 0, added.output
+    with Store.open(url) as store:
+        for _ in range(5):
+            with pytest.raises(AuthError):
+                auth.sign_in(store, "dora", "not-her-password", address="203.0.113.7")
+        with pytest.raises(AuthError) as refused:
+            auth.sign_in(store, "dora", STAFF_PW, address="203.0.113.7")
+        assert refused.value.key == "auth.throttled"
+    no_reason = run("user", "unlock", "dora", "--database", url)
+    assert no_reason.exit_code == 2
+    done = run("user", "unlock", "dora", "--reason", "she mistyped", "--database", url)
+    assert done.exit_code == 0, done.output
+    assert "dora unlocked (5 failed logins forgotten)" in done.stdout
+    with Store.open(url) as store:
+        assert auth.sign_in(store, "dora", STAFF_PW, address="203.0.113.7").name == "dora"
+        (entry,) = store.read(lambda tx: tx.audit_entries(action="user_unlock"))
+    assert entry.actor.startswith("cli") and entry.reason == "she mistyped"
+    assert entry.detail is not None and entry.detail["forgotten"] == 5
+    unknown = run("user", "unlock", "nobody", "--reason", "x", "--database", url)
     assert unknown.exit_code == 2 and "no user nobody" in unknown.stderr

@@ -263,35 +263,92 @@ def test_an_unreadable_login_is_422(client: TestClient, content: bytes, content_
 # -- throttling -----------------------------------------------------------------------------------
 
 
-def test_five_failures_for_a_name_throttle_it_until_the_window_passes(
-    client: TestClient, runtime: Runtime
-) -> None:
-    for _ in range(runtime.settings.login_attempts):
-        bad = client.post("/api/auth/token", json={"name": "alice", "password": "wrong-password"})
-        assert bad.status_code == 401
-    runtime.clock.advance(60)  # type: ignore[attr-defined]
-    refused = client.post("/api/auth/token", json={"name": "alice", "password": PASSWORD["alice"]})
-    assert refused.status_code == 429 and _key(refused) == "auth.throttled"
-    wait = runtime.settings.login_window_seconds - 60
-    assert refused.headers["retry-after"] == str(wait)
-    assert refused.json()["error"]["params"]["retry_after"] == wait
-    runtime.clock.advance(wait)  # type: ignore[attr-defined]
-    assert _token(client, "alice")
+def _from(runtime: Runtime, address: str) -> TestClient:
+    """A client of the app whose requests come from ``address``."""
+    return TestClient(create_app(runtime), raise_server_exceptions=False, client=(address, 50000))
 
 
-def test_throttling_counts_a_name_from_every_address_and_every_process(
+def test_a_name_failing_from_everywhere_never_locks_its_owner_out(runtime: Runtime) -> None:
+    """The reproduction: wrong passwords for alice from another address, as many as anyone
+    likes, must not refuse her correct password from her own address (before: 429 for five
+    minutes, renewed by every new failure)."""
+    alice = {"name": "alice", "password": PASSWORD["alice"]}
+    guess = {"name": "alice", "password": "guessing-123"}
+    with _from(runtime, "203.0.113.7") as attacker, _from(runtime, "198.51.100.20") as owner:
+        for _ in range(3):  # three rounds of guesses
+            for _ in range(runtime.settings.login_attempts):
+                assert attacker.post("/api/auth/token", json=guess).status_code in (401, 429)
+            ok = owner.post("/api/auth/login", json=alice)
+            assert ok.status_code == 200, ok.text
+            refused = attacker.post("/api/auth/token", json=alice)  # the address that failed
+            assert refused.status_code == 429 and _key(refused) == "auth.throttled"
+            assert "unlock" in refused.json()["error"]["text"]
+            wait = refused.json()["error"]["params"]["retry_after"]
+            assert refused.headers["retry-after"] == str(wait)
+            runtime.clock.advance(60)  # type: ignore[attr-defined]
+    slept: list[float] = runtime.clock.slept  # type: ignore[attr-defined]
+    assert slept and max(slept) <= auth.SLOW_DOWN_MAX  # slowed down, a few seconds at most
+
+
+def test_an_address_failing_for_a_name_waits_1_2_4_up_to_300_seconds(
     runtime: Runtime, store: Store
 ) -> None:
-    """The failures are in the store: another server process (here another address and the
-    bare ``sign_in`` on the same database) sees them."""
-    now = runtime.clock.now
-    for i in range(5):
+    """From the address that keeps failing, each further try waits twice as long after the
+    latest failure (1, 2, 4 … 300 s), told in ``Retry-After``; the name is slowed down (never
+    refused) by at most a few seconds, asked of the injected sleep — no real wait."""
+    clock = runtime.clock
+    slept: list[float] = []
+
+    def sign_in(password: str, address: str = "10.0.0.1") -> auth.SignedIn:
+        return auth.sign_in(
+            store, "bruno", password, address=address, clock=clock.now, sleep=slept.append
+        )
+
+    for _ in range(5):
         with pytest.raises(AuthError) as failed:
-            auth.sign_in(store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now)
+            sign_in("wrong-password")
         assert failed.value.key == "auth.bad_credentials"
-    with pytest.raises(AuthError) as refused:
-        auth.sign_in(store, "bruno", PASSWORD["bruno"], address="10.9.9.9", clock=now)
-    assert refused.value.key == "auth.throttled"
+    assert slept == []  # not slowed below login_attempts failures
+    waits = []
+    for _ in range(11):
+        with pytest.raises(AuthError) as refused:
+            sign_in(PASSWORD["bruno"])  # the right password, from the address that failed
+        assert refused.value.key == "auth.throttled"
+        wait = refused.value.params["retry_after"]
+        waits.append(wait)
+        clock.advance(wait - 1)  # type: ignore[attr-defined]
+        with pytest.raises(AuthError) as early:
+            sign_in(PASSWORD["bruno"])
+        assert early.value.params["retry_after"] == 1
+        clock.advance(1)  # type: ignore[attr-defined]
+        with pytest.raises(AuthError) as failed:
+            sign_in("wrong-password")
+        assert failed.value.key == "auth.bad_credentials"
+    assert waits == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]
+    assert slept == [0.25, 0.5, 1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]
+    assert sign_in(PASSWORD["bruno"], address="10.0.0.2").name == "bruno"  # never refused
+    assert slept[-1] == auth.SLOW_DOWN_MAX
+    clock.advance(auth.LOGIN_DELAY_MAX)  # type: ignore[attr-defined]
+    assert sign_in(PASSWORD["bruno"]).name == "bruno"  # the wait is over: in
+
+
+def test_a_name_failing_from_many_addresses_is_slowed_never_refused(
+    client: TestClient, runtime: Runtime, store: Store
+) -> None:
+    """The failures are in the store: another server process (here the bare ``sign_in`` on the
+    same database) sees them, and the name's logins over HTTP are slowed down — the pause
+    asked of the runtime's clock — but answered."""
+    now = runtime.clock.now
+    for i in range(8):
+        with pytest.raises(AuthError) as failed:
+            auth.sign_in(
+                store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now, sleep=None
+            )
+        assert failed.value.key == "auth.bad_credentials"
+    slept: list[float] = runtime.clock.slept  # type: ignore[attr-defined]
+    del slept[:]
+    assert _token(client, "bruno")
+    assert slept == [auth.slow_down(8, runtime.settings.login_attempts)] == [2.0]
 
 
 def test_throttling_counts_an_address_across_names(client: TestClient, runtime: Runtime) -> None:
@@ -328,6 +385,35 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(
             assert other.status_code == 200, other.text  # another client: its own limit
         else:
             assert other.status_code == 429 and _key(other) == "auth.throttled"
+
+
+def test_an_admin_unlocks_a_user_audited(
+    client: TestClient, runtime: Runtime, store: Store
+) -> None:
+    with _from(runtime, "203.0.113.7") as attacker:
+        for _ in range(7):  # five failures, then two refused (not counted)
+            attacker.post("/api/auth/token", json={"name": "alice", "password": "guessing-1"})
+        alice = {"name": "alice", "password": PASSWORD["alice"]}
+        assert attacker.post("/api/auth/token", json=alice).status_code == 429
+        admin = login(client, "admin")
+        no_reason = client.post("/api/admin/users/alice/unlock", json={}, headers=admin)
+        assert no_reason.status_code == 422
+        done = client.post(
+            "/api/admin/users/alice/unlock", json={"reason": "her own typing"}, headers=admin
+        )
+        assert done.status_code == 200, done.text
+        assert done.json() == {"name": "alice", "forgotten": 5}
+        assert attacker.post("/api/auth/token", json=alice).status_code == 200
+    entry = store.read(lambda tx: tx.audit_entries(action="user_unlock"))[-1]
+    assert (entry.actor, entry.reason) == ("admin", "her own typing")
+    assert entry.detail == {"role": "admin", "via": "token", "name": "alice", "forgotten": 5}
+    unknown = client.post("/api/admin/users/nobody/unlock", json={"reason": "x"}, headers=admin)
+    assert unknown.status_code == 404 and _key(unknown) == "auth.user_unknown"
+    for name in ("supervisor", "alice"):
+        other = client.post(
+            "/api/admin/users/alice/unlock", json={"reason": "x"}, headers=login(client, name)
+        )
+        assert other.status_code == 403 and _key(other) == "auth.forbidden"
 
 
 def test_a_success_forgets_the_name_s_failures(client: TestClient) -> None:

@@ -82,6 +82,7 @@ def test_every_route_carries_exactly_one_role_rule(client: TestClient) -> None:
     rules = auth.endpoint_rules(client.app)  # type: ignore[arg-type]
     assert rules[("POST", "/api/auth/token")] is None
     assert rules[("GET", "/api/admin/users")] == {UserRole.ADMIN}
+    assert rules[("POST", "/api/admin/users/{name}/unlock")] == {UserRole.ADMIN}
 
 
 def test_the_role_matrix(client: TestClient, runtime: Runtime) -> None:

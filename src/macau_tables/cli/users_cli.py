@@ -6,6 +6,8 @@
 * ``user list [--format text|json]``: every user, role and whether disabled (never a hash).
 * ``user disable NAME --reason TEXT`` / ``user enable NAME --reason TEXT``: a disabled user's
   sessions and tokens end at once.
+* ``user unlock NAME --reason TEXT``: forget the user's failed logins from every address (no
+  address then waits before trying them again).
 
 Every change is in the audit log with who (``cli:<login name>``) and why. Bad input (an unknown
 role, a bad name, a short password, a name already used, a database that is not migrated) is
@@ -20,14 +22,14 @@ import sys
 
 import typer
 
-from ..server.auth import create_user, parse_role, record_action
+from ..server.auth import create_user, parse_role, record_action, unlock_user
 from ..server.principal import Principal, UserRole
 from ..store import Tx
 from ..store import users_ops as ops
 from .apps import app
 from .database import DATABASE_HELP, Format, open_store, refusals, when
 
-__all__ = ["user_add", "user_app", "user_list", "user_set_disabled"]
+__all__ = ["user_add", "user_app", "user_list", "user_set_disabled", "user_unlock"]
 
 user_app = typer.Typer(help="Users of the table server (roles, passwords).", no_args_is_help=True)
 app.add_typer(user_app, name="user")
@@ -141,3 +143,21 @@ def user_enable(
 ) -> None:
     """Let a disabled user sign in again."""
     user_set_disabled(name, reason, database, disabled=False)
+
+
+@user_app.command("unlock")
+def user_unlock(
+    name: str = typer.Argument(..., help="The user's name."),
+    reason: str = REASON,
+    database: str | None = DATABASE,
+) -> None:
+    """Forget a user's failed logins from every address (audited)."""
+    with refusals():
+        store = open_store(database)
+        try:
+            forgotten = unlock_user(
+                store, name, Principal(_actor(), UserRole.ADMIN, via="cli"), reason
+            )
+        finally:
+            store.close()
+    typer.echo(f"user {name} unlocked ({forgotten} failed logins forgotten)")

@@ -16,11 +16,14 @@ Who is asking
   one is refused ``auth.session_expired`` (401), an unknown one ``auth.session_unknown`` (401).
 * Passwords are kept as argon2 hashes (:data:`PASSWORD_HASHER`, re-hashed at login when the
   parameters grew); at least :data:`MIN_PASSWORD` characters.
-* Login throttling: ``login_attempts`` failed logins of one name, or from one client address,
-  within ``login_window_seconds`` refuse further logins (``auth.throttled``, 429 with
-  ``Retry-After``) until the oldest leaves the window. The failures are in the store, so every
-  server process on the database counts them; time is the store's clock (tests inject it).
-  A disabled user is refused (``auth.user_disabled``) and their sessions are ended.
+* Login throttling (:func:`sign_in`): an address that failed ``login_attempts`` times for a
+  name (or for any names) waits 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` seconds before each
+  further try (``auth.throttled``, 429 with ``Retry-After``); a name failing from everywhere is
+  slowed down (:func:`slow_down`, a few seconds at most), never refused, so no one can lock its
+  owner out; an administrator's :func:`unlock_user` forgets its failures. The failures are in
+  the store (for ``login_window_seconds``), so every server process on the database counts
+  them; time is the store's clock and the pause the runtime's (tests inject both). A disabled
+  user is refused (``auth.user_disabled``) and their sessions are ended.
 
 The role rule of every endpoint
 -------------------------------
@@ -49,13 +52,16 @@ casino, ``POST /api/admin/users``: :mod:`.auth_users`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import math
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
@@ -94,6 +100,7 @@ __all__ = [
     "endpoint_rules",
     "hash_password",
     "issue",
+    "login_wait",
     "optional_principal",
     "parse_role",
     "public",
@@ -105,6 +112,8 @@ __all__ = [
     "safe_next",
     "session_refusal",
     "sign_in",
+    "slow_down",
+    "unlock_user",
     "websocket_session",
 ]
 
@@ -117,7 +126,7 @@ SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
 DEFAULT_SESSION_SECONDS: Final = 8 * 3600
 DEFAULT_LOGIN_ATTEMPTS: Final = 5
-DEFAULT_LOGIN_WINDOW_SECONDS: Final = 300
+DEFAULT_LOGIN_WINDOW_SECONDS: Final = 3600
 
 PASSWORD_HASHER = PasswordHasher()
 """The argon2id hasher (argon2-cffi's defaults, RFC 9106 low-memory). Tests may swap in a cheaper
@@ -205,6 +214,24 @@ def create_user(
     store.run(add)
 
 
+def unlock_user(store: Store, name: str, principal: Principal, reason: str | None) -> int:
+    """Forget every failed login of user ``name`` (from every address), so that no address
+    waits before trying it again; audited ``user_unlock`` (by ``principal``, with ``reason``
+    and how many failures were forgotten). Returns that number. Refuses a bad name
+    (``auth.bad_name``) or an unknown user (``auth.user_unknown``), nothing written."""
+    ops.check_user_name(name)
+
+    def forget(tx: Tx) -> int:
+        if ops.user(tx, name) is None:
+            raise AuthError("auth.user_unknown", name=name)
+        forgotten = ops.unlock(tx, name)
+        record_action(tx, principal, "user_unlock", reason, name=name, forgotten=forgotten)
+        return forgotten
+
+    result: int = store.run(forget)
+    return result
+
+
 def _verify(stored: str, password: str) -> bool:
     try:
         return PASSWORD_HASHER.verify(stored, password[:MAX_PASSWORD])
@@ -279,6 +306,32 @@ class SignedIn:
     expires: datetime
 
 
+LOGIN_DELAY_MAX: Final = 300
+"""The longest wait (seconds) before a name may be tried again from an address that keeps
+failing (the waits grow 1, 2, 4 … up to this)."""
+SLOW_DOWN_MAX: Final = 3.0
+"""The longest pause (seconds) before answering a login of a name that fails from many
+addresses (the pauses grow 0.25, 0.5, 1, 2 … up to this); such a login is never refused."""
+
+
+def login_wait(failures: int, latest: datetime | None, attempts: int, now: datetime) -> int:
+    """Whole seconds still to wait after ``failures`` failed logins, the latest at ``latest``:
+    none below ``attempts``, then 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` after the latest."""
+    if failures < attempts or latest is None:
+        return 0
+    delay: int = min(LOGIN_DELAY_MAX, 1 << min(failures - attempts, 16))
+    return max(0, math.ceil(delay - (now - latest).total_seconds()))
+
+
+def slow_down(failures: int, attempts: int) -> float:
+    """The pause (seconds) before answering a login of a name with ``failures`` failed logins
+    from every address: none below ``attempts``, then 0.25, 0.5, 1, 2 … up to
+    :data:`SLOW_DOWN_MAX`."""
+    if failures < attempts:
+        return 0.0
+    return min(SLOW_DOWN_MAX, 0.25 * float(1 << min(failures - attempts, 8)))
+
+
 def sign_in(
     store: Store,
     name: str,
@@ -290,31 +343,43 @@ def sign_in(
     attempts: int = DEFAULT_LOGIN_ATTEMPTS,
     window: timedelta = timedelta(seconds=DEFAULT_LOGIN_WINDOW_SECONDS),
     clock: Callable[[], datetime] | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> SignedIn:
     """Check ``name``'s ``password`` and open a session (``kind="cookie"``) or bearer token
-    (``"token"``). Refuses (nothing opened): too many failures for the name or the address in
-    ``window`` (``auth.throttled`` with ``retry_after`` seconds), an unknown name or a wrong
-    password (``auth.bad_credentials``, and the failure is counted), a disabled user
+    (``"token"``). Failed logins count for ``window`` (the store keeps them, so every server
+    process counts them):
+
+    * from one address, ``attempts`` failures of the name — or of any names — make each
+      further try from that address wait 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` seconds after
+      the latest failure: ``auth.throttled`` (429) with ``retry_after`` seconds. Only an
+      address that has failed is ever refused; a success from it forgets its failures of the
+      name, and an administrator's unlock (:func:`unlock_user`) forgets the name's failures;
+    * from every address, ``attempts`` failures of the name slow its logins down —
+      ``sleep(seconds)`` (default ``time.sleep``) of :func:`slow_down` before the password is
+      checked — but never refuse them: no one elsewhere can lock its owner out.
+
+    Also refused (nothing opened): an unknown name or a wrong password
+    (``auth.bad_credentials``, and the failure is counted), a disabled user
     (``auth.user_disabled``). Time is ``clock()`` (default: the store's clock)."""
     if not ops.NAME_PATTERN.fullmatch(name):
         name = "?"  # no such user; never sent to the database as given (NUL, 10 kB, …)
     address = address.replace("\x00", "")[:100] or "unknown"
 
-    def check(tx: Tx) -> tuple[ops.UserRecord | None, int]:
+    def check(tx: Tx) -> tuple[ops.UserRecord | None, ops.Failures, datetime]:
         now = clock() if clock else tx.now()
-        by_name, oldest_name, by_address, oldest_address = ops.failures_since(
-            tx, name=name, address=address, since=now - window
-        )
-        waits = [
-            math.ceil((oldest + window - now).total_seconds())
-            for count, oldest in ((by_name, oldest_name), (by_address, oldest_address))
-            if count >= attempts and oldest is not None
-        ]
-        return ops.user(tx, name), max([1, *waits]) if waits else 0
+        failures = ops.failures_since(tx, name=name, address=address, since=now - window)
+        return ops.user(tx, name), failures, now
 
-    found, wait = store.read(check)
+    found, failures, now = store.read(check)
+    wait = max(
+        login_wait(failures.pair, failures.pair_latest, attempts, now),
+        login_wait(failures.address, failures.address_latest, attempts, now),
+    )
     if wait:
         raise AuthRefused("auth.throttled", headers={"Retry-After": str(wait)}, retry_after=wait)
+    pause = slow_down(failures.name, attempts)
+    if pause:
+        (sleep or time.sleep)(pause)
     ok = _verify(found.password_hash if found else _dummy_hash(), password)
     if found is None or not ok:
         at = clock() if clock else None
@@ -333,7 +398,7 @@ def sign_in(
         now = clock() if clock else tx.now()
         expires = now + lifetime
         ops.put_session(tx, _digest(secret), name, kind, expires_at=expires, now=now)
-        ops.forget_failures(tx, name=name, before=now - window)
+        ops.forget_failures(tx, name=name, address=address, before=now - window)
         if rehashed is not None:
             ops.set_password_hash(tx, name, rehashed)
         return expires
@@ -342,22 +407,45 @@ def sign_in(
     return SignedIn(secret, name, UserRole(found.role), expires)
 
 
-def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn:
-    """:func:`sign_in` with the request's store, settings and client address."""
+async def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn:
+    """:func:`sign_in` with the request's store, settings and client address; a slow-down is
+    waited on the event loop (no worker thread is held by it), or — a test's clock that has a
+    ``sleep`` — asked of the runtime's clock."""
     address = conn.client.host if conn.client is not None else "unknown"
-    return sign_in(
-        _store(conn),
-        name,
-        password,
-        address=address,
-        kind=kind,
-        lifetime=timedelta(seconds=int(_setting(conn, "session_seconds", DEFAULT_SESSION_SECONDS))),
-        attempts=int(_setting(conn, "login_attempts", DEFAULT_LOGIN_ATTEMPTS)),
-        window=timedelta(
-            seconds=int(_setting(conn, "login_window_seconds", DEFAULT_LOGIN_WINDOW_SECONDS))
-        ),
-        clock=_clock(conn),
-    )
+    asked: list[float] = []
+    try:
+        return await run_in_threadpool(
+            partial(
+                sign_in,
+                _store(conn),
+                name,
+                password,
+                address=address,
+                kind=kind,
+                lifetime=timedelta(
+                    seconds=int(_setting(conn, "session_seconds", DEFAULT_SESSION_SECONDS))
+                ),
+                attempts=int(_setting(conn, "login_attempts", DEFAULT_LOGIN_ATTEMPTS)),
+                window=timedelta(
+                    seconds=int(
+                        _setting(conn, "login_window_seconds", DEFAULT_LOGIN_WINDOW_SECONDS)
+                    )
+                ),
+                clock=_clock(conn),
+                sleep=asked.append,
+            )
+        )
+    finally:
+        if asked:
+            await _pause(conn, sum(asked))
+
+
+async def _pause(conn: HTTPConnection, seconds: float) -> None:
+    sleep = getattr(getattr(_runtime(conn), "clock", None), "sleep", None)
+    if callable(sleep):
+        sleep(seconds)  # a test's clock: it records what it was asked to wait
+    else:
+        await asyncio.sleep(seconds)
 
 
 # -- who is asking --------------------------------------------------------------------------------
@@ -782,10 +870,10 @@ class Me(BaseModel):
     dependencies=[Depends(public)],
     summary="A bearer token for an API client",
 )
-def create_token(request: Request, credentials: Credentials) -> TokenOut:
+async def create_token(request: Request, credentials: Credentials) -> TokenOut:
     """Check the name and password; return a new bearer token (send it as ``Authorization:
     Bearer TOKEN``), valid for ``session_seconds``."""
-    signed = issue(request, credentials.name, credentials.password, "token")
+    signed = await issue(request, credentials.name, credentials.password, "token")
     return TokenOut(token=signed.secret, expires=signed.expires, role=signed.role)
 
 
@@ -865,7 +953,7 @@ async def login(request: Request) -> Response:
     SameSite=Strict, Secure over TLS) and return the session's CSRF token. A form with a
     ``next`` path (on this site) is answered with a redirect there instead."""
     name, password, after = await _login_fields(request)
-    signed = await run_in_threadpool(issue, request, name, password, "cookie")
+    signed = await issue(request, name, password, "cookie")
     body = SessionOut(
         name=signed.name,
         role=signed.role,

@@ -24,6 +24,7 @@ from .tx import Tx
 __all__ = [
     "NAME_PATTERN",
     "SESSION_KINDS",
+    "Failures",
     "SessionRecord",
     "UserRecord",
     "add_user",
@@ -37,6 +38,7 @@ __all__ = [
     "session",
     "set_password_hash",
     "set_user_disabled",
+    "unlock",
     "user",
     "users",
 ]
@@ -225,6 +227,19 @@ def delete_sessions(tx: Tx, name: str) -> int:
 # -- failed logins --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """Failed logins since a time: of one name from one address (``pair``), from one address
+    for any name (``address``) — each with its latest — and of one name from every address
+    (``name``)."""
+
+    pair: int
+    pair_latest: datetime | None
+    address: int
+    address_latest: datetime | None
+    name: int
+
+
 def record_failure(tx: Tx, name: str, address: str, *, at: datetime | None = None) -> None:
     """Remember a failed login of ``name`` from ``address`` at ``at`` (default ``tx.now()``)."""
     tx.writable()
@@ -235,25 +250,40 @@ def record_failure(tx: Tx, name: str, address: str, *, at: datetime | None = Non
     )
 
 
-def failures_since(
-    tx: Tx, *, name: str, address: str, since: datetime
-) -> tuple[int, datetime | None, int, datetime | None]:
-    """Failed logins after ``since``: ``(count for name, its oldest, count for address, its
-    oldest)``."""
+def failures_since(tx: Tx, *, name: str, address: str, since: datetime) -> Failures:
+    """The failed logins after ``since`` of ``name`` from ``address``, from ``address``, and of
+    ``name`` (three indexed reads)."""
     f = s.login_failures
-    out: list[int | datetime | None] = []
-    for column, value in ((f.c.user_name, name[:200]), (f.c.address, address[:100])):
+    name, address = name[:200], address[:100]
+    recent = f.c.at > since
+
+    def read(*where: Any) -> tuple[int, datetime | None]:
         row = tx.connection.execute(
-            select(func.count(), func.min(f.c.at)).where(and_(column == value, f.c.at > since))
+            select(func.count(), func.max(f.c.at)).where(and_(recent, *where))
         ).one()
-        out += [int(row[0]), row[1]]  # min() keeps the column type: aware UTC
-    return out[0], out[1], out[2], out[3]  # type: ignore[return-value]
+        return int(row[0]), row[1]  # max() keeps the column type: aware UTC
+
+    pair, pair_latest = read(f.c.user_name == name, f.c.address == address)
+    by_address, address_latest = read(f.c.address == address)
+    by_name, _ = read(f.c.user_name == name)
+    return Failures(pair, pair_latest, by_address, address_latest, by_name)
 
 
-def forget_failures(tx: Tx, *, name: str, before: datetime) -> None:
-    """Forget ``name``'s failed logins (after a successful one) and everyone's older than
-    ``before`` (the throttling window is over for them)."""
+def forget_failures(tx: Tx, *, name: str, address: str, before: datetime) -> None:
+    """Forget ``name``'s failed logins from ``address`` (after a successful one from there) and
+    everyone's older than ``before`` (they no longer count)."""
     tx.writable()
     f = s.login_failures
-    tx.connection.execute(delete(f).where(f.c.user_name == name[:200]))
+    tx.connection.execute(
+        delete(f).where(and_(f.c.user_name == name[:200], f.c.address == address[:100]))
+    )
     tx.connection.execute(delete(f).where(f.c.at <= before))
+
+
+def unlock(tx: Tx, name: str) -> int:
+    """Forget every failed login of ``name`` from every address (an administrator's unlock);
+    how many there were."""
+    tx.writable()
+    f = s.login_failures
+    result = tx.connection.execute(delete(f).where(f.c.user_name == name[:200]))
+    return int(result.rowcount)
