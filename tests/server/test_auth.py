@@ -14,7 +14,7 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import Depends, FastAPI, WebSocket
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, login
+from tests.server.conftest import PASSWORD, SAME_ORIGIN, login
 
 from macau_tables.errors import AuthError
 from macau_tables.server import auth
@@ -136,7 +136,9 @@ def test_the_session_cookie_is_httponly_and_samesite_strict(client: TestClient) 
 def test_the_session_cookie_is_secure_over_tls(runtime: Runtime) -> None:
     from macau_tables.server.app import create_app
 
-    with TestClient(create_app(runtime), base_url="https://testserver") as tls:
+    with TestClient(
+        create_app(runtime), base_url="https://testserver", headers={"Origin": "https://testserver"}
+    ) as tls:
         response = tls.post(
             "/api/auth/login", json={"name": "bruno", "password": PASSWORD["bruno"]}
         )
@@ -179,6 +181,108 @@ def test_a_session_cookie_is_not_a_bearer_token_nor_the_reverse(client: TestClie
     client.cookies.set(auth.SESSION_COOKIE, token)
     as_cookie = client.get("/api/auth/me")
     assert as_cookie.status_code == 401 and _key(as_cookie) == "auth.session_unknown"
+
+
+def _bare(runtime: Runtime, **options: Any) -> TestClient:
+    """A client that sends no ``Origin`` by itself (as a non-browser, or a page elsewhere)."""
+    return TestClient(create_app(runtime), raise_server_exceptions=False, **options)
+
+
+CROSS_SITE: tuple[dict[str, str], ...] = (
+    {},  # neither header (a client that tells nothing)
+    {"Origin": "https://evil.example"},
+    {"Origin": "http://testserver.evil.example"},
+    {"Origin": "https://testserver"},  # another scheme is another origin
+    {"Origin": "http://testserver:8080"},
+    {"Origin": "null"},
+    {"Origin": "garbage"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"},
+    {"Sec-Fetch-Site": "none"},
+)
+
+
+@pytest.mark.parametrize("headers", CROSS_SITE)
+def test_a_login_not_from_this_site_s_pages_signs_no_one_in(
+    runtime: Runtime, store: Store, headers: dict[str, str]
+) -> None:
+    """Login CSRF: another site's form posting the attacker's name and password to
+    ``/api/auth/login`` must not sign the visitor's browser in (403 ``auth.cross_site``, no
+    cookie, no session)."""
+    form = {"name": "bruno", "password": PASSWORD["bruno"], "next": "/"}
+    with _bare(runtime) as browser:
+        refused = browser.post("/api/auth/login", data=form, headers=headers)
+        assert refused.status_code == 403 and _key(refused) == "auth.cross_site"
+        assert "this site" in refused.json()["error"]["text"]
+        assert "set-cookie" not in refused.headers
+        assert auth.SESSION_COOKIE not in browser.cookies
+    assert store.run(lambda tx: ops.delete_sessions(tx, "bruno")) == 0  # none was opened
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [SAME_ORIGIN, {"Sec-Fetch-Site": "same-origin"}, {"Origin": "HTTP://TestServer:80"}],
+)
+def test_a_login_from_this_site_s_pages_signs_in(runtime: Runtime, headers: dict[str, str]) -> None:
+    with _bare(runtime) as browser:
+        response = browser.post(
+            "/api/auth/login",
+            json={"name": "bruno", "password": PASSWORD["bruno"]},
+            headers=headers,
+        )
+        assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("headers", CROSS_SITE)
+def test_a_cookie_session_s_change_from_elsewhere_is_refused_even_with_its_csrf_token(
+    client: TestClient, runtime: Runtime, headers: dict[str, str]
+) -> None:
+    csrf = _cookie_login(client, "alice")
+    cookie = client.cookies[auth.SESSION_COOKIE]
+    with _bare(runtime, cookies={auth.SESSION_COOKIE: cookie}) as browser:
+        refused = browser.post("/api/auth/logout", headers={auth.CSRF_HEADER: csrf, **headers})
+        assert refused.status_code == 403 and _key(refused) == "auth.cross_site"
+        assert browser.get("/api/auth/me").status_code == 200  # still signed in: nothing done
+        same = browser.post(
+            "/api/auth/logout", headers={auth.CSRF_HEADER: csrf, "Sec-Fetch-Site": "same-origin"}
+        )
+        assert same.status_code == 200, same.text
+
+
+def test_a_bearer_request_needs_no_origin(runtime: Runtime) -> None:
+    with _bare(runtime) as api_client:
+        token = api_client.post(
+            "/api/auth/token", json={"name": "bruno", "password": PASSWORD["bruno"]}
+        )
+        assert token.status_code == 200, token.text
+        bearer = {"Authorization": f"Bearer {token.json()['token']}"}
+        done = api_client.post(
+            "/api/auth/logout", headers={**bearer, "Origin": "https://evil.example"}
+        )
+        assert done.status_code == 200, done.text
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "origin", "status"),
+    [
+        ("https", "https://casino.example", 200),
+        ("https", "http://casino.example", 403),
+        ("http", "https://casino.example", 403),
+    ],
+)
+def test_behind_a_trusted_proxy_the_origin_is_the_forwarded_scheme_s(
+    runtime: Runtime, forwarded: str, origin: str, status: int
+) -> None:
+    """Behind a proxy named in ``trusted_proxies`` that ends TLS, this server's origin is
+    ``https://`` + its host: the scheme comes from ``X-Forwarded-Proto``."""
+    runtime.settings = runtime.settings.replace(trusted_proxies=("10.0.0.0/24",))
+    with _bare(runtime, client=("10.0.0.5", 40000), base_url="http://casino.example") as proxy:
+        response = proxy.post(
+            "/api/auth/login",
+            json={"name": "bruno", "password": PASSWORD["bruno"]},
+            headers={"Origin": origin, "X-Forwarded-Proto": forwarded},
+        )
+        assert response.status_code == status, response.text
 
 
 def test_a_login_form_may_redirect_to_a_page_of_this_site_only(client: TestClient) -> None:
@@ -264,8 +368,13 @@ def test_an_unreadable_login_is_422(client: TestClient, content: bytes, content_
 
 
 def _from(runtime: Runtime, address: str) -> TestClient:
-    """A client of the app whose requests come from ``address``."""
-    return TestClient(create_app(runtime), raise_server_exceptions=False, client=(address, 50000))
+    """A client of the app whose requests come from ``address`` (from the site's pages)."""
+    return TestClient(
+        create_app(runtime),
+        raise_server_exceptions=False,
+        client=(address, 50000),
+        headers=SAME_ORIGIN,
+    )
 
 
 def test_a_name_failing_from_everywhere_never_locks_its_owner_out(runtime: Runtime) -> None:
@@ -586,6 +695,8 @@ def test_a_websocket_is_authenticated_by_token_or_same_origin_cookie(
         assert who(cookie=cookie) == ["alice", "cookie"]
         assert who(cookie=cookie, origin="http://testserver") == ["alice", "cookie"]
         assert who(cookie=cookie, origin="https://evil.example") is None  # cross-site
+        assert who(cookie=cookie, **{"sec-fetch-site": "cross-site"}) is None
+        assert who(cookie=cookie, **{"sec-fetch-site": "same-origin"}) == ["alice", "cookie"]
 
 
 # -- the role rules -------------------------------------------------------------------------------

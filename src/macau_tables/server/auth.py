@@ -5,12 +5,15 @@ Who is asking
 -------------
 * API clients send ``Authorization: Bearer TOKEN`` (``POST /api/auth/token`` with ``{"name",
   "password"}`` gives ``{"token", "expires", "role"}``).
-* Pages sign in with ``POST /api/auth/login`` (a form or JSON): the answer sets the session
-  cookie (:data:`SESSION_COOKIE`: ``HttpOnly``, ``SameSite=Strict``, ``Secure`` when the request
-  came over TLS or the setting ``secure_cookies`` says so) and returns the session's CSRF token.
-  Every state-changing request (not ``GET``/``HEAD``/``OPTIONS``) of a cookie session must carry
-  it, in the header ``X-CSRF-Token`` or the form field ``csrf_token`` (compared in constant time;
-  :func:`csrf_token_of` gives it to a page's template).
+* Pages sign in with ``POST /api/auth/login`` (a form or JSON, from this site's pages only:
+  :func:`same_origin`): the answer sets the session cookie (:data:`SESSION_COOKIE`:
+  ``HttpOnly``, ``SameSite=Strict``, ``Secure`` when the request came over TLS or the setting
+  ``secure_cookies`` says so) and returns the session's CSRF token.
+  Every state-changing request (not ``GET``/``HEAD``/``OPTIONS``) of a cookie session must come
+  from this site's pages (``Origin`` or ``Sec-Fetch-Site: same-origin``: :func:`same_origin`,
+  else ``auth.cross_site``) and carry the token, in the header ``X-CSRF-Token`` or the form
+  field ``csrf_token`` (compared in constant time; :func:`csrf_token_of` gives it to a page's
+  template). A bearer-token request needs neither.
 * Tokens and sessions are random secrets (256 bits); the store keeps only their SHA-256
   (:mod:`macau_tables.store.users_ops`) with the expiry (setting ``session_seconds``). An expired
   one is refused ``auth.session_expired`` (401), an unknown one ``auth.session_unknown`` (401).
@@ -102,6 +105,7 @@ __all__ = [
     "issue",
     "login_wait",
     "optional_principal",
+    "own_origin",
     "parse_role",
     "public",
     "record_action",
@@ -110,6 +114,7 @@ __all__ = [
     "router",
     "rule_problems",
     "safe_next",
+    "same_origin",
     "session_refusal",
     "sign_in",
     "slow_down",
@@ -139,6 +144,7 @@ for _key, _status in (
     ("auth.bad_credentials", 401),
     ("auth.csrf_missing", 403),
     ("auth.csrf_mismatch", 403),
+    ("auth.cross_site", 403),
     ("auth.forbidden", 403),
     ("auth.user_disabled", 403),
     ("auth.throttled", 429),
@@ -479,6 +485,54 @@ def _lookup_session(
     return Principal(found.user_name, UserRole(found.role), via=kind), found.expires_at
 
 
+_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
+
+
+def _origin(scheme: str, netloc: str) -> str:
+    scheme = scheme.lower()
+    host, colon, port = netloc.lower().rpartition(":")
+    if not colon or "]" in port:  # no port (or the end of an IPv6 address)
+        host, port = netloc.lower(), ""
+    if port == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    return f"{scheme}://{host}{':' + port if port else ''}"
+
+
+def own_origin(conn: HTTPConnection) -> str:
+    """This server's origin as the browser sees it: the request's scheme — the one a proxy
+    named in ``trusted_proxies`` forwarded (``X-Forwarded-Proto``, applied to the request by
+    the app's proxy-headers middleware); ``ws``/``wss`` read as ``http``/``https`` — and its
+    ``Host``, default ports left out."""
+    scheme = {"ws": "http", "wss": "https"}.get(conn.url.scheme, conn.url.scheme)
+    return _origin(scheme, conn.headers.get("host", ""))
+
+
+def same_origin(conn: HTTPConnection) -> bool | None:
+    """Whether a request or socket comes from this site's own pages, by what the browser says:
+    ``True`` for ``Sec-Fetch-Site: same-origin`` or an ``Origin`` equal to :func:`own_origin`;
+    ``False`` for any other ``Sec-Fetch-Site`` or ``Origin`` (another site, ``null``);
+    ``None`` when it carries neither (not a browser, or a browser that tells nothing)."""
+    fetch_site = conn.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site.strip().lower() == "same-origin"
+    origin = conn.headers.get("origin")
+    if origin is None:
+        return None
+    parts = urlsplit(origin.strip())
+    if not parts.scheme or not parts.netloc:
+        return False  # "null" (a sandboxed page, a redirect across sites), garbage
+    return _origin(parts.scheme, parts.netloc) == own_origin(conn)
+
+
+def _check_origin(request: Request) -> None:
+    """Refuse (``auth.cross_site``, 403) a cookie login or a state change of a cookie session
+    that does not say it comes from this site's pages (:func:`same_origin` ``True``): a form
+    another site makes the victim's browser post, which ``SameSite`` alone does not stop for a
+    login (there is no cookie yet) nor on a sibling site."""
+    if same_origin(request) is not True:
+        raise AuthError("auth.cross_site")
+
+
 async def _check_csrf(request: Request, secret: str) -> None:
     presented: object = request.headers.get(CSRF_HEADER)
     if presented is None:
@@ -526,6 +580,7 @@ async def _authenticate(request: Request) -> Principal | None:
     secret, kind = found
     principal = await run_in_threadpool(_lookup, _store(request), secret, kind, _clock(request))
     if kind == "cookie" and request.method.upper() not in SAFE_METHODS:
+        _check_origin(request)
         await _check_csrf(request, secret)
     _signed_in(request, principal, secret)
     return principal
@@ -713,14 +768,6 @@ def endpoint_rules(app: FastAPI) -> dict[tuple[str, str], frozenset[UserRole] | 
 # -- WebSockets -----------------------------------------------------------------------------------
 
 
-def _same_origin(websocket: WebSocket) -> bool:
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True  # not a browser
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
-
-
 async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
     """Who opens ``websocket`` (before ``accept``): a bearer token (``Authorization`` header, or
     the ``token`` query parameter for browsers), else the session cookie when the socket comes
@@ -752,7 +799,7 @@ async def websocket_session(websocket: WebSocket) -> SocketSession | None:
     cookie = websocket.cookies.get(SESSION_COOKIE, "")
     if token:
         secret, kind = token, "token"
-    elif cookie and _same_origin(websocket):
+    elif cookie and same_origin(websocket) is not False:  # None: not a browser
         secret, kind = cookie, "cookie"
     else:
         return None
@@ -951,7 +998,10 @@ def _secure(request: Request) -> bool:
 async def login(request: Request) -> Response:
     """Check the name and password (a form or JSON); set the session cookie (HttpOnly,
     SameSite=Strict, Secure over TLS) and return the session's CSRF token. A form with a
-    ``next`` path (on this site) is answered with a redirect there instead."""
+    ``next`` path (on this site) is answered with a redirect there instead. Only from this
+    site's pages (``Origin`` or ``Sec-Fetch-Site``, else ``auth.cross_site``): another site's
+    form must not sign the visitor's browser in to someone else's account."""
+    _check_origin(request)
     name, password, after = await _login_fields(request)
     signed = await issue(request, name, password, "cookie")
     body = SessionOut(
