@@ -7,6 +7,7 @@ throttling held in the store, disabled users, users' administration audited with
 from __future__ import annotations
 
 import hashlib
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -794,3 +795,158 @@ def test_static_files_are_public_and_a_bare_route_has_no_rule(tmp_path: Any) -> 
     assert auth.endpoint_rules(app)[("GET", "/static/{path}")] is None
     app.add_route("/bare", lambda request: PlainTextResponse("x"))
     assert auth.rule_problems(app) == ["'/bare': a route without a role rule"]
+
+
+# -- passwords hard to guess, names that cannot pass for another's --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "password"),
+    [
+        ("carla", "player", "aaaaaaaa"),
+        ("carla", "player", "12345678"),
+        ("carla", "player", "password"),
+        ("dave", "dealer", "12345678"),
+        ("dave", "dealer", "aaaaaaaa"),
+        ("dave", "dealer", "carla2026!"),  # good enough for a player (below), not for staff
+        ("sam", "supervisor", "baccarat"),
+        ("ada", "admin", "macaucasino"),
+    ],
+)
+def test_a_guessable_password_is_refused_saying_what_to_do(
+    client: TestClient, store: Store, name: str, role: str, password: str
+) -> None:
+    admin = login(client, "admin")
+    before = store.read(ops.users)
+    body = {"name": name, "role": role, "password": password, "reason": "new"}
+    refused = client.post("/api/admin/users", json=body, headers=admin)
+    assert refused.status_code == 422 and _key(refused) == "auth.password_weak"
+    assert "longer" in refused.json()["error"]["text"]
+    params = refused.json()["error"]["params"]
+    assert params["needed"] == (2 if role == "player" else 3) > params["score"]
+    zh = client.post("/api/admin/users?lang=zh-Hant", json=body, headers=admin)
+    assert "更長" in zh.json()["error"]["text"]
+    assert store.read(ops.users) == before  # nothing written
+
+
+def test_a_player_needs_score_2_and_staff_score_3(store: Store) -> None:
+    auth.create_user(store, "carla", UserRole.PLAYER, "carla2026!")  # zxcvbn score 2
+    with pytest.raises(AuthError) as refused:
+        auth.create_user(store, "dave", UserRole.DEALER, "carla2026!")
+    assert refused.value.key == "auth.password_weak"
+    auth.create_user(store, "dave", UserRole.DEALER, "tulip-harbor7")  # score 4
+
+
+def test_the_user_s_name_and_the_casino_s_words_are_guessed_first(store: Store) -> None:
+    """A password built on the user's own name, on the casino's words or on a table's name is
+    guessed first: ``Zorvathine77`` is strong (4) for ellen, weak (1) for Zorvathine."""
+    auth.check_password("Zorvathine77", name="ellen", role=UserRole.ADMIN)
+    for name, password, words in (
+        ("Zorvathine", "Zorvathine77", ()),
+        ("ellen", "Baccarat2026", ()),  # 3 without the casino's words
+        ("ellen", "XandrelioQuorvan", ("Xandrelio", "Quorvan")),  # a table's name's words
+    ):
+        with pytest.raises(AuthError) as weak:
+            auth.check_password(password, name=name, role=UserRole.DEALER, words=words)
+        assert weak.value.key == "auth.password_weak", password
+    auth.check_password("XandrelioQuorvan", name="ellen", role=UserRole.ADMIN)
+
+
+def test_zxcvbn_scores_a_bounded_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    def score(password: str, user_inputs: list[str]) -> dict[str, int]:
+        seen.append(len(password))
+        seen.extend(len(w) for w in user_inputs)
+        return {"score": 4}
+
+    monkeypatch.setattr(auth, "zxcvbn", score)
+    auth.check_password("x" * auth.MAX_PASSWORD, name="y" * 100, role=UserRole.ADMIN)
+    assert max(seen) == auth.SCORED_LENGTH
+
+
+def test_the_one_time_passwords_of_a_first_start_pass(database_url: str) -> None:
+    """The demonstration's users get random passwords at a first start: each is strong enough
+    for its role (an admin's among them)."""
+    from macau_tables.server.runtime import prepare
+
+    with Store.open(database_url) as fresh:
+        made = prepare(fresh).users
+        assert {role for _, role, _ in made} == {"player", "dealer", "supervisor", "admin"}
+        for name, role, password in made:
+            auth.check_password(password, name=name, role=UserRole(role))
+            assert auth.sign_in(fresh, name, password, address="127.0.0.1").name == name
+
+
+@pytest.mark.parametrize("name", ["Alice", "alice.", "ALICE", "a.l.i.c.e", "Alice-", "al_ice"])
+def test_a_name_like_another_user_s_is_refused(client: TestClient, store: Store, name: str) -> None:
+    admin = login(client, "admin")
+    before = store.read(ops.users)
+    body = {"name": name, "role": "player", "password": "tulip-harbor7", "reason": "x"}
+    refused = client.post("/api/admin/users", json=body, headers=admin)
+    assert refused.status_code == 409 and _key(refused) == "auth.name_lookalike"
+    assert refused.json()["error"]["params"]["existing"] == "alice"
+    assert store.read(ops.users) == before
+
+
+def test_the_store_refuses_a_look_alike_that_raced_past_the_check(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes creating ``Bob`` and ``bob.`` at once both pass the look-up; the unique
+    index on the normalised name refuses the second (a 4xx, nothing written)."""
+    auth.create_user(store, "Bob", UserRole.PLAYER, "tulip-harbor7")
+    monkeypatch.setattr(ops, "lookalike", lambda tx, name: None)  # the race: nothing seen
+    with pytest.raises(AuthError) as refused:
+        auth.create_user(store, "bob.", UserRole.PLAYER, "tulip-harbor7")
+    assert refused.value.key == "auth.name_lookalike"
+    assert [u.name for u in store.read(ops.users)] == ["Bob"]
+    assert store.read(lambda tx: tx.player("bob.")) is None
+
+
+def test_look_alikes_created_at_once_leave_exactly_one(store: Store) -> None:
+    names = ["carl", "Carl", "carl.", "C-A-R-L", "carl_"]
+    barrier = threading.Barrier(len(names))
+    outcomes: dict[str, str] = {}
+
+    def create(name: str) -> None:
+        barrier.wait()
+        try:
+            auth.create_user(store, name, UserRole.PLAYER, "tulip-harbor7")
+            outcomes[name] = "created"
+        except AuthError as refused:
+            outcomes[name] = refused.key
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes.values()).count("created") == 1, outcomes
+    assert set(outcomes.values()) <= {"created", "auth.name_lookalike"}
+    assert len(store.read(ops.users)) == 1
+
+
+def test_sign_in_ignores_case_and_punctuation(client: TestClient) -> None:
+    for typed in ("ALICE", "Alice", "alice."):
+        response = client.post(
+            "/api/auth/token", json={"name": typed, "password": PASSWORD["alice"]}
+        )
+        assert response.status_code == 200, response.text
+        me = client.get(
+            "/api/auth/me", headers={"Authorization": f"Bearer {response.json()['token']}"}
+        )
+        assert me.json()["name"] == "alice"  # the user's own spelling
+
+
+def test_failures_count_under_the_name_as_sign_in_reads_it(runtime: Runtime, store: Store) -> None:
+    """``ALICE``, ``Alice`` and ``alice.`` are one name to the throttle too: five failures
+    spelt five ways, from five addresses, slow alice's next login down."""
+    now = runtime.clock.now
+    for i, typed in enumerate(("ALICE", "Alice", "alice.", "aLiCe", "a-lice")):
+        with pytest.raises(AuthError):
+            auth.sign_in(store, typed, "wrong-password", address=f"10.0.0.{i}", clock=now)
+    slept: list[float] = []
+    signed = auth.sign_in(
+        store, "alice", PASSWORD["alice"], address="10.0.9.9", clock=now, sleep=slept.append
+    )
+    assert signed.name == "alice" and slept == [auth.slow_down(5, 5)] == [0.25]

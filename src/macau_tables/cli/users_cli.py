@@ -3,7 +3,10 @@
 * ``user add NAME --role ROLE [--reason TEXT] [--database URL]``: the password is read from
   standard input (its first line; asked twice, hidden, at a terminal), never from the command
   line where other users of the machine could see it. A player's wallet is opened too.
-* ``user list [--format text|json]``: every user, role and whether disabled (never a hash).
+* ``user list [--format text|json] [--collisions]``: every user, role and whether disabled
+  (never a hash); with ``--collisions``, the groups of users whose names are the same but for
+  case and punctuation (made before such names were refused; left alone, each signs in with
+  their exact name).
 * ``user disable NAME --reason TEXT`` / ``user enable NAME --reason TEXT``: a disabled user's
   sessions and tokens end at once.
 * ``user unlock NAME --reason TEXT``: forget the user's failed logins from every address (no
@@ -74,18 +77,36 @@ def user_add(
     typer.echo(f"user {name} ({checked.value}) added")
 
 
+COLLISIONS = typer.Option(
+    False,
+    "--collisions",
+    help="Only the groups of users whose names differ only in case or punctuation.",
+)
+
+
 @user_app.command("list")
 def user_list(
     output_format: Format = FORMAT,
+    collisions: bool = COLLISIONS,
     database: str | None = DATABASE,
 ) -> None:
-    """Every user, their role and whether they are disabled."""
+    """Every user, their role and whether they are disabled (or, with --collisions, the
+    look-alike names left from before they were refused)."""
     with refusals():
         store = open_store(database)
         try:
             users = store.read(ops.users)
+            groups = store.read(ops.collisions) if collisions else []
         finally:
             store.close()
+    if collisions:
+        if output_format is Format.JSON:
+            typer.echo(json.dumps([{"key": ops.name_key(g[0]), "names": g} for g in groups]))
+        elif not groups:
+            typer.echo("no user names collide")
+        for group in groups if output_format is Format.TEXT else ():
+            typer.echo(f"{ops.name_key(group[0])}: {' '.join(group)}")
+        return
     if output_format is Format.JSON:
         rows = [
             {

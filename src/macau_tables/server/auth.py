@@ -18,7 +18,10 @@ Who is asking
   (:mod:`macau_tables.store.users_ops`) with the expiry (setting ``session_seconds``). An expired
   one is refused ``auth.session_expired`` (401), an unknown one ``auth.session_unknown`` (401).
 * Passwords are kept as argon2 hashes (:data:`PASSWORD_HASHER`, re-hashed at login when the
-  parameters grew); at least :data:`MIN_PASSWORD` characters.
+  parameters grew); at least :data:`MIN_PASSWORD` characters and hard enough to guess
+  (:func:`check_password`: zxcvbn, by role).
+* User names are unique under case folding with punctuation removed
+  (:func:`~macau_tables.store.users_ops.name_key`); sign-in ignores case and punctuation.
 * Login throttling (:func:`sign_in`): an address that failed ``login_attempts`` times for a
   name (or for any names) waits 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` seconds before each
   further try (``auth.throttled``, 429 with ``Retry-After``); a name failing from everywhere is
@@ -79,6 +82,7 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
+from zxcvbn import zxcvbn
 
 from ..errors import AuthError, MacauTablesError
 from ..store import Store, Tx
@@ -96,6 +100,7 @@ __all__ = [
     "SignedIn",
     "SocketSession",
     "authenticate_websocket",
+    "check_password",
     "create_user",
     "csrf_token",
     "csrf_token_of",
@@ -152,6 +157,8 @@ for _key, _status in (
     ("auth.bad_name", 422),
     ("auth.bad_role", 422),
     ("auth.password_too_short", 422),
+    ("auth.password_weak", 422),
+    ("auth.name_lookalike", 409),
     ("auth.user_exists", 409),
     ("auth.disable_self", 409),
     ("auth.user_unknown", 404),
@@ -172,6 +179,71 @@ _BEARER: Final = {"WWW-Authenticate": 'Bearer realm="macau-tables"'}
 
 
 # -- passwords and users --------------------------------------------------------------------------
+
+
+CASINO_WORDS: Final = (
+    "macau",
+    "macao",
+    "casino",
+    "baccarat",
+    "caribbean",
+    "stud",
+    "poker",
+    "table",
+    "tables",
+    "jackpot",
+    "progressive",
+    "punto",
+    "banco",
+    "banker",
+    "player",
+    "dealer",
+    "supervisor",
+    "admin",
+    "cashier",
+    "croupier",
+    "shoe",
+    "macau-tables",
+)
+"""Words a password must not lean on: the casino's and its games' (with the user's name and
+the tables' ids and names, they are zxcvbn's "user inputs", guessed first)."""
+
+MIN_SCORE: Final = {
+    UserRole.PLAYER: 2,
+    UserRole.DEALER: 3,
+    UserRole.SUPERVISOR: 3,
+    UserRole.ADMIN: 3,
+}
+"""The zxcvbn score (0 to 4) a password needs, by role: staff need a stronger one."""
+
+SCORED_LENGTH: Final = 64
+"""How many characters of a password zxcvbn scores (it is slow on very long strings; a
+password longer than this is at least as strong as its start)."""
+
+
+def check_password(
+    password: object, *, name: str, role: UserRole, words: tuple[str, ...] = ()
+) -> str:
+    """``password`` if it may be the password of user ``name`` with ``role``: at least
+    :data:`MIN_PASSWORD` characters (``auth.password_too_short``) and a zxcvbn score of at
+    least :data:`MIN_SCORE` for the role, guessed with the user's name, :data:`CASINO_WORDS`
+    and ``words`` (the tables' names) as known words (``auth.password_weak``, saying what to
+    do)."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise AuthError("auth.password_too_short", minimum=MIN_PASSWORD)
+    inputs = [name, ops.name_key(name), *CASINO_WORDS, *words]
+    result = zxcvbn(password[:SCORED_LENGTH], user_inputs=[w[:SCORED_LENGTH] for w in inputs])
+    score, needed = int(result["score"]), MIN_SCORE[role]
+    if score < needed:
+        raise AuthError("auth.password_weak", role=role.value, score=score, needed=needed)
+    return password
+
+
+def _table_words(tx: Tx) -> tuple[str, ...]:
+    words: list[str] = []
+    for table in tx.tables():
+        words += [table.table_id, table.name, *table.name.split()]
+    return tuple(words)
 
 
 def hash_password(password: str) -> str:
@@ -203,10 +275,14 @@ def create_user(
     """Create user ``name`` with ``role`` and ``password`` (argon2-hashed), audited
     (``user_add``, by ``actor``). A player's name is their player id: their player and wallet
     are created too when the casino has none yet. Refuses a bad name (``auth.bad_name``), a name
-    already used (``auth.user_exists``), a bad role (``auth.bad_role``) or a short password
-    (``auth.password_too_short``), with nothing written."""
+    already used (``auth.user_exists``) or passing for another user's but for case and
+    punctuation (``auth.name_lookalike``), a bad role (``auth.bad_role``), a short or
+    guessable password (``auth.password_too_short``, ``auth.password_weak``:
+    :func:`check_password`), with nothing written."""
     ops.check_user_name(name)
     checked = parse_role(role)
+    store.read(lambda tx: ops.check_name_free(tx, name))  # before judging the password
+    check_password(password, name=name, role=checked, words=store.read(_table_words))
     hashed = hash_password(password)
 
     def add(tx: Tx) -> None:
@@ -230,7 +306,7 @@ def unlock_user(store: Store, name: str, principal: Principal, reason: str | Non
     def forget(tx: Tx) -> int:
         if ops.user(tx, name) is None:
             raise AuthError("auth.user_unknown", name=name)
-        forgotten = ops.unlock(tx, name)
+        forgotten = ops.unlock(tx, ops.name_key(name))
         record_action(tx, principal, "user_unlock", reason, name=name, forgotten=forgotten)
         return forgotten
 
@@ -370,11 +446,13 @@ def sign_in(
     if not ops.NAME_PATTERN.fullmatch(name):
         name = "?"  # no such user; never sent to the database as given (NUL, 10 kB, …)
     address = address.replace("\x00", "")[:100] or "unknown"
+    key = ops.name_key(name) or "?"  # failures count by the name as sign-in reads it
 
     def check(tx: Tx) -> tuple[ops.UserRecord | None, ops.Failures, datetime]:
         now = clock() if clock else tx.now()
-        failures = ops.failures_since(tx, name=name, address=address, since=now - window)
-        return ops.user(tx, name), failures, now
+        failures = ops.failures_since(tx, name=key, address=address, since=now - window)
+        found = ops.user_signing_in(tx, name) if name != "?" else None
+        return found, failures, now
 
     found, failures, now = store.read(check)
     wait = max(
@@ -389,8 +467,9 @@ def sign_in(
     ok = _verify(found.password_hash if found else _dummy_hash(), password)
     if found is None or not ok:
         at = clock() if clock else None
-        store.run(lambda tx: ops.record_failure(tx, name, address, at=at))
+        store.run(lambda tx: ops.record_failure(tx, key, address, at=at))
         raise AuthRefused("auth.bad_credentials", headers=_BEARER)
+    name = found.name  # the user's own spelling
     if found.disabled:
         raise AuthError("auth.user_disabled", name=name)
     rehashed = (
@@ -404,7 +483,7 @@ def sign_in(
         now = clock() if clock else tx.now()
         expires = now + lifetime
         ops.put_session(tx, _digest(secret), name, kind, expires_at=expires, now=now)
-        ops.forget_failures(tx, name=name, address=address, before=now - window)
+        ops.forget_failures(tx, name=key, address=address, before=now - window)
         if rehashed is not None:
             ops.set_password_hash(tx, name, rehashed)
         return expires

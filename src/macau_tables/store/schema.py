@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -287,6 +287,10 @@ users = Table(
     Column("disabled", Boolean, nullable=False),
     Column("created_by", String(200), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    # schema v7: the name case folded, punctuation removed (users_ops.name_key), unique. NULL
+    # only for a user created before v7 whose name an older user's already had that way.
+    Column("name_key", USER_NAME, nullable=True),
+    Index("ux_users_name_key", "name_key", unique=True),
 )
 
 auth_sessions = Table(
