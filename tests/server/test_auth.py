@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from argon2 import PasswordHasher
 from fastapi import Depends, FastAPI, WebSocket
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.server.conftest import PASSWORD, SAME_ORIGIN, login
 
 from macau_tables.errors import AuthError
@@ -950,3 +953,49 @@ def test_failures_count_under_the_name_as_sign_in_reads_it(runtime: Runtime, sto
         store, "alice", PASSWORD["alice"], address="10.0.9.9", clock=now, sleep=slept.append
     )
     assert signed.name == "alice" and slept == [auth.slow_down(5, 5)] == [0.25]
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+def _as_a_browser_resolves(after: str, page: str = "http://testserver/login") -> Any:
+    """``after`` resolved against ``page`` the WHATWG way, as far as leaving the origin goes:
+    leading and trailing C0 controls and spaces trimmed, tabs and newlines removed, and a
+    backslash read as a slash (http and https)."""
+    from urllib.parse import urljoin
+
+    cleaned = after.strip("".join(map(chr, range(0x21)))).translate(
+        {0x09: None, 0x0A: None, 0x0D: None}
+    )
+    return urlsplit(urljoin(page, cleaned.replace("\\", "/")))
+
+
+PIECES = ("/", "\\", "\t", "\n", " ", "\x00", "evil.example", "a", ":", "%5C", "@", "?#")
+
+
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join))
+@settings(max_examples=500, deadline=None)
+def test_a_kept_next_never_leaves_the_origin(after: str) -> None:
+    kept = auth.safe_next(after)
+    if kept is not None:
+        resolved = _as_a_browser_resolves(kept)
+        assert (resolved.scheme, resolved.netloc) == ("http", "testserver"), kept
+
+
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=50))
+def test_waits_and_pauses_are_bounded_and_grow(failures: int, attempts: int) -> None:
+    now = datetime(2026, 1, 5, tzinfo=UTC)
+    wait = auth.login_wait(failures, now, attempts, now)
+    assert 0 <= wait <= auth.LOGIN_DELAY_MAX
+    assert (wait == 0) == (failures < attempts)
+    assert wait <= auth.login_wait(failures + 1, now, attempts, now)
+    pause = auth.slow_down(failures, attempts)
+    assert 0 <= pause <= auth.SLOW_DOWN_MAX
+    assert pause <= auth.slow_down(failures + 1, attempts)
+
+
+@given(st.from_regex(ops.NAME_PATTERN, fullmatch=True))
+def test_a_name_s_key_is_its_letters_and_digits_lower_cased(name: str) -> None:
+    key = ops.name_key(name)
+    assert key == ops.name_key(key) == ops.name_key(name.upper() + ".")
+    assert key.isalnum() and key == key.lower() and key
