@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from macau_tables import codec, ledger
+from macau_tables import codec, ledger, visibility
 from macau_tables.baccarat import commands as bac
 from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.round import BaccaratRound
@@ -271,6 +271,50 @@ def test_no_view_carries_a_card_its_audience_may_not_see_CSP_12_BAC_16(game: Ada
     # The oracle is not vacuous: players were shown cards the public was not (own Caribbean
     # hands; baccarat cards held for the squeeze).
     assert private > 0
+
+
+def _gate_holds(game: Adapter, seed: int) -> None:
+    """The gate (:mod:`macau_tables.visibility`) at every step of a random round: each
+    audience's parts make its view; the shared part is the public view and names no player;
+    a player's expectation names that player alone, staff's is whole; recall shows a round in
+    play as the live view and a closed round whole; no part carries a card the law hides."""
+    rnd = random.Random(seed)
+    r = game.open(rnd)
+    deck = game.deck(rnd)
+    for _ in range(400):
+        expected = r.expected_next()
+        for audience in _audiences(game):
+            seen = visibility.parts(r, audience)
+            assert seen.view == r.view(audience)
+            assert seen.shared.view == r.view(Audience.public())
+            assert all(d.player is None for d in seen.shared.expected.due)
+            named = {d.player for d in seen.expected.due} - {None}
+            if audience.player is not None:
+                assert named <= {audience.player}
+                assert seen.role is None and seen.personal is not None
+            elif audience.role is Role.PUBLIC:
+                assert not named and seen.role is None and seen.personal is None
+            else:
+                assert seen.expected == expected and seen.role is not None
+            parts = [seen.shared, seen.role, seen.personal]
+            shown = {c for p in parts if p is not None for c in cards_in(codec.encode(p.view))}
+            assert shown <= game.visible(r, audience)
+            recalled = visibility.recall_view(r, audience)
+            assert (recalled is None) == r.is_over == visibility.is_closed(r)
+            assert recalled is None or recalled == r.view(audience)
+        if r.is_over:
+            break
+        cmd = game.propose(r, rnd, deck)
+        if r.can_apply(cmd):
+            r, _ = r.apply(cmd)
+    assert r.is_over
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_the_gate_shows_each_audience_its_view_in_parts_CSP_12_BAC_15_BAC_16(seed: int) -> None:
+    for name in sorted(ADAPTERS):
+        _gate_holds(ADAPTERS[name], seed)
 
 
 _JUNK: list[object] = [

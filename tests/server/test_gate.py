@@ -147,9 +147,7 @@ def test_the_archive_of_today_holds_no_card_of_a_round_in_play_then_the_whole_ro
     _finish_caribbean(runtime)
     path, rows = _archive_rows(client, runtime, tmp_path)
     whole = runtime.store.read(lambda tx: tx.read_events("csp-1", round_id=r.round_id))
-    assert [row["seq"] for row in rows if row["round_id"] == r.round_id] == [
-        e.seq for e in whole
-    ]
+    assert [row["seq"] for row in rows if row["round_id"] == r.round_id] == [e.seq for e in whole]
     found = verify_archive(path)
     assert found.ok, found.finding
 
@@ -159,12 +157,13 @@ def test_the_cli_recall_of_a_round_in_play_shows_a_supervisors_live_view_CSP_12(
 ) -> None:
     r = _deciding(runtime)
     url = runtime.store.raw_url
-    as_json = run("recall", "--table", "csp-1", "--last", "1", "--format", "json", "--database", url)
+    recall = ("recall", "--table", "csp-1", "--last", "1", "--database", url)
+    as_json = run(*recall, "--format", "json")
     assert as_json.exit_code == 0, as_json.output
     (recalled,) = json.loads(as_json.stdout)
     assert recalled["cards"] == [] and recalled["view"] is not None
     assert set(cards_in(recalled)) <= VISIBLE["caribbean"](r, Audience.supervisor())
-    as_text = run("recall", "--table", "csp-1", "--last", "1", "--database", url)
+    as_text = run(*recall)
     assert as_text.exit_code == 0, as_text.output
     hidden = {c for b in r.boxes for c in b.cards} | {
         c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if not up
