@@ -277,16 +277,19 @@ def _role_may_issue(role: UserRole, command_type: type) -> bool:
     return role in ISSUERS[issuer_of(command_type)]
 
 
-def expectation(expected: Expected | None, principal: Principal | None) -> dict[str, Any]:
+def expectation(
+    expected: Expected | None, principal: Principal | None, audience: Audience | None = None
+) -> dict[str, Any]:
     """``{"expected", "can_issue"}``: what the round waits for as ``principal`` may read it
     (through the gate, :func:`macau_tables.visibility.expected_for`: the public reads no player
     id, a player no other player's — BAC-15, CSP-12; the codec's encoding of
     :class:`~macau_tables.rounds.Expected`: phase, due, command names; ``None`` before the
     first round) and, of its commands, those ``principal``'s role may send — as
-    ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them."""
+    ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them.
+    ``audience``: ``principal``'s (:func:`audience_of`), when the caller has it already."""
     if expected is None:
         return {"expected": None, "can_issue": []}
-    shown = expected_for(expected, audience_of(principal))
+    shown = expected_for(expected, audience_of(principal) if audience is None else audience)
     encoded, issuable = _expectation(shown, None if principal is None else principal.role)
     return {"expected": encoded, "can_issue": list(issuable)}
 

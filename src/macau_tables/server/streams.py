@@ -155,7 +155,7 @@ def _now_of(
     the update's round. Called in the publishing thread, which holds the table's lock: it
     matches the update."""
     expected = _texts_of(service).expected(update.round)
-    return {"status": service.status.value, **expectation(expected, principal)}
+    return {"status": service.status.value, **expectation(expected, principal, update.audience)}
 
 
 def _meter_message(meter_id: str, amount: int) -> dict[str, Any]:
