@@ -109,6 +109,8 @@ class Session:
         self.polls = 0
         self.pick = random.Random(5)
         self.logs: list[str] = []
+        self.public_pages: list[tuple[str, Any]] = []
+        """The public pages (their words) and their JSON, read while a round is in play."""
         self.polled: list[tuple[str, str, str, Any, Any]] = []
         """``(table, viewer, surface, law, payload)``: each surface polled during a round."""
         self.keys = itertools.count()
@@ -182,27 +184,26 @@ class Session:
             self.poll(table)
 
     def poll(self, table: str) -> None:
-        """Every role's REST view of ``table`` and every staff role's recall of it, with the
-        law's round now; every :data:`DAY_POLLS`-th poll also the reports, today's archive and
-        the metrics."""
+        """REST views of ``table`` — the public's, a player's and a member of staff's, the
+        players and the staff roles in turn — and a staff role's recall of it (the supervisor
+        and the admin in turn), with the law's round now; every :data:`DAY_POLLS`-th poll also
+        the reports, today's archive, the public pages and the metrics."""
         law = self.service(table).round
         assert not law.is_over
-        player = PLAYERS[self.polls % len(PLAYERS)]  # each role, one player in turn
-        for viewer in (player, *STAFF, "public"):
+        n = self.polls
+        for viewer in (PLAYERS[n % len(PLAYERS)], STAFF[n % len(STAFF)], "public"):
             who = None if viewer == "public" else viewer
             shown = self.get(f"/api/tables/{table}", who).json()
             self.polled.append((table, viewer, "view", law, shown))
-        for viewer in RECALLS:
-            recalled = self.get(f"/api/tables/{table}/recall?last=1", viewer).json()
-            current = [r for r in recalled if r["round_id"] == str(law.round_id)]
-            assert [r["state"] for r in current] in (["open"], ["demonstration"]), current
-            self.polled.append((table, viewer, "recall", law, current))
-        assert (
-            self.client.get(f"/api/tables/{table}/recall", headers=self.auth("dealer")).status_code
-            == 403
-        )
+        viewer = RECALLS[n % len(RECALLS)]
+        recalled = self.get(f"/api/tables/{table}/recall?last=1", viewer).json()
+        current = [r for r in recalled if r["round_id"] == str(law.round_id)]
+        assert [r["state"] for r in current] in (["open"], ["demonstration"]), current
+        self.polled.append((table, viewer, "recall", law, current))
         self.polls += 1
-        if self.polls % DAY_POLLS == 1:
+        if n % DAY_POLLS == 0:
+            dealer = self.client.get(f"/api/tables/{table}/recall", headers=self.auth("dealer"))
+            assert dealer.status_code == 403  # the dealer has no recall
             self._poll_day(table, law)
 
     def auth(self, who: str) -> dict[str, str]:
@@ -222,13 +223,18 @@ class Session:
         self.polled.append(
             (table, "admin", "archive", law, [json.loads(r["payload"]) for r in in_play])
         )
+        self.public_pages += [(path, self.get(path).json()) for path in _public_paths(table)]
+        for page in ("/", "/jackpot", f"/tables/{table}"):
+            response = self.client.get(page)
+            if response.status_code == 200:  # a table's page wants a player: not public
+                self.public_pages.append((page, re.findall(r"[\w.-]+", response.text)))
         metrics = self.get("/metrics").text
         assert not card_words(metrics), card_words(metrics)
         self.polled.append((table, "public", "metrics", law, metrics))
 
 
-DAY_POLLS = 40
-"""The reports, today's archive and the metrics are polled at every 40th poll (each reads the
+DAY_POLLS = 75
+"""The reports, today's archive and the metrics are polled at every 75th poll (each reads the
 whole day so far)."""
 
 CARD_WORD = re.compile(r"(?<![\w.])(?:10|[2-9TJQKA])[shdc♠♥♦♣](?![\w])")
@@ -362,23 +368,26 @@ def _texts(payload: object) -> Iterator[str]:
         yield payload
 
 
+def _public_paths(table: str) -> list[str]:
+    """The public JSON of the casino and of ``table``."""
+    paths = ["/api/tables", "/api/meters", f"/api/tables/{table}", f"/api/tables/{table}/board"]
+    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/roads"])
+
+
 def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:
     """Every public payload of the session (BAC-15, CSP-12): the public sockets' messages,
-    the public REST views polled, and — now, at the end — the tables' list, each table's
-    public view, board and roads, the meters and the jackpot socket's first message."""
+    the public REST views polled, the public pages and their JSON read during rounds and —
+    now, at the end — again, with the jackpot socket's first message."""
     for table in TABLES:
         for message in s.received[(table, "public")]:
             yield f"socket {table}", message
     for table, viewer, surface, _, payload in s.polled:
         if viewer == "public" and surface == "view":
             yield f"GET /api/tables/{table}", payload
-    paths = ["/api/tables", "/api/meters"]
+    yield from s.public_pages
     for table in TABLES:
-        paths += [f"/api/tables/{table}", f"/api/tables/{table}/board"]
-        if table != "csp-1":
-            paths.append(f"/api/tables/{table}/roads")
-    for path in paths:
-        yield path, s.get(path).json()
+        for path in _public_paths(table):
+            yield path, s.get(path).json()
     with s.client.websocket_connect("/ws/jackpot") as ws:
         yield "/ws/jackpot", ws.receive_json()
 
@@ -449,10 +458,10 @@ def _session(s: Session, rounds: int) -> None:
     assert all(s.service(t).round.is_over for t in TABLES)
     # The other surfaces: polled in every round, and each showed a card somewhere (a player's
     # own cards in their REST view) but none before the law.
-    assert (
-        seen["polled view"] >= rounds * 5
-    )  # a player, the dealer, a supervisor, an admin, the public
-    assert seen["polled recall"] >= rounds * len(RECALLS)
+    assert seen["polled view"] >= rounds * 3  # the public, a player, a member of staff
+    assert seen["polled recall"] >= rounds
+    assert {v for _, v, k, *_ in s.polled if k == "view"} == {*PLAYERS, *STAFF, "public"}
+    assert {v for _, v, k, *_ in s.polled if k == "recall"} == set(RECALLS)
     assert seen["polled report"] and seen["polled archive"] and seen["polled metrics"]
     assert seen["cards shown by view"] > 0
     assert _check_public_names_no_player(s) > rounds
