@@ -14,13 +14,15 @@ the message's ``seq``. So neither the shoe's order (a card not yet dealt), nor a
 nor the dealer's hole cards, nor another box's hand, nor a held baccarat card reaches anyone
 early.
 
-While a round is in play (each Caribbean decision, each baccarat reveal) the other surfaces are
-polled too and held to the same law: ``GET /api/tables/{id}`` for every role; recall for every
-staff role that has it (a supervisor, an admin: a round in play shows no more than their live
-view; the dealer has no recall); and now and then the reports, the audit archive of today (no
-record of a round in play) and ``/metrics``; the server's log records of the whole session
-carry no card. And no public payload — the tables' list, a table's public view and socket, the
-meters, the jackpot socket, the public pages' JSON — names a player (BAC-15, CSP-12).
+While a round is in play (a Caribbean decision, a baccarat reveal, a baccarat round's betting
+without holding) the other surfaces are polled too and held to the same law:
+``GET /api/tables/{id}`` for every role (the public's each time, the players and the staff —
+dealer, supervisor, admin — in turn); recall for every staff role that has it (a supervisor and
+an admin in turn: a round in play shows no more than their live view; the dealer has none); and
+now and then the reports, the audit archive of today (no record of a round in play), the
+public pages and ``/metrics``; the server's log records of the whole session carry no card.
+And no public payload — the tables' list, a table's public view and socket, the meters, the
+jackpot socket, the public pages and their JSON — names a player (BAC-15, CSP-12).
 
 SQLite runs the full session (200 rounds); PostgreSQL a shorter one in ``make test`` and the
 full one under ``make test-slow``.
