@@ -110,7 +110,7 @@ class RecalledRound:
     holds: tuple[tuple[str, str, int, str | None], ...] = ()
     """The awards held for a supervisor: ``(hold_id, player, amount, released_by)``
     (``released_by`` ``None``: still held)."""
-    view: Any = None
+    view: dict[str, Any] | None = None
     """A round still in play: the audience's live view of it, encoded by the codec (then
     ``cards`` is empty); ``None`` for a round that is over (recalled whole)."""
 
