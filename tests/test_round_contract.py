@@ -15,7 +15,7 @@ random rounds are driven through the contract and after every step
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,13 +23,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from macau_tables import codec, ledger
+from macau_tables import codec, ledger, visibility
 from macau_tables.baccarat import commands as bac
 from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.round import BaccaratRound
 from macau_tables.baccarat.rules import WagerKind as BacKind
-from macau_tables.baccarat.sides import Side
-from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import DECK, Card
 from macau_tables.caribbean import actions as csp
 from macau_tables.caribbean.round import CaribbeanRound
@@ -40,6 +38,7 @@ from macau_tables.messages import catalog
 from macau_tables.rounds import DEALER, Audience, DueKind, Role, Round
 from tests.baccarat.test_round_properties import SEATED, STANDARD
 from tests.caribbean.test_round_support import OPENING, SEED, make_rules
+from tests.support import bac_visible, cards_in, csp_visible
 
 # -- adapters: what differs between the games ---------------------------------------------
 
@@ -86,24 +85,6 @@ def _csp_propose(r: CaribbeanRound, rnd: random.Random, deck: list[Card]) -> obj
     return csp.Showdown(Meter(SEED + rnd.randrange(10**7), SEED))
 
 
-def _csp_visible(r: CaribbeanRound, audience: Audience) -> set[Card]:
-    # CSP-6.5 / CSP-12: a player sees their own five cards and the dealer's face-up cards; at the
-    # showdown the dealer's hand and the raised hands are turned over (a folded box's cards are
-    # collected unseen, CSP-6.7). Nobody is shown a face-down card before that.
-    seen = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if up}
-    seen |= {e.card for e in r.exposed}
-    if r.settlement is not None and not r.settlement.voided:
-        seen |= set(r.dealer_cards)
-        for b in r.boxes:
-            if b.raised:
-                seen |= set(b.cards)
-    if audience.player is not None:
-        for b in r.boxes:
-            if b.player == audience.player:
-                seen |= set(b.cards)
-    return seen
-
-
 def _bac_open(rnd: random.Random) -> BaccaratRound:
     # Live rounds too (cards entered at a console): a card entered out of turn is refused and
     # flagged, and the supervisor reassigns or withdraws it (BAC-10).
@@ -144,44 +125,6 @@ def _bac_propose(r: BaccaratRound, rnd: random.Random, deck: list[Card]) -> obje
     return bac.Settle(Meter(STANDARD.jackpot_seed + rnd.randrange(10**6), STANDARD.jackpot_seed))
 
 
-def _bac_visible(r: BaccaratRound, audience: Audience) -> set[Card]:
-    # BAC-16: without card holding every card is turned as it is dealt; with it, a side's cards
-    # are face down to everyone but their holder until the holder (or the dealer) reveals them.
-    # A card exposed in error is face up for everyone (BAC-4). BAC-10: the dealer and the
-    # supervisor see the cards withdrawn from the shoe, and a refused card's face when no card
-    # is held at the table or once the round is settled (otherwise it may go to a held slot).
-    staff = audience.role in (Role.DEALER, Role.SUPERVISOR)
-    extra: set[Card] = set()
-    if staff:
-        extra = set(r.discarded)
-        if not r.rules.card_holding or (r.settlement is not None and not r.void):
-            extra |= {f.card for f in r.flags}
-    if not r.rules.card_holding:
-        return {c for _, c in r.cards} | extra
-    revealed = {x.step for x in r.revealed}
-    seen: set[Card] = set()
-    for slot, card in r.cards:
-        side_is_player = slot.value.startswith("P")
-        third = slot in (CardSlot.PLAYER_3, CardSlot.BANKER_3)
-        step = next(
-            (
-                s
-                for s in revealed
-                if (s.side.value == "player") == side_is_player
-                and (s.part.value == "third") == third
-            ),
-            None,
-        )
-        holder = r.holder(Side.PLAYER if side_is_player else Side.BANKER)
-        if (
-            step is not None
-            or slot in r.exposed
-            or (audience.player is not None and audience.player == holder)
-        ):
-            seen.add(card)
-    return seen | extra
-
-
 def _deck(decks: int) -> Callable[[random.Random], list[Card]]:
     def make(rnd: random.Random) -> list[Card]:
         cards = list(DECK) * decks
@@ -197,7 +140,7 @@ ADAPTERS = {
         _csp_open,
         _csp_propose,
         _deck(1),
-        _csp_visible,
+        csp_visible,
         tuple(f"p{b}" for b in range(1, 8)),
         bac.CloseBetting(),
     ),
@@ -206,7 +149,7 @@ ADAPTERS = {
         _bac_open,
         _bac_propose,
         _deck(8),
-        _bac_visible,
+        bac_visible,
         ("alice", "bob", "carol", "dave"),
         csp.CloseBetting(),
     ),
@@ -226,21 +169,6 @@ def test_every_game_has_an_adapter_and_satisfies_the_protocol() -> None:
 
 
 # -- the suite: the same code for both games ------------------------------------------------
-
-
-def _cards_in(payload: object) -> Iterator[Card]:
-    """Every string in an encoded payload that is a card's text."""
-    if isinstance(payload, dict):
-        for value in payload.values():
-            yield from _cards_in(value)
-    elif isinstance(payload, list):
-        for value in payload:
-            yield from _cards_in(value)
-    elif isinstance(payload, str) and 2 <= len(payload) <= 3:
-        try:
-            yield Card.parse(payload)
-        except MacauTablesError:
-            return
 
 
 def _audiences(game: Adapter) -> list[Audience]:
@@ -323,9 +251,9 @@ def _no_leaks(game: Adapter, seed: int) -> int:
     deck = game.deck(rnd)
     private = 0
     for _ in range(400):
-        public = set(_cards_in(codec.encode(r.view(Audience.public()))))
+        public = set(cards_in(codec.encode(r.view(Audience.public()))))
         for audience in _audiences(game):
-            shown = set(_cards_in(codec.encode(r.view(audience))))
+            shown = set(cards_in(codec.encode(r.view(audience))))
             allowed = game.visible(r, audience)
             assert shown <= allowed, (audience, shown - allowed, r.expected_next())
             private += audience.player is not None and bool(shown - public)
@@ -343,6 +271,50 @@ def test_no_view_carries_a_card_its_audience_may_not_see_CSP_12_BAC_16(game: Ada
     # The oracle is not vacuous: players were shown cards the public was not (own Caribbean
     # hands; baccarat cards held for the squeeze).
     assert private > 0
+
+
+def _gate_holds(game: Adapter, seed: int) -> None:
+    """The gate (:mod:`macau_tables.visibility`) at every step of a random round: each
+    audience's parts make its view; the shared part is the public view and names no player;
+    a player's expectation names that player alone, staff's is whole; recall shows a round in
+    play as the live view and a closed round whole; no part carries a card the law hides."""
+    rnd = random.Random(seed)
+    r = game.open(rnd)
+    deck = game.deck(rnd)
+    for _ in range(400):
+        expected = r.expected_next()
+        for audience in _audiences(game):
+            seen = visibility.parts(r, audience)
+            assert seen.view == r.view(audience)
+            assert seen.shared.view == r.view(Audience.public())
+            assert all(d.player is None for d in seen.shared.expected.due)
+            named = {d.player for d in seen.expected.due} - {None}
+            if audience.player is not None:
+                assert named <= {audience.player}
+                assert seen.role is None and seen.personal is not None
+            elif audience.role is Role.PUBLIC:
+                assert not named and seen.role is None and seen.personal is None
+            else:
+                assert seen.expected == expected and seen.role is not None
+            parts = [seen.shared, seen.role, seen.personal]
+            shown = {c for p in parts if p is not None for c in cards_in(codec.encode(p.view))}
+            assert shown <= game.visible(r, audience)
+            recalled = visibility.recall_view(r, audience)
+            assert (recalled is None) == r.is_over == visibility.is_closed(r)
+            assert recalled is None or recalled == r.view(audience)
+        if r.is_over:
+            break
+        cmd = game.propose(r, rnd, deck)
+        if r.can_apply(cmd):
+            r, _ = r.apply(cmd)
+    assert r.is_over
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_the_gate_shows_each_audience_its_view_in_parts_CSP_12_BAC_15_BAC_16(seed: int) -> None:
+    for name in sorted(ADAPTERS):
+        _gate_holds(ADAPTERS[name], seed)
 
 
 _JUNK: list[object] = [

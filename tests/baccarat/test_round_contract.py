@@ -393,7 +393,7 @@ def test_a_refused_card_that_may_be_held_is_face_down_to_the_staff_BAC_10_BAC_16
     dealer and the supervisor through the refusal. A card the shoe cannot hold (BAC-1), an
     exposed one (BAC-4) and any refusal at a table without card holding keep their face."""
     from macau_tables import codec
-    from tests.test_round_contract import _cards_in
+    from tests.support import cards_in
 
     five = Card.parse("5c")
     r = deal(squeeze_round(live=True), "2s 3h Ac Kd")  # P 3, B 3: reveals due
@@ -401,7 +401,7 @@ def test_a_refused_card_that_may_be_held_is_face_down_to_the_staff_BAC_10_BAC_16
     staff = (Audience.dealer(), Audience.supervisor())
 
     def seen(r: BaccaratRound, audience: Audience) -> set[Card]:
-        return set(_cards_in(codec.encode(r.view(audience))))
+        return set(cards_in(codec.encode(r.view(audience))))
 
     for audience in staff:
         view = r.view(audience)

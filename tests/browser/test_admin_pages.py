@@ -376,14 +376,33 @@ def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:
     other = page_of()
     login(other, name, password="a long enough password", then="/")
     assert other.locator("[data-testid='who']").inner_text().startswith(f"Signed in: {name}")
-    row.locator("input").fill("left the casino")
-    row.locator("button").click()
+    row.locator("[data-user-form] input").fill("left the casino")
+    row.locator("[data-user-form] button").click()
     wait_until(
         "disabled",
         lambda: page.locator(f"[data-user='{name}']").get_attribute("data-disabled") == "1",
     )
     other.reload()  # their session ended at once: the page is a visitor's again
     assert other.locator("#login-link").is_visible()
+
+
+def test_an_admin_unlocks_a_user_s_sign_in(page: Any, live: Live) -> None:
+    """Each user's row has **Unlock sign-in** (with a reason): the user's failed logins are
+    forgotten (``POST /api/admin/users/{name}/unlock``), audited."""
+    from macau_tables.store import users_ops as ops
+
+    for _ in range(3):
+        live.store.run(lambda tx: ops.record_failure(tx, "bruno", "203.0.113.9"))
+    login(page, "admin", then="/admin")
+    row = page.locator("[data-user='bruno']")
+    row.wait_for()
+    row.get_by_label("Reason to unlock bruno").fill("he asked at the cage")
+    row.get_by_role("button", name="Unlock sign-in").click()
+    status = page.locator("#page-status")
+    wait_until("unlocked", lambda: "3 failed logins forgotten" in status.inner_text())
+    entries = live.store.read(lambda tx: tx.audit_entries(action="user_unlock"))
+    assert [(e.actor, e.reason) for e in entries][-1] == ("admin", "he asked at the cage")
+    axe_check(page, what="admin users with unlock")
 
 
 def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, live: Live) -> None:

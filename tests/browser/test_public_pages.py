@@ -20,7 +20,7 @@ from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, pro
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.model import OpenRound
-from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+from tests.browser.conftest import PASSWORD, Live, axe_check, login, shot, wait_until
 
 LANGS = ("en", "zh-Hant")
 
@@ -369,3 +369,35 @@ def test_api_clients_are_refused_as_json_not_redirected(live: Live) -> None:
     html = live.api.get("/supervisor", headers={"Accept": "text/html"}, follow_redirects=False)
     assert html.status_code == 303
     assert html.headers["location"].startswith("/login?next=%2Fsupervisor")
+
+
+def test_the_login_page_never_leaves_its_origin_after_signing_in(page: Any, live: Live) -> None:
+    """``login.js`` resolves ``next`` against the page's origin and keeps it only when it stays
+    there, whatever the server sent (a backslash, a tab, a scheme, another host)."""
+    page.goto("/login")
+    targets = page.evaluate(
+        """async (inputs) => {
+            const { localTarget } = await import("/static/js/login.js");
+            return inputs.map((after) => localTarget(after));
+        }""",
+        [
+            "/\\evil.example/phish",
+            "/\t/evil.example/phish",
+            "/\n/evil.example",
+            "//evil.example",
+            "/\\/evil.example",
+            "javascript:alert(1)",
+            "https://evil.example/",
+            "/tables/bac-1?lang=en",
+        ],
+    )
+    assert targets == [None] * 7 + ["/tables/bac-1?lang=en"]
+    # A forged hidden field (as if the server had let it through): the page stays home.
+    page.goto("/login")
+    page.locator("input[name='next']").evaluate("(el) => { el.value = '/\\\\evil.example/phish'; }")
+    page.get_by_label("Name").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD["alice"])
+    with page.expect_navigation():
+        page.locator("#login-submit").click()
+    page.wait_for_load_state("domcontentloaded")
+    assert page.url.startswith(live.url + "/"), page.url

@@ -1,7 +1,8 @@
 """Gaming days (Macau midnight to midnight) for ``report`` and ``audit export``: a round in play
-at midnight belongs to both archives, each archive verifies offline on its own (its chain
-segment starts from the hash before it, its balances from the opening ones), and the days'
-reports add up to the table's totals."""
+at midnight belongs to the archive of the day it closed, whole (its records of the day before
+included) and to no other; the days' chain segments follow one another without gap or overlap;
+each archive verifies offline on its own (its chain segment starts from the hash before it, its
+balances from the opening ones), and the days' reports add up to the table's totals."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class SteppingClock:
             return self.now
 
 
-def test_a_round_across_midnight_is_in_both_days_archives_and_each_verifies(
+def test_a_round_across_midnight_is_in_its_closing_days_archive_and_each_verifies_CSP_12(
     database_url: str, tmp_path: Path
 ) -> None:
     assert run("db", "upgrade", "--database", database_url).exit_code == 0
@@ -72,10 +73,18 @@ def test_a_round_across_midnight_is_in_both_days_archives_and_each_verifies(
         reports[day] = {line.split(",")[0]: line.split(",") for line in csv_text.splitlines()[1:]}
 
     first, second = manifests["2026-01-05"]["chains"], manifests["2026-01-06"]["chains"]
-    # the second day's segment starts at the opening of the round in play at midnight, inside
-    # the first day's segment, and chains on from the hash before it
-    assert 1 < second["csp-1"]["first_seq"] <= first["csp-1"]["last_seq"]
-    assert second["csp-1"]["last_seq"] > first["csp-1"]["last_seq"]
+    # the second day's segment starts at the opening of the round in play at midnight, right
+    # after the first day's segment (which holds none of that round), and chains on from it
+    assert second["csp-1"]["first_seq"] == first["csp-1"]["last_seq"] + 1
+    assert second["csp-1"]["start_hash"] == first["csp-1"]["end_hash"]
+    with zipfile.ZipFile(tmp_path / "2026-01-05.zip") as zf:
+        before = {json.loads(line)["round_id"] for line in zf.read("events.jsonl").splitlines()}
+    with zipfile.ZipFile(tmp_path / "2026-01-06.zip") as zf:
+        rows = [json.loads(line) for line in zf.read("events.jsonl").splitlines()]
+    across = rows[0]["round_id"]
+    assert across not in before  # CSP-12: no card of it while it was in play at midnight
+    assert rows[0]["type"] == "caribbean.RoundOpened"
+    assert rows[0]["recorded_at"] < MIDNIGHT.isoformat()  # whole: from the day before
     assert manifests["2026-01-06"]["members"]["events.jsonl"]["records"] > 0
     # the rounds and the drop of the two days are the table's
     rounds = sum(int(reports[d]["csp-1"][2]) for d in reports)

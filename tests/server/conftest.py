@@ -6,7 +6,10 @@
   first start, each with the password :data:`PASSWORD` ``[name]``. Its clock is a
   :class:`~macau_tables.tables.clock.FakeClock` (``runtime.clock.advance(s)``); no tick thread
   runs: call ``runtime.tick()`` to run the clock's work (time-outs CSP-6.4, BAC-16).
-* ``client`` — a FastAPI ``TestClient`` on ``create_app(runtime)``.
+* ``client`` — a FastAPI ``TestClient`` on ``create_app(runtime)``; its requests carry
+  :data:`SAME_ORIGIN` (``Origin: http://testserver``), as a browser's from the site's own
+  pages do, so its cookie logins and cookie state changes pass the same-origin rule (a test of
+  that rule uses a client without it).
 * ``login(client, name) -> headers`` — the ``Authorization: Bearer …`` headers of user
   ``name`` (``admin``, ``supervisor``, ``dealer``, ``alice``, ``bruno``), from
   ``POST /api/auth/token``.
@@ -35,6 +38,9 @@ PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_us
 
 ROLE: dict[str, str] = dict(demo_users())
 """Each one-time user's role."""
+
+SAME_ORIGIN: dict[str, str] = {"Origin": "http://testserver"}
+"""The ``Origin`` a browser sends from the test client's own pages."""
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +72,7 @@ def runtime(store: Any) -> Iterator[Runtime]:
 @pytest.fixture
 def client(runtime: Runtime) -> Iterator[TestClient]:
     """A test client of the app serving ``runtime`` (refusals come back as responses)."""
-    with TestClient(create_app(runtime), raise_server_exceptions=False) as c:
+    with TestClient(create_app(runtime), raise_server_exceptions=False, headers=SAME_ORIGIN) as c:
         yield c
 
 

@@ -97,7 +97,10 @@ class Server:
         return httpx.get(self.url + path, timeout=HTTP_SECONDS, **kwargs)
 
     def post(self, path: str, **kwargs: Any) -> httpx.Response:
-        return httpx.post(self.url + path, timeout=HTTP_SECONDS, **kwargs)
+        """POST as the server's own pages would: with their ``Origin`` (a cookie login or a
+        cookie session's change needs it; a bearer request ignores it)."""
+        headers = {"Origin": self.url, **kwargs.pop("headers", {})}
+        return httpx.post(self.url + path, timeout=HTTP_SECONDS, headers=headers, **kwargs)
 
     def wait_healthy(self) -> None:
         def healthy() -> bool:

@@ -144,10 +144,14 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     dealt = t.ok("dealer", {"type": "caribbean.CloseBetting"})
     assert dealt["phase"] == "deciding"
     due = t.show("alice")["expected"]["due"]
+    # CSP-12: a player reads who is due in their own box only (the view names no other player)
     assert [(d["kind"], d["position"], d["player"]) for d in due] == [
         ("decision", 1, "alice"),
-        ("decision", 2, "bruno"),
+        ("decision", 2, None),
     ]
+    due = t.show("dealer")["expected"]["due"]
+    assert [d["player"] for d in due] == ["alice", "bruno"]  # staff act on who is due
+    assert [d["player"] for d in t.show()["expected"]["due"]] == [None, None]  # the public
     # CSP-6.5: a player sees their own five cards and the dealer's up card, not another box
     shown = t.show("alice")
     view = shown["view"]

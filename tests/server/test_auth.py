@@ -7,14 +7,18 @@ throttling held in the store, disabled users, users' administration audited with
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
+import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from argon2 import PasswordHasher
 from fastapi import Depends, FastAPI, WebSocket
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, login
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.server.conftest import PASSWORD, SAME_ORIGIN, login
 
 from macau_tables.errors import AuthError
 from macau_tables.server import auth
@@ -136,7 +140,9 @@ def test_the_session_cookie_is_httponly_and_samesite_strict(client: TestClient) 
 def test_the_session_cookie_is_secure_over_tls(runtime: Runtime) -> None:
     from macau_tables.server.app import create_app
 
-    with TestClient(create_app(runtime), base_url="https://testserver") as tls:
+    with TestClient(
+        create_app(runtime), base_url="https://testserver", headers={"Origin": "https://testserver"}
+    ) as tls:
         response = tls.post(
             "/api/auth/login", json={"name": "bruno", "password": PASSWORD["bruno"]}
         )
@@ -181,6 +187,108 @@ def test_a_session_cookie_is_not_a_bearer_token_nor_the_reverse(client: TestClie
     assert as_cookie.status_code == 401 and _key(as_cookie) == "auth.session_unknown"
 
 
+def _bare(runtime: Runtime, **options: Any) -> TestClient:
+    """A client that sends no ``Origin`` by itself (as a non-browser, or a page elsewhere)."""
+    return TestClient(create_app(runtime), raise_server_exceptions=False, **options)
+
+
+CROSS_SITE: tuple[dict[str, str], ...] = (
+    {},  # neither header (a client that tells nothing)
+    {"Origin": "https://evil.example"},
+    {"Origin": "http://testserver.evil.example"},
+    {"Origin": "https://testserver"},  # another scheme is another origin
+    {"Origin": "http://testserver:8080"},
+    {"Origin": "null"},
+    {"Origin": "garbage"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"},
+    {"Sec-Fetch-Site": "none"},
+)
+
+
+@pytest.mark.parametrize("headers", CROSS_SITE)
+def test_a_login_not_from_this_site_s_pages_signs_no_one_in(
+    runtime: Runtime, store: Store, headers: dict[str, str]
+) -> None:
+    """Login CSRF: another site's form posting the attacker's name and password to
+    ``/api/auth/login`` must not sign the visitor's browser in (403 ``auth.cross_site``, no
+    cookie, no session)."""
+    form = {"name": "bruno", "password": PASSWORD["bruno"], "next": "/"}
+    with _bare(runtime) as browser:
+        refused = browser.post("/api/auth/login", data=form, headers=headers)
+        assert refused.status_code == 403 and _key(refused) == "auth.cross_site"
+        assert "this site" in refused.json()["error"]["text"]
+        assert "set-cookie" not in refused.headers
+        assert auth.SESSION_COOKIE not in browser.cookies
+    assert store.run(lambda tx: ops.delete_sessions(tx, "bruno")) == 0  # none was opened
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [SAME_ORIGIN, {"Sec-Fetch-Site": "same-origin"}, {"Origin": "HTTP://TestServer:80"}],
+)
+def test_a_login_from_this_site_s_pages_signs_in(runtime: Runtime, headers: dict[str, str]) -> None:
+    with _bare(runtime) as browser:
+        response = browser.post(
+            "/api/auth/login",
+            json={"name": "bruno", "password": PASSWORD["bruno"]},
+            headers=headers,
+        )
+        assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("headers", CROSS_SITE)
+def test_a_cookie_session_s_change_from_elsewhere_is_refused_even_with_its_csrf_token(
+    client: TestClient, runtime: Runtime, headers: dict[str, str]
+) -> None:
+    csrf = _cookie_login(client, "alice")
+    cookie = client.cookies[auth.SESSION_COOKIE]
+    with _bare(runtime, cookies={auth.SESSION_COOKIE: cookie}) as browser:
+        refused = browser.post("/api/auth/logout", headers={auth.CSRF_HEADER: csrf, **headers})
+        assert refused.status_code == 403 and _key(refused) == "auth.cross_site"
+        assert browser.get("/api/auth/me").status_code == 200  # still signed in: nothing done
+        same = browser.post(
+            "/api/auth/logout", headers={auth.CSRF_HEADER: csrf, "Sec-Fetch-Site": "same-origin"}
+        )
+        assert same.status_code == 200, same.text
+
+
+def test_a_bearer_request_needs_no_origin(runtime: Runtime) -> None:
+    with _bare(runtime) as api_client:
+        token = api_client.post(
+            "/api/auth/token", json={"name": "bruno", "password": PASSWORD["bruno"]}
+        )
+        assert token.status_code == 200, token.text
+        bearer = {"Authorization": f"Bearer {token.json()['token']}"}
+        done = api_client.post(
+            "/api/auth/logout", headers={**bearer, "Origin": "https://evil.example"}
+        )
+        assert done.status_code == 200, done.text
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "origin", "status"),
+    [
+        ("https", "https://casino.example", 200),
+        ("https", "http://casino.example", 403),
+        ("http", "https://casino.example", 403),
+    ],
+)
+def test_behind_a_trusted_proxy_the_origin_is_the_forwarded_scheme_s(
+    runtime: Runtime, forwarded: str, origin: str, status: int
+) -> None:
+    """Behind a proxy named in ``trusted_proxies`` that ends TLS, this server's origin is
+    ``https://`` + its host: the scheme comes from ``X-Forwarded-Proto``."""
+    runtime.settings = runtime.settings.replace(trusted_proxies=("10.0.0.0/24",))
+    with _bare(runtime, client=("10.0.0.5", 40000), base_url="http://casino.example") as proxy:
+        response = proxy.post(
+            "/api/auth/login",
+            json={"name": "bruno", "password": PASSWORD["bruno"]},
+            headers={"Origin": origin, "X-Forwarded-Proto": forwarded},
+        )
+        assert response.status_code == status, response.text
+
+
 def test_a_login_form_may_redirect_to_a_page_of_this_site_only(client: TestClient) -> None:
     form = {"name": "alice", "password": PASSWORD["alice"], "next": "/tables/bac-1"}
     response = client.post("/api/auth/login", data=form, follow_redirects=False)
@@ -191,6 +299,55 @@ def test_a_login_form_may_redirect_to_a_page_of_this_site_only(client: TestClien
         form["next"] = elsewhere
         response = client.post("/api/auth/login", data=form, follow_redirects=False)
         assert response.status_code == 200, elsewhere  # the JSON answer, no redirect
+
+
+OFF_SITE_NEXT: tuple[str, ...] = (
+    "/\\evil.example/phish",  # what /login?next=/%5Cevil.example/phish decodes to
+    "/\tevil.example",
+    "/\t/evil.example/phish",  # /%09/…: the browser drops the tab, leaving //evil.example
+    "/\n/evil.example",
+    "/\r/evil.example",
+    " //evil.example",
+    "//evil.example/x",
+    "///evil.example",
+    "/\\/evil.example",
+    "\\\\evil.example",
+    "https://evil.example/",
+    "HTTPS://evil.example",
+    "http:evil.example",
+    "javascript:alert(1)",
+    " javascript:alert(1)",
+    "/\x00/evil.example",
+    "/\x7f/evil.example",
+    "evil.example",
+    "",
+)
+
+
+@pytest.mark.parametrize("after", OFF_SITE_NEXT)
+def test_a_next_that_a_browser_would_resolve_off_site_is_dropped(
+    client: TestClient, after: str
+) -> None:
+    """A login's ``next`` is kept only when it stays on this origin however a browser
+    resolves it (tabs and newlines dropped, a backslash read as a slash)."""
+    assert auth.safe_next(after) is None
+    form = {"name": "alice", "password": PASSWORD["alice"], "next": after}
+    response = client.post("/api/auth/login", data=form, follow_redirects=False)
+    assert response.status_code == 200, response.text  # the JSON answer, no redirect
+    page = client.get("/login", params={"next": after})
+    assert page.status_code == 200
+    assert 'name="next" value="/"' in page.text  # the page carries no off-site next either
+
+
+def test_the_login_page_keeps_a_path_of_this_site(client: TestClient) -> None:
+    for after in ("/tables/bac-1", "/supervisor?lang=en", "/reports#today", "/a%5Cb"):
+        assert auth.safe_next(after) == after
+        page = client.get("/login", params={"next": after})
+        assert f'name="next" value="{after}"' in page.text.replace("&amp;", "&")
+    raw = client.get("/login?next=/%5Cevil.example/phish")  # the reproduction, as typed
+    assert 'name="next" value="/"' in raw.text
+    tab = client.get("/login?next=/%09/evil.example/phish")
+    assert 'name="next" value="/"' in tab.text
 
 
 @pytest.mark.parametrize(
@@ -214,35 +371,97 @@ def test_an_unreadable_login_is_422(client: TestClient, content: bytes, content_
 # -- throttling -----------------------------------------------------------------------------------
 
 
-def test_five_failures_for_a_name_throttle_it_until_the_window_passes(
-    client: TestClient, runtime: Runtime
-) -> None:
-    for _ in range(runtime.settings.login_attempts):
-        bad = client.post("/api/auth/token", json={"name": "alice", "password": "wrong-password"})
-        assert bad.status_code == 401
-    runtime.clock.advance(60)  # type: ignore[attr-defined]
-    refused = client.post("/api/auth/token", json={"name": "alice", "password": PASSWORD["alice"]})
-    assert refused.status_code == 429 and _key(refused) == "auth.throttled"
-    wait = runtime.settings.login_window_seconds - 60
-    assert refused.headers["retry-after"] == str(wait)
-    assert refused.json()["error"]["params"]["retry_after"] == wait
-    runtime.clock.advance(wait)  # type: ignore[attr-defined]
-    assert _token(client, "alice")
+def _from(runtime: Runtime, address: str) -> TestClient:
+    """A client of the app whose requests come from ``address`` (from the site's pages)."""
+    return TestClient(
+        create_app(runtime),
+        raise_server_exceptions=False,
+        client=(address, 50000),
+        headers=SAME_ORIGIN,
+    )
 
 
-def test_throttling_counts_a_name_from_every_address_and_every_process(
+def test_a_name_failing_from_everywhere_never_locks_its_owner_out(runtime: Runtime) -> None:
+    """The reproduction: wrong passwords for alice from another address, as many as anyone
+    likes, must not refuse her correct password from her own address (before: 429 for five
+    minutes, renewed by every new failure)."""
+    alice = {"name": "alice", "password": PASSWORD["alice"]}
+    guess = {"name": "alice", "password": "guessing-123"}
+    with _from(runtime, "203.0.113.7") as attacker, _from(runtime, "198.51.100.20") as owner:
+        for _ in range(3):  # three rounds of guesses
+            for _ in range(runtime.settings.login_attempts):
+                assert attacker.post("/api/auth/token", json=guess).status_code in (401, 429)
+            ok = owner.post("/api/auth/login", json=alice)
+            assert ok.status_code == 200, ok.text
+            refused = attacker.post("/api/auth/token", json=alice)  # the address that failed
+            assert refused.status_code == 429 and _key(refused) == "auth.throttled"
+            assert "unlock" in refused.json()["error"]["text"]
+            wait = refused.json()["error"]["params"]["retry_after"]
+            assert refused.headers["retry-after"] == str(wait)
+            runtime.clock.advance(60)  # type: ignore[attr-defined]
+    slept: list[float] = runtime.clock.slept  # type: ignore[attr-defined]
+    assert slept and max(slept) <= auth.SLOW_DOWN_MAX  # slowed down, a few seconds at most
+
+
+def test_an_address_failing_for_a_name_waits_1_2_4_up_to_300_seconds(
     runtime: Runtime, store: Store
 ) -> None:
-    """The failures are in the store: another server process (here another address and the
-    bare ``sign_in`` on the same database) sees them."""
-    now = runtime.clock.now
-    for i in range(5):
+    """From the address that keeps failing, each further try waits twice as long after the
+    latest failure (1, 2, 4 … 300 s), told in ``Retry-After``; the name is slowed down (never
+    refused) by at most a few seconds, asked of the injected sleep — no real wait."""
+    clock = runtime.clock
+    slept: list[float] = []
+
+    def sign_in(password: str, address: str = "10.0.0.1") -> auth.SignedIn:
+        return auth.sign_in(
+            store, "bruno", password, address=address, clock=clock.now, sleep=slept.append
+        )
+
+    for _ in range(5):
         with pytest.raises(AuthError) as failed:
-            auth.sign_in(store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now)
+            sign_in("wrong-password")
         assert failed.value.key == "auth.bad_credentials"
-    with pytest.raises(AuthError) as refused:
-        auth.sign_in(store, "bruno", PASSWORD["bruno"], address="10.9.9.9", clock=now)
-    assert refused.value.key == "auth.throttled"
+    assert slept == []  # not slowed below login_attempts failures
+    waits = []
+    for _ in range(11):
+        with pytest.raises(AuthError) as refused:
+            sign_in(PASSWORD["bruno"])  # the right password, from the address that failed
+        assert refused.value.key == "auth.throttled"
+        wait = refused.value.params["retry_after"]
+        waits.append(wait)
+        clock.advance(wait - 1)  # type: ignore[attr-defined]
+        with pytest.raises(AuthError) as early:
+            sign_in(PASSWORD["bruno"])
+        assert early.value.params["retry_after"] == 1
+        clock.advance(1)  # type: ignore[attr-defined]
+        with pytest.raises(AuthError) as failed:
+            sign_in("wrong-password")
+        assert failed.value.key == "auth.bad_credentials"
+    assert waits == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]
+    assert slept == [0.25, 0.5, 1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]
+    assert sign_in(PASSWORD["bruno"], address="10.0.0.2").name == "bruno"  # never refused
+    assert slept[-1] == auth.SLOW_DOWN_MAX
+    clock.advance(auth.LOGIN_DELAY_MAX)  # type: ignore[attr-defined]
+    assert sign_in(PASSWORD["bruno"]).name == "bruno"  # the wait is over: in
+
+
+def test_a_name_failing_from_many_addresses_is_slowed_never_refused(
+    client: TestClient, runtime: Runtime, store: Store
+) -> None:
+    """The failures are in the store: another server process (here the bare ``sign_in`` on the
+    same database) sees them, and the name's logins over HTTP are slowed down — the pause
+    asked of the runtime's clock — but answered."""
+    now = runtime.clock.now
+    for i in range(8):
+        with pytest.raises(AuthError) as failed:
+            auth.sign_in(
+                store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now, sleep=None
+            )
+        assert failed.value.key == "auth.bad_credentials"
+    slept: list[float] = runtime.clock.slept  # type: ignore[attr-defined]
+    del slept[:]
+    assert _token(client, "bruno")
+    assert slept == [auth.slow_down(8, runtime.settings.login_attempts)] == [2.0]
 
 
 def test_throttling_counts_an_address_across_names(client: TestClient, runtime: Runtime) -> None:
@@ -279,6 +498,35 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(
             assert other.status_code == 200, other.text  # another client: its own limit
         else:
             assert other.status_code == 429 and _key(other) == "auth.throttled"
+
+
+def test_an_admin_unlocks_a_user_audited(
+    client: TestClient, runtime: Runtime, store: Store
+) -> None:
+    with _from(runtime, "203.0.113.7") as attacker:
+        for _ in range(7):  # five failures, then two refused (not counted)
+            attacker.post("/api/auth/token", json={"name": "alice", "password": "guessing-1"})
+        alice = {"name": "alice", "password": PASSWORD["alice"]}
+        assert attacker.post("/api/auth/token", json=alice).status_code == 429
+        admin = login(client, "admin")
+        no_reason = client.post("/api/admin/users/alice/unlock", json={}, headers=admin)
+        assert no_reason.status_code == 422
+        done = client.post(
+            "/api/admin/users/alice/unlock", json={"reason": "her own typing"}, headers=admin
+        )
+        assert done.status_code == 200, done.text
+        assert done.json() == {"name": "alice", "forgotten": 5}
+        assert attacker.post("/api/auth/token", json=alice).status_code == 200
+    entry = store.read(lambda tx: tx.audit_entries(action="user_unlock"))[-1]
+    assert (entry.actor, entry.reason) == ("admin", "her own typing")
+    assert entry.detail == {"role": "admin", "via": "token", "name": "alice", "forgotten": 5}
+    unknown = client.post("/api/admin/users/nobody/unlock", json={"reason": "x"}, headers=admin)
+    assert unknown.status_code == 404 and _key(unknown) == "auth.user_unknown"
+    for name in ("supervisor", "alice"):
+        other = client.post(
+            "/api/admin/users/alice/unlock", json={"reason": "x"}, headers=login(client, name)
+        )
+        assert other.status_code == 403 and _key(other) == "auth.forbidden"
 
 
 def test_a_success_forgets_the_name_s_failures(client: TestClient) -> None:
@@ -451,6 +699,8 @@ def test_a_websocket_is_authenticated_by_token_or_same_origin_cookie(
         assert who(cookie=cookie) == ["alice", "cookie"]
         assert who(cookie=cookie, origin="http://testserver") == ["alice", "cookie"]
         assert who(cookie=cookie, origin="https://evil.example") is None  # cross-site
+        assert who(cookie=cookie, **{"sec-fetch-site": "cross-site"}) is None
+        assert who(cookie=cookie, **{"sec-fetch-site": "same-origin"}) == ["alice", "cookie"]
 
 
 # -- the role rules -------------------------------------------------------------------------------
@@ -548,3 +798,204 @@ def test_static_files_are_public_and_a_bare_route_has_no_rule(tmp_path: Any) -> 
     assert auth.endpoint_rules(app)[("GET", "/static/{path}")] is None
     app.add_route("/bare", lambda request: PlainTextResponse("x"))
     assert auth.rule_problems(app) == ["'/bare': a route without a role rule"]
+
+
+# -- passwords hard to guess, names that cannot pass for another's --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "password"),
+    [
+        ("carla", "player", "aaaaaaaa"),
+        ("carla", "player", "12345678"),
+        ("carla", "player", "password"),
+        ("dave", "dealer", "12345678"),
+        ("dave", "dealer", "aaaaaaaa"),
+        ("dave", "dealer", "carla2026!"),  # good enough for a player (below), not for staff
+        ("sam", "supervisor", "baccarat"),
+        ("ada", "admin", "macaucasino"),
+    ],
+)
+def test_a_guessable_password_is_refused_saying_what_to_do(
+    client: TestClient, store: Store, name: str, role: str, password: str
+) -> None:
+    admin = login(client, "admin")
+    before = store.read(ops.users)
+    body = {"name": name, "role": role, "password": password, "reason": "new"}
+    refused = client.post("/api/admin/users", json=body, headers=admin)
+    assert refused.status_code == 422 and _key(refused) == "auth.password_weak"
+    assert "longer" in refused.json()["error"]["text"]
+    params = refused.json()["error"]["params"]
+    assert params["needed"] == (2 if role == "player" else 3) > params["score"]
+    zh = client.post("/api/admin/users?lang=zh-Hant", json=body, headers=admin)
+    assert "更長" in zh.json()["error"]["text"]
+    assert store.read(ops.users) == before  # nothing written
+
+
+def test_a_player_needs_score_2_and_staff_score_3(store: Store) -> None:
+    auth.create_user(store, "carla", UserRole.PLAYER, "carla2026!")  # zxcvbn score 2
+    with pytest.raises(AuthError) as refused:
+        auth.create_user(store, "dave", UserRole.DEALER, "carla2026!")
+    assert refused.value.key == "auth.password_weak"
+    auth.create_user(store, "dave", UserRole.DEALER, "tulip-harbor7")  # score 4
+
+
+def test_the_user_s_name_and_the_casino_s_words_are_guessed_first(store: Store) -> None:
+    """A password built on the user's own name, on the casino's words or on a table's name is
+    guessed first: ``Zorvathine77`` is strong (4) for ellen, weak (1) for Zorvathine."""
+    auth.check_password("Zorvathine77", name="ellen", role=UserRole.ADMIN)
+    for name, password, words in (
+        ("Zorvathine", "Zorvathine77", ()),
+        ("ellen", "Baccarat2026", ()),  # 3 without the casino's words
+        ("ellen", "XandrelioQuorvan", ("Xandrelio", "Quorvan")),  # a table's name's words
+    ):
+        with pytest.raises(AuthError) as weak:
+            auth.check_password(password, name=name, role=UserRole.DEALER, words=words)
+        assert weak.value.key == "auth.password_weak", password
+    auth.check_password("XandrelioQuorvan", name="ellen", role=UserRole.ADMIN)
+
+
+def test_zxcvbn_scores_a_bounded_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    def score(password: str, user_inputs: list[str]) -> dict[str, int]:
+        seen.append(len(password))
+        seen.extend(len(w) for w in user_inputs)
+        return {"score": 4}
+
+    monkeypatch.setattr(auth, "zxcvbn", score)
+    auth.check_password("x" * auth.MAX_PASSWORD, name="y" * 100, role=UserRole.ADMIN)
+    assert max(seen) == auth.SCORED_LENGTH
+
+
+def test_the_one_time_passwords_of_a_first_start_pass(database_url: str) -> None:
+    """The demonstration's users get random passwords at a first start: each is strong enough
+    for its role (an admin's among them)."""
+    from macau_tables.server.runtime import prepare
+
+    with Store.open(database_url) as fresh:
+        made = prepare(fresh).users
+        assert {role for _, role, _ in made} == {"player", "dealer", "supervisor", "admin"}
+        for name, role, password in made:
+            auth.check_password(password, name=name, role=UserRole(role))
+            assert auth.sign_in(fresh, name, password, address="127.0.0.1").name == name
+
+
+@pytest.mark.parametrize("name", ["Alice", "alice.", "ALICE", "a.l.i.c.e", "Alice-", "al_ice"])
+def test_a_name_like_another_user_s_is_refused(client: TestClient, store: Store, name: str) -> None:
+    admin = login(client, "admin")
+    before = store.read(ops.users)
+    body = {"name": name, "role": "player", "password": "tulip-harbor7", "reason": "x"}
+    refused = client.post("/api/admin/users", json=body, headers=admin)
+    assert refused.status_code == 409 and _key(refused) == "auth.name_lookalike"
+    assert refused.json()["error"]["params"]["existing"] == "alice"
+    assert store.read(ops.users) == before
+
+
+def test_the_store_refuses_a_look_alike_that_raced_past_the_check(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes creating ``Bob`` and ``bob.`` at once both pass the look-up; the unique
+    index on the normalised name refuses the second (a 4xx, nothing written)."""
+    auth.create_user(store, "Bob", UserRole.PLAYER, "tulip-harbor7")
+    monkeypatch.setattr(ops, "lookalike", lambda tx, name: None)  # the race: nothing seen
+    with pytest.raises(AuthError) as refused:
+        auth.create_user(store, "bob.", UserRole.PLAYER, "tulip-harbor7")
+    assert refused.value.key == "auth.name_lookalike"
+    assert [u.name for u in store.read(ops.users)] == ["Bob"]
+    assert store.read(lambda tx: tx.player("bob.")) is None
+
+
+def test_look_alikes_created_at_once_leave_exactly_one(store: Store) -> None:
+    names = ["carl", "Carl", "carl.", "C-A-R-L", "carl_"]
+    barrier = threading.Barrier(len(names))
+    outcomes: dict[str, str] = {}
+
+    def create(name: str) -> None:
+        barrier.wait()
+        try:
+            auth.create_user(store, name, UserRole.PLAYER, "tulip-harbor7")
+            outcomes[name] = "created"
+        except AuthError as refused:
+            outcomes[name] = refused.key
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes.values()).count("created") == 1, outcomes
+    assert set(outcomes.values()) <= {"created", "auth.name_lookalike"}
+    assert len(store.read(ops.users)) == 1
+
+
+def test_sign_in_ignores_case_and_punctuation(client: TestClient) -> None:
+    for typed in ("ALICE", "Alice", "alice."):
+        response = client.post(
+            "/api/auth/token", json={"name": typed, "password": PASSWORD["alice"]}
+        )
+        assert response.status_code == 200, response.text
+        me = client.get(
+            "/api/auth/me", headers={"Authorization": f"Bearer {response.json()['token']}"}
+        )
+        assert me.json()["name"] == "alice"  # the user's own spelling
+
+
+def test_failures_count_under_the_name_as_sign_in_reads_it(runtime: Runtime, store: Store) -> None:
+    """``ALICE``, ``Alice`` and ``alice.`` are one name to the throttle too: five failures
+    spelt five ways, from five addresses, slow alice's next login down."""
+    now = runtime.clock.now
+    for i, typed in enumerate(("ALICE", "Alice", "alice.", "aLiCe", "a-lice")):
+        with pytest.raises(AuthError):
+            auth.sign_in(store, typed, "wrong-password", address=f"10.0.0.{i}", clock=now)
+    slept: list[float] = []
+    signed = auth.sign_in(
+        store, "alice", PASSWORD["alice"], address="10.0.9.9", clock=now, sleep=slept.append
+    )
+    assert signed.name == "alice" and slept == [auth.slow_down(5, 5)] == [0.25]
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+def _as_a_browser_resolves(after: str, page: str = "http://testserver/login") -> Any:
+    """``after`` resolved against ``page`` the WHATWG way, as far as leaving the origin goes:
+    leading and trailing C0 controls and spaces trimmed, tabs and newlines removed, and a
+    backslash read as a slash (http and https)."""
+    from urllib.parse import urljoin
+
+    cleaned = after.strip("".join(map(chr, range(0x21)))).translate(
+        {0x09: None, 0x0A: None, 0x0D: None}
+    )
+    return urlsplit(urljoin(page, cleaned.replace("\\", "/")))
+
+
+PIECES = ("/", "\\", "\t", "\n", " ", "\x00", "evil.example", "a", ":", "%5C", "@", "?#")
+
+
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join))
+@settings(max_examples=500, deadline=None)
+def test_a_kept_next_never_leaves_the_origin(after: str) -> None:
+    kept = auth.safe_next(after)
+    if kept is not None:
+        resolved = _as_a_browser_resolves(kept)
+        assert (resolved.scheme, resolved.netloc) == ("http", "testserver"), kept
+
+
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=50))
+def test_waits_and_pauses_are_bounded_and_grow(failures: int, attempts: int) -> None:
+    now = datetime(2026, 1, 5, tzinfo=UTC)
+    wait = auth.login_wait(failures, now, attempts, now)
+    assert 0 <= wait <= auth.LOGIN_DELAY_MAX
+    assert (wait == 0) == (failures < attempts)
+    assert wait <= auth.login_wait(failures + 1, now, attempts, now)
+    pause = auth.slow_down(failures, attempts)
+    assert 0 <= pause <= auth.SLOW_DOWN_MAX
+    assert pause <= auth.slow_down(failures + 1, attempts)
+
+
+@given(st.from_regex(ops.NAME_PATTERN, fullmatch=True))
+def test_a_name_s_key_is_its_letters_and_digits_lower_cased(name: str) -> None:
+    key = ops.name_key(name)
+    assert key == ops.name_key(key) == ops.name_key(name.upper() + ".")
+    assert key.isalnum() and key == key.lower() and key

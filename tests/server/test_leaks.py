@@ -1,17 +1,28 @@
-"""No card reaches a client before the law reveals it to that client (issue 10, item 5).
+"""No card reaches anyone before the law reveals it to them, on any surface (issue 10, item 5;
+the gate, :mod:`macau_tables.visibility`).
 
 A session of rounds — Caribbean Stud (``csp-1``), baccarat (``bac-1``) and baccarat with card
 holding (``bac-hold``, configured here: BAC-16) — is played by four players, the dealer and the
 service through the HTTP API, while every table is watched over WebSockets by each player, the
-dealer, a supervisor and the public. EVERY message each client receives is recorded and checked
-against the law, not against the views' own code: the oracle is the contract suite's
-(``tests/test_round_contract.py``: ``ADAPTERS[game].visible`` — CSP-6.5 / CSP-7 / CSP-12: a
-player sees their own five cards and the dealer's face-up card until the showdown, never
-another box's nor the dealer's face-down cards; BAC-16: a held side's cards are face down to
-everyone but the holder until revealed; BAC-10: a withdrawn card only to the staff) applied to
-the round as the law had it at the message's ``seq``. So neither the shoe's order (a card not
-yet dealt), nor a burned card, nor the dealer's hole cards, nor another box's hand, nor a held
-baccarat card reaches anyone early.
+dealer, a supervisor, an admin and the public. EVERY message each client receives is recorded
+and checked against the law, not against the views' own code: the oracle is the one of
+``tests/support.py`` (``VISIBLE[game]`` — CSP-6.5 / CSP-7 / CSP-12: a player sees their own five
+cards and the dealer's face-up card until the showdown, never another box's nor the dealer's
+face-down cards; BAC-16: a held side's cards are face down to everyone but the holder until
+revealed; BAC-10: a withdrawn card only to the staff) applied to the round as the law had it at
+the message's ``seq``. So neither the shoe's order (a card not yet dealt), nor a burned card,
+nor the dealer's hole cards, nor another box's hand, nor a held baccarat card reaches anyone
+early.
+
+While a round is in play (a Caribbean decision, a baccarat reveal, a baccarat round's betting
+without holding) the other surfaces are polled too and held to the same law:
+``GET /api/tables/{id}`` for every role (the public's each time, the players and the staff —
+dealer, supervisor, admin — in turn); recall for every staff role that has it (a supervisor and
+an admin in turn: a round in play shows no more than their live view; the dealer has none); and
+now and then the reports, the audit archive of today (no record of a round in play), the
+public pages and ``/metrics``; the server's log records of the whole session carry no card.
+And no public payload — the tables' list, a table's public view and socket, the meters, the
+jackpot socket, the public pages and their JSON — names a player (BAC-15, CSP-12).
 
 The same session asks, for every role (each player, the dealer, a supervisor, an admin, the
 public), ``GET /api/tables/{id}/proofs`` of the round in play (at its first decision or reveal
@@ -25,9 +36,14 @@ full one under ``make test-slow``.
 
 from __future__ import annotations
 
+import io
 import itertools
+import json
+import logging
 import os
 import random
+import re
+import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -35,7 +51,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import PASSWORD, add_held_table
-from tests.test_round_contract import ADAPTERS, _cards_in
+from tests.support import VISIBLE, cards_in
 
 from macau_tables import codec
 from macau_tables.baccarat.bets import seat
@@ -51,11 +67,15 @@ from macau_tables.server import auth
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
+from macau_tables.tables.clock import opening_date
 from macau_tables.tables.model import OpenRound
 
 PLAYERS = ("alice", "bruno", "carmen", "daniel")
 TABLES = ("csp-1", "bac-1", "bac-hold")
 EXTRA_PASSWORD = "leak-test-password-1234"
+STAFF = ("dealer", "supervisor", "admin")
+RECALLS = ("supervisor", "admin")
+"""The staff roles that have recall (the dealer has none)."""
 SENT_TYPES = {"table", "meter", "pong"}
 """All the server ever sends on a table's socket besides an error before closing: no advice,
 no chat, no strategy channel (CSP-12)."""
@@ -86,17 +106,23 @@ class Session:
             auth.create_user(runtime.store, name, UserRole.PLAYER, EXTRA_PASSWORD)
         self.tokens = {
             name: _token(client, name, PASSWORD.get(name, EXTRA_PASSWORD))
-            for name in (*PLAYERS, "dealer", "supervisor", "admin")
+            for name in (*PLAYERS, *STAFF)
         }
         self.audiences = {
             **{p: Audience.of_player(p) for p in PLAYERS},
             "dealer": Audience.dealer(),
             "supervisor": Audience.supervisor(),
+            "admin": Audience.supervisor(),  # an admin sees a table as a supervisor does
             "public": Audience.public(),
         }
-        self.provers = {**self.audiences, "admin": Audience.supervisor()}
-        """Who asks for proofs: every role (an admin sees a table as a supervisor does)."""
         self.proved: Counter[tuple[str, str]] = Counter()
+        self.polls = 0
+        self.pick = random.Random(5)
+        self.logs: list[str] = []
+        self.public_pages: list[tuple[str, Any]] = []
+        """The public pages (their words) and their JSON, read while a round is in play."""
+        self.polled: list[tuple[str, str, str, Any, Any]] = []
+        """``(table, viewer, surface, law, payload)``: each surface polled during a round."""
         self.keys = itertools.count()
         self.refused: Counter[str] = Counter()
         self.received: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -149,8 +175,8 @@ class Session:
         verifying against its shoe's published root."""
         svc = self.service(table)
         r = svc.round
-        adapter = ADAPTERS[svc.setup.game]
-        for viewer, audience in self.provers.items():
+        visible = VISIBLE[svc.setup.game]
+        for viewer, audience in self.audiences.items():
             headers = (
                 {} if viewer == "public" else {"Authorization": f"Bearer {self.tokens[viewer]}"}
             )
@@ -159,8 +185,8 @@ class Session:
             )
             assert response.status_code == 200, response.text
             answer = response.json()
-            proved = set(_cards_in(answer["shoes"]))
-            leaked = proved - adapter.visible(r, audience)
+            proved = set(cards_in(answer["shoes"]))
+            leaked = proved - visible(r, audience)
             assert not leaked, (table, viewer, r.round_id, sorted(map(str, leaked)))
             for shoe in answer["shoes"]:
                 for c in shoe["cards"]:
@@ -184,6 +210,81 @@ class Session:
             while not got or got[-1].get("seq", -1) < seq or got[-1]["type"] != "table":
                 got.append(ws.receive_json())
 
+    # -- the other surfaces, polled while a round is in play -------------------------------
+
+    def get(self, path: str, who: str | None = None) -> Any:
+        headers = {} if who is None else {"Authorization": f"Bearer {self.tokens[who]}"}
+        response = self.client.get(path, headers=headers)
+        assert response.status_code == 200, (path, who, response.text)
+        return response
+
+    def maybe_poll(self, table: str, step: int) -> None:
+        """Poll at the round's first decision or reveal, and at a later one now and then."""
+        if step == 0 or self.pick.random() < 0.1:
+            self.poll(table)
+
+    def poll(self, table: str) -> None:
+        """REST views of ``table`` — the public's, a player's and a member of staff's, the
+        players and the staff roles in turn — and a staff role's recall of it (the supervisor
+        and the admin in turn), with the law's round now; every :data:`DAY_POLLS`-th poll also
+        the reports, today's archive, the public pages and the metrics."""
+        law = self.service(table).round
+        assert not law.is_over
+        n = self.polls
+        for viewer in (PLAYERS[n % len(PLAYERS)], STAFF[n % len(STAFF)], "public"):
+            who = None if viewer == "public" else viewer
+            shown = self.get(f"/api/tables/{table}", who).json()
+            self.polled.append((table, viewer, "view", law, shown))
+        viewer = RECALLS[n % len(RECALLS)]
+        recalled = self.get(f"/api/tables/{table}/recall?last=1", viewer).json()
+        current = [r for r in recalled if r["round_id"] == str(law.round_id)]
+        assert [r["state"] for r in current] in (["open"], ["demonstration"]), current
+        self.polled.append((table, viewer, "recall", law, current))
+        self.polls += 1
+        if n % DAY_POLLS == 0:
+            dealer = self.client.get(f"/api/tables/{table}/recall", headers=self.auth("dealer"))
+            assert dealer.status_code == 403  # the dealer has no recall
+            self._poll_day(table, law)
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+    def _poll_day(self, table: str, law: Any) -> None:
+        """The day's reports, today's audit archive and the metrics, while ``law`` is in play."""
+        day = self.runtime.store.read(lambda tx: opening_date(tx.now())).isoformat()
+        for path in (f"/api/reports/daily?day={day}", f"/api/reports/positions?day={day}"):
+            for who in RECALLS:
+                self.polled.append((table, who, "report", law, self.get(path, who).json()))
+        archive = self.get(f"/api/audit/archive?day={day}", "admin").content
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+            rows = [json.loads(line) for line in zf.read("events.jsonl").splitlines()]
+        in_play = [row for row in rows if row["round_id"] == str(law.round_id)]
+        assert in_play == [], (table, law.round_id)  # a round in play is in no archive
+        self.polled.append(
+            (table, "admin", "archive", law, [json.loads(r["payload"]) for r in in_play])
+        )
+        self.public_pages += [(path, self.get(path).json()) for path in _public_paths(table)]
+        for page in ("/", "/jackpot", f"/tables/{table}"):
+            response = self.client.get(page)
+            if response.status_code == 200:  # a table's page wants a player: not public
+                self.public_pages.append((page, re.findall(r"[\w.-]+", response.text)))
+        metrics = self.get("/metrics").text
+        assert not card_words(metrics), card_words(metrics)
+        self.polled.append((table, "public", "metrics", law, metrics))
+
+
+DAY_POLLS = 75
+"""The reports, today's archive and the metrics are polled at every 75th poll (each reads the
+whole day so far)."""
+
+CARD_WORD = re.compile(r"(?<![\w.])(?:10|[2-9TJQKA])[shdc♠♥♦♣](?![\w])")
+"""A card's text (``Th``) or its face (``10♥``) standing as a word of a text."""
+
+
+def card_words(text: str) -> set[Card]:
+    """The cards named as words in ``text`` (a log line, the metrics)."""
+    return {Card.parse(m) for m in CARD_WORD.findall(text)}
+
 
 # -- the players' side of a round ---------------------------------------------------------
 
@@ -200,13 +301,14 @@ def _caribbean_round(s: Session, rnd: random.Random) -> None:
             s.send("csp-1", player, PlaceJackpotWager(box, player), may_refuse=True)
     s.send("csp-1", "dealer", CspClose())
     s.check_proofs("csp-1")  # the decisions: each player's own cards and the up card
-    for _ in range(16):
+    for step in range(16):
         r = svc.round
         if r.is_over:
             s.check_proofs("csp-1")
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.DECISION, due
+        s.maybe_poll("csp-1", step)
         box = r.box(due.position)
         command: object = (
             Raise(box.box, box.player, 2 * box.ante)
@@ -232,15 +334,18 @@ def _baccarat_round(s: Session, table: str, rnd: random.Random) -> None:
             extra = rnd.choice([WagerKind.TIE, WagerKind.BANKER_PAIR, WagerKind.PLAYER_PAIR])
             stake = max(rules.limits[extra].minimum, UNIT)
             s.send(table, player, PlaceWager(player, seat(number), extra, stake), may_refuse=True)
+    if not rules.card_holding:
+        s.poll(table)  # betting (without card holding the round ends as betting closes)
     s.send(table, "dealer", BacClose())
     s.check_proofs(table)  # the first reveal (or the round over): held cards to the holder alone
-    for _ in range(16):
+    for step in range(16):
         r = svc.round
         if r.is_over:
             s.check_proofs(table)
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.REVEAL, due  # BAC-16: the holder turns the cards
+        s.maybe_poll(table, step)
         step = r.pending_reveal()
         by = due.player or DEALER
         s.send(table, "dealer" if by is DEALER else by, Reveal(step.side, step.part, by))
@@ -251,13 +356,21 @@ def _baccarat_round(s: Session, table: str, rnd: random.Random) -> None:
 
 
 def _check(s: Session) -> Counter[str]:
-    """Every recorded message against the law; returns what was seen (for non-vacuity)."""
+    """Every recorded message and polled surface against the law; returns what was seen (for
+    non-vacuity)."""
     seen: Counter[str] = Counter()
     for table in TABLES:
-        adapter = ADAPTERS[s.service(table).setup.game]
-        public = {m["seq"]: set(_cards_in(m)) for m in s.received[(table, "public")] if "seq" in m}
+        visible = VISIBLE[s.service(table).setup.game]
+        public = {m["seq"]: set(cards_in(m)) for m in s.received[(table, "public")] if "seq" in m}
         for viewer, audience in s.audiences.items():
-            _check_viewer(s, table, viewer, adapter, audience, public, seen)
+            _check_viewer(s, table, viewer, visible, audience, public, seen)
+    for table, viewer, surface, law, payload in s.polled:
+        audience = s.audiences[viewer]
+        shown = set(cards_in(payload))
+        leaked = shown - VISIBLE[s.service(table).setup.game](law, audience)
+        assert not leaked, (table, viewer, surface, law.round_id, sorted(map(str, leaked)))
+        seen[f"polled {surface}"] += 1
+        seen[f"cards shown by {surface}"] += len(shown)
     return seen
 
 
@@ -265,7 +378,7 @@ def _check_viewer(
     s: Session,
     table: str,
     viewer: str,
-    adapter: Any,
+    visible: Any,
     audience: Audience,
     public: dict[int, set[Any]],
     seen: Counter[str],
@@ -274,26 +387,97 @@ def _check_viewer(
     for message in s.received[(table, viewer)]:
         assert message["type"] in SENT_TYPES, (table, viewer, message)
         if message["type"] != "table":
-            assert not set(_cards_in(message)), (table, viewer, message)
+            assert not set(cards_in(message)), (table, viewer, message)
             continue
         assert codec.decode(message["audience"]) == audience
         law = s.law[(table, message["seq"])]
-        shown = set(_cards_in(message))
-        leaked = shown - (set() if law is None else adapter.visible(law, audience))
+        shown = set(cards_in(message))
+        leaked = shown - (set() if law is None else visible(law, audience))
         assert not leaked, (table, viewer, message["seq"], sorted(map(str, leaked)))
         seen["messages"] += 1
         if audience.player is not None and shown - public.get(message["seq"], set()):
             seen[f"private {table}"] += 1  # cards the law showed this player alone
 
 
+def _texts(payload: object) -> Iterator[str]:
+    """Every text in a JSON payload, keys included."""
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            yield str(key)
+            yield from _texts(value)
+    elif isinstance(payload, list):
+        for value in payload:
+            yield from _texts(value)
+    elif isinstance(payload, str):
+        yield payload
+
+
+def _public_paths(table: str) -> list[str]:
+    """The public JSON of the casino and of ``table``."""
+    paths = ["/api/tables", "/api/meters", f"/api/tables/{table}", f"/api/tables/{table}/board"]
+    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/roads"])
+
+
+def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:
+    """Every public payload of the session (BAC-15, CSP-12): the public sockets' messages,
+    the public REST views polled, the public pages and their JSON read during rounds and —
+    now, at the end — again, with the jackpot socket's first message."""
+    for table in TABLES:
+        for message in s.received[(table, "public")]:
+            yield f"socket {table}", message
+    for table, viewer, surface, _, payload in s.polled:
+        if viewer == "public" and surface == "view":
+            yield f"GET /api/tables/{table}", payload
+    yield from s.public_pages
+    for table in TABLES:
+        for path in _public_paths(table):
+            yield path, s.get(path).json()
+    with s.client.websocket_connect("/ws/jackpot") as ws:
+        yield "/ws/jackpot", ws.receive_json()
+
+
+def _check_public_names_no_player(s: Session) -> int:
+    """No public payload names a player (BAC-15, CSP-12); returns how many were walked."""
+    walked = 0
+    for where, payload in _public_payloads(s):
+        named = set(PLAYERS) & set(_texts(payload))
+        assert not named, (where, sorted(named), payload)
+        walked += 1
+    return walked
+
+
+class _Records(logging.Handler):
+    """Every log record of the session, as its text (message and traceback)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.texts: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        self.texts.append(text)
+
+
 @pytest.fixture
 def session(client: TestClient, runtime: Runtime) -> Iterator[Session]:
     _add_held_table(runtime)
+    records = _Records()
+    root, macau = logging.getLogger(), logging.getLogger("macau_tables")
+    levels = root.level, macau.level
+    root.addHandler(records)
+    root.setLevel(logging.INFO)
+    macau.setLevel(logging.DEBUG)  # the server's and the service's own records, all of them
     s = Session(client, runtime)
+    s.logs = records.texts
     try:
         yield s
     finally:
         s.close()
+        root.removeHandler(records)
+        root.setLevel(levels[0])
+        macau.setLevel(levels[1])
 
 
 def _play(s: Session, rounds: int) -> None:
@@ -311,9 +495,9 @@ def _check_shoe_list(s: Session) -> None:
     """``GET /api/shoes`` for every role: the same public list, never a card the public was not
     shown (Caribbean Stud: none at all, CSP-12; baccarat: the hands' cards), never an order."""
     for table in TABLES:
-        public = {c for m in s.received[(table, "public")] for c in _cards_in(m)}
+        public = {c for m in s.received[(table, "public")] for c in cards_in(m)}
         answers = []
-        for viewer in s.provers:
+        for viewer in s.audiences:
             headers = {} if viewer == "public" else {"Authorization": f"Bearer {s.tokens[viewer]}"}
             response = s.client.get("/api/shoes", params={"table": table}, headers=headers)
             assert response.status_code == 200, response.text
@@ -321,7 +505,7 @@ def _check_shoe_list(s: Session) -> None:
         assert all(a == answers[0] for a in answers)
         for shoe in answers[0]["shoes"]:
             assert "order" not in shoe and "salt" not in shoe
-            listed = set(_cards_in(shoe))
+            listed = set(cards_in(shoe))
             assert listed <= public, (table, sorted(map(str, listed - public)))
             if s.service(table).setup.game == "caribbean":
                 assert shoe["proofs"] == []
@@ -341,6 +525,17 @@ def _session(s: Session, rounds: int) -> None:
     assert seen["private csp-1"] > 0 and seen["private bac-hold"] > 0
     assert seen["private bac-1"] == 0  # without holding every card is turned as dealt
     assert all(s.service(t).round.is_over for t in TABLES)
+    # The other surfaces: polled in every round, and each showed a card somewhere (a player's
+    # own cards in their REST view) but none before the law.
+    assert seen["polled view"] >= rounds * 3  # the public, a player, a member of staff
+    assert seen["polled recall"] >= rounds
+    assert {v for _, v, k, *_ in s.polled if k == "view"} == {*PLAYERS, *STAFF, "public"}
+    assert {v for _, v, k, *_ in s.polled if k == "recall"} == set(RECALLS)
+    assert seen["polled report"] and seen["polled archive"] and seen["polled metrics"]
+    assert seen["cards shown by view"] > 0
+    assert _check_public_names_no_player(s) > rounds
+    logged = {c for text in s.logs for c in card_words(text)}
+    assert s.logs and not logged, sorted(map(str, logged))  # no log record names a card
 
 
 ROUNDS = {"sqlite": int(os.environ.get("LEAK_ROUNDS", 200)), "postgresql": 45}

@@ -10,7 +10,8 @@ route and each role and anonymous:
 * a role it names (and anyone on a public route): neither 401 nor 403 (whatever the endpoint
   then says about the placeholder request: 404, 422, …);
 * a cookie session of a role it names, on a state-changing route, without the CSRF token: 403
-  (``auth.csrf_missing``), nothing done.
+  (``auth.csrf_missing``), nothing done; with it but not from this site's pages (no
+  same-origin ``Origin`` or ``Sec-Fetch-Site``): 403 (``auth.cross_site``), nothing done.
 
 The requests carry ``{}`` as their JSON body and placeholder path parameters; each uses a fresh
 token or session (a ``logout`` in the walk must not sign the next request out).
@@ -82,6 +83,7 @@ def test_every_route_carries_exactly_one_role_rule(client: TestClient) -> None:
     rules = auth.endpoint_rules(client.app)  # type: ignore[arg-type]
     assert rules[("POST", "/api/auth/token")] is None
     assert rules[("GET", "/api/admin/users")] == {UserRole.ADMIN}
+    assert rules[("POST", "/api/admin/users/{name}/unlock")] == {UserRole.ADMIN}
 
 
 def test_the_role_matrix(client: TestClient, runtime: Runtime) -> None:
@@ -128,4 +130,32 @@ def test_cookie_sessions_need_the_csrf_token_on_every_state_changing_route(
         if key != "auth.csrf_missing":
             failures.append(f"{method} {path} {role}: {response.status_code} {key}")
     client.cookies.clear()
+    assert not failures, "\n".join(failures)
+
+
+def test_cookie_sessions_from_elsewhere_are_refused_on_every_state_changing_route(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """With its CSRF token but without a same-origin ``Origin`` or ``Sec-Fetch-Site`` (another
+    site's page, or a client that tells nothing), a cookie session changes nothing: 403
+    ``auth.cross_site`` on every state-changing route (a bearer request needs neither)."""
+    rules = auth.endpoint_rules(client.app)  # type: ignore[arg-type]
+    unsafe = {
+        (m, p): allowed
+        for (m, p), allowed in rules.items()
+        if allowed is not None and m not in ("GET", "HEAD", "OPTIONS")
+    }
+    failures: list[str] = []
+    with TestClient(client.app, raise_server_exceptions=False) as elsewhere:
+        for (method, path), allowed in sorted(unsafe.items()):
+            role = min(allowed, key=list(UserRole).index)
+            secret = _secret(runtime, role, "cookie")
+            elsewhere.cookies.set(auth.SESSION_COOKIE, secret)
+            for origin in ({}, {"Origin": "https://evil.example"}):
+                headers = {auth.CSRF_HEADER: auth.csrf_token(secret), **origin}
+                response = _send(elsewhere, method, path, headers=headers)
+                status = response.status_code
+                key = response.json().get("error", {}).get("key") if status == 403 else None
+                if key != "auth.cross_site":
+                    failures.append(f"{method} {path} {role} {origin}: {status} {key}")
     assert not failures, "\n".join(failures)

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from tests.server.conftest import login
-from tests.test_round_contract import ADAPTERS, _cards_in
+from tests.support import VISIBLE, cards_in
 
 from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.errors import StoreError
@@ -129,7 +129,7 @@ def test_every_audience_gets_its_view_now_and_after_each_command_CSP_12(
         last = _play_caribbean_round(runtime, 1)
     finally:
         recorder.close()
-    caribbean = ADAPTERS["caribbean"]
+    visible = VISIBLE["caribbean"]
     for name, ws in sockets.items():
         received = [m for m in _until(ws, last) if m["type"] == "table"]
         assert received[-1]["seq"] == last
@@ -137,8 +137,8 @@ def test_every_audience_gets_its_view_now_and_after_each_command_CSP_12(
         for message in received:
             assert message["audience"]["role"] == expected[name].role.value
             assert message["audience"].get("player") == expected[name].player
-            allowed = caribbean.visible(svc_rounds[message["seq"]], expected[name])
-            assert set(_cards_in(message)) <= allowed, (name, message["seq"])
+            allowed = visible(svc_rounds[message["seq"]], expected[name])
+            assert set(cards_in(message)) <= allowed, (name, message["seq"])
     # The server sends views, meters and pongs, nothing else: no advice, no chat (CSP-12).
     for ws in sockets.values():
         ws.send_json({"type": "ping"})
@@ -158,9 +158,9 @@ def test_a_player_never_gets_another_box_s_cards(
     seq = _submit(runtime, "csp-1", CloseBetting(), "close", "dealer")  # the cards are out
     box1, box2 = svc.round.box(1), svc.round.box(2)
     assert len(box1.cards) == len(box2.cards) == 5
-    alice = {c for m in _until(sockets["alice"], seq) for c in _cards_in(m)}
-    bruno = {c for m in _until(sockets["bruno"], seq) for c in _cards_in(m)}
-    public = {c for m in _until(sockets["public"], seq) for c in _cards_in(m)}
+    alice = {c for m in _until(sockets["alice"], seq) for c in cards_in(m)}
+    bruno = {c for m in _until(sockets["bruno"], seq) for c in cards_in(m)}
+    public = {c for m in _until(sockets["public"], seq) for c in cards_in(m)}
     assert set(box1.cards) <= alice and not alice & set(box2.cards)
     assert set(box2.cards) <= bruno and not bruno & set(box1.cards)
     assert not public & (set(box1.cards) | set(box2.cards))

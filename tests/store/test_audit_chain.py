@@ -121,7 +121,7 @@ def test_a_schema_5_database_is_chained_by_the_upgrade(database_url: str) -> Non
                     ),
                     {"at": f"2026-12-0{n + 1} 10:00:00.000001", "reason": f"hire {n}"},
                 )
-        assert store.upgrade() == SCHEMA_VERSION  # (6 chained it; the later ones too)
+        assert store.upgrade() == SCHEMA_VERSION  # 6 chained the log; later ones came after
         checked = verify(store)
         assert checked.ok and checked.audit == 3, checked.failure
         store.run(lambda tx: tx.audit("user_add", actor="admin", reason="after the upgrade"))

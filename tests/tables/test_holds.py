@@ -15,6 +15,7 @@ import pytest
 from macau_tables.caribbean.actions import Raise
 from macau_tables.errors import MacauTablesError
 from macau_tables.rng import SeededRandom
+from macau_tables.rounds import Audience
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound
 from macau_tables.tables.audit import (
@@ -83,7 +84,7 @@ def test_an_award_at_the_threshold_is_held_then_released_once_CSP_10(store: Stor
     assert last[-2].type.endswith("RoundSettled")
 
     # Recall shows the award held; the report does not count it as win.
-    (rec,) = store.read(lambda tx: recall(tx, "L1", 1))
+    (rec,) = store.read(lambda tx: recall(tx, "L1", 1, audience=Audience.supervisor()))
     assert rec.to_dict()["holds"] == [
         {
             "hold_id": hold.hold_id,
@@ -127,7 +128,7 @@ def test_an_award_at_the_threshold_is_held_then_released_once_CSP_10(store: Stor
     assert wallet(store, "p1") - before == paid_without_award + award
     (h,) = store.read(held_awards)
     assert (h.released_by, h.reason) == ("sup", "hand checked on camera")
-    (rec,) = store.read(lambda tx: recall(tx, "L1", 1))
+    (rec,) = store.read(lambda tx: recall(tx, "L1", 1, audience=Audience.supervisor()))
     assert rec.to_dict()["holds"][0]["state"] == "released"
     figures = store.read(lambda tx: table_figures(tx, tx.table("L1"), None, None))
     assert (figures.awards_held, figures.awards_released) == (award, award)

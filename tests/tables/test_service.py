@@ -377,7 +377,9 @@ def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, 
         svc.submit(wager, idempotency_key="a", actor="p1")
         void = BacVoid("sup", "a card fell on the floor")
     svc.submit(void, idempotency_key="v", actor="sup")
-    states = [r.state for r in store.read(lambda tx: recall(tx, "t1", 10))]
+    states = [
+        r.state for r in store.read(lambda tx: recall(tx, "t1", 10, audience=Audience.supervisor()))
+    ]
     assert states[-1] == "void"
     assert "settled" in states[:-1] and "void" not in states[:-1]
 

@@ -5,7 +5,9 @@ processes play) and take ``--database URL``; bad input is refused with ``error: 
 code 2.
 
 * ``recall --table ID --last N``: each of the last N rounds as recorded — cards in dealing
-  order, wagers, balances before and after, wins, jackpot awards, the round's hash;
+  order, wagers, balances before and after, wins, jackpot awards, the round's hash; a round
+  still in play as a supervisor's live view of it (the operator's audience: no card the table
+  does not show a supervisor, :mod:`macau_tables.visibility`);
 * ``verify``: hash chains, the ledger, every round re-derived through its rules, shoes against
   their commitments (:mod:`macau_tables.tables.audit`); ``verify --archive FILE`` checks an
   audit archive offline, with no database (:mod:`macau_tables.tables.archive_check`), and
@@ -28,6 +30,7 @@ from typing import Any
 import typer
 
 from ..errors import ConfigError
+from ..rounds import Audience
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
 from ..tables.audit import verify_database
@@ -57,6 +60,10 @@ from .database import when as shown_time
 from .output import check_output, emit, interruptible, refuse
 
 __all__ = ["audit_app", "audit_export", "audit_keygen", "recall_rounds", "report", "verify"]
+
+OPERATOR = Audience.supervisor()
+"""Whom ``recall`` shows a round still in play as: the operator at the console is staff, and
+sees what a supervisor's live view shows (CSP-12, BAC-16)."""
 
 audit_app = typer.Typer(help="Audit archives for regulators and test labs.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -107,7 +114,9 @@ def recall_rounds(
     with refusals():
         store = open_store(database)
         try:
-            status, rounds = store.read(lambda tx: (tx.table(table), recall(tx, table, last)))
+            status, rounds = store.read(
+                lambda tx: (tx.table(table), recall(tx, table, last, audience=OPERATOR))
+            )
         finally:
             store.close()
     if output_format is Format.JSON:
@@ -132,6 +141,10 @@ def describe_round(r: RecalledRound) -> list[str]:
         "  cards (dealing order): "
         + (", ".join(f"{c.to} {c.card}" + _note(c.event) for c in r.cards) or "none"),
     ]
+    if r.view is not None:  # in play: what a supervisor's live view shows, no card more
+        out[-1] = "  in play, as the live view shows it: " + json.dumps(
+            r.view, ensure_ascii=False, sort_keys=True
+        )
     if r.wagers:
         out.append("  wagers:")
         out += [

@@ -3,9 +3,14 @@
 * ``user add NAME --role ROLE [--reason TEXT] [--database URL]``: the password is read from
   standard input (its first line; asked twice, hidden, at a terminal), never from the command
   line where other users of the machine could see it. A player's wallet is opened too.
-* ``user list [--format text|json]``: every user, role and whether disabled (never a hash).
+* ``user list [--format text|json] [--collisions]``: every user, role and whether disabled
+  (never a hash); with ``--collisions``, the groups of users whose names are the same but for
+  case and punctuation (made before such names were refused; left alone, each signs in with
+  their exact name).
 * ``user disable NAME --reason TEXT`` / ``user enable NAME --reason TEXT``: a disabled user's
   sessions and tokens end at once.
+* ``user unlock NAME --reason TEXT``: forget the user's failed logins from every address (no
+  address then waits before trying them again).
 
 Every change is in the audit log with who (``cli:<login name>``) and why. Bad input (an unknown
 role, a bad name, a short password, a name already used, a database that is not migrated) is
@@ -20,14 +25,14 @@ import sys
 
 import typer
 
-from ..server.auth import create_user, parse_role, record_action
+from ..server.auth import create_user, parse_role, record_action, unlock_user
 from ..server.principal import Principal, UserRole
 from ..store import Tx
 from ..store import users_ops as ops
 from .apps import app
 from .database import DATABASE_HELP, Format, open_store, refusals, when
 
-__all__ = ["user_add", "user_app", "user_list", "user_set_disabled"]
+__all__ = ["user_add", "user_app", "user_list", "user_set_disabled", "user_unlock"]
 
 user_app = typer.Typer(help="Users of the table server (roles, passwords).", no_args_is_help=True)
 app.add_typer(user_app, name="user")
@@ -72,18 +77,36 @@ def user_add(
     typer.echo(f"user {name} ({checked.value}) added")
 
 
+COLLISIONS = typer.Option(
+    False,
+    "--collisions",
+    help="Only the groups of users whose names differ only in case or punctuation.",
+)
+
+
 @user_app.command("list")
 def user_list(
     output_format: Format = FORMAT,
+    collisions: bool = COLLISIONS,
     database: str | None = DATABASE,
 ) -> None:
-    """Every user, their role and whether they are disabled."""
+    """Every user, their role and whether they are disabled (or, with --collisions, the
+    look-alike names left from before they were refused)."""
     with refusals():
         store = open_store(database)
         try:
             users = store.read(ops.users)
+            groups = store.read(ops.collisions) if collisions else []
         finally:
             store.close()
+    if collisions:
+        if output_format is Format.JSON:
+            typer.echo(json.dumps([{"key": ops.name_key(g[0]), "names": g} for g in groups]))
+        elif not groups:
+            typer.echo("no user names collide")
+        for group in groups if output_format is Format.TEXT else ():
+            typer.echo(f"{ops.name_key(group[0])}: {' '.join(group)}")
+        return
     if output_format is Format.JSON:
         rows = [
             {
@@ -141,3 +164,21 @@ def user_enable(
 ) -> None:
     """Let a disabled user sign in again."""
     user_set_disabled(name, reason, database, disabled=False)
+
+
+@user_app.command("unlock")
+def user_unlock(
+    name: str = typer.Argument(..., help="The user's name."),
+    reason: str = REASON,
+    database: str | None = DATABASE,
+) -> None:
+    """Forget a user's failed logins from every address (audited)."""
+    with refusals():
+        store = open_store(database)
+        try:
+            forgotten = unlock_user(
+                store, name, Principal(_actor(), UserRole.ADMIN, via="cli"), reason
+            )
+        finally:
+            store.close()
+    typer.echo(f"user {name} unlocked ({forgotten} failed logins forgotten)")

@@ -17,7 +17,8 @@
   (same user, same request) answers the first result without applying anything; the same key
   with another request is refused (``tables.idempotency_mismatch``, 409).
 * ``GET /api/tables/{id}/recall?last=N`` (supervisor, admin): the last rounds as recorded
-  (:mod:`macau_tables.tables.recall`).
+  (:mod:`macau_tables.tables.recall`); a round still in play as the caller's live view, through
+  the gate (:mod:`macau_tables.visibility`): no card before the table shows it.
 * ``POST /api/tables/{id}/open`` and ``/close`` (supervisor): ``{"reason": "…"}``, audited.
 
 Which tables take a command is read from the command too (its ``MODES``,
@@ -50,6 +51,7 @@ from ..tables.proofs import prove_round, recorded_leaves, round_of
 from ..tables.recall import recall
 from ..tables.reports import table_rows
 from ..tables.service import TableService
+from ..visibility import expected_for
 from . import auth
 from .errors import register_status
 from .principal import Principal, UserRole
@@ -282,14 +284,20 @@ def _role_may_issue(role: UserRole, command_type: type) -> bool:
     return role in ISSUERS[issuer_of(command_type)]
 
 
-def expectation(expected: Expected | None, principal: Principal | None) -> dict[str, Any]:
-    """``{"expected", "can_issue"}``: what the round waits for (the codec's encoding of
+def expectation(
+    expected: Expected | None, principal: Principal | None, audience: Audience | None = None
+) -> dict[str, Any]:
+    """``{"expected", "can_issue"}``: what the round waits for as ``principal`` may read it
+    (through the gate, :func:`macau_tables.visibility.expected_for`: the public reads no player
+    id, a player no other player's — BAC-15, CSP-12; the codec's encoding of
     :class:`~macau_tables.rounds.Expected`: phase, due, command names; ``None`` before the
     first round) and, of its commands, those ``principal``'s role may send — as
-    ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them."""
+    ``GET /api/tables/{id}`` and the table stream's ``table`` message carry them.
+    ``audience``: ``principal``'s (:func:`audience_of`), when the caller has it already."""
     if expected is None:
         return {"expected": None, "can_issue": []}
-    encoded, issuable = _expectation(expected, None if principal is None else principal.role)
+    shown = expected_for(expected, audience_of(principal) if audience is None else audience)
+    encoded, issuable = _expectation(shown, None if principal is None else principal.role)
     return {"expected": encoded, "can_issue": list(issuable)}
 
 
@@ -297,9 +305,10 @@ def expectation(expected: Expected | None, principal: Principal | None) -> dict[
 def _expectation(
     expected: Expected, role: UserRole | None
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The encoding of ``expected`` and the names of its commands ``role`` may send: the same
-    for every socket of a role after an event (the stream computes it per subscriber), so it
-    is encoded once per distinct value (read-only: nobody changes the answer)."""
+    """The encoding of ``expected`` (as the gate let the caller read it) and the names of its
+    commands ``role`` may send: the same for every socket of an audience after an event (the
+    stream computes it per subscriber), so it is encoded once per distinct value (read-only:
+    nobody changes the answer)."""
     names = tuple(
         codec.type_name(c)
         for c in expected.commands
@@ -513,8 +522,10 @@ def recall_rounds(
     last: Annotated[int, Query(ge=1, le=MAX_RECALL)] = 10,
 ) -> list[dict[str, Any]]:
     """The table's last ``last`` rounds, oldest first: cards, wagers, balances, awards, the
-    chain hash of each."""
-    rounds = runtime.store.read(lambda tx: recall(tx, table_id, last))
+    chain hash of each — a round still in play as the caller's live view (no card more:
+    :mod:`macau_tables.visibility`)."""
+    audience = audience_of(principal)
+    rounds = runtime.store.read(lambda tx: recall(tx, table_id, last, audience=audience))
     return [r.to_dict() for r in rounds]
 
 

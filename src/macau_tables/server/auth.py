@@ -5,22 +5,31 @@ Who is asking
 -------------
 * API clients send ``Authorization: Bearer TOKEN`` (``POST /api/auth/token`` with ``{"name",
   "password"}`` gives ``{"token", "expires", "role"}``).
-* Pages sign in with ``POST /api/auth/login`` (a form or JSON): the answer sets the session
-  cookie (:data:`SESSION_COOKIE`: ``HttpOnly``, ``SameSite=Strict``, ``Secure`` when the request
-  came over TLS or the setting ``secure_cookies`` says so) and returns the session's CSRF token.
-  Every state-changing request (not ``GET``/``HEAD``/``OPTIONS``) of a cookie session must carry
-  it, in the header ``X-CSRF-Token`` or the form field ``csrf_token`` (compared in constant time;
-  :func:`csrf_token_of` gives it to a page's template).
+* Pages sign in with ``POST /api/auth/login`` (a form or JSON, from this site's pages only:
+  :func:`same_origin`): the answer sets the session cookie (:data:`SESSION_COOKIE`:
+  ``HttpOnly``, ``SameSite=Strict``, ``Secure`` when the request came over TLS or the setting
+  ``secure_cookies`` says so) and returns the session's CSRF token.
+  Every state-changing request (not ``GET``/``HEAD``/``OPTIONS``) of a cookie session must come
+  from this site's pages (``Origin`` or ``Sec-Fetch-Site: same-origin``: :func:`same_origin`,
+  else ``auth.cross_site``) and carry the token, in the header ``X-CSRF-Token`` or the form
+  field ``csrf_token`` (compared in constant time; :func:`csrf_token_of` gives it to a page's
+  template). A bearer-token request needs neither.
 * Tokens and sessions are random secrets (256 bits); the store keeps only their SHA-256
   (:mod:`macau_tables.store.users_ops`) with the expiry (setting ``session_seconds``). An expired
   one is refused ``auth.session_expired`` (401), an unknown one ``auth.session_unknown`` (401).
 * Passwords are kept as argon2 hashes (:data:`PASSWORD_HASHER`, re-hashed at login when the
-  parameters grew); at least :data:`MIN_PASSWORD` characters.
-* Login throttling: ``login_attempts`` failed logins of one name, or from one client address,
-  within ``login_window_seconds`` refuse further logins (``auth.throttled``, 429 with
-  ``Retry-After``) until the oldest leaves the window. The failures are in the store, so every
-  server process on the database counts them; time is the store's clock (tests inject it).
-  A disabled user is refused (``auth.user_disabled``) and their sessions are ended.
+  parameters grew); at least :data:`MIN_PASSWORD` characters and hard enough to guess
+  (:func:`check_password`: zxcvbn, by role).
+* User names are unique under case folding with punctuation removed
+  (:func:`~macau_tables.store.users_ops.name_key`); sign-in ignores case and punctuation.
+* Login throttling (:func:`sign_in`): an address that failed ``login_attempts`` times for a
+  name (or for any names) waits 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` seconds before each
+  further try (``auth.throttled``, 429 with ``Retry-After``); a name failing from everywhere is
+  slowed down (:func:`slow_down`, a few seconds at most), never refused, so no one can lock its
+  owner out; an administrator's :func:`unlock_user` forgets its failures. The failures are in
+  the store (for ``login_window_seconds``), so every server process on the database counts
+  them; time is the store's clock and the pause the runtime's (tests inject both). A disabled
+  user is refused (``auth.user_disabled``) and their sessions are ended.
 
 The role rule of every endpoint
 -------------------------------
@@ -49,13 +58,16 @@ casino, ``POST /api/admin/users``: :mod:`.auth_users`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import math
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
@@ -70,6 +82,7 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
+from zxcvbn import zxcvbn
 
 from ..errors import AuthError, MacauTablesError
 from ..store import Store, Tx
@@ -87,6 +100,7 @@ __all__ = [
     "SignedIn",
     "SocketSession",
     "authenticate_websocket",
+    "check_password",
     "create_user",
     "csrf_token",
     "csrf_token_of",
@@ -94,7 +108,9 @@ __all__ = [
     "endpoint_rules",
     "hash_password",
     "issue",
+    "login_wait",
     "optional_principal",
+    "own_origin",
     "parse_role",
     "public",
     "record_action",
@@ -102,8 +118,12 @@ __all__ = [
     "require_in_thread",
     "router",
     "rule_problems",
+    "safe_next",
+    "same_origin",
     "session_refusal",
     "sign_in",
+    "slow_down",
+    "unlock_user",
     "websocket_session",
 ]
 
@@ -116,7 +136,7 @@ SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
 DEFAULT_SESSION_SECONDS: Final = 8 * 3600
 DEFAULT_LOGIN_ATTEMPTS: Final = 5
-DEFAULT_LOGIN_WINDOW_SECONDS: Final = 300
+DEFAULT_LOGIN_WINDOW_SECONDS: Final = 3600
 
 PASSWORD_HASHER = PasswordHasher()
 """The argon2id hasher (argon2-cffi's defaults, RFC 9106 low-memory). Tests may swap in a cheaper
@@ -129,6 +149,7 @@ for _key, _status in (
     ("auth.bad_credentials", 401),
     ("auth.csrf_missing", 403),
     ("auth.csrf_mismatch", 403),
+    ("auth.cross_site", 403),
     ("auth.forbidden", 403),
     ("auth.user_disabled", 403),
     ("auth.throttled", 429),
@@ -136,6 +157,8 @@ for _key, _status in (
     ("auth.bad_name", 422),
     ("auth.bad_role", 422),
     ("auth.password_too_short", 422),
+    ("auth.password_weak", 422),
+    ("auth.name_lookalike", 409),
     ("auth.user_exists", 409),
     ("auth.disable_self", 409),
     ("auth.user_unknown", 404),
@@ -156,6 +179,71 @@ _BEARER: Final = {"WWW-Authenticate": 'Bearer realm="macau-tables"'}
 
 
 # -- passwords and users --------------------------------------------------------------------------
+
+
+CASINO_WORDS: Final = (
+    "macau",
+    "macao",
+    "casino",
+    "baccarat",
+    "caribbean",
+    "stud",
+    "poker",
+    "table",
+    "tables",
+    "jackpot",
+    "progressive",
+    "punto",
+    "banco",
+    "banker",
+    "player",
+    "dealer",
+    "supervisor",
+    "admin",
+    "cashier",
+    "croupier",
+    "shoe",
+    "macau-tables",
+)
+"""Words a password must not lean on: the casino's and its games' (with the user's name and
+the tables' ids and names, they are zxcvbn's "user inputs", guessed first)."""
+
+MIN_SCORE: Final = {
+    UserRole.PLAYER: 2,
+    UserRole.DEALER: 3,
+    UserRole.SUPERVISOR: 3,
+    UserRole.ADMIN: 3,
+}
+"""The zxcvbn score (0 to 4) a password needs, by role: staff need a stronger one."""
+
+SCORED_LENGTH: Final = 64
+"""How many characters of a password zxcvbn scores (it is slow on very long strings; a
+password longer than this is at least as strong as its start)."""
+
+
+def check_password(
+    password: object, *, name: str, role: UserRole, words: tuple[str, ...] = ()
+) -> str:
+    """``password`` if it may be the password of user ``name`` with ``role``: at least
+    :data:`MIN_PASSWORD` characters (``auth.password_too_short``) and a zxcvbn score of at
+    least :data:`MIN_SCORE` for the role, guessed with the user's name, :data:`CASINO_WORDS`
+    and ``words`` (the tables' names) as known words (``auth.password_weak``, saying what to
+    do)."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise AuthError("auth.password_too_short", minimum=MIN_PASSWORD)
+    inputs = [name, ops.name_key(name), *CASINO_WORDS, *words]
+    result = zxcvbn(password[:SCORED_LENGTH], user_inputs=[w[:SCORED_LENGTH] for w in inputs])
+    score, needed = int(result["score"]), MIN_SCORE[role]
+    if score < needed:
+        raise AuthError("auth.password_weak", role=role.value, score=score, needed=needed)
+    return password
+
+
+def _table_words(tx: Tx) -> tuple[str, ...]:
+    words: list[str] = []
+    for table in tx.tables():
+        words += [table.table_id, table.name, *table.name.split()]
+    return tuple(words)
 
 
 def hash_password(password: str) -> str:
@@ -187,10 +275,14 @@ def create_user(
     """Create user ``name`` with ``role`` and ``password`` (argon2-hashed), audited
     (``user_add``, by ``actor``). A player's name is their player id: their player and wallet
     are created too when the casino has none yet. Refuses a bad name (``auth.bad_name``), a name
-    already used (``auth.user_exists``), a bad role (``auth.bad_role``) or a short password
-    (``auth.password_too_short``), with nothing written."""
+    already used (``auth.user_exists``) or passing for another user's but for case and
+    punctuation (``auth.name_lookalike``), a bad role (``auth.bad_role``), a short or
+    guessable password (``auth.password_too_short``, ``auth.password_weak``:
+    :func:`check_password`), with nothing written."""
     ops.check_user_name(name)
     checked = parse_role(role)
+    store.read(lambda tx: ops.check_name_free(tx, name))  # before judging the password
+    check_password(password, name=name, role=checked, words=store.read(_table_words))
     hashed = hash_password(password)
 
     def add(tx: Tx) -> None:
@@ -202,6 +294,24 @@ def create_user(
         )
 
     store.run(add)
+
+
+def unlock_user(store: Store, name: str, principal: Principal, reason: str | None) -> int:
+    """Forget every failed login of user ``name`` (from every address), so that no address
+    waits before trying it again; audited ``user_unlock`` (by ``principal``, with ``reason``
+    and how many failures were forgotten). Returns that number. Refuses a bad name
+    (``auth.bad_name``) or an unknown user (``auth.user_unknown``), nothing written."""
+    ops.check_user_name(name)
+
+    def forget(tx: Tx) -> int:
+        if ops.user(tx, name) is None:
+            raise AuthError("auth.user_unknown", name=name)
+        forgotten = ops.unlock(tx, ops.name_key(name))
+        record_action(tx, principal, "user_unlock", reason, name=name, forgotten=forgotten)
+        return forgotten
+
+    result: int = store.run(forget)
+    return result
 
 
 def _verify(stored: str, password: str) -> bool:
@@ -278,6 +388,32 @@ class SignedIn:
     expires: datetime
 
 
+LOGIN_DELAY_MAX: Final = 300
+"""The longest wait (seconds) before a name may be tried again from an address that keeps
+failing (the waits grow 1, 2, 4 … up to this)."""
+SLOW_DOWN_MAX: Final = 3.0
+"""The longest pause (seconds) before answering a login of a name that fails from many
+addresses (the pauses grow 0.25, 0.5, 1, 2 … up to this); such a login is never refused."""
+
+
+def login_wait(failures: int, latest: datetime | None, attempts: int, now: datetime) -> int:
+    """Whole seconds still to wait after ``failures`` failed logins, the latest at ``latest``:
+    none below ``attempts``, then 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` after the latest."""
+    if failures < attempts or latest is None:
+        return 0
+    delay: int = min(LOGIN_DELAY_MAX, 1 << min(failures - attempts, 16))
+    return max(0, math.ceil(delay - (now - latest).total_seconds()))
+
+
+def slow_down(failures: int, attempts: int) -> float:
+    """The pause (seconds) before answering a login of a name with ``failures`` failed logins
+    from every address: none below ``attempts``, then 0.25, 0.5, 1, 2 … up to
+    :data:`SLOW_DOWN_MAX`."""
+    if failures < attempts:
+        return 0.0
+    return min(SLOW_DOWN_MAX, 0.25 * float(1 << min(failures - attempts, 8)))
+
+
 def sign_in(
     store: Store,
     name: str,
@@ -289,36 +425,51 @@ def sign_in(
     attempts: int = DEFAULT_LOGIN_ATTEMPTS,
     window: timedelta = timedelta(seconds=DEFAULT_LOGIN_WINDOW_SECONDS),
     clock: Callable[[], datetime] | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> SignedIn:
     """Check ``name``'s ``password`` and open a session (``kind="cookie"``) or bearer token
-    (``"token"``). Refuses (nothing opened): too many failures for the name or the address in
-    ``window`` (``auth.throttled`` with ``retry_after`` seconds), an unknown name or a wrong
-    password (``auth.bad_credentials``, and the failure is counted), a disabled user
+    (``"token"``). Failed logins count for ``window`` (the store keeps them, so every server
+    process counts them):
+
+    * from one address, ``attempts`` failures of the name — or of any names — make each
+      further try from that address wait 1, 2, 4 … up to :data:`LOGIN_DELAY_MAX` seconds after
+      the latest failure: ``auth.throttled`` (429) with ``retry_after`` seconds. Only an
+      address that has failed is ever refused; a success from it forgets its failures of the
+      name, and an administrator's unlock (:func:`unlock_user`) forgets the name's failures;
+    * from every address, ``attempts`` failures of the name slow its logins down —
+      ``sleep(seconds)`` (default ``time.sleep``) of :func:`slow_down` before the password is
+      checked — but never refuse them: no one elsewhere can lock its owner out.
+
+    Also refused (nothing opened): an unknown name or a wrong password
+    (``auth.bad_credentials``, and the failure is counted), a disabled user
     (``auth.user_disabled``). Time is ``clock()`` (default: the store's clock)."""
     if not ops.NAME_PATTERN.fullmatch(name):
         name = "?"  # no such user; never sent to the database as given (NUL, 10 kB, …)
     address = address.replace("\x00", "")[:100] or "unknown"
+    key = ops.name_key(name) or "?"  # failures count by the name as sign-in reads it
 
-    def check(tx: Tx) -> tuple[ops.UserRecord | None, int]:
+    def check(tx: Tx) -> tuple[ops.UserRecord | None, ops.Failures, datetime]:
         now = clock() if clock else tx.now()
-        by_name, oldest_name, by_address, oldest_address = ops.failures_since(
-            tx, name=name, address=address, since=now - window
-        )
-        waits = [
-            math.ceil((oldest + window - now).total_seconds())
-            for count, oldest in ((by_name, oldest_name), (by_address, oldest_address))
-            if count >= attempts and oldest is not None
-        ]
-        return ops.user(tx, name), max([1, *waits]) if waits else 0
+        failures = ops.failures_since(tx, name=key, address=address, since=now - window)
+        found = ops.user_signing_in(tx, name) if name != "?" else None
+        return found, failures, now
 
-    found, wait = store.read(check)
+    found, failures, now = store.read(check)
+    wait = max(
+        login_wait(failures.pair, failures.pair_latest, attempts, now),
+        login_wait(failures.address, failures.address_latest, attempts, now),
+    )
     if wait:
         raise AuthRefused("auth.throttled", headers={"Retry-After": str(wait)}, retry_after=wait)
+    pause = slow_down(failures.name, attempts)
+    if pause:
+        (sleep or time.sleep)(pause)
     ok = _verify(found.password_hash if found else _dummy_hash(), password)
     if found is None or not ok:
         at = clock() if clock else None
-        store.run(lambda tx: ops.record_failure(tx, name, address, at=at))
+        store.run(lambda tx: ops.record_failure(tx, key, address, at=at))
         raise AuthRefused("auth.bad_credentials", headers=_BEARER)
+    name = found.name  # the user's own spelling
     if found.disabled:
         raise AuthError("auth.user_disabled", name=name)
     rehashed = (
@@ -332,7 +483,7 @@ def sign_in(
         now = clock() if clock else tx.now()
         expires = now + lifetime
         ops.put_session(tx, _digest(secret), name, kind, expires_at=expires, now=now)
-        ops.forget_failures(tx, name=name, before=now - window)
+        ops.forget_failures(tx, name=key, address=address, before=now - window)
         if rehashed is not None:
             ops.set_password_hash(tx, name, rehashed)
         return expires
@@ -341,22 +492,45 @@ def sign_in(
     return SignedIn(secret, name, UserRole(found.role), expires)
 
 
-def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn:
-    """:func:`sign_in` with the request's store, settings and client address."""
+async def issue(conn: HTTPConnection, name: str, password: str, kind: str) -> SignedIn:
+    """:func:`sign_in` with the request's store, settings and client address; a slow-down is
+    waited on the event loop (no worker thread is held by it), or — a test's clock that has a
+    ``sleep`` — asked of the runtime's clock."""
     address = conn.client.host if conn.client is not None else "unknown"
-    return sign_in(
-        _store(conn),
-        name,
-        password,
-        address=address,
-        kind=kind,
-        lifetime=timedelta(seconds=int(_setting(conn, "session_seconds", DEFAULT_SESSION_SECONDS))),
-        attempts=int(_setting(conn, "login_attempts", DEFAULT_LOGIN_ATTEMPTS)),
-        window=timedelta(
-            seconds=int(_setting(conn, "login_window_seconds", DEFAULT_LOGIN_WINDOW_SECONDS))
-        ),
-        clock=_clock(conn),
-    )
+    asked: list[float] = []
+    try:
+        return await run_in_threadpool(
+            partial(
+                sign_in,
+                _store(conn),
+                name,
+                password,
+                address=address,
+                kind=kind,
+                lifetime=timedelta(
+                    seconds=int(_setting(conn, "session_seconds", DEFAULT_SESSION_SECONDS))
+                ),
+                attempts=int(_setting(conn, "login_attempts", DEFAULT_LOGIN_ATTEMPTS)),
+                window=timedelta(
+                    seconds=int(
+                        _setting(conn, "login_window_seconds", DEFAULT_LOGIN_WINDOW_SECONDS)
+                    )
+                ),
+                clock=_clock(conn),
+                sleep=asked.append,
+            )
+        )
+    finally:
+        if asked:
+            await _pause(conn, sum(asked))
+
+
+async def _pause(conn: HTTPConnection, seconds: float) -> None:
+    sleep = getattr(getattr(_runtime(conn), "clock", None), "sleep", None)
+    if callable(sleep):
+        sleep(seconds)  # a test's clock: it records what it was asked to wait
+    else:
+        await asyncio.sleep(seconds)
 
 
 # -- who is asking --------------------------------------------------------------------------------
@@ -388,6 +562,54 @@ def _lookup_session(
             expired=found.expires_at.isoformat(timespec="seconds"),
         )
     return Principal(found.user_name, UserRole(found.role), via=kind), found.expires_at
+
+
+_DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
+
+
+def _origin(scheme: str, netloc: str) -> str:
+    scheme = scheme.lower()
+    host, colon, port = netloc.lower().rpartition(":")
+    if not colon or "]" in port:  # no port (or the end of an IPv6 address)
+        host, port = netloc.lower(), ""
+    if port == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    return f"{scheme}://{host}{':' + port if port else ''}"
+
+
+def own_origin(conn: HTTPConnection) -> str:
+    """This server's origin as the browser sees it: the request's scheme — the one a proxy
+    named in ``trusted_proxies`` forwarded (``X-Forwarded-Proto``, applied to the request by
+    the app's proxy-headers middleware); ``ws``/``wss`` read as ``http``/``https`` — and its
+    ``Host``, default ports left out."""
+    scheme = {"ws": "http", "wss": "https"}.get(conn.url.scheme, conn.url.scheme)
+    return _origin(scheme, conn.headers.get("host", ""))
+
+
+def same_origin(conn: HTTPConnection) -> bool | None:
+    """Whether a request or socket comes from this site's own pages, by what the browser says:
+    ``True`` for ``Sec-Fetch-Site: same-origin`` or an ``Origin`` equal to :func:`own_origin`;
+    ``False`` for any other ``Sec-Fetch-Site`` or ``Origin`` (another site, ``null``);
+    ``None`` when it carries neither (not a browser, or a browser that tells nothing)."""
+    fetch_site = conn.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site.strip().lower() == "same-origin"
+    origin = conn.headers.get("origin")
+    if origin is None:
+        return None
+    parts = urlsplit(origin.strip())
+    if not parts.scheme or not parts.netloc:
+        return False  # "null" (a sandboxed page, a redirect across sites), garbage
+    return _origin(parts.scheme, parts.netloc) == own_origin(conn)
+
+
+def _check_origin(request: Request) -> None:
+    """Refuse (``auth.cross_site``, 403) a cookie login or a state change of a cookie session
+    that does not say it comes from this site's pages (:func:`same_origin` ``True``): a form
+    another site makes the victim's browser post, which ``SameSite`` alone does not stop for a
+    login (there is no cookie yet) nor on a sibling site."""
+    if same_origin(request) is not True:
+        raise AuthError("auth.cross_site")
 
 
 async def _check_csrf(request: Request, secret: str) -> None:
@@ -437,6 +659,7 @@ async def _authenticate(request: Request) -> Principal | None:
     secret, kind = found
     principal = await run_in_threadpool(_lookup, _store(request), secret, kind, _clock(request))
     if kind == "cookie" and request.method.upper() not in SAFE_METHODS:
+        _check_origin(request)
         await _check_csrf(request, secret)
     _signed_in(request, principal, secret)
     return principal
@@ -624,14 +847,6 @@ def endpoint_rules(app: FastAPI) -> dict[tuple[str, str], frozenset[UserRole] | 
 # -- WebSockets -----------------------------------------------------------------------------------
 
 
-def _same_origin(websocket: WebSocket) -> bool:
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True  # not a browser
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
-
-
 async def authenticate_websocket(websocket: WebSocket) -> Principal | None:
     """Who opens ``websocket`` (before ``accept``): a bearer token (``Authorization`` header, or
     the ``token`` query parameter for browsers), else the session cookie when the socket comes
@@ -663,7 +878,7 @@ async def websocket_session(websocket: WebSocket) -> SocketSession | None:
     cookie = websocket.cookies.get(SESSION_COOKIE, "")
     if token:
         secret, kind = token, "token"
-    elif cookie and _same_origin(websocket):
+    elif cookie and same_origin(websocket) is not False:  # None: not a browser
         secret, kind = cookie, "cookie"
     else:
         return None
@@ -781,10 +996,10 @@ class Me(BaseModel):
     dependencies=[Depends(public)],
     summary="A bearer token for an API client",
 )
-def create_token(request: Request, credentials: Credentials) -> TokenOut:
+async def create_token(request: Request, credentials: Credentials) -> TokenOut:
     """Check the name and password; return a new bearer token (send it as ``Authorization:
     Bearer TOKEN``), valid for ``session_seconds``."""
-    signed = issue(request, credentials.name, credentials.password, "token")
+    signed = await issue(request, credentials.name, credentials.password, "token")
     return TokenOut(token=signed.secret, expires=signed.expires, role=signed.role)
 
 
@@ -824,13 +1039,26 @@ async def _login_fields(request: Request) -> tuple[str, str, str | None]:
         raise AuthError("auth.login_unreadable")
     if len(name) > 100 or len(password) > MAX_PASSWORD:
         raise AuthError("auth.login_unreadable")
-    safe_next = after if isinstance(after, str) and _local_path(after) else None
-    return name, password, safe_next
+    return name, password, safe_next(after)
 
 
-def _local_path(path: str) -> bool:
-    parts = urlsplit(path)
-    return path.startswith("/") and not path.startswith("//") and not parts.scheme
+def safe_next(after: object) -> str | None:
+    """``after`` if it is a path on this site to go to after signing in, else ``None``.
+
+    A browser resolves a link against the page's origin after dropping tabs and newlines,
+    trimming control characters and spaces, and reading ``\\`` as ``/``: ``/\\evil.example``
+    and ``/<TAB>/evil.example`` are ``//evil.example``, another site. So a path is kept only
+    when it starts with one ``/`` and holds none of those characters, no scheme and no host —
+    what stays on this origin however it is resolved (``login.js`` checks the same in the
+    browser by resolving it)."""
+    if not isinstance(after, str) or not after.startswith("/") or after.startswith("//"):
+        return None
+    if any(c <= " " or c in "\\\x7f" for c in after):
+        return None
+    parts = urlsplit(after)
+    if parts.scheme or parts.netloc or len(after) > 2000:
+        return None
+    return after
 
 
 def _secure(request: Request) -> bool:
@@ -849,9 +1077,12 @@ def _secure(request: Request) -> bool:
 async def login(request: Request) -> Response:
     """Check the name and password (a form or JSON); set the session cookie (HttpOnly,
     SameSite=Strict, Secure over TLS) and return the session's CSRF token. A form with a
-    ``next`` path (on this site) is answered with a redirect there instead."""
+    ``next`` path (on this site) is answered with a redirect there instead. Only from this
+    site's pages (``Origin`` or ``Sec-Fetch-Site``, else ``auth.cross_site``): another site's
+    form must not sign the visitor's browser in to someone else's account."""
+    _check_origin(request)
     name, password, after = await _login_fields(request)
-    signed = await run_in_threadpool(issue, request, name, password, "cookie")
+    signed = await issue(request, name, password, "cookie")
     body = SessionOut(
         name=signed.name,
         role=signed.role,

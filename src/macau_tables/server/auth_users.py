@@ -1,5 +1,6 @@
 """Users administration over REST (role admin; issue 10, "admins configure … users"):
-list, create, disable and enable again. Every change is audited with who and why.
+list, create, disable and enable again, unlock (forget a user's failed logins). Every change is
+audited with who and why.
 
 Its routes join :data:`macau_tables.server.auth.router`.
 """
@@ -16,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from ..errors import AuthError
 from ..store import Store, Tx
 from ..store import users_ops as ops
-from .auth import MAX_PASSWORD, create_user, record_action, require
+from .auth import MAX_PASSWORD, create_user, record_action, require, unlock_user
 from .principal import Principal, UserRole
 
 __all__ = ["router"]
@@ -126,3 +127,22 @@ def disable_user(request: Request, name: str, body: Why, principal: Admin) -> Us
 def enable_user(request: Request, name: str, body: Why, principal: Admin) -> UserOut:
     """Let ``name`` sign in again; audited ``user_enable`` with the reason."""
     return _set_disabled(request, principal, name, False, body.reason)
+
+
+class Unlocked(BaseModel):
+    """A user whose failed logins were forgotten, and how many there were."""
+
+    name: str
+    forgotten: int
+
+
+@router.post(
+    "/{name}/unlock",
+    response_model=Unlocked,
+    summary="Unlock a user's sign-in (forget their failed logins)",
+)
+def unlock(request: Request, name: str, body: Why, principal: Admin) -> Unlocked:
+    """Forget ``name``'s failed logins from every address: no address waits before trying
+    them again; audited ``user_unlock`` with the reason and how many were forgotten."""
+    forgotten = unlock_user(_store(request), name, principal, body.reason)
+    return Unlocked(name=name, forgotten=forgotten)

@@ -200,8 +200,7 @@ def lobby(request: Request, who: Anyone) -> Response:
 @router.get("/login", response_class=HTMLResponse, dependencies=PUBLIC)
 def login_page(request: Request, who: Anyone) -> Response:
     """Sign in (``login.js`` posts to ``/api/auth/login``, then goes to ``next``)."""
-    after = request.query_params.get("next", "")
-    safe = after if after.startswith("/") and not after.startswith("//") else ""
+    safe = auth.safe_next(request.query_params.get("next")) or ""
     reason = request.query_params.get("reason", "")
     return render(
         request,

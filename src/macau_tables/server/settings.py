@@ -62,8 +62,11 @@ class Settings:
     (signed out, its user disabled, on any server process): it is closed (4401) at most this
     long after (``0``: only its expiry is checked)."""
     login_attempts: int = 5
-    """Failed logins allowed per name and address within ``login_window_seconds``."""
-    login_window_seconds: int = 300
+    """Failed logins of a name from one address (or of any names from one address) before
+    each further try from there waits 1, 2, 4 … up to 300 seconds; and of a name from every
+    address before its logins are slowed down (a few seconds at most, never refused)."""
+    login_window_seconds: int = 3600
+    """How long a failed login counts."""
     idempotency_days: int = 7
     """How long a command's first result is kept for its retries (its idempotency record):
     older records are pruned about once an hour by the clock's work, so the table does not grow

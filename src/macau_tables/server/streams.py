@@ -19,7 +19,9 @@ Messages the server sends (JSON text):
 * ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
   "meter_link", "status", "expected", "can_issue"}`` — the view after record ``seq`` of the
   table's log (the event id a client resumes from), with the table's status, what the round
-  waits for (``expected``: phase, due, command names) and which of those commands the
+  waits for (``expected``: phase, due, command names — as the audience may read it, through
+  the gate :mod:`macau_tables.visibility`: the public reads no player id) and which of those
+  commands the
   connected user's role may send (``can_issue``), the same fields as ``GET /api/tables/{id}``
   (:func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
@@ -158,7 +160,7 @@ def _now_of(
     the update's round. Called in the publishing thread, which holds the table's lock: it
     matches the update."""
     expected = _texts_of(service).expected(update.round, service.setup.mode)
-    return {"status": service.status.value, **expectation(expected, principal)}
+    return {"status": service.status.value, **expectation(expected, principal, update.audience)}
 
 
 def _meter_message(meter_id: str, amount: int) -> dict[str, Any]:

@@ -133,7 +133,7 @@ Idempotency, snapshots, shoes, audit
   verify checks it against the commitment);
   ``revealed_shoes_page(table_id=None, *, before: ShoeCursor | None = None, limit) ->
   ShoesPage`` (the revealed shoes newest first, at most ``limit`` rows read whatever the
-  history: schema v9's indexes by reveal time); ``audit(action, *, actor,
+  history: schema v8's indexes by reveal time); ``audit(action, *, actor,
   table_id=None, reason=None, detail: Mapping | None = None) -> int`` (hash-chained in id order,
   schema v6; verify walks the chain); ``audit_entries(*,
   table_id=None, action=None) -> list[AuditEntry]``; ``last_audit(action) -> AuditEntry | None``

@@ -187,7 +187,7 @@ class RecordOps(TxBase):
         """The revealed shoes (of ``table_id``, else of every table) newest first — by reveal
         time, then table and number, descending — after ``before`` (the previous page's
         ``next``), at most ``limit``. One statement reads at most ``limit + 1`` rows along an
-        index (schema v9: ``ix_shoes_revealed``, ``ix_shoes_table_revealed``), so a page costs
+        index (schema v8: ``ix_shoes_revealed``, ``ix_shoes_table_revealed``), so a page costs
         the same whatever the history; an unfinished shoe (no reveal) is never listed."""
         require_int(limit, "limit", minimum=1)
         c = s.shoes.c

@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 8
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -252,7 +252,7 @@ shoes = Table(
     Column("verified", Boolean, nullable=True),
     Column("created_at", UtcDateTime, nullable=False),
     Column("revealed_at", UtcDateTime, nullable=True),
-    # schema v9: the revealed shoes newest first, of every table and of one, read a page at a
+    # schema v8: the revealed shoes newest first, of every table and of one, read a page at a
     # time along these (Tx.revealed_shoes_page), whatever the history
     Index("ix_shoes_revealed", "revealed_at", "table_id", "shoe_no"),
     Index("ix_shoes_table_revealed", "table_id", "revealed_at", "shoe_no"),
@@ -291,6 +291,10 @@ users = Table(
     Column("disabled", Boolean, nullable=False),
     Column("created_by", String(200), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    # schema v7: the name case folded, punctuation removed (users_ops.name_key), unique. NULL
+    # only for a user created before v7 whose name an older user's already had that way.
+    Column("name_key", USER_NAME, nullable=True),
+    Index("ux_users_name_key", "name_key", unique=True),
 )
 
 auth_sessions = Table(

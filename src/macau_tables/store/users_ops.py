@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from ..errors import AuthError
 from . import schema as s
@@ -24,26 +25,42 @@ from .tx import Tx
 __all__ = [
     "NAME_PATTERN",
     "SESSION_KINDS",
+    "Failures",
     "SessionRecord",
     "UserRecord",
     "add_user",
+    "check_name_free",
     "check_user_name",
+    "collisions",
     "delete_session",
     "delete_sessions",
     "failures_since",
     "forget_failures",
+    "lookalike",
+    "name_key",
     "put_session",
     "record_failure",
     "session",
     "set_password_hash",
     "set_user_disabled",
+    "unlock",
     "user",
+    "user_signing_in",
     "users",
 ]
 
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}")
 """A user's name: 1 to 100 letters, digits, ``_ . @ -``, starting with a letter or digit (it is
 also a player's id and appears in URLs and account ids)."""
+
+
+def name_key(name: str) -> str:
+    """The form under which user names are unique and signed in: case folded, punctuation
+    removed (``Alice``, ``alice.`` and ``a-lice`` are all ``alice``), so no one can pass for
+    another user with a look-alike name. Kept in ``users.name_key`` under a unique index
+    (schema v7), so two server processes cannot both create look-alikes."""
+    return "".join(c for c in name.casefold() if c.isalnum())
+
 
 SESSION_KINDS: Final = ("cookie", "token")
 
@@ -81,22 +98,67 @@ def check_user_name(name: object) -> str:
 
 
 def add_user(tx: Tx, name: str, role: str, password_hash: str, *, actor: str) -> None:
-    """Store a new user (enabled). Refuses a bad name (``auth.bad_name``) or one already used
-    (``auth.user_exists``)."""
+    """Store a new user (enabled). Refuses a bad name (``auth.bad_name``), one already used
+    (``auth.user_exists``) or one that is another user's but for case and punctuation
+    (``auth.name_lookalike``: :func:`name_key`). The unique index on ``name_key`` refuses a
+    look-alike another process stores at the same moment (the same refusal)."""
     tx.writable()
+    check_name_free(tx, name)
+    key = name_key(name)
+    try:
+        tx.connection.execute(
+            insert(s.users).values(
+                name=name,
+                name_key=key,
+                role=role,
+                password_hash=password_hash,
+                disabled=False,
+                created_by=actor,
+                created_at=tx.now(),
+            )
+        )
+    except IntegrityError:  # the transaction is rolled back: nothing written
+        raise AuthError("auth.name_lookalike", name=name, existing=key) from None
+
+
+def check_name_free(tx: Tx, name: str) -> None:
+    """Refuse a bad name (``auth.bad_name``), a name already used (``auth.user_exists``) or
+    one that is another user's but for case and punctuation (``auth.name_lookalike``)."""
     check_user_name(name)
     if user(tx, name) is not None:
         raise AuthError("auth.user_exists", name=name)
-    tx.connection.execute(
-        insert(s.users).values(
-            name=name,
-            role=role,
-            password_hash=password_hash,
-            disabled=False,
-            created_by=actor,
-            created_at=tx.now(),
-        )
-    )
+    like = lookalike(tx, name)
+    if like is not None:
+        raise AuthError("auth.name_lookalike", name=name, existing=like)
+
+
+def lookalike(tx: Tx, name: str) -> str | None:
+    """The name of a user whose name is ``name``'s but for case and punctuation (the one that
+    holds its :func:`name_key`), or ``None``."""
+    row = tx.connection.execute(
+        select(s.users.c.name).where(s.users.c.name_key == name_key(name)).limit(1)
+    ).first()
+    return None if row is None else str(row.name)
+
+
+def user_signing_in(tx: Tx, name: str) -> UserRecord | None:
+    """The user signing in as ``name``: the user of exactly that name, else the one whose
+    :func:`name_key` is ``name``'s (sign-in ignores case and punctuation); ``None``."""
+    exact = user(tx, name)
+    if exact is not None:
+        return exact
+    row = tx.connection.execute(select(s.users).where(s.users.c.name_key == name_key(name))).first()
+    return None if row is None else _user(row)
+
+
+def collisions(tx: Tx) -> list[list[str]]:
+    """The groups of users whose names are the same but for case and punctuation (created
+    before schema v7 made that impossible; each group's oldest holds the name's key), each
+    sorted by name, the groups by their key."""
+    groups: dict[str, list[str]] = {}
+    for found in users(tx):
+        groups.setdefault(name_key(found.name), []).append(found.name)
+    return [sorted(names) for _, names in sorted(groups.items()) if len(names) > 1]
 
 
 def user(tx: Tx, name: str) -> UserRecord | None:
@@ -225,6 +287,19 @@ def delete_sessions(tx: Tx, name: str) -> int:
 # -- failed logins --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """Failed logins since a time: of one name from one address (``pair``), from one address
+    for any name (``address``) — each with its latest — and of one name from every address
+    (``name``)."""
+
+    pair: int
+    pair_latest: datetime | None
+    address: int
+    address_latest: datetime | None
+    name: int
+
+
 def record_failure(tx: Tx, name: str, address: str, *, at: datetime | None = None) -> None:
     """Remember a failed login of ``name`` from ``address`` at ``at`` (default ``tx.now()``)."""
     tx.writable()
@@ -235,25 +310,40 @@ def record_failure(tx: Tx, name: str, address: str, *, at: datetime | None = Non
     )
 
 
-def failures_since(
-    tx: Tx, *, name: str, address: str, since: datetime
-) -> tuple[int, datetime | None, int, datetime | None]:
-    """Failed logins after ``since``: ``(count for name, its oldest, count for address, its
-    oldest)``."""
+def failures_since(tx: Tx, *, name: str, address: str, since: datetime) -> Failures:
+    """The failed logins after ``since`` of ``name`` from ``address``, from ``address``, and of
+    ``name`` (three indexed reads)."""
     f = s.login_failures
-    out: list[int | datetime | None] = []
-    for column, value in ((f.c.user_name, name[:200]), (f.c.address, address[:100])):
+    name, address = name[:200], address[:100]
+    recent = f.c.at > since
+
+    def read(*where: Any) -> tuple[int, datetime | None]:
         row = tx.connection.execute(
-            select(func.count(), func.min(f.c.at)).where(and_(column == value, f.c.at > since))
+            select(func.count(), func.max(f.c.at)).where(and_(recent, *where))
         ).one()
-        out += [int(row[0]), row[1]]  # min() keeps the column type: aware UTC
-    return out[0], out[1], out[2], out[3]  # type: ignore[return-value]
+        return int(row[0]), row[1]  # max() keeps the column type: aware UTC
+
+    pair, pair_latest = read(f.c.user_name == name, f.c.address == address)
+    by_address, address_latest = read(f.c.address == address)
+    by_name, _ = read(f.c.user_name == name)
+    return Failures(pair, pair_latest, by_address, address_latest, by_name)
 
 
-def forget_failures(tx: Tx, *, name: str, before: datetime) -> None:
-    """Forget ``name``'s failed logins (after a successful one) and everyone's older than
-    ``before`` (the throttling window is over for them)."""
+def forget_failures(tx: Tx, *, name: str, address: str, before: datetime) -> None:
+    """Forget ``name``'s failed logins from ``address`` (after a successful one from there) and
+    everyone's older than ``before`` (they no longer count)."""
     tx.writable()
     f = s.login_failures
-    tx.connection.execute(delete(f).where(f.c.user_name == name[:200]))
+    tx.connection.execute(
+        delete(f).where(and_(f.c.user_name == name[:200], f.c.address == address[:100]))
+    )
     tx.connection.execute(delete(f).where(f.c.at <= before))
+
+
+def unlock(tx: Tx, name: str) -> int:
+    """Forget every failed login of ``name`` from every address (an administrator's unlock);
+    how many there were."""
+    tx.writable()
+    f = s.login_failures
+    result = tx.connection.execute(delete(f).where(f.c.user_name == name[:200]))
+    return int(result.rowcount)

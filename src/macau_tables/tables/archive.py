@@ -17,9 +17,14 @@ JSON lines (one record a line, canonical JSON: sorted keys, UTF-8) plus a manife
 ``tables.jsonl``
     every casino table (game, mode, demonstration or not, configuration, meter, status).
 ``events.jsonl``
-    per table, the hash-chained records of the day — from the opening of the round in progress
-    at midnight, so every round of the day can be replayed whole — to the last record of the
-    day; the payload exactly as stored (the bytes the chain hashes).
+    per table, the hash-chained records of the rounds that *closed* that day (settled or void,
+    by the time of their closing record), each whole — with its records of earlier days — and
+    the table's other records among them: the piece of the chain after the previous day's and
+    up to, not including, the opening of the round still in play at the day's end (or now).
+    So an export is the same whenever it is made, the days' pieces follow one another without
+    gap or overlap, and no card of a round still in play is in any archive (CSP-12, BAC-16:
+    :func:`macau_tables.visibility.is_closed`) until the round closes — then it is in the
+    archive of its closing day. The payload exactly as stored (the bytes the chain hashes).
 ``transactions.jsonl``
     every ledger transaction with an id from the first to the last of those the day's records
     and the day's clock touched, with its postings and digest.
@@ -54,7 +59,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .. import __version__
-from ..store import SCHEMA_VERSION, Store, Tx
+from ..store import SCHEMA_VERSION, Store, TableRecord, Tx
 from ..store.chain import canonical_json, iso
 from ..store.history import (
     audit_segment,
@@ -67,6 +72,8 @@ from ..store.history import (
     transactions_of_events,
     tx_range,
 )
+from ..visibility import is_closed
+from .recall import replayed
 from .reports import day_bounds
 from .signing import SIGNATURE, ArchiveKey, sign_manifest
 
@@ -77,6 +84,7 @@ __all__ = [
     "MEMBERS_OF",
     "VERSION",
     "Exported",
+    "closed_before",
     "collect_day",
     "export_day",
     "write_archive",
@@ -142,11 +150,11 @@ def collect_day(
     events: list[dict[str, Any]] = []
     tx_ids: list[int] = []
     for table in tables:
-        found = event_range(tx, table.table_id, start, end)
-        if found is None:
+        first = closed_before(tx, table, start) + 1
+        last = closed_before(tx, table, end)
+        if last < first:
             continue
-        first = round_start(tx, table.table_id, found[0])
-        records = tx.read_events(table.table_id, after=first - 1, limit=found[1] - first + 1)
+        records = tx.read_events(table.table_id, after=first - 1, limit=last - first + 1)
         chains[table.table_id] = {
             "first_seq": records[0].seq,
             "last_seq": records[-1].seq,
@@ -280,6 +288,25 @@ def collect_day(
         },
     }
     return members, manifest
+
+
+def closed_before(tx: Tx, table: TableRecord, at: datetime) -> int:
+    """The last ``seq`` of ``table``'s records made before ``at`` that an archive may hold by
+    then: every one of them, except the round still in play at ``at`` (not closed by a record
+    made before ``at``, :func:`macau_tables.visibility.is_closed`) and what follows its
+    opening; ``0`` when none."""
+    found = event_range(tx, table.table_id, None, at)
+    if found is None:
+        return 0
+    last = found[1]
+    first = round_start(tx, table.table_id, last)
+    records = tx.read_events(table.table_id, after=first - 1, limit=last - first + 1)
+    round_id = records[0].round_id
+    if round_id is None:  # no round so far
+        return last
+    resolver = tx.config_resolver()
+    events = [r.decode(resolver) for r in records if r.round_id == round_id]
+    return last if is_closed(replayed(table, events)) else first - 1
 
 
 def _configs(tx: Tx) -> list[dict[str, Any]]:

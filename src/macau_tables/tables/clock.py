@@ -64,6 +64,7 @@ class FakeClock:
         start = start or datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # 10:00 in Macau, a Monday
         self._now = _aware(start)
         self._lock = threading.Lock()
+        self.slept: list[float] = []
 
     def now(self) -> datetime:
         """The time the clock was last set to."""
@@ -77,6 +78,13 @@ class FakeClock:
         with self._lock:
             self._now += timedelta(seconds=seconds)
             return self._now
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``: recorded in :attr:`slept` (what was asked) and the clock moved on,
+        with no real wait (the server's login slow-down asks a clock that has ``sleep``)."""
+        with self._lock:
+            self.slept.append(seconds)
+        self.advance(seconds)
 
     def set(self, when: datetime) -> datetime:
         """Set the clock to ``when`` (not before the current time); returns it."""

@@ -2,8 +2,8 @@
 
 A virtual shoe is committed card by card (:mod:`macau_tables.merkle`); every dealt card's
 deal event carries its :class:`~macau_tables.rng.CardLeaf` (position and salt). Which cards an
-audience may be proved is read off the view it is shown — :func:`audience_view`, the one place
-that decides it, the same ``round.view(audience)`` the live views send — never from a second
+audience may be proved is read off the view it is shown — :func:`audience_view`, through the
+gate (:mod:`macau_tables.visibility`), the same view the live views send — never from a second
 list of rules: a player is proved their own cards and the dealer's once shown, the public what
 the public view shows (baccarat: the cards of the hands; Caribbean Stud: nothing, CSP-12), and
 no one a burned or withdrawn card, a folded box or the undealt rest (staff and the regulator
@@ -28,6 +28,7 @@ from ..cards import Card
 from ..games import GAMES
 from ..rng import CardLeaf, CardProof, CardShown, ShoeOpening, prove_all
 from ..rounds import Audience
+from ..visibility import view_for
 from .dealing import Dealing, Proving
 from .model import TABLE_EVENTS, CardsPublished, TableError
 
@@ -42,8 +43,9 @@ __all__ = [
 
 def audience_view(round_: Any, audience: Audience) -> Any:
     """What ``audience`` sees of ``round_`` now: the one function that decides which cards an
-    audience is proved (the round's own view, as the live views send it)."""
-    return round_.view(audience)
+    audience is proved — the gate's view (:func:`macau_tables.visibility.view_for`), exactly
+    what the live views send."""
+    return view_for(round_, audience)
 
 
 def _cards(value: object, depth: int = 0) -> Iterator[Card]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rounds import Audience, require_audience
+from ..visibility import view_for
 
 __all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
 
@@ -44,7 +45,8 @@ class TableUpdate:
 
 def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) -> TableUpdate:
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
-    after record ``seq``: its round's ``view(audience)``. Made in the thread that publishes
+    after record ``seq``: its round's ``view(audience)``, through the gate
+    (:func:`macau_tables.visibility.view_for`). Made in the thread that publishes
     (which holds the table's lock), not later on the sockets' event loop: the loop serves
     every request's answer and every socket, and views made there (tried) showed no gain
     (docs/benchmarks.md, "Table server under load")."""
@@ -55,7 +57,7 @@ def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) 
         seq,
         audience,
         None if r is None else str(r.round_id),
-        None if r is None else r.view(audience),
+        view_for(r, audience),
         None if fault is None else fault.reason,
         meter_link,
         r,

@@ -11,6 +11,13 @@ record (which pins it in the table's chain).
 Everything is derived through the round contract: the round is ``GAMES[game].replay`` of its
 events, the wagers are the :class:`~macau_tables.rounds.WagerResult` lines of its settlement
 (the same shape in both games), the awards the dealing adapter's ``hits``.
+
+Recall shows no card before the live view does (CSP-12, BAC-16): it goes through the gate
+(:mod:`macau_tables.visibility`) for the ``audience`` it is asked for (a supervisor, for the API
+and the CLI). A round that is over — settled or void — is recalled whole, every card it dealt
+in dealing order; a round still in play is recalled as that audience's live view (``view``,
+the round's own view, encoded by the codec) with no card list: not a hole card, a held card or
+a card not yet turned more than the table shows that audience.
 """
 
 from __future__ import annotations
@@ -19,11 +26,13 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
+from .. import codec
 from ..cards import Card
 from ..games import GAMES
-from ..rounds import WagerResult
+from ..rounds import Audience, WagerResult
 from ..store import TableRecord, Tx
 from ..store.history import balances_before, transactions_of_events
+from ..visibility import is_closed, recall_view
 from .adapters import dealing_for
 from .holds import held_awards
 from .model import TABLE_EVENTS, AwardHeld
@@ -36,6 +45,7 @@ __all__ = [
     "RecalledWager",
     "recall",
     "recall_round",
+    "replayed",
     "settled_wagers",
 ]
 
@@ -100,6 +110,9 @@ class RecalledRound:
     holds: tuple[tuple[str, str, int, str | None], ...] = ()
     """The awards held for a supervisor: ``(hold_id, player, amount, released_by)``
     (``released_by`` ``None``: still held)."""
+    view: dict[str, Any] | None = None
+    """A round still in play: the audience's live view of it, encoded by the codec (then
+    ``cards`` is empty); ``None`` for a round that is over (recalled whole)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (amounts in minor units, times ISO-8601 UTC)."""
@@ -148,28 +161,34 @@ class RecalledRound:
                 }
                 for h, p, a, by in self.holds
             ],
+            "view": self.view,
         }
 
 
-def recall(tx: Tx, table_id: str, last: int) -> list[RecalledRound]:
-    """The last ``last`` rounds of ``table_id``, oldest first. Refuses an unknown table
-    (``store.unknown_table``)."""
+def recall(tx: Tx, table_id: str, last: int, *, audience: Audience) -> list[RecalledRound]:
+    """The last ``last`` rounds of ``table_id``, oldest first, as ``audience`` may see them
+    (module docstring). Refuses an unknown table (``store.unknown_table``)."""
     table = tx.table(table_id)
     round_ids = tx.round_ids(table_id)
-    return [recall_round(tx, table, rid) for rid in round_ids[-last:]] if last > 0 else []
+    if last <= 0:
+        return []
+    return [recall_round(tx, table, rid, audience=audience) for rid in round_ids[-last:]]
 
 
-def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
-    """Round ``round_id`` of ``table`` (see :class:`RecalledRound`)."""
+def recall_round(tx: Tx, table: TableRecord, round_id: str, *, audience: Audience) -> RecalledRound:
+    """Round ``round_id`` of ``table`` as ``audience`` may see it (:class:`RecalledRound`)."""
     records = tx.read_events(table.table_id, round_id=round_id)
     resolver = tx.config_resolver()
     decoded = [(r, r.decode(resolver)) for r in records]
     dealing = dealing_for(table.game, live=False)
-    closing, state = _closing(table, [e for _, e in decoded])
+    events = [e for _, e in decoded]
+    closing, state, round_ = _closing(table, events)
+    live = recall_view(round_, audience)
+    whole = is_closed(round_)  # CSP-12, BAC-16: a round in play shows no more than its view
     cards = tuple(
         RecalledCard(r.seq, _card(e.card), _where(e), type(e).__name__)
         for r, e in decoded
-        if isinstance(getattr(e, "card", None), Card)
+        if whole and isinstance(getattr(e, "card", None), Card)
     )
     notes = tuple(
         f"#{r.seq} {type(e).__name__}: {_summary(e)}"
@@ -200,6 +219,7 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str) -> RecalledRound:
         awards,
         notes,
         _holds(tx, table.table_id, [e for _, e in decoded if isinstance(e, AwardHeld)]),
+        None if live is None else codec.encode(live),
     )
 
 
@@ -241,20 +261,19 @@ def settled_wagers(tx: Tx, table: TableRecord, round_id: str) -> tuple[WagerResu
     not over or a demonstration round)."""
     resolver = tx.config_resolver()
     events = [r.decode(resolver) for r in tx.read_events(table.table_id, round_id=round_id)]
-    closing, state = _closing(table, events)
+    closing, state, _ = _closing(table, events)
     if state != "settled" or closing is None:
         return ()
     return _results(getattr(closing, "settlement", None))
 
 
-def _closing(table: TableRecord, events: list[object]) -> tuple[object | None, str]:
-    """The round's closing event (``None``: not over) and its state: ``"settled"``,
+def _closing(table: TableRecord, events: list[object]) -> tuple[object | None, str, Any]:
+    """The round's closing event (``None``: not over), its state and the round its events
+    replay to (``None``: none is the game's). The state: ``"settled"``,
     ``"void"``, ``"open"`` or ``"demonstration"`` — how the game closed it, as verify
     re-derives it (a settlement comes out again whole; a void — whichever fault voided it —
     only its money): no guess from the event's name."""
-    dealing = dealing_for(table.game, live=False)
-    mine = [e for e in events if not isinstance(e, TABLE_EVENTS)]
-    mine = [e for e in mine if not dealing.is_dealing_event(e)]
+    mine = _own_events(table, events)
     round_: Any = GAMES[table.game].replay(mine) if mine else None
     over = round_ is not None and bool(round_.is_over)
     closing = next((e for e in mine if hasattr(e, "settlement")), None) if over else None
@@ -265,7 +284,21 @@ def _closing(table: TableRecord, events: list[object]) -> tuple[object | None, s
         state = "settled" if closed is not None and closed.whole else "void"
     if getattr(round_, "demo", False):
         state = "demonstration"  # BAC-2.2: dealt without wagers
-    return closing, state
+    return closing, state, round_
+
+
+def replayed(table: TableRecord, events: list[object]) -> Any:
+    """The round a round's records (decoded) replay to, through the game's own events
+    (``None``: none of them is the game's)."""
+    mine = _own_events(table, events)
+    return GAMES[table.game].replay(mine) if mine else None
+
+
+def _own_events(table: TableRecord, events: list[object]) -> list[object]:
+    """The game's own events among a round's records (not the table's, not the dealing's)."""
+    dealing = dealing_for(table.game, live=False)
+    mine = [e for e in events if not isinstance(e, TABLE_EVENTS)]
+    return [e for e in mine if not dealing.is_dealing_event(e)]
 
 
 def _results(settlement: object) -> tuple[WagerResult, ...]:

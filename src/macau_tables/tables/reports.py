@@ -30,6 +30,10 @@ stakes taken from wallets in that round: a stake carried in from an earlier roun
 then), ``paid`` to the players (stakes back, wins, awards), ``commission``, ``contributions``
 to the meter, ``awards`` and ``win`` (the table bank's net, the commission, less the awards the
 house funded). A voided round's wagers went back whole and are not counted.
+
+No report shows a card (CSP-12, BAC-16): the figures are the ledger's and the settlements' of
+rounds that are over; a round still in play shows only in the stakes taken so far (``drop``);
+of the day's events only their number by type is counted, never what they hold.
 """
 
 from __future__ import annotations

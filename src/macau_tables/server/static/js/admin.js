@@ -1,6 +1,6 @@
 // The administrator's page: the cashier (deposits, withdrawals: one idempotency key per
 // request, so a double click or a retry never pays twice), every wallet, users (add, disable,
-// enable — each with a reason, audited), the tables' options and their approvals (CSP-13,
+// enable, unlock their sign-in — each with a reason, audited), the tables' options and their approvals (CSP-13,
 // BAC-19), the meters, and the latest entries of the audit log.
 
 import { api, clearError, newKey, once, reasonForm, showError, showStatus } from "./api.js";
@@ -105,13 +105,26 @@ async function drawUsers() {
         await drawUsers();
       },
     });
+    // Unlock: forget the user's failed logins, so no address waits before trying them again.
+    const unlock = reasonForm({
+      id: `unlock-${u.name}`,
+      label: t("pages.adm_unlock_reason_for", { name: u.name }),
+      button: t("pages.adm_unlock"),
+      buttonClass: "button-small button-quiet",
+      input: { class: "reason-input" },
+      form: { "data-unlock-form": u.name },
+      action: async (reason) => {
+        const done = await api(`/api/admin/users/${encodeURIComponent(u.name)}/unlock`, { method: "POST", body: { reason } });
+        showStatus(t("pages.adm_unlocked", { name: u.name, count: done.forgotten }));
+      },
+    });
     return el(
       "tr",
       { "data-user": u.name, "data-disabled": u.disabled ? "1" : "0" },
       el("th", { scope: "row", text: u.name }),
       el("td", { text: t(ROLE[u.role] || ROLE.player) }),
       el("td", { text: t(u.disabled ? "pages.adm_state_disabled" : "pages.adm_state_active") }),
-      el("td", {}, form),
+      el("td", {}, form, unlock),
     );
   });
   document.getElementById("users").replaceChildren(

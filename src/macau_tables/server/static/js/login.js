@@ -8,6 +8,22 @@ const form = document.getElementById("login-form");
 const error = document.getElementById("login-error");
 const HOME = { player: "/", dealer: "/", supervisor: "/supervisor", admin: "/admin" };
 
+// Where `next` leads, resolved against this page's origin as the browser would (it drops tabs
+// and newlines and reads a backslash as "/": "/%5Cevil.example" is another site); null unless it
+// stays on this origin (the server keeps only such paths too: auth.safe_next).
+export function localTarget(after, origin = location.origin) {
+  if (typeof after !== "string" || !after.startsWith("/")) return null;
+  let url;
+  try {
+    url = new URL(after, origin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== origin) return null;
+  const path = url.pathname + url.search + url.hash;
+  return path === "/" || url.pathname === "/login" ? null : path;
+}
+
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const name = form.elements.name.value.trim();
@@ -27,9 +43,8 @@ form.addEventListener("submit", (event) => {
           body: { name, password },
           stayOnSignOut: true,
         });
-        const after = form.elements.next.value;
-        const local = after && after.startsWith("/") && !after.startsWith("//") && after !== "/login";
-        location.assign(local && after !== "/" ? after : HOME[session.role] || "/");
+        const target = localTarget(form.elements.next.value);
+        location.assign(target || HOME[session.role] || "/");
       } catch (err) {
         showError(err, error);
         form.elements.password.value = "";

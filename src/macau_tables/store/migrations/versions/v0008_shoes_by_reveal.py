@@ -1,9 +1,9 @@
-"""Schema v9: two indexes of the shoes by reveal time (of every table, and of one table), so
+"""Schema v8: two indexes of the shoes by reveal time (of every table, and of one table), so
 that the public list of revealed shoes is read a page at a time, newest first, without reading
 the table (:meth:`macau_tables.store.Tx.revealed_shoes_page`). Nothing stored changes.
 
-Revision ID: 0009
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0006"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 8
 
 
 def upgrade() -> None:
@@ -30,4 +30,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_shoes_table_revealed", table_name="shoes")
     op.drop_index("ix_shoes_revealed", table_name="shoes")
-    op.execute(sa.text("UPDATE schema_info SET version = 6 WHERE id = 1"))
+    op.execute(sa.text("UPDATE schema_info SET version = 7 WHERE id = 1"))

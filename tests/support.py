@@ -1,0 +1,101 @@
+"""Shared helpers of the tests (a support module: never a test file).
+
+The hidden-information oracle, written from the law independently of the games' view code
+(docs/rules.md: CSP-6.5, CSP-7, CSP-12, BAC-4, BAC-10, BAC-16): :data:`VISIBLE` — for each game,
+the cards an audience may see of a round — and :func:`cards_in`, every card text in an encoded
+payload. The contract suite (``tests/test_round_contract.py``), the stream tests and the leak
+session (``tests/server/test_leaks.py``) check every view and every surface against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from macau_tables.baccarat.round import BaccaratRound
+from macau_tables.baccarat.sides import Side
+from macau_tables.baccarat.tableau import CardSlot
+from macau_tables.cards import Card
+from macau_tables.caribbean.round import CaribbeanRound
+from macau_tables.errors import MacauTablesError
+from macau_tables.rounds import Audience, Role
+
+__all__ = ["VISIBLE", "bac_visible", "cards_in", "csp_visible"]
+
+
+def csp_visible(r: CaribbeanRound, audience: Audience) -> set[Card]:
+    # CSP-6.5 / CSP-12: a player sees their own five cards and the dealer's face-up cards; at the
+    # showdown the dealer's hand and the raised hands are turned over (a folded box's cards are
+    # collected unseen, CSP-6.7). Nobody is shown a face-down card before that.
+    seen = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if up}
+    seen |= {e.card for e in r.exposed}
+    if r.settlement is not None and not r.settlement.voided:
+        seen |= set(r.dealer_cards)
+        for b in r.boxes:
+            if b.raised:
+                seen |= set(b.cards)
+    if audience.player is not None:
+        for b in r.boxes:
+            if b.player == audience.player:
+                seen |= set(b.cards)
+    return seen
+
+
+def bac_visible(r: BaccaratRound, audience: Audience) -> set[Card]:
+    # BAC-16: without card holding every card is turned as it is dealt; with it, a side's cards
+    # are face down to everyone but their holder until the holder (or the dealer) reveals them.
+    # A card exposed in error is face up for everyone (BAC-4). BAC-10: the dealer and the
+    # supervisor see the cards withdrawn from the shoe, and a refused card's face when no card
+    # is held at the table or once the round is settled (otherwise it may go to a held slot).
+    staff = audience.role in (Role.DEALER, Role.SUPERVISOR)
+    extra: set[Card] = set()
+    if staff:
+        extra = set(r.discarded)
+        if not r.rules.card_holding or (r.settlement is not None and not r.void):
+            extra |= {f.card for f in r.flags}
+    if not r.rules.card_holding:
+        return {c for _, c in r.cards} | extra
+    revealed = {x.step for x in r.revealed}
+    seen: set[Card] = set()
+    for slot, card in r.cards:
+        side_is_player = slot.value.startswith("P")
+        third = slot in (CardSlot.PLAYER_3, CardSlot.BANKER_3)
+        step = next(
+            (
+                s
+                for s in revealed
+                if (s.side.value == "player") == side_is_player
+                and (s.part.value == "third") == third
+            ),
+            None,
+        )
+        holder = r.holder(Side.PLAYER if side_is_player else Side.BANKER)
+        if (
+            step is not None
+            or slot in r.exposed
+            or (audience.player is not None and audience.player == holder)
+        ):
+            seen.add(card)
+    return seen | extra
+
+
+def cards_in(payload: object) -> Iterator[Card]:
+    """Every string in an encoded payload that is a card's text."""
+    if isinstance(payload, dict):
+        for value in payload.values():
+            yield from cards_in(value)
+    elif isinstance(payload, list):
+        for value in payload:
+            yield from cards_in(value)
+    elif isinstance(payload, str) and 2 <= len(payload) <= 3:
+        try:
+            yield Card.parse(payload)
+        except MacauTablesError:
+            return
+
+
+VISIBLE: dict[str, Callable[[Any, Audience], set[Card]]] = {
+    "caribbean": csp_visible,
+    "baccarat": bac_visible,
+}
+"""The oracle per game: the cards ``audience`` may see of a round now."""
