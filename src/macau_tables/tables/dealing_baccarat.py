@@ -324,7 +324,7 @@ class BaccaratDealing:
             return deal
         decks = batch.state.rules.shoe.decks
         sealed = seal(new_shoe(decks), batch.source, deal.seals + 1, round_id)
-        batch.seal(sealed)
+        batch.seal(sealed, round_id)
         return deal.sealing(round_id, sealed.commitment, sealed)
 
     # -- client commands ---------------------------------------------------------------------

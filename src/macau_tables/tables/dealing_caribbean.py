@@ -191,7 +191,7 @@ class CaribbeanDealing:
             n = deal.seals + 1
             deck = seal(DECK, batch.source, n, _deck_id(round_id))
             batch.apply_round(CloseBetting(deck.commitment))
-            batch.seal(deck)
+            batch.seal(deck, batch.round_id)
             proving = Proving(n, deck.leaves)
             dealt = CaribbeanDeal(n, n, deck.shoe_id, deck.commitment, deck, proving)
             batch.dealt(dealt, ())
