@@ -200,6 +200,46 @@ def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
     page.goto("/tables/csp-1?lang=en")
 
 
+def test_a_player_verifies_their_own_cards_against_the_published_root(
+    page: Any, live: Live
+) -> None:
+    """Common rules "Randomness": "verify my cards" proves, in the browser, exactly the cards
+    the player's view shows — during the decision their five cards and the dealer's up card,
+    after the showdown the dealer's whole hand too — each against the shoe's Merkle root."""
+    _open_betting(live, "csp-1", "vp-open-1")
+    login(page, "alice", then="/tables/csp-1?lang=zh-Hant")
+    ante = page.locator("#place-ante")
+    wait_until("betting open", ante.is_enabled)
+    page.locator("#box").select_option("4")
+    page.locator("#ante").fill("10.00")
+    ante.click()
+    wait_until("the ante placed", lambda: "4" in (page.locator("#my-box").inner_text() or ""))
+    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "vp-close-1")
+    wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
+    mine = {page.locator("#my-cards .card").nth(i).get_attribute("data-card") for i in range(5)}
+    page.locator("#my-proofs summary").click()
+    result = page.locator("#card-proofs-result")
+    page.locator("#verify-cards").click()
+    wait_until("the cards verified", lambda: result.get_attribute("data-result") == "ok")
+    proved = page.locator('#card-proofs li[data-verified="yes"]')
+    assert proved.count() == 6 and page.locator("#card-proofs li").count() == 6
+    cards = {proved.nth(i).get_attribute("data-card") for i in range(6)}
+    up = page.locator("#dealer-cards .card:not(.card-back)").first.get_attribute("data-card")
+    assert cards == mine | {up}
+    assert "✓" in page.locator("#card-proofs").inner_text()
+    assert not english_left(page, *table_names(live), "alice", *mine, str(up))
+    shot(page, "caribbean-verify-cards-zh-Hant")
+    page.locator("#raise").click()
+    wait_until(
+        "the showdown", lambda: page.locator("#dealer-cards .card:not(.card-back)").count() == 5
+    )
+    page.evaluate("document.getElementById('card-proofs-result').dataset.result = ''")
+    page.locator("#verify-cards").click()
+    wait_until("the cards verified", lambda: result.get_attribute("data-result") == "ok")
+    assert page.locator('#card-proofs li[data-verified="yes"]').count() == 10
+    axe_check(page, what="caribbean verify my cards")
+
+
 def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, live: Live) -> None:
     """Caribbean Stud (CSP-6.5): until the showdown, alice's page source and every message her
     browser receives hold her five cards and the dealer's up card — never a card of another

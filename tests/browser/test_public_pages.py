@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from macau_tables.cards import Card
 from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
-from macau_tables.rng import commitment_digest
+from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, prove_all
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.model import OpenRound
@@ -212,16 +212,19 @@ def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Li
     assert result.get_attribute("data-result") == "bad"
 
 
-def test_the_shoe_check_picks_a_finished_shoe(page: Any, live: Live) -> None:
+def test_the_shoe_check_picks_a_whole_shoe_of_before(page: Any, live: Live) -> None:
+    """A shoe committed whole (scheme sha256-v1): its commitment is filled in; its order and
+    salt (from the audit archive) are checked by the form as before."""
     assert live.api.get("/api/shoes").json().keys() == {"shoes", "next"}
     order = [Card.from_index(i) for i in reversed(range(52))]
     salt = bytes(range(32))
     shoe = {
         "table_id": "bac-1",
         "shoe_no": 7,
+        "scheme": "sha256-v1",
         "commitment": commitment_digest(order, salt),
-        "order": [str(c) for c in order],
-        "salt": salt.hex(),
+        "size": None,
+        "proofs": [],
         "verified": True,
         "revealed_at": "2026-12-03T10:00:00+00:00",
     }
@@ -241,14 +244,78 @@ def test_the_shoe_check_picks_a_finished_shoe(page: Any, live: Live) -> None:
     assert page.locator("#shoe-older").is_hidden()  # no page after it
     picker.select_option(index=1)
     assert page.locator("#shoe-commitment").input_value() == shoe["commitment"]
+    page.get_by_label("牌序（未切牌）").fill(" ".join(str(c) for c in order))
+    page.locator("#shoe-salt").fill(salt.hex())
     page.locator("#shoe-verify").click()
     result = page.locator("#shoe-result")
     wait_until("the check", lambda: result.get_attribute("data-result"))
     assert result.get_attribute("data-result") == "ok"
     assert "核對無誤" in result.inner_text()
     assert english_left(page, "As", "Kd", "10h") == []
-    axe_check(page, what="shoe check zh-Hant")
-    shot(page, "shoe-check-zh-Hant")
+
+
+def _merkle_shoe(public: list[int], size: int = 52) -> tuple[dict[str, Any], Any]:
+    """A shoe committed card by card in Python (rng.commit_leaves) and its /api/shoes entry
+    with the proofs of the cards at ``public``."""
+    committed = commit_leaves([Card.from_index(i % 52) for i in range(size)], SystemRandom())
+    wanted = [(i, committed.order[i], committed.salts[i]) for i in public]
+    proofs = [
+        {"position": p.position, "card": str(p.card), "salt": p.salt, "path": list(p.path)}
+        for p in prove_all(committed.leaves, wanted)
+    ]
+    entry = {
+        "table_id": "bac-1",
+        "shoe_no": 9,
+        "scheme": "merkle-v2",
+        "commitment": committed.commitment,
+        "size": size,
+        "proofs": proofs,
+        "verified": True,
+        "revealed_at": "2026-12-04T10:00:00+00:00",
+    }
+    return entry, committed
+
+
+def test_the_shoe_check_verifies_the_public_cards_proofs_in_the_browser(
+    page: Any, live: Live
+) -> None:
+    """Common rules "Randomness": a card-by-card shoe's public cards are verified in the
+    browser (WebCrypto) against the Merkle root Python computed (RFC 6962, a salt per
+    position); a changed card or salt does not verify. Shoes of 416 and 5 cards."""
+    good, _ = _merkle_shoe([0, 1, 17, 200, 415], size=416)
+    bad, committed = _merkle_shoe([0, 3, 4], size=5)
+    bad["shoe_no"] = 10
+    bad["proofs"][1]["card"] = str(Card.from_index((committed.order[3].index + 1) % 52))
+    bad["proofs"][2]["salt"] = "00" * 32
+    page.route(
+        "**/api/shoes", lambda route: route.fulfill(json={"shoes": [good, bad], "next": None})
+    )
+    page.goto("/shoe-check?lang=en")
+    picker = page.locator("#shoe-pick")
+    wait_until("the shoes", lambda: picker.locator("option").count() == 3)
+    picker.select_option(index=1)
+    result = page.locator("#shoe-proofs-result")
+    wait_until("the proofs checked", lambda: result.get_attribute("data-result") == "ok")
+    rows = page.locator("#shoe-proof-table tbody tr")
+    assert rows.count() == 5
+    assert page.locator('#shoe-proof-table tbody tr[data-verified="yes"]').count() == 5
+    assert page.locator("#shoe-root").inner_text() == good["commitment"]
+    assert page.locator("#shoe-form").is_hidden()
+    axe_check(page, what="shoe check proofs en")
+    shot(page, "shoe-check-proofs-en")
+    picker.select_option(index=2)
+    wait_until("the forged proofs", lambda: result.get_attribute("data-result") == "mismatch")
+    verdicts = [
+        rows.nth(i).get_attribute("data-verified")
+        for i in range(page.locator("#shoe-proof-table tbody tr").count())
+    ]
+    assert verdicts == ["yes", "no", "no"]
+    page.goto("/shoe-check?lang=zh-Hant")
+    wait_until("the shoes", lambda: picker.locator("option").count() == 3)
+    picker.select_option(index=1)
+    wait_until("the proofs checked", lambda: result.get_attribute("data-result") == "ok")
+    assert english_left(page, "As", "Kd", "10h") == []
+    shot(page, "shoe-check-proofs-zh-Hant")
 
 
 def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 import sqlalchemy
 
+from macau_tables.cards import Card
+from macau_tables.rng import verify_order
+
 from .tables_support import (
     canonical,
     played,
@@ -117,9 +120,11 @@ def test_a_changed_meter_row_is_found(played: str) -> None:
 
 
 def test_a_rewritten_log_whose_cards_no_longer_give_its_settlement_is_found(played: str) -> None:
-    """An insider swaps a box's card with the dealer's in a round and recomputes every hash
+    """An insider swaps a box's card with the dealer's in a round — each with its committed
+    leaf, so that every card still proves against the shoe's root — and recomputes every hash
     after them: the chain holds, the ledger is untouched, but the recorded settlement is not
-    what the rules derive from the cards now in the log."""
+    what the rules derive from the cards now in the log. Swapping the cards alone is found
+    at once: the card no longer hashes to its leaf (Common rules "Randomness")."""
     rows = sql(
         played,
         lambda c: c.execute(
@@ -130,14 +135,24 @@ def test_a_rewritten_log_whose_cards_no_longer_give_its_settlement_is_found(play
         ).all(),
     )
     dealt = [(seq, json.loads(payload)) for seq, payload in rows]
-    box = next((seq, d["card"]) for seq, d in dealt if d["to"] == 1)
-    dealer = next((seq, d["card"]) for seq, d in dealt if d["to"] == "dealer")
-    swapped = {box[0]: dealer[1], dealer[0]: box[1]}
+    box = next((seq, d["card"], d["leaf"]) for seq, d in dealt if d["to"] == 1)
+    dealer = next((seq, d["card"], d["leaf"]) for seq, d in dealt if d["to"] == "dealer")
+    swapped = {box[0]: dealer[1:], dealer[0]: box[1:]}
+
+    def swap_cards(seq: int, data: dict[str, Any]) -> bool:
+        if seq not in swapped:
+            return False
+        data["card"] = swapped[seq][0]
+        return True
+
+    assert rewrite_events(played, "csp-1", swap_cards) == box[0]
+    out = verify_fails(played)
+    assert "table csp-1, record csp-1#" in out and "do not hash to the leaf" in out
 
     def swap(seq: int, data: dict[str, Any]) -> bool:
         if seq not in swapped:
             return False
-        data["card"] = swapped[seq]
+        data["card"], data["leaf"] = swapped[seq]
         return True
 
     assert rewrite_events(played, "csp-1", swap) == box[0]
@@ -395,3 +410,37 @@ def test_an_archive_of_version_1_is_still_checked(archive: Path, tmp_path: Path)
     result = run("verify", "--archive", str(older))
     assert result.exit_code == 0, result.output
     assert "audit entries" not in result.stdout
+
+
+def test_every_leaf_with_its_salt_is_in_the_archive_and_checked(
+    archive: Path, tmp_path: Path
+) -> None:
+    """Common rules "Randomness": the archive carries every ended shoe's whole order with a
+    salt per position (``events.jsonl``: ``tables.ShoeRevealed``) — for the staff and the
+    regulator only — and each shoe's leaves (``shoes.jsonl``); the offline check verifies them
+    against the Merkle roots, and a changed leaf is named by its shoe."""
+    with zipfile.ZipFile(archive) as zf:
+        events = [json.loads(line) for line in zf.read("events.jsonl").decode().splitlines()]
+        shoes = [json.loads(line) for line in zf.read("shoes.jsonl").decode().splitlines()]
+    reveals = [json.loads(r["payload"]) for r in events if r["type"] == "tables.ShoeRevealed"]
+    assert reveals
+    for r in reveals:
+        order = [Card.parse(c) for c in r["order"]]
+        assert len(r["salts"]) == len(order) and verify_order(r["commitment"], order, r["salts"])
+    openings = [s for s in shoes if (s["revealed"] or {}).get("type") == "core.ShoeOpening"]
+    assert openings and all("order" not in s["revealed"] for s in openings)
+    forged = tmp_path / "forged.zip"
+    target = openings[0]
+
+    def change(name: str, data: bytes) -> bytes:
+        if name != "shoes.jsonl":
+            return data
+        rows = [json.loads(line) for line in data.decode().splitlines()]
+        for row in rows:
+            if (row["table_id"], row["shoe_no"]) == (target["table_id"], target["shoe_no"]):
+                row["revealed"]["leaves"][0] = "00" * 32
+        return ("\n".join(canonical(row) for row in rows) + "\n").encode()
+
+    _rewrite(archive, forged, change, manifest=True)
+    out = archive_refused(forged)
+    assert f"shoe {target['shoe_no']}" in out and "Merkle root" in out

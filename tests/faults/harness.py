@@ -68,7 +68,9 @@ class Zygote:
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
         self.count = 0
-        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+        # the checkout's own source first (not whichever copy the interpreter has installed)
+        path = os.pathsep.join((str(ROOT / "src"), str(ROOT)))
+        env = dict(os.environ, PYTHONPATH=path, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.faults.driver"],
             cwd=ROOT,

@@ -24,6 +24,12 @@ public pages and ``/metrics``; the server's log records of the whole session car
 And no public payload — the tables' list, a table's public view and socket, the meters, the
 jackpot socket, the public pages and their JSON — names a player (BAC-15, CSP-12).
 
+The same session asks, for every role (each player, the dealer, a supervisor, an admin, the
+public), ``GET /api/tables/{id}/proofs`` of the round in play (at its first decision or reveal
+and once it is over) and ``GET /api/shoes``: no role is proved a card the law does not show it
+then (Common rules "Randomness"), and the public shoe list holds no card the public was not
+shown — a folded Caribbean box's cards, the dealer's hole cards, burned or undealt cards.
+
 SQLite runs the full session (200 rounds); PostgreSQL a shorter one in ``make test`` and the
 full one under ``make test-slow``.
 """
@@ -55,6 +61,7 @@ from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import Card
 from macau_tables.caribbean.actions import CloseBetting as CspClose
 from macau_tables.caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.rng import CardProof
 from macau_tables.rounds import DEALER, Audience, DueKind
 from macau_tables.server import auth
 from macau_tables.server.principal import UserRole
@@ -108,6 +115,7 @@ class Session:
             "admin": Audience.supervisor(),  # an admin sees a table as a supervisor does
             "public": Audience.public(),
         }
+        self.proved: Counter[tuple[str, str]] = Counter()
         self.polls = 0
         self.pick = random.Random(5)
         self.logs: list[str] = []
@@ -161,6 +169,36 @@ class Session:
 
     def service(self, table: str) -> Any:
         return self.runtime.service(table)
+
+    def check_proofs(self, table: str) -> None:
+        """Every role's proofs of the round in play now: only cards the law shows it now, each
+        verifying against its shoe's published root."""
+        svc = self.service(table)
+        r = svc.round
+        visible = VISIBLE[svc.setup.game]
+        for viewer, audience in self.audiences.items():
+            headers = (
+                {} if viewer == "public" else {"Authorization": f"Bearer {self.tokens[viewer]}"}
+            )
+            response = self.client.get(
+                f"/api/tables/{table}/proofs", params={"round": r.round_id}, headers=headers
+            )
+            assert response.status_code == 200, response.text
+            answer = response.json()
+            proved = set(cards_in(answer["shoes"]))
+            leaked = proved - visible(r, audience)
+            assert not leaked, (table, viewer, r.round_id, sorted(map(str, leaked)))
+            for shoe in answer["shoes"]:
+                for c in shoe["cards"]:
+                    proof = CardProof(
+                        c["position"],
+                        Card.parse(c["card"]),
+                        c["salt"],
+                        tuple(c["path"]),
+                        shoe["size"],
+                    )
+                    assert proof.verifies(shoe["commitment"]), (table, viewer, c)
+                    self.proved[(table, viewer)] += 1
 
     # -- the socket side --------------------------------------------------------------------
 
@@ -262,9 +300,11 @@ def _caribbean_round(s: Session, rnd: random.Random) -> None:
         if box not in carried and rnd.random() < 0.4:
             s.send("csp-1", player, PlaceJackpotWager(box, player), may_refuse=True)
     s.send("csp-1", "dealer", CspClose())
+    s.check_proofs("csp-1")  # the decisions: each player's own cards and the up card
     for step in range(16):
         r = svc.round
         if r.is_over:
+            s.check_proofs("csp-1")
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.DECISION, due
@@ -297,9 +337,11 @@ def _baccarat_round(s: Session, table: str, rnd: random.Random) -> None:
     if not rules.card_holding:
         s.poll(table)  # betting (without card holding the round ends as betting closes)
     s.send(table, "dealer", BacClose())
+    s.check_proofs(table)  # the first reveal (or the round over): held cards to the holder alone
     for step in range(16):
         r = svc.round
         if r.is_over:
+            s.check_proofs(table)
             return
         due = r.expected_next().due[0]
         assert due.kind is DueKind.REVEAL, due  # BAC-16: the holder turns the cards
@@ -449,9 +491,34 @@ def _play(s: Session, rounds: int) -> None:
         s.drain(table)
 
 
+def _check_shoe_list(s: Session) -> None:
+    """``GET /api/shoes`` for every role: the same public list, never a card the public was not
+    shown (Caribbean Stud: none at all, CSP-12; baccarat: the hands' cards), never an order."""
+    for table in TABLES:
+        public = {c for m in s.received[(table, "public")] for c in cards_in(m)}
+        answers = []
+        for viewer in s.audiences:
+            headers = {} if viewer == "public" else {"Authorization": f"Bearer {s.tokens[viewer]}"}
+            response = s.client.get("/api/shoes", params={"table": table}, headers=headers)
+            assert response.status_code == 200, response.text
+            answers.append(response.json())
+        assert all(a == answers[0] for a in answers)
+        for shoe in answers[0]["shoes"]:
+            assert "order" not in shoe and "salt" not in shoe
+            listed = set(cards_in(shoe))
+            assert listed <= public, (table, sorted(map(str, listed - public)))
+            if s.service(table).setup.game == "caribbean":
+                assert shoe["proofs"] == []
+
+
 def _session(s: Session, rounds: int) -> None:
     _play(s, rounds)
     seen = _check(s)
+    _check_shoe_list(s)
+    # Not vacuous: players were proved their own Caribbean cards, the public the baccarat hands,
+    # and never a Caribbean card (its public view shows none).
+    assert all(s.proved[("csp-1", p)] > 0 for p in PLAYERS[:2])
+    assert s.proved[("bac-1", "public")] > 0 and s.proved[("csp-1", "public")] == 0
     # Not vacuous: every viewer got views, players were shown their own Caribbean hands and
     # the holder the held baccarat cards before anyone else; every round was played out.
     assert seen["messages"] >= rounds * 5 * len(s.audiences)

@@ -10,7 +10,7 @@ import pytest
 from macau_tables import codec
 from macau_tables.cards import parse_cards
 from macau_tables.errors import StoreError
-from macau_tables.rng import SeededRandom, commit_shoe
+from macau_tables.rng import CardShown, SeededRandom, ShoeOpening, commit_leaves, commit_shoe
 from macau_tables.store import Store, TableMode, TableStatus, Tx
 from macau_tables.store.verify import Check, verify
 from tests.store.support import GAME, RULES, ToyRules, behind_the_back, events, setup
@@ -226,6 +226,48 @@ def test_shoes_commitment_then_reveal_once_and_verify_checks_it(store: Store) ->
     failure = verify(store).failure
     assert failure is not None
     assert (failure.check, failure.record, failure.key) == (Check.SHOE, "t1#1", "store.verify_shoe")
+
+
+def test_a_card_by_card_shoe_verifies_and_a_changed_card_or_salt_is_named(store: Store) -> None:
+    """Common rules "Randomness": a shoe committed card by card is stored with its leaves and
+    the public's cards; verify checks every one against the Merkle root, and names the shoe
+    and the position of a card or salt changed behind the store's back."""
+    setup(store)
+    shoe = commit_leaves(parse_cards("As Kd 7h 2c 9s"), SeededRandom(4))
+    public = tuple(CardShown(i, shoe.order[i], shoe.salts[i]) for i in (1, 3))
+    store.run(lambda tx: tx.shoe_put("t1", 1, shoe.commitment))
+    opening = ShoeOpening(shoe.commitment, shoe.leaves, public)
+    store.run(lambda tx: tx.shoe_reveal("t1", 1, codec.encode(opening), True))
+    assert verify(store).ok
+    assert store.read(lambda tx: tx.shoe("t1", 1)).revealed == codec.encode(opening)
+    for changed in (
+        CardShown(3, shoe.order[0], shoe.salts[3]),  # another card at position 3
+        CardShown(3, shoe.order[3], shoe.salts[2]),  # another salt
+    ):
+        forged = ShoeOpening(shoe.commitment, shoe.leaves, (public[0], changed))
+        behind_the_back(
+            store,
+            "UPDATE shoes SET revealed = :r WHERE table_id = 't1' AND shoe_no = 1",
+            r=codec.canonical_bytes(forged).decode(),
+        )
+        failure = verify(store).failure
+        assert failure is not None
+        assert (failure.check, failure.record, failure.key) == (
+            Check.SHOE,
+            "t1#1",
+            "store.verify_leaf",
+        )
+        assert (failure.params["shoe_no"], failure.params["position"]) == (1, 3)
+    # leaves that are not the root's: named as the shoe's leaves ("-")
+    other = commit_leaves(parse_cards("As Kd 7h 2c 9s"), SeededRandom(5))
+    forged = ShoeOpening(shoe.commitment, other.leaves, ())
+    behind_the_back(
+        store,
+        "UPDATE shoes SET revealed = :r WHERE table_id = 't1' AND shoe_no = 1",
+        r=codec.canonical_bytes(forged).decode(),
+    )
+    failure = verify(store).failure
+    assert failure is not None and failure.params["position"] == "-"
 
 
 def test_times_written_by_the_driver_statements_are_those_core_writes(store: Store) -> None:

@@ -33,7 +33,7 @@ from macau_tables.caribbean.actions import (
 )
 from macau_tables.caribbean.events import BettingClosed, CardDealt, RoundVoided
 from macau_tables.errors import RuleViolation
-from macau_tables.rng import SeededRandom, verify_commitment
+from macau_tables.rng import SeededRandom, commit_shoe, verify_order
 from macau_tables.rounds import DueKind
 from macau_tables.tables.dealing import reveal, seal
 from macau_tables.tables.engine import TableState, recover, restore, snapshot
@@ -48,6 +48,7 @@ from macau_tables.tables.model import (
     TableError,
     TableFaulted,
 )
+from macau_tables.tables.rederive import Counts, LoggedEvent, _shoe
 
 from .support import PureTable, baccarat_rules, caribbean_rules
 
@@ -115,7 +116,16 @@ def test_caribbean_virtual_rounds_deal_from_a_deck_committed_before_the_first_ca
     assert all(c < f for c, f in zip(closed, first_cards, strict=True))
     for c, x in zip(closed, reveals, strict=True):
         assert t.log[c].shoe_commitment == x.commitment
-        assert verify_commitment(x.commitment, x.order, x.salt)
+        assert verify_order(x.commitment, x.order, x.salts) and x.salt == ""
+        # the public view of Caribbean Stud shows no card (CSP-12): nothing published
+        assert x.public == ()
+    # every card dealt carries its leaf: its position in the committed deck and that salt
+    deals = [e for e in t.log if isinstance(e, CardDealt)]
+    for x in reveals:
+        mine = [e for e in deals if e.leaf is not None and e.leaf.shoe_no == x.shoe_no]
+        assert [e.leaf.position for e in mine] == list(range(len(mine)))
+        assert all(x.order[e.leaf.position] == e.card for e in mine)
+        assert all(x.salts[e.leaf.position] == e.leaf.salt for e in mine)
     assert all(s.production is False for s in t.sealed)  # the test's seeded source
 
 
@@ -317,7 +327,7 @@ def test_reveal_checks_every_card_dealt_against_the_committed_order_after_the_cu
     assert not bad.verified and bad.commitment_ok and bad.mismatch_at == 7
     unseen = reveal(sealed, [None, *dealt[1:]])  # a card burned face down counts, unseen
     assert unseen.verified
-    forged = reveal(replace(sealed, salt="00" * 32), dealt)
+    forged = reveal(replace(sealed, salts=("00" * 32,) * 52), dealt)
     assert not forged.commitment_ok and not forged.verified
     assert "order" not in repr(sealed) and str(DECK[0]) not in repr(sealed)
 
@@ -330,7 +340,9 @@ def test_a_shoe_that_fails_its_check_stops_the_table() -> None:
     deck = t.state.deal.deck
     order = list(deck.order)
     order[0], order[1] = order[1], order[0]
-    forged = Sealed(deck.shoe_no, deck.shoe_id, tuple(order), deck.salt, deck.commitment)
+    forged = Sealed(
+        deck.shoe_no, deck.shoe_id, tuple(order), deck.salts, deck.commitment, deck.leaves
+    )
     t.state = replace(t.state, deal=replace(t.state.deal, deck=forged))
     t.run(Fold(1, "p1"))
     assert isinstance(t.log[-1], TableFaulted) and t.state.fault is not None
@@ -422,7 +434,10 @@ def test_a_snapshot_restores_the_state_and_the_log_continues_from_it(game: str) 
     assert load(restored, t.log[mark:], t.dealing) == t.state
     sealed = t.state.deal.sealed if game == "baccarat" else None
     if sealed is not None:  # the shoe in play: never its salt (nor its order) in a snapshot
-        assert sealed.salt not in data.decode() and sealed.commitment in data.decode()
+        # (a card the public was shown is published with its salt; no other salt is there)
+        text, public = data.decode(), {c.salt for c in t.state.deal.proving.public}
+        assert public and sealed.commitment in text
+        assert not any(s in text for s in sealed.salts if s not in public)
 
 
 def test_recover_of_a_table_between_rounds_does_nothing() -> None:
@@ -476,3 +491,42 @@ def test_a_table_without_a_meter_refuses_jackpot_wagers_and_still_plays() -> Non
 
     t.commit(execute(b, Fold(1, "p1")))
     assert t.state.round.is_over
+
+
+def test_events_of_the_whole_shoe_scheme_still_decode_and_verify() -> None:
+    """Common rules "Randomness": a log recorded before the card-by-card scheme — version 1
+    deal events without a leaf, a version 1 ``ShoeRevealed`` with one salt over a ``sha256-v1``
+    commitment — still decodes, and its reveal verifies (and is re-derived) as before."""
+    commitment, revealed = commit_shoe(DECK, SeededRandom(11))
+    old = {
+        "type": "tables.ShoeRevealed",
+        "v": 1,
+        "shoe_no": 1,
+        "shoe_id": "t1-1-deck",
+        "commitment": commitment.digest,
+        "order": [str(c) for c in revealed.order],
+        "salt": revealed.salt,
+        "cut": 0,
+        "dealt": 20,
+        "commitment_ok": True,
+        "dealt_ok": True,
+        "mismatch_at": None,
+    }
+    e = codec.decode(old)
+    assert isinstance(e, ShoeRevealed) and e.salts == () and e.public == ()
+    assert verify_order(e.commitment, e.order, e.salt_of) and e.verified
+    counts = Counts()
+    assert _shoe("t1", LoggedEvent(5, None, e), {commitment.digest}, True, counts) is None
+    forged = replace(e, salt="00" * 32)
+    found = _shoe("t1", LoggedEvent(5, None, forged), {commitment.digest}, True, counts)
+    assert found is not None and found.key == "operations.verify_reveal"
+    for payload, cls in (
+        (
+            {"type": "caribbean.CardDealt", "v": 1, "card": "As", "to": 3, "face_up": False},
+            CardDealt,
+        ),
+        ({"type": "baccarat.CardDealt", "v": 1, "slot": "P1", "card": "Kd"}, BacCardDealt),
+    ):
+        dealt = codec.decode(payload)
+        assert isinstance(dealt, cls) and dealt.leaf is None
+        assert codec.encode(dealt)["v"] == 2

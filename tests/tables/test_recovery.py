@@ -17,6 +17,7 @@ from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import ShoeSettings, WagerKind
 from macau_tables.cards import Card
 from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.rng import verify_leaves
 from macau_tables.rounds import DueKind
 from macau_tables.store import Store, TableStatus
 from macau_tables.store.verify import verify
@@ -172,7 +173,10 @@ def test_a_virtual_baccarat_shoe_lost_in_a_crash_voids_the_round_and_a_new_shoe_
     assert tail[-1] == "baccarat.ShoeFinished"
     assert balances(store)["wallet:p1"] == BANKROLL
     shoes = store.read(lambda tx: tx.shoes("b1"))
-    assert shoes[-1].revealed is None  # lost: it can never be revealed (and says so)
+    # lost: its order can never be revealed; its leaves are kept (it proves what was dealt)
+    lost = shoes[-1].revealed
+    assert lost is not None and lost["type"] == "core.ShoeOpening" and "order" not in lost
+    assert verify_leaves(shoes[-1].commitment, lost["leaves"])
     Bots(again, PLAYERS[:2], seed=6).play(2)
     assert again.state.deal.shoes == 2
     check_invariants(store, "b1", again)

@@ -4,6 +4,7 @@ approvals, snapshots, publishing, the meter link and the refusals that write not
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,9 +12,12 @@ import pytest
 from macau_tables.baccarat.bets import seat
 from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.commands import Void as BacVoid
+from macau_tables.baccarat.events import CardDealt as BacDealt
 from macau_tables.baccarat.rules import WagerKind
+from macau_tables.cards import DECK
 from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
 from macau_tables.caribbean.actions import Void as CarVoid
+from macau_tables.caribbean.events import CardDealt as CarDealt
 from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation, StoreError
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Audience
@@ -28,9 +32,11 @@ from macau_tables.tables import (
     TableService,
     TableUpdate,
 )
+from macau_tables.tables.audit import meter_balances, table_events, table_transactions
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.program import approve_program, running_program
 from macau_tables.tables.recall import recall
+from macau_tables.tables.rederive import rederive_table
 from macau_tables.tables.storage import read_table
 
 from .support import (
@@ -151,8 +157,6 @@ def test_a_table_that_is_not_a_demonstration_refuses_a_seeded_source(store: Stor
 def test_a_table_refuses_to_open_with_an_option_lacking_an_approval_CSP_13_BAC_19(
     store: Store,
 ) -> None:
-    from dataclasses import replace
-
     bare = replace(caribbean_rules(), approvals=())
     bac = replace(baccarat_rules(), approvals=())
     casino(store, {"c1": ("caribbean", bare, False), "b1": ("baccarat", bac, False)})
@@ -189,7 +193,10 @@ def test_start_up_reads_the_latest_snapshot_and_the_events_after_it(store: Store
     loaded = store.read(lambda tx: read_table(tx, "b1"))
     assert loaded.snapshot_seq > 0 and loaded.state == svc.state
     snap = store.read(lambda tx: tx.snapshot_latest("b1"))
-    assert snap is not None and svc.state.deal.sealed.salt not in str(snap.payload)
+    sealed = svc.state.deal.sealed
+    public = {c.salt for c in svc.state.deal.proving.public}
+    hidden = [s for s in sealed.salts if s not in public]
+    assert snap is not None and not any(s in str(snap.payload) for s in hidden)
     # the reopened service carries on from the snapshot (its shoe's order from the vault)
     again = service(store, "b1", snapshot_every=40)
     assert again.state == svc.state
@@ -267,7 +274,10 @@ def test_shoe_reveals_are_stored_for_the_store_s_verification(store: Store) -> N
     Bots(svc, PLAYERS[:2], seed=1).play(3)
     shoes = store.read(lambda tx: tx.shoes("c1"))
     assert [s.shoe_no for s in shoes] == [1, 2, 3]
-    assert all(s.revealed is not None and s.revealed["type"] == "core.ShoeReveal" for s in shoes)
+    # a card-by-card deck: its leaves and the public's cards (none, CSP-12), never its order
+    assert all(s.revealed is not None and s.revealed["type"] == "core.ShoeOpening" for s in shoes)
+    assert all(s.revealed is not None and s.revealed["public"] == [] for s in shoes)
+    assert all("order" not in (s.revealed or {}) for s in shoes)
     log = store.read(lambda tx: tx.read_events("c1"))
     assert sum(r.type == "tables.ShoeRevealed" for r in log) == 3
     decoded = [r.decode(store.read(lambda tx: tx.config_resolver())) for r in log[-1:]]
@@ -372,3 +382,48 @@ def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, 
     ]
     assert states[-1] == "void"
     assert "settled" in states[:-1] and "void" not in states[:-1]
+
+
+@pytest.mark.parametrize("game", ["caribbean", "baccarat"])
+def test_verify_checks_every_dealt_cards_leaf_and_names_the_shoe_and_position(
+    store: Store, game: str
+) -> None:
+    """Common rules "Randomness": every dealt card's recorded leaf (its position and salt) hashes
+    to its shoe's committed leaf; a card or salt changed behind the service's back is named by
+    its shoe and position (the log's chain aside: re-derived as verify does)."""
+    rules = caribbean_rules() if game == "caribbean" else baccarat_rules()
+    casino(store, {"t1": (game, rules, False)})
+    svc = service(store, "t1")
+    Bots(svc, PLAYERS[:2], seed=2).play(3)
+    assert verify(store).ok
+    dealt = CarDealt if game == "caribbean" else BacDealt
+
+    def rederived(change: str) -> Any:
+        def run(tx: Any) -> Any:
+            events = list(table_events(tx, "t1"))
+            i = next(i for i, x in enumerate(events) if isinstance(x.event, dealt))
+            e = events[i].event
+            assert e.leaf is not None
+            if change == "salt":
+                new = replace(e, leaf=replace(e.leaf, salt="ab" * 32))
+            else:
+                other = next(c for c in DECK if c != e.card)
+                new = replace(e, card=other)
+            events[i] = replace(events[i], event=new)
+            found = rederive_table(
+                "t1",
+                game,
+                svc.setup.meter_id,
+                events,
+                list(table_transactions(tx, "t1")),
+                meter_balance=meter_balances(tx),
+            )
+            return found, e.leaf
+
+        return store.read(run)
+
+    for change in ("salt", "card"):
+        found, leaf = rederived(change)
+        assert found is not None and found.key == "operations.verify_leaf", found
+        assert (found.params["shoe"], found.params["position"]) == (leaf.shoe_no, leaf.position)
+    svc.close()

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
+from ..rng import CardLeaf
 from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 from .bets import Area
 from .rules import TieOption, WagerKind
@@ -140,7 +141,8 @@ class CloseBetting:
 @dataclass(frozen=True, slots=True)
 class DealCard:
     """A card leaves the shoe. ``slot`` (optional) says where the dealer put it; ``exposed``:
-    it came out face up in error (BAC-4: it stays valid, and is recorded)."""
+    it came out face up in error (BAC-4: it stays valid, and is recorded). ``leaf``: the card's
+    place in the committed virtual shoe (the table service's only; a client's is refused)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
@@ -149,6 +151,7 @@ class DealCard:
     card: Card | str
     slot: CardSlot | None = None
     exposed: bool = False
+    leaf: CardLeaf | None = None
 
 
 @dataclass(frozen=True, slots=True)

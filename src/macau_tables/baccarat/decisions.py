@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from ..cards import Card
 from ..errors import MacauTablesError, RuleViolation
+from ..rng import card_leaf
 from ..rounds import DEALER
 from .bets import Wager, area_total, check_area, check_difference, check_stake
 from .commands import (
@@ -249,7 +250,7 @@ def _deal(r: BaccaratRound, c: DealCard) -> tuple[Event, ...]:
         rule = "BAC-7" if due in _FIRST_FOUR and slot in _FIRST_FOUR else "BAC-9"
         err = RuleViolation(rule, "baccarat.wrong_slot", slot=slot, due=due)
         return pre + _refuse(r, card, slot, err, exposed)
-    return (*pre, CardDealt(due, card, exposed))
+    return (*pre, CardDealt(due, card, exposed, card_leaf(c.leaf, "BAC-7")))
 
 
 # -- card holding (BAC-16) ---------------------------------------------------------------------

@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from typing import ClassVar
 
 from .. import messages
 from ..cards import Card
 from ..errors import ParseError
 from ..ledger import Posting, carried_back, stake
+from ..rng import CardLeaf
 from ..rounds import Dealer
 from .bets import Wager
 from .commands import CorrectionAction, RevealStep
@@ -111,11 +113,22 @@ class BettingClosed:
 
 @dataclass(frozen=True, slots=True)
 class CardDealt:
-    """A card was accepted into ``slot``; ``exposed``: face up in error, still valid (BAC-4)."""
+    """A card was accepted into ``slot``; ``exposed``: face up in error, still valid (BAC-4).
+    ``leaf``: where the card sits in the committed virtual shoe (its position and salt, Common
+    rules "Randomness"; version 2 of this event), ``None`` for a live shoe's card or one
+    recorded before cards were committed one by one (version 1)."""
+
+    __codec_version__: ClassVar[int] = 2
 
     slot: CardSlot
     card: Card
     exposed: bool = False
+    leaf: CardLeaf | None = None
+
+    @classmethod
+    def __codec_migrate__(cls, fields: dict[str, object], version: int) -> dict[str, object]:
+        """Version 1 (before cards were committed one by one) had no leaf: read as ``None``."""
+        return fields
 
 
 @dataclass(frozen=True, slots=True)

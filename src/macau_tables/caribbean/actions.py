@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from ..cards import Card
 from ..jackpot import Meter
-from ..rng import ShoeCommitment
+from ..rng import CardLeaf, ShoeCommitment
 from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
 
 __all__ = [
@@ -87,9 +87,10 @@ class ReturnCarriedWager:
 class CloseBetting:
     """No more bets; the dealing order of CSP-7 is fixed from the boxes with an ante.
 
-    ``shoe_commitment``: with a virtual shoe, its SHA-256 commitment — the
-    :class:`~macau_tables.rng.ShoeCommitment` itself (``VirtualShoe.commitment``) or its digest,
-    64 lowercase hex digits — recorded in the round's log (as the digest) before the first card
+    ``shoe_commitment``: with a virtual shoe, its commitment — the table's card-by-card Merkle
+    root (``"merkle-v2:<64 hex>"``, :mod:`macau_tables.merkle`) or a whole-shoe SHA-256 digest
+    (64 lowercase hex digits; a :class:`~macau_tables.rng.ShoeCommitment`, e.g.
+    ``VirtualShoe.commitment``) — recorded in the round's log (as the digest) before the first card
     (Common rules "Randomness"); ``None`` for a physical shoe or shuffler.
     """
 
@@ -106,7 +107,8 @@ class DealCard:
 
     The round knows who is due (CSP-7). ``to`` (a box, or :data:`~macau_tables.rounds.DEALER`)
     is optional: a live console may state where the card went, and a card to anyone else is
-    refused.
+    refused. ``leaf``: the card's place in the committed virtual deck (the table service's
+    only; a client's is refused).
     """
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
@@ -115,6 +117,7 @@ class DealCard:
 
     card: Card | str
     to: int | Dealer | None = None
+    leaf: CardLeaf | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import ClassVar
 
 from ..cards import Card
+from ..rng import CardLeaf
 from ..rounds import Dealer
 from .rules import CaribbeanRules
 from .settlement import CarriedWager, Settlement
@@ -77,11 +79,21 @@ class BettingClosed:
 @dataclass(frozen=True, slots=True)
 class CardDealt:
     """A card went to ``to`` (a box or :data:`~macau_tables.rounds.DEALER`), face up or down
-    (CSP-7, CSP-11.2)."""
+    (CSP-7, CSP-11.2). ``leaf``: where the card sits in the committed virtual deck (its
+    position and salt, Common rules "Randomness"; version 2 of this event), ``None`` for a
+    live table's card or one recorded before cards were committed one by one (version 1)."""
+
+    __codec_version__: ClassVar[int] = 2
 
     card: Card
     to: int | Dealer
     face_up: bool
+    leaf: CardLeaf | None = None
+
+    @classmethod
+    def __codec_migrate__(cls, fields: dict[str, object], version: int) -> dict[str, object]:
+        """Version 1 (before cards were committed one by one) had no leaf: read as ``None``."""
+        return fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from ..cards import Card
 from ..errors import ParseError, RuleViolation
 from ..jackpot import Meter
 from ..money import check_stake
-from ..rng import ShoeCommitment
+from ..rng import ShoeCommitment, card_leaf, commitment_scheme
 from ..rounds import DEALER, Dealer
 from .actions import (
     CloseBetting,
@@ -227,9 +227,7 @@ def _close_betting(r: CaribbeanRound, c: CloseBetting) -> tuple[Event, ...]:
     if isinstance(commitment, ShoeCommitment):
         commitment = commitment.digest
     if commitment is not None and (
-        not isinstance(commitment, str)
-        or len(commitment) != 64
-        or not all(ch in "0123456789abcdef" for ch in commitment)
+        not isinstance(commitment, str) or not commitment_scheme(commitment)[0]
     ):
         raise RuleViolation("CSP-3", "caribbean.bad_shoe_commitment", commitment=shown(commitment))
     return (BettingClosed(deal_order(r.rules.dealing_procedure, boxes), commitment),)
@@ -273,7 +271,7 @@ def _deal_card(r: CaribbeanRound, c: DealCard) -> tuple[Event, ...]:
     # error, after which the dealer's remaining cards all go face down (CSP-11.2).
     dealer_exposed = any(e.position is DEALER for e in r.exposed)
     face_up = due is DEALER and len(r.dealer_cards) == HAND_SIZE - 1 and not dealer_exposed
-    return (CardDealt(dealt, due, face_up),)
+    return (CardDealt(dealt, due, face_up, card_leaf(c.leaf, rule)),)
 
 
 def _dealt_to_empty(r: CaribbeanRound, c: DealtToEmptyBox) -> tuple[Event, ...]:

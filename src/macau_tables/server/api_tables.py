@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import codec
 from ..errors import CodecError, MacauTablesError
 from ..rounds import Audience, Expected, Issuer, acting, actor_field_of, issuer_of
+from ..tables.proofs import prove_round, recorded_leaves, round_of
 from ..tables.recall import recall
 from ..tables.reports import table_rows
 from ..tables.service import TableService
@@ -55,7 +56,7 @@ from . import auth
 from .errors import register_status
 from .principal import Principal, UserRole
 from .runtime import Runtime, runtime_dependency
-from .schemas import COMMAND, ERROR_RESPONSES, submitted_model
+from .schemas import COMMAND, ERROR_RESPONSES, ProvedCard, ShoeProof, submitted_model
 
 __all__ = [
     "ISSUERS",
@@ -93,6 +94,8 @@ for _key, _status in (
     ("tables.shoe_in_use", 409),
     ("tables.shoe_exhausted", 409),
     ("tables.mode_refuses", 409),
+    ("tables.leaf_from_client", 422),
+    ("tables.unknown_round", 404),
     ("tables.service_settles", 403),
     ("tables.meter_round_open", 409),
 ):
@@ -454,6 +457,61 @@ def submit(
                 last_seq=result.last_seq,
             )
     return codec.encode(result)
+
+
+class RoundProofs(BaseModel):
+    """The proofs of the cards of round ``round_id`` that the caller's ``audience`` view shows
+    now, by shoe (none for a live table, or a card with no leaf)."""
+
+    table_id: str
+    round_id: str
+    audience: str
+    shoes: list[ShoeProof]
+
+
+@router.get(
+    "/{table_id}/proofs",
+    dependencies=[Depends(auth.public)],
+    summary="Proofs of the cards of a round your view shows",
+)
+def round_proofs(
+    table_id: TableId,
+    runtime: Annotated[Runtime, Depends(runtime_dependency)],
+    principal: Annotated[Principal | None, Depends(auth.optional_principal)],
+    round_id: Annotated[
+        str,
+        Query(alias="round", min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    ],
+) -> RoundProofs:
+    """For each card of round ``round`` that the caller's view shows now (a player: their own
+    cards and the dealer's once shown; the public: what the public view shows), its position,
+    salt and audit path against the Merkle root published before the shoe's first card
+    (Common rules "Randomness"). Cards the view does not show are never proved."""
+    service = _service(runtime, table_id)
+    audience = audience_of(principal)
+    state = service.state
+    proving, commitment = service.dealing.proving(state.deal)
+    current = state.round if state.round is not None and state.round.round_id == round_id else None
+
+    def read(tx: Any) -> RoundProofs:
+        r = current if current is not None else round_of(tx, table_id, service.dealing, round_id)
+        shoes = prove_round(r, audience, recorded_leaves(tx, table_id, proving, commitment))
+        return RoundProofs(
+            table_id=table_id,
+            round_id=round_id,
+            audience=audience.role.value,
+            shoes=[
+                ShoeProof(
+                    shoe_no=s.shoe_no,
+                    commitment=s.commitment,
+                    size=s.cards[0].size if s.cards else 0,
+                    cards=[ProvedCard.of(c) for c in s.cards],
+                )
+                for s in shoes
+            ],
+        )
+
+    return runtime.store.read(read)
 
 
 @router.get("/{table_id}/recall", summary="The last rounds as recorded")

@@ -48,16 +48,17 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from .. import messages
+from .. import codec, messages
 from ..errors import MacauTablesError
 from ..money import format_minor
-from ..store import ShoeCursor, Tx
+from ..rng import ShoeOpening, commitment_scheme, prove_all
+from ..store import ShoeCursor, ShoeRecord, Tx
 from ..tables.clock import MACAU
 from . import auth, i18n
 from .errors import register_status, status_for
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime, runtime_dependency
-from .schemas import ERROR_RESPONSES
+from .schemas import ERROR_RESPONSES, ProvedCard
 
 __all__ = [
     "STATIC",
@@ -264,15 +265,46 @@ register_status("pages.shoe_cursor_unknown", 422)
 
 
 class RevealedShoe(BaseModel):
-    """A finished virtual shoe as published: its commitment, then its order (uncut) and salt."""
+    """A finished virtual shoe as published: its ``scheme`` and ``commitment`` and, for a shoe
+    committed card by card (``merkle-v2``), its number of leaves ``size`` and the ``proofs`` of
+    the cards the public view showed — never the rest of its order (a folded box, a burned or
+    withdrawn card, the undealt rest: CSP-12, Common rules "Randomness"). A shoe committed whole
+    (``sha256-v1``, before) is listed by its commitment alone; its order and salt stay in the
+    audit archive."""
 
     table_id: str
     shoe_no: int
+    scheme: str
     commitment: str
-    order: list[str]
-    salt: str
+    size: int | None
+    proofs: list[ProvedCard]
     verified: bool | None
     revealed_at: datetime | None
+
+    @classmethod
+    def of(cls, shoe: ShoeRecord) -> RevealedShoe | None:
+        """The published entry of ``shoe`` (``None`` while it is not finished)."""
+        revealed = shoe.revealed
+        if revealed is None:
+            return None
+        scheme, _ = commitment_scheme(shoe.commitment)
+        size: int | None = None
+        proofs: list[ProvedCard] = []
+        if revealed.get("type") == codec.type_name(ShoeOpening):
+            opening = codec.decode(revealed, expect=ShoeOpening)
+            size = len(opening.leaves)
+            wanted = [(c.position, c.card, c.salt) for c in opening.public]
+            proofs = [ProvedCard.of(p) for p in prove_all(opening.leaves, wanted)]
+        return cls(
+            table_id=shoe.table_id,
+            shoe_no=shoe.shoe_no,
+            scheme=scheme,
+            commitment=shoe.commitment,
+            size=size,
+            proofs=proofs,
+            verified=shoe.verified,
+            revealed_at=shoe.revealed_at,
+        )
 
 
 class RevealedShoes(BaseModel):
@@ -313,7 +345,7 @@ def shoe_cursor(text: str) -> ShoeCursor:
 @api_router.get(
     "/api/shoes",
     dependencies=PUBLIC,
-    summary="The last finished shoes with their commitment, order and salt, a page at a time",
+    summary="The finished shoes, a page at a time: their commitment and the public's proofs",
 )
 def revealed_shoes(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
@@ -323,32 +355,21 @@ def revealed_shoes(
     before: Annotated[str | None, Query(min_length=1, max_length=400)] = None,
     limit: Annotated[int, Query(ge=1, le=SHOES_MAX)] = SHOES_SHOWN,
 ) -> RevealedShoes:
-    """The revealed virtual shoes of every table (or of ``table``), newest first, ``limit`` at
+    """The finished virtual shoes of every table (or of ``table``), newest first, ``limit`` at
     a time (at most :data:`SHOES_MAX`), the older ones after ``before`` (the previous page's
-    ``next``): what the shoe check verifies (a shoe's order is public once it is finished; an
-    unfinished one is never listed). A page reads at most ``limit + 1`` shoes, however many
-    were ever recorded (:meth:`~macau_tables.store.Tx.revealed_shoes_page`)."""
+    ``next``): what the shoe check verifies (each shoe's commitment and the proofs of the cards
+    the public view showed, never the rest of its order; an unfinished one is never listed).
+    A page reads at most ``limit + 1`` shoes, however many were ever recorded
+    (:meth:`~macau_tables.store.Tx.revealed_shoes_page`)."""
     after = None if before is None else shoe_cursor(before)
 
     def read(tx: Tx) -> tuple[list[RevealedShoe], ShoeCursor | None]:
         page = tx.revealed_shoes_page(table, before=after, limit=limit)
         out: list[RevealedShoe] = []
         for shoe in page.shoes:
-            revealed = shoe.revealed or {}
-            order, salt = revealed.get("order"), revealed.get("salt")
-            if not isinstance(order, list) or not isinstance(salt, str):
-                continue
-            out.append(
-                RevealedShoe(
-                    table_id=shoe.table_id,
-                    shoe_no=shoe.shoe_no,
-                    commitment=shoe.commitment,
-                    order=[str(card) for card in order],
-                    salt=salt,
-                    verified=shoe.verified,
-                    revealed_at=shoe.revealed_at,
-                )
-            )
+            entry = RevealedShoe.of(shoe)
+            if entry is not None:
+                out.append(entry)
         return out, page.next
 
     shoes, following = runtime.store.read(read)

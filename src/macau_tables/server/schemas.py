@@ -39,6 +39,8 @@ __all__ = [
     "COMMAND",
     "ERROR_RESPONSES",
     "ErrorResponse",
+    "ProvedCard",
+    "ShoeProof",
     "client_commands",
     "command_models",
     "component_name",
@@ -255,3 +257,35 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 """The refusals every API route documents — every 4xx (and 503) in the one shape of
 :mod:`.errors`: :func:`.app.create_app` includes the API routers (auth and users, tables,
 operations) with them, the pages' JSON routers carry them (``APIRouter(responses=...)``)."""
+
+
+# -- the card-by-card shoe proofs (Common rules "Randomness") ----------------------------------
+
+
+class ProvedCard(BaseModel):
+    """One card proved against its shoe's Merkle root: ``card`` at ``position`` (0-based, in
+    the committed order) with its leaf's ``salt`` (hex) and the audit ``path`` (hex, the leaf's
+    sibling first; RFC 6962). Leaf hash = SHA-256(0x00 ‖ salt ‖ position as 2 bytes ‖ card
+    index as 1 byte), node hash = SHA-256(0x01 ‖ left ‖ right)."""
+
+    position: int
+    card: str
+    salt: str
+    path: list[str]
+
+    @classmethod
+    def of(cls, proof: Any) -> ProvedCard:
+        """From a :class:`macau_tables.rng.CardProof`."""
+        return cls(
+            position=proof.position, card=str(proof.card), salt=proof.salt, path=list(proof.path)
+        )
+
+
+class ShoeProof(BaseModel):
+    """The proofs of cards of one shoe: its number, its commitment (``merkle-v2:<root>``), its
+    number of leaves ``size`` and the cards."""
+
+    shoe_no: int
+    commitment: str
+    size: int
+    cards: list[ProvedCard]

@@ -127,8 +127,10 @@ Idempotency, snapshots, shoes, audit
   ``snapshot_latest(table_id, *, at_most: int | None = None) -> Snapshot | None``;
   ``shoe_put(table_id, shoe_no, commitment: str) -> None``; ``next_shoe_no(table_id) -> int``;
   ``shoe_reveal(table_id, shoe_no, revealed: Mapping, verified: bool) -> None`` (once);
-  ``shoes(table_id) -> list[ShoeRecord]`` (``revealed`` as stored: store ``codec.encode(
-  ShoeReveal)`` so that verify checks it against the commitment);
+  ``shoes(table_id) -> list[ShoeRecord]``, ``shoe(table_id, shoe_no) -> ShoeRecord | None``
+  (``revealed`` as stored: store ``codec.encode(ShoeOpening)`` — a card-by-card shoe's leaves
+  and public cards — or, for a whole-shoe commitment, ``codec.encode(ShoeReveal)``, so that
+  verify checks it against the commitment);
   ``revealed_shoes_page(table_id=None, *, before: ShoeCursor | None = None, limit) ->
   ShoesPage`` (the revealed shoes newest first, at most ``limit`` rows read whatever the
   history: schema v8's indexes by reveal time); ``audit(action, *, actor,

@@ -225,6 +225,21 @@ class RecordOps(TxBase):
         ).scalar_one_or_none()
         return int(top or 0) + 1
 
+    def shoe(self, table_id: str, shoe_no: int) -> ShoeRecord | None:
+        """Shoe ``shoe_no`` of ``table_id`` (one row by its key), or ``None``."""
+        r = self._shoe_row(table_id, shoe_no)
+        if r is None:
+            return None
+        return ShoeRecord(
+            r.table_id,
+            r.shoe_no,
+            r.commitment,
+            loads_object(r.revealed),
+            r.verified,
+            r.created_at,
+            r.revealed_at,
+        )
+
     def _shoe_row(self, table_id: str, shoe_no: int) -> Any:
         return self.connection.execute(
             select(s.shoes).where(s.shoes.c.table_id == table_id, s.shoes.c.shoe_no == shoe_no)

@@ -406,10 +406,14 @@ def _verify_meter(tx: Tx, row: Any) -> Failure | None:
 
 
 def verify_shoes(tx: Tx) -> tuple[Failure | None, int]:
-    """Every revealed shoe stored as a codec ``core.ShoeReveal`` must hash to the commitment
-    published before its first card; returns the first failure and how many shoes were read."""
+    """Every ended shoe must match the commitment published before its first card: a
+    card-by-card shoe's ``core.ShoeOpening`` (its leaves have the commitment's Merkle root, and
+    every public card with its salt is its position's leaf: else ``store.verify_leaf`` naming
+    the shoe and the position), a whole-shoe ``core.ShoeReveal`` (the order and salt hash to
+    the digest); returns the first failure and how many shoes were read."""
     from .. import codec
     from ..errors import MacauTablesError
+    from ..rng import ShoeOpening, opening_fault
 
     count = 0
     c = s.shoes.c
@@ -418,6 +422,23 @@ def verify_shoes(tx: Tx) -> tuple[Failure | None, int]:
         if row.revealed is None:
             continue
         data = json.loads(row.revealed)
+        if isinstance(data, dict) and data.get("type") == "core.ShoeOpening":
+            try:
+                position = opening_fault(row.commitment, codec.decode(data, expect=ShoeOpening))
+            except (MacauTablesError, ValueError):
+                position = -1
+            if position is not None:
+                return _fail(
+                    Check.SHOE,
+                    "shoes",
+                    f"{row.table_id}#{row.shoe_no}",
+                    row.table_id,
+                    "store.verify_leaf",
+                    table_id=row.table_id,
+                    shoe_no=row.shoe_no,
+                    position="-" if position < 0 else position,
+                ), count
+            continue
         if not isinstance(data, dict) or data.get("type") != "core.ShoeReveal":
             continue
         try:

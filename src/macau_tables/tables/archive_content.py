@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 from .. import codec
 from ..errors import MacauTablesError
-from ..rng import ShoeReveal
+from ..rng import ShoeOpening, ShoeReveal, opening_fault
 from ..store.chain import GENESIS, audit_payload, chain_hash, transaction_digest
 from .findings import Finding, finding
 
@@ -346,6 +346,23 @@ def check_meters(
 def check_shoes(rows: list[dict[str, Any]], counts: dict[str, int]) -> None:
     for row in rows:
         if row["revealed"] is None:
+            continue
+        if isinstance(row["revealed"], dict) and row["revealed"].get("type") == "core.ShoeOpening":
+            try:
+                opening = codec.decode(row["revealed"], expect=ShoeOpening)
+                position = opening_fault(row["commitment"], opening)
+            except (MacauTablesError, ValueError):
+                position = -1
+            if position is not None:
+                fail(
+                    "shoes.jsonl",
+                    f"{row['table_id']}#{row['shoe_no']}",
+                    row["table_id"],
+                    "store.verify_leaf",
+                    table_id=row["table_id"],
+                    shoe_no=row["shoe_no"],
+                    position="-" if position < 0 else position,
+                )
             continue
         try:
             reveal = codec.decode(row["revealed"], expect=ShoeReveal)

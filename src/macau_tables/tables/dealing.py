@@ -17,24 +17,36 @@ clock issues (CSP-6.4, BAC-16), what start-up recovery does to a round left open
 BAC-10) and which awards are jackpot hits.
 
 This module holds the protocol and what both adapters share: sealing a shuffled order with its
-commitment (:func:`seal`) and checking a finished shoe against it (:func:`reveal`).
+card-by-card commitment (:func:`seal`), checking a finished shoe against it (:func:`reveal`) and
+refusing a leaf a client would send with a card (:func:`refuse_client_leaf`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import codec
 from ..cards import Card
-from ..rng import RandomSource, commit_shoe, shuffle, verify_commitment
+from ..rng import CardShown, RandomSource, commit_leaves, shuffle, verify_order
 from ..rounds import Due
-from .model import Hit, OpenRound, Sealed, ShoeRevealed
+from .model import (
+    CardsPublished,
+    Hit,
+    OpenRound,
+    Sealed,
+    ShoeCommitted,
+    ShoeLost,
+    ShoeRevealed,
+    TableError,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Batch
 
-__all__ = ["Dealing", "reveal", "seal"]
+__all__ = ["Dealing", "Proving", "refuse_client_leaf", "reveal", "seal"]
 
 
 class Dealing(Protocol):
@@ -75,6 +87,10 @@ class Dealing(Protocol):
     def progress(self, deal: Any) -> Mapping[str, Any]:
         """What anyone may know of the shoe or deck in play, JSON-ready (its id, published
         commitment, how far it went): never a card."""
+        ...
+
+    def proving(self, deal: Any) -> tuple[Proving, str | None]:
+        """The committed shoe in play's leaves (to prove its cards) and its commitment."""
         ...
 
     def awaiting_seal(self, deal: Any) -> tuple[int, str, str] | None:
@@ -131,19 +147,71 @@ class Dealing(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Proving:
+    """What a dealing keeps to prove the cards of the committed shoe in play (both games): its
+    number ``shoe_no``, its ``leaves`` (hashes, hex: they reveal nothing; from its
+    :class:`~.model.ShoeCommitted`) and the ``public`` cards shown so far (from its
+    :class:`~.model.CardsPublished`). Rebuilt from the log (:meth:`fold`), so it survives a
+    restart when the sealed order does not."""
+
+    shoe_no: int | None = None
+    leaves: tuple[str, ...] = ()
+    public: tuple[CardShown, ...] = ()
+
+    def fold(self, event: object) -> Proving:
+        """After one recorded event."""
+        if isinstance(event, ShoeCommitted):
+            return Proving(event.shoe_no, event.leaves)
+        if isinstance(event, CardsPublished) and event.shoe_no == self.shoe_no:
+            return Proving(self.shoe_no, self.leaves, (*self.public, *event.cards))
+        if isinstance(event, ShoeRevealed | ShoeLost) and event.shoe_no == self.shoe_no:
+            return Proving()
+        return self
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-ready (leaf hashes and public cards only: nothing hidden)."""
+        return {
+            "shoe_no": self.shoe_no,
+            "leaves": list(self.leaves),
+            "public": [codec.encode(c) for c in self.public],
+        }
+
+    @classmethod
+    def restore(cls, data: object) -> Proving:
+        """What :meth:`snapshot` wrote (absent in a snapshot of before: nothing to prove)."""
+        if not isinstance(data, Mapping):
+            return cls()
+        public = tuple(codec.decode(c, expect=CardShown) for c in data.get("public", ()))
+        return cls(data.get("shoe_no"), tuple(data.get("leaves", ())), public)
+
+
 def seal(cards: Sequence[Card], source: RandomSource, shoe_no: int, shoe_id: str) -> Sealed:
-    """``cards`` shuffled by ``source`` (unbiased Fisher-Yates) and committed (SHA-256 over the
-    order and a fresh 32-byte salt, :func:`macau_tables.rng.commit_shoe`)."""
+    """``cards`` shuffled by ``source`` (unbiased Fisher-Yates) and committed card by card
+    (scheme ``merkle-v2``: a fresh 32-byte salt per position and the Merkle root of the leaves,
+    :func:`macau_tables.rng.commit_leaves`)."""
     order = tuple(shuffle(cards, source))
-    commitment, revealed = commit_shoe(order, source)
+    committed = commit_leaves(order, source)
     production = bool(getattr(source, "production", False))
-    return Sealed(shoe_no, shoe_id, order, revealed.salt, commitment.digest, 0, production)
+    return Sealed(
+        shoe_no,
+        shoe_id,
+        order,
+        committed.salts,
+        committed.commitment,
+        committed.leaves,
+        0,
+        production,
+    )
 
 
-def reveal(sealed: Sealed, dealt: Sequence[Card | None]) -> ShoeRevealed:
+def reveal(
+    sealed: Sealed, dealt: Sequence[Card | None], public: Sequence[CardShown] = ()
+) -> ShoeRevealed:
     """The reveal of ``sealed`` once its shoe is over, with the check of the ``dealt`` cards
     (every card that left the shoe, in order; ``None``: a card burned unseen) against the
-    committed order after the cut, and of the order and salt against the commitment."""
+    committed order after the cut, and of the order and salts against the commitment.
+    ``public``: the cards the public view showed (what the public shoe list proves)."""
     mismatch = None
     for position, card in enumerate(dealt):
         if position >= len(sealed.order) or (
@@ -156,10 +224,19 @@ def reveal(sealed: Sealed, dealt: Sequence[Card | None]) -> ShoeRevealed:
         shoe_id=sealed.shoe_id,
         commitment=sealed.commitment,
         order=sealed.order,
-        salt=sealed.salt,
+        salt="",
         cut=sealed.cut,
         dealt=len(dealt),
-        commitment_ok=verify_commitment(sealed.commitment, sealed.order, sealed.salt),
+        commitment_ok=verify_order(sealed.commitment, sealed.order, sealed.salts),
         dealt_ok=mismatch is None,
         mismatch_at=mismatch,
+        salts=sealed.salts,
+        public=tuple(public),
     )
+
+
+def refuse_client_leaf(command: object) -> None:
+    """A card's leaf (its position and salt in a committed shoe) is the service's: refused
+    from a client (``tables.leaf_from_client``)."""
+    if getattr(command, "leaf", None) is not None:
+        raise TableError("tables.leaf_from_client", command=type(command).__name__)

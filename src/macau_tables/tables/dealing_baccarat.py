@@ -42,8 +42,9 @@ from ..cards import Card, new_shoe
 from ..rng import ShoeCommitment
 from ..rounds import DEALER, Due, DueKind, replacer
 from .clock import opening_date
-from .dealing import reveal, seal
+from .dealing import Proving, refuse_client_leaf, reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from .proofs import published
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Batch
@@ -70,7 +71,7 @@ class BaccaratDeal:
     """The dealing state of a baccarat table: ``seals`` orders committed and ``shoes`` shoes
     opened so far; the current shoe's ``events`` and state ``shoe``; the committed order in
     play (``sealed_no``, ``sealed_id``, ``commitment``: not yet revealed or lost) and its
-    ``sealed`` order (in memory only)."""
+    ``sealed`` order (in memory only); ``proving`` its leaves (to prove its cards)."""
 
     seals: int = 0
     shoes: int = 0
@@ -80,6 +81,7 @@ class BaccaratDeal:
     sealed_id: str | None = None
     commitment: str | None = None
     sealed: Sealed | None = field(default=None, compare=False)
+    proving: Proving = field(default_factory=Proving)
 
     def after(self, shoe: S.ShoeState, events: Sequence[object]) -> BaccaratDeal:
         """The same dealing with the shoe ``shoe`` after ``events``."""
@@ -88,13 +90,22 @@ class BaccaratDeal:
     def sealing(self, sealed_id: str, commitment: str, sealed: Sealed | None) -> BaccaratDeal:
         """The same dealing with one more committed order in play (``sealed`` in memory)."""
         n = self.seals + 1
+        proving = self.proving if sealed is None else Proving(n, sealed.leaves)
         return replace(
-            self, seals=n, sealed_no=n, sealed_id=sealed_id, commitment=commitment, sealed=sealed
+            self,
+            seals=n,
+            sealed_no=n,
+            sealed_id=sealed_id,
+            commitment=commitment,
+            sealed=sealed,
+            proving=proving,
         )
 
     def closed_seal(self) -> BaccaratDeal:
         """The same shoe with no committed order in play."""
-        return replace(self, sealed_no=None, sealed_id=None, commitment=None, sealed=None)
+        return replace(
+            self, sealed_no=None, sealed_id=None, commitment=None, sealed=None, proving=Proving()
+        )
 
 
 _deal = replacer(BaccaratDeal)  # (twice a round: dataclasses.replace costs more)
@@ -103,7 +114,8 @@ _deal = replacer(BaccaratDeal)  # (twice a round: dataclasses.replace costs more
 def _fold(deal: BaccaratDeal, e: object) -> BaccaratDeal:
     """``deal`` after one recorded event (the shoe state itself is rebuilt afterwards)."""
     if isinstance(e, S.ShoeOpened):
-        deal = replace(deal.closed_seal(), shoes=deal.shoes + 1, events=(e,))
+        # (its leaves were recorded just before it: ShoeCommitted, kept in ``proving``)
+        deal = replace(deal.closed_seal(), shoes=deal.shoes + 1, events=(e,), proving=deal.proving)
         if e.commitment is not None:
             deal = deal.sealing(e.shoe_id, e.commitment, None)
         return deal
@@ -143,6 +155,9 @@ class BaccaratDealing:
         """The shoe events and reveals among ``events``, the shoe rebuilt by ``replay``."""
         for e in events:
             deal = _fold(deal, e)
+            proving = deal.proving.fold(e)
+            if proving is not deal.proving:
+                deal = replace(deal, proving=proving)
         return replace(deal, shoe=S.replay(deal.events) if deal.events else None)
 
     def snapshot(self, deal: BaccaratDeal) -> Mapping[str, Any]:
@@ -154,6 +169,7 @@ class BaccaratDealing:
             "sealed_no": deal.sealed_no,
             "sealed_id": deal.sealed_id,
             "commitment": deal.commitment,
+            "proving": deal.proving.snapshot(),
         }
 
     def progress(self, deal: BaccaratDeal) -> Mapping[str, Any]:
@@ -188,7 +204,12 @@ class BaccaratDealing:
             data.get("sealed_no"),
             data.get("sealed_id"),
             data.get("commitment"),
+            proving=Proving.restore(data.get("proving")),
         )
+
+    def proving(self, deal: BaccaratDeal) -> tuple[Proving, str | None]:
+        """The leaves of the committed order in play and its commitment."""
+        return deal.proving, deal.commitment
 
     def awaiting_seal(self, deal: BaccaratDeal) -> tuple[int, str, str] | None:
         """The committed order in play when it is not in memory."""
@@ -206,7 +227,10 @@ class BaccaratDealing:
         deal: BaccaratDeal = batch.state.deal
         if deal.commitment is None or deal.sealed_no is None:
             return
-        lost = ShoeLost(deal.sealed_no, deal.sealed_id or "?", deal.commitment, reason)
+        p = deal.proving
+        lost = ShoeLost(
+            deal.sealed_no, deal.sealed_id or "?", deal.commitment, reason, p.leaves, p.public
+        )
         batch.dealt(deal.closed_seal(), (lost,))
 
     # -- opening -----------------------------------------------------------------------------
@@ -300,7 +324,7 @@ class BaccaratDealing:
             return deal
         decks = batch.state.rules.shoe.decks
         sealed = seal(new_shoe(decks), batch.source, deal.seals + 1, round_id)
-        batch.seal(sealed)
+        batch.seal(sealed, round_id)
         return deal.sealing(round_id, sealed.commitment, sealed)
 
     # -- client commands ---------------------------------------------------------------------
@@ -312,6 +336,7 @@ class BaccaratDealing:
         likewise; the settlement is always the service's)."""
         if isinstance(command, Settle):
             raise TableError("tables.service_settles", command="Settle")
+        refuse_client_leaf(command)
         if isinstance(command, _SHOE_COMMANDS):
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None:
@@ -333,11 +358,17 @@ class BaccaratDealing:
         shoe = deal.shoe
         if shoe is not None and r is not None and r.is_over and shoe.current_round == r.round_id:
             shoe, events = S.apply(shoe, S.EndRound(r.accepted_cards(), tuple(r.discarded)))
-            batch.dealt(deal.after(shoe, events), events, r.round_id)
+            shown = published(r, deal.proving)
+            if shown is None:
+                batch.dealt(deal.after(shoe, events), events, r.round_id)
+            else:
+                after = replace(deal.after(shoe, events), proving=deal.proving.fold(shown))
+                batch.dealt(after, (*events, shown), r.round_id)
             return True
         if shoe is not None and deal.sealed is not None and self._seal_spent(deal, shoe):
             dealt = _dealt(deal, shoe.settings.machine)
-            batch.dealt(deal.closed_seal(), (reveal(deal.sealed, dealt),))
+            ended = reveal(deal.sealed, dealt, deal.proving.public)
+            batch.dealt(deal.closed_seal(), (ended,))
             return True
         if (
             shoe is not None
@@ -387,7 +418,10 @@ class BaccaratDealing:
         slot = r.card_due()
         if first.kind is DueKind.CARD and slot is not None:
             position = deal.shoe.out + len(r.cards) + len(r.discarded)
-            batch.apply_round(DealCard(deal.sealed.card_at(position), slot))
+            sealed = deal.sealed
+            batch.apply_round(
+                DealCard(sealed.card_at(position), slot, leaf=sealed.leaf_at(position))
+            )
             return True
         return False
 

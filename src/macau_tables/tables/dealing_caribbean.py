@@ -1,11 +1,14 @@
 """Dealing a Caribbean Stud table (CSP-3, CSP-6.4, CSP-7, CSP-10, CSP-11.4).
 
-Virtual mode: every round has a fresh 52-card deck shuffled by the CSPRNG and committed in the
-round's ``CloseBetting(shoe_commitment)`` — recorded before the first card (Common rules
-"Randomness") — from which the service deals each card the round says is due (CSP-7). When
-the round is over (settled or void) the deck is revealed and the cards dealt are checked
-against it (:class:`~.model.ShoeRevealed`). Live mode: the dealer console enters every card
-(``DealCard``), checked by the round; there is no deck to reveal.
+Virtual mode: every round has a fresh 52-card deck shuffled by the CSPRNG and committed card by
+card in the round's ``CloseBetting(shoe_commitment)`` (the Merkle root; its leaf hashes in
+a :class:`~.model.ShoeCommitted`) — recorded before the first card (Common rules
+"Randomness") — from which the service deals each card the round says is due (CSP-7), each
+with its leaf (position and salt). When the round is over (settled or void) the deck is closed
+and the cards dealt are checked against it (:class:`~.model.ShoeRevealed`, for the audit
+archive); the public shoe list proves only what the public view showed (nothing, CSP-12).
+Live mode: the dealer console enters every card (``DealCard``), checked by the round; there is
+no deck to reveal.
 
 The showdown is the service's: ``Showdown(meter)`` with the linked meter read in the settling
 transaction (under lock when a jackpot wager is in play, CSP-10). A client's ``Showdown`` is
@@ -38,8 +41,9 @@ from ..caribbean.round import CaribbeanRound
 from ..jackpot import Meter
 from ..rounds import Due, DueKind
 from .clock import opening_date
-from .dealing import reveal, seal
+from .dealing import Proving, refuse_client_leaf, reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from .proofs import published
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Batch
@@ -53,13 +57,14 @@ RECOVERY_REASON: Final = "the round was interrupted; void, wagers returned, jack
 class CaribbeanDeal:
     """The dealing state of a Caribbean Stud table: ``seals`` decks committed so far; the deck
     in play (committed, not yet revealed): its number, id and ``commitment``; ``deck`` its
-    sealed order (in memory only)."""
+    sealed order (in memory only); ``proving`` its leaves (to prove its cards)."""
 
     seals: int = 0
     deck_no: int | None = None
     deck_id: str | None = None
     commitment: str | None = None
     deck: Sealed | None = field(default=None, compare=False)
+    proving: Proving = field(default_factory=Proving)
 
 
 class CaribbeanDealing:
@@ -94,6 +99,9 @@ class CaribbeanDealing:
                 deal = CaribbeanDeal(n, n, _deck_id(round_id or "?"), e.shoe_commitment)
             elif isinstance(e, ShoeRevealed | ShoeLost):
                 deal = CaribbeanDeal(deal.seals)
+            proving = deal.proving.fold(e)
+            if proving is not deal.proving:
+                deal = replace(deal, proving=proving)
         return deal
 
     def snapshot(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
@@ -103,6 +111,7 @@ class CaribbeanDealing:
             "deck_no": deal.deck_no,
             "deck_id": deal.deck_id,
             "commitment": deal.commitment,
+            "proving": deal.proving.snapshot(),
         }
 
     def progress(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
@@ -113,7 +122,17 @@ class CaribbeanDealing:
     def restore(self, data: Mapping[str, Any], rules: Any) -> CaribbeanDeal:
         """What :meth:`snapshot` wrote."""
         g = data.get
-        return CaribbeanDeal(int(g("seals", 0)), g("deck_no"), g("deck_id"), g("commitment"))
+        return CaribbeanDeal(
+            int(g("seals", 0)),
+            g("deck_no"),
+            g("deck_id"),
+            g("commitment"),
+            proving=Proving.restore(g("proving")),
+        )
+
+    def proving(self, deal: CaribbeanDeal) -> tuple[Proving, str | None]:
+        """The leaves of the committed order in play and its commitment."""
+        return deal.proving, deal.commitment
 
     def awaiting_seal(self, deal: CaribbeanDeal) -> tuple[int, str, str] | None:
         """The deck in play when its order is not in memory."""
@@ -130,7 +149,10 @@ class CaribbeanDealing:
         deal: CaribbeanDeal = batch.state.deal
         if deal.commitment is None or deal.deck_no is None:
             return
-        lost = ShoeLost(deal.deck_no, deal.deck_id or "?", deal.commitment, reason)
+        p = deal.proving
+        lost = ShoeLost(
+            deal.deck_no, deal.deck_id or "?", deal.commitment, reason, p.leaves, p.public
+        )
         batch.dealt(CaribbeanDeal(deal.seals), (lost,), batch.round_id)
 
     # -- opening and client commands ---------------------------------------------------------
@@ -159,6 +181,7 @@ class CaribbeanDealing:
         service's (it reads the meter)."""
         if isinstance(command, Showdown):
             raise TableError("tables.service_settles", command="Showdown")
+        refuse_client_leaf(command)
         if self.live:
             batch.apply_round(command)
             return
@@ -168,8 +191,10 @@ class CaribbeanDealing:
             n = deal.seals + 1
             deck = seal(DECK, batch.source, n, _deck_id(round_id))
             batch.apply_round(CloseBetting(deck.commitment))
-            batch.seal(deck)
-            batch.dealt(CaribbeanDeal(n, n, deck.shoe_id, deck.commitment, deck), ())
+            batch.seal(deck, batch.round_id)
+            proving = Proving(n, deck.leaves)
+            dealt = CaribbeanDeal(n, n, deck.shoe_id, deck.commitment, deck, proving)
+            batch.dealt(dealt, ())
             return
         batch.apply_round(command)
 
@@ -185,7 +210,11 @@ class CaribbeanDealing:
         if r.is_over:
             if deal.deck is not None and deal.commitment is not None:
                 dealt: list[Card | None] = [e.card for e in r.events if isinstance(e, CardDealt)]
-                batch.dealt(CaribbeanDeal(deal.seals), (reveal(deal.deck, dealt),), r.round_id)
+                shown = published(r, deal.proving)
+                public = deal.proving.fold(shown).public if shown is not None else ()
+                ended = (reveal(deal.deck, dealt, public),)
+                events = ended if shown is None else (shown, *ended)
+                batch.dealt(CaribbeanDeal(deal.seals), events, r.round_id)
                 return True
             return False
         if not play:
@@ -196,7 +225,8 @@ class CaribbeanDealing:
         if due[0].kind is DueKind.SETTLEMENT:
             return self._showdown(batch, r)
         if due[0].kind is DueKind.CARD and not self.live and deal.deck is not None:
-            batch.apply_round(DealCard(deal.deck.card_at(r.dealt)))
+            deck = deal.deck
+            batch.apply_round(DealCard(deck.card_at(r.dealt), leaf=deck.leaf_at(r.dealt)))
             return True
         return False
 

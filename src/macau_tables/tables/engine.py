@@ -202,9 +202,12 @@ class Batch:
             self.state = replace(self.state, fault=None)
         self.records.append(Record(round_id, event))
 
-    def seal(self, sealed: Sealed) -> None:
-        """A virtual order was shuffled and committed (kept to be stored sealed)."""
+    def seal(self, sealed: Sealed, round_id: str | None = None) -> None:
+        """A virtual order was shuffled and committed (kept to be stored sealed); its leaf
+        hashes are recorded now, before its first card (:class:`~.model.ShoeCommitted`), with
+        ``round_id`` when the order is one round's (a Caribbean deck, a machine's shuffle)."""
         self.sealed.append(sealed)
+        self.records.append(Record(round_id, sealed.committed()))
 
     def advance(self) -> None:
         """Every automatic step now due (see :func:`advance`)."""

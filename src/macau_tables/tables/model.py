@@ -5,6 +5,8 @@ Everything a client sends to a table is either a game command (``caribbean.Place
 (:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`,
 :class:`ReleaseAward`). The service
 records, beside the games' events, a few *table events* in the same hash-chained log:
+:class:`ShoeCommitted` (a virtual shoe's leaf hashes, before its first card),
+:class:`CardsPublished` (the cards of a round the public view showed, with their leaves),
 :class:`ShoeRevealed` / :class:`ShoeLost` (the shoe check after a virtual shoe ends),
 :class:`TableFaulted` / :class:`FaultCleared` (a fault in force survives a restart) and
 :class:`RoundRecovered` (what start-up recovery did to a round left open, CSP-11.4 / BAC-10),
@@ -23,12 +25,14 @@ from typing import ClassVar, Final
 from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
+from ..rng import CardLeaf, CardShown
 from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
 
 __all__ = [
     "CODEC_TYPES",
     "AwardHeld",
     "AwardReleased",
+    "CardsPublished",
     "ClearFault",
     "FaultCleared",
     "Hit",
@@ -38,6 +42,7 @@ __all__ = [
     "ReportFault",
     "RoundRecovered",
     "Sealed",
+    "ShoeCommitted",
     "ShoeLost",
     "ShoeRevealed",
     "Submitted",
@@ -151,11 +156,44 @@ TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault | ReleaseAward
 
 
 @dataclass(frozen=True, slots=True)
+class ShoeCommitted:
+    """A virtual shoe was committed card by card (scheme ``merkle-v2``, Common rules
+    "Randomness") before its first card: its ``leaves`` (one salted leaf hash per position, hex:
+    they reveal nothing) whose Merkle root is ``commitment``. Kept so that a dealt card can be
+    proved after a restart."""
+
+    shoe_no: int
+    shoe_id: str
+    commitment: str
+    leaves: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return f"ShoeCommitted(shoe {self.shoe_id!r}, {len(self.leaves)} leaves)"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPublished:
+    """The cards of round ``round_id`` that the public view showed (baccarat: the cards of the
+    hands; Caribbean Stud: none), each with its position and salt in shoe ``shoe_no``: what
+    the public shoe list proves once the shoe has ended."""
+
+    shoe_no: int
+    round_id: str
+    cards: tuple[CardShown, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ShoeRevealed:
-    """A virtual shoe ended: its committed ``order`` (uncut) and ``salt`` published, and the
-    service's check of it: ``commitment_ok`` (the order and salt hash to ``commitment``) and
-    ``dealt_ok`` (the ``dealt`` cards that left the shoe, cut at ``cut``, are the order's;
-    ``mismatch_at``: the first position that is not). ``verified`` is both."""
+    """A virtual shoe ended: its committed ``order`` (uncut) and salts kept for the audit
+    archive, and the service's check of it: ``commitment_ok`` (the order and salts hash to
+    ``commitment``) and ``dealt_ok`` (the ``dealt`` cards that left the shoe, cut at ``cut``,
+    are the order's; ``mismatch_at``: the first position that is not). ``verified`` is both.
+
+    Scheme ``sha256-v1`` (version 1 of this event): one ``salt`` for the whole order. Scheme
+    ``merkle-v2`` (version 2): ``salts``, one per position, ``salt`` empty, and ``public`` the
+    cards the public view showed (what the public shoe list proves; never the rest)."""
+
+    __codec_version__: ClassVar[int] = 2
 
     shoe_no: int
     shoe_id: str
@@ -167,22 +205,38 @@ class ShoeRevealed:
     commitment_ok: bool
     dealt_ok: bool
     mismatch_at: int | None = None
+    salts: tuple[str, ...] = ()
+    public: tuple[CardShown, ...] = ()
+
+    @classmethod
+    def __codec_migrate__(cls, fields: dict[str, object], version: int) -> dict[str, object]:
+        """Version 1 (one salt, scheme sha256-v1) reads as it was: no per-position salts."""
+        return fields
 
     @property
     def verified(self) -> bool:
         """The shoe dealt was the shoe committed."""
         return self.commitment_ok and self.dealt_ok
 
+    @property
+    def salt_of(self) -> str | tuple[str, ...]:
+        """The salt(s) the commitment was made with (one, or one per position)."""
+        return self.salts if self.salts else self.salt
+
 
 @dataclass(frozen=True, slots=True)
 class ShoeLost:
     """A virtual shoe's sealed order could not be recovered after a fault (CSP-11.4: "lost
-    shoe"): it cannot be revealed; the shoe is closed and a new one is shuffled."""
+    shoe"): it cannot be revealed; the shoe is closed and a new one is shuffled. A shoe
+    committed card by card keeps its ``leaves`` and the ``public`` cards shown so far: it
+    proves what was dealt, nothing more."""
 
     shoe_no: int
     shoe_id: str
     commitment: str
     reason: str
+    leaves: tuple[str, ...] = ()
+    public: tuple[CardShown, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +294,9 @@ class AwardReleased:
 
 
 TableEvent = (
-    ShoeRevealed
+    ShoeCommitted
+    | CardsPublished
+    | ShoeRevealed
     | ShoeLost
     | TableFaulted
     | FaultCleared
@@ -251,6 +307,8 @@ TableEvent = (
 """The events the service records beside the games' events."""
 
 TABLE_EVENTS: Final[tuple[type, ...]] = (
+    ShoeCommitted,
+    CardsPublished,
     ShoeRevealed,
     ShoeLost,
     TableFaulted,
@@ -267,26 +325,42 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
 @dataclass(frozen=True, slots=True)
 class Sealed:
     """A virtual shoe's hidden order, kept by the service until the shoe ends: ``order``
-    (uncut, as committed), ``salt`` (hex), ``commitment`` (the published digest), ``cut`` (the
-    rotation, see :mod:`macau_tables.baccarat.shoe`), ``production`` (the CSPRNG made it).
+    (uncut, as committed), ``salts`` (hex, one per position), ``leaves`` (their leaf hashes),
+    ``commitment`` (the published Merkle root, ``merkle-v2:…``), ``cut`` (the rotation, see
+    :mod:`macau_tables.baccarat.shoe`), ``production`` (the CSPRNG made it).
     Hidden information: never in a view, a log record or a ``repr``."""
 
     shoe_no: int
     shoe_id: str
     order: tuple[Card, ...]
-    salt: str
+    salts: tuple[str, ...]
     commitment: str
+    leaves: tuple[str, ...]
     cut: int = 0
     production: bool = True
 
     def __repr__(self) -> str:
-        return f"Sealed(shoe {self.shoe_id!r}, {len(self.order)} cards, {self.commitment[:12]}…)"
+        return f"Sealed(shoe {self.shoe_id!r}, {len(self.order)} cards, {self.commitment[:22]}…)"
+
+    def position(self, dealt: int) -> int:
+        """The committed position (0-based, uncut) of the ``dealt``-th card out (after the
+        cut)."""
+        if not 0 <= dealt < len(self.order):
+            raise TableError("tables.shoe_exhausted", shoe=self.shoe_id, position=dealt)
+        return (self.cut + dealt) % len(self.order)
 
     def card_at(self, position: int) -> Card:
         """The card dealt at ``position`` (0-based, after the cut)."""
-        if not 0 <= position < len(self.order):
-            raise TableError("tables.shoe_exhausted", shoe=self.shoe_id, position=position)
-        return self.order[(self.cut + position) % len(self.order)]
+        return self.order[self.position(position)]
+
+    def leaf_at(self, position: int) -> CardLeaf:
+        """Where the card dealt at ``position`` (after the cut) sits in the commitment."""
+        at = self.position(position)
+        return CardLeaf(self.shoe_no, at, self.salts[at])
+
+    def committed(self) -> ShoeCommitted:
+        """The table event that keeps this shoe's leaf hashes (before its first card)."""
+        return ShoeCommitted(self.shoe_no, self.shoe_id, self.commitment, self.leaves)
 
 
 @dataclass(frozen=True, slots=True)

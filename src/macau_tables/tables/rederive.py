@@ -34,18 +34,26 @@ from typing import Any, Final
 
 from ..baccarat import commands as bac_commands
 from ..baccarat import events as bac_events
+from ..cards import Card
 from ..caribbean import actions as car_actions
 from ..caribbean import events as car_events
 from ..errors import MacauTablesError
 from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Account, AccountKind
-from ..rng import verify_commitment
+from ..rng import CardLeaf, leaf_of, verify_leaves, verify_order
 from ..store import account_id
 from .adapters import dealing_for
 from .findings import Finding, finding
 from .holds import HOLD_EVENTS, hold_postings, settled_results
-from .model import TABLE_EVENTS, AwardHeld, AwardReleased, ShoeRevealed
+from .model import (
+    TABLE_EVENTS,
+    AwardHeld,
+    AwardReleased,
+    CardsPublished,
+    ShoeCommitted,
+    ShoeRevealed,
+)
 
 __all__ = [
     "CLOSERS",
@@ -171,10 +179,13 @@ def rederive_table(
     counts = counts if counts is not None else Counts()
     check = _TableCheck(table_id, game, meter_id, transactions, meter_balance, counts, from_start)
     published: set[str] = set()
+    committed: dict[int, tuple[str, ...]] = {}
     buffered: list[LoggedEvent] = []
     for logged in events:
         counts.events += 1
-        found = _shoe(table_id, logged, published, from_start, counts)
+        found = _shoe(table_id, logged, published, from_start, counts) or _leaf(
+            table_id, logged, committed, from_start
+        )
         if found is not None:
             return found
         if check.dealing.opens_round(logged.event) and buffered:
@@ -458,7 +469,7 @@ def _shoe(
         return None
     counts.shoes += 1
     record = f"{table_id}#{logged.seq}"
-    if not verify_commitment(e.commitment, e.order, e.salt):
+    if not verify_order(e.commitment, e.order, e.salt_of):
         return finding(
             "shoe", "events", record, table_id, "operations.verify_reveal", shoe=e.shoe_id
         )
@@ -476,6 +487,59 @@ def _shoe(
             shoe=e.shoe_id,
             position=e.mismatch_at if e.mismatch_at is not None else "?",
         )
+    return None
+
+
+def _leaf(
+    table_id: str, logged: LoggedEvent, committed: dict[int, tuple[str, ...]], from_start: bool
+) -> Finding | None:
+    """Note a shoe's leaves (their root must be its commitment); check every dealt or published
+    card's leaf — its card and salt hash to its position's leaf (Common rules "Randomness")."""
+    e = logged.event
+    record = f"{table_id}#{logged.seq}"
+    if isinstance(e, ShoeCommitted):
+        if not verify_leaves(e.commitment, e.leaves):
+            return finding(
+                "shoe",
+                "events",
+                record,
+                table_id,
+                "operations.verify_leaf",
+                shoe=e.shoe_no,
+                position="-",
+            )
+        committed[e.shoe_no] = e.leaves
+        return None
+    if isinstance(e, CardsPublished):
+        cards: list[tuple[object, CardLeaf]] = [
+            (c.card, CardLeaf(e.shoe_no, c.position, c.salt)) for c in e.cards
+        ]
+    else:
+        card, leaf = getattr(e, "card", None), getattr(e, "leaf", None)
+        cards = [(card, leaf)] if isinstance(leaf, CardLeaf) else []
+    for card, leaf in cards:
+        leaves = committed.get(leaf.shoe_no)
+        if leaves is None and not from_start:
+            continue  # (an archive of one day: the shoe was committed before it)
+        try:
+            ok = (
+                leaves is not None
+                and isinstance(card, Card)
+                and 0 <= leaf.position < len(leaves)
+                and leaf_of(leaf.position, card, leaf.salt) == leaves[leaf.position]
+            )
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            return finding(
+                "shoe",
+                "events",
+                record,
+                table_id,
+                "operations.verify_leaf",
+                shoe=leaf.shoe_no,
+                position=leaf.position,
+            )
     return None
 
 

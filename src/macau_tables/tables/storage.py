@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import codec
-from ..rng import ShoeReveal
+from ..rng import ShoeOpening, ShoeReveal, leaf_of, verify_leaves
 from ..store import (
     ChainHead,
     EventRecord,
@@ -173,15 +173,32 @@ _SIDE_RECORDED: Final = (ShoeRevealed, ShoeLost, TableFaulted, FaultCleared, Rou
 """The table events :func:`_side_record` writes beside the log (a round's events: none)."""
 
 
+def _leaves(event: ShoeRevealed) -> tuple[str, ...]:
+    return tuple(
+        leaf_of(i, card, salt)
+        for i, (card, salt) in enumerate(zip(event.order, event.salts, strict=True))
+    )
+
+
 def _side_record(tx: Tx, table_id: str, event: object, actor: str) -> None:
     """What a table event changes beside the log: the shoes table, the table's status, the
     audit log."""
     if isinstance(event, ShoeRevealed):
-        # The shoes table keeps the reveal as the core ShoeReveal (order and salt: what the
-        # store's verification hashes against the commitment); the log keeps the full check.
-        revealed = codec.encode(ShoeReveal(event.order, event.salt))
+        # The shoes table keeps what may be published: a card-by-card shoe's leaf hashes and
+        # the cards the public view showed (ShoeOpening; the whole order and every salt stay in
+        # the log, for the audit archive); a whole-shoe commitment's reveal as the core
+        # ShoeReveal. The store's verification checks either against the commitment.
+        if event.salts:
+            revealed = codec.encode(ShoeOpening(event.commitment, _leaves(event), event.public))
+        else:
+            revealed = codec.encode(ShoeReveal(event.order, event.salt))
         tx.shoe_reveal(table_id, event.shoe_no, revealed, event.verified)
     elif isinstance(event, ShoeLost):
+        if event.leaves:
+            # A lost card-by-card shoe still proves what was dealt: its leaves are kept.
+            opening = ShoeOpening(event.commitment, event.leaves, event.public)
+            ok = verify_leaves(event.commitment, event.leaves)
+            tx.shoe_reveal(table_id, event.shoe_no, codec.encode(opening), ok)
         tx.audit(
             "shoe_lost",
             actor=actor,

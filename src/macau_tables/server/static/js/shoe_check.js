@@ -1,26 +1,19 @@
-// The shoe check (public): a finished virtual shoe's commitment verified in the browser. The
-// digest is computed exactly as macau_tables.rng.commitment_digest does: SHA-256 over the
-// domain "macau-tables/shoe/v1\0", the 32-byte salt, then one byte per card of the order
-// (index = 4 * (rank - 2) + suit, suits d c h s = 0 1 2 3), with crypto.subtle.
+// The shoe check (public): a finished virtual shoe checked in the browser, with crypto.subtle.
+// A shoe committed card by card (scheme merkle-v2): each card the public was shown is proved
+// against the Merkle root published before the first card (merkle.js: RFC 6962, leaf hash over
+// the card's own salt, position and index); no other card of the shoe is ever published. A shoe
+// committed whole (scheme sha256-v1, before): its order and salt (from the audit archive) are
+// hashed as macau_tables.rng.commitment_digest does: SHA-256 over the domain
+// "macau-tables/shoe/v1\0", the 32-byte salt, then one byte per card of the order.
 
 import { api, showError } from "./api.js";
 import { dateTime, t } from "./i18n.js";
+import { cardIndex, hexBytes, verifyProof } from "./merkle.js";
 import { el } from "./tables_info.js";
 
 const DOMAIN = new TextEncoder().encode("macau-tables/shoe/v1\u0000");
-const RANKS = { 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, T: 10, 10: 10, J: 11, Q: 12, K: 13, A: 14 };
-const SUITS = { d: 0, c: 1, h: 2, s: 3, "♦": 0, "♣": 1, "♥": 2, "♠": 3, "♢": 0, "♧": 1, "♡": 2, "♤": 3 };
 
-/** A card's index (0..51) as cards.Card.parse reads it, or null. */
-export function cardIndex(text) {
-  const token = String(text).trim().replaceAll("\ufe0f", "");
-  const chars = Array.from(token);
-  if (chars.length < 2) return null;
-  const rank = RANKS[chars.slice(0, -1).join("").toUpperCase()];
-  const suit = SUITS[chars[chars.length - 1].toLowerCase()];
-  if (rank === undefined || suit === undefined) return null;
-  return (rank - 2) * 4 + suit;
-}
+export { cardIndex };
 
 /** The cards of `text`: a JSON array or cards separated by spaces, commas or new lines. */
 export function parseOrder(text) {
@@ -42,14 +35,6 @@ export function parseOrder(text) {
     indexes.push(index);
   }
   return { indexes };
-}
-
-function hexBytes(text) {
-  const clean = text.trim().toLowerCase();
-  if (!/^([0-9a-f]{2})*$/.test(clean)) return null;
-  const out = new Uint8Array(clean.length / 2);
-  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(clean.slice(2 * i, 2 * i + 2), 16);
-  return out;
 }
 
 /** SHA-256 hex of the domain, the salt and the card indexes (rng.commitment_digest). */
@@ -114,6 +99,41 @@ async function loadShoes(before = null) {
   next = page.next;
   older.hidden = !next;
 }
+
+const proofsPanel = document.getElementById("shoe-proofs");
+const proofsBody = document.querySelector("#shoe-proof-table tbody");
+const proofsResult = document.getElementById("shoe-proofs-result");
+
+/** Verify every proof of `shoe` (merkle-v2) and show a row per card with ✓ or ✗. */
+export async function checkProofs(shoe) {
+  proofsPanel.hidden = false;
+  document.getElementById("shoe-root").textContent = shoe.commitment;
+  proofsBody.replaceChildren();
+  if (!crypto.subtle) {
+    proofsResult.textContent = t("pages.shoe_check_no_crypto");
+    proofsResult.dataset.result = "bad";
+    return;
+  }
+  let good = 0;
+  for (const proof of shoe.proofs) {
+    const ok = await verifyProof(proof, shoe.size, shoe.commitment);
+    if (ok) good += 1;
+    const row = el("tr", { "data-verified": ok ? "yes" : "no" });
+    row.append(
+      el("td", { class: "num", text: String(proof.position) }),
+      el("td", { class: "mono", text: proof.card }),
+      el("td", { text: ok ? `✓ ${t("pages.proof_ok")}` : `✗ ${t("pages.proof_bad")}` }),
+    );
+    proofsBody.append(row);
+  }
+  const all = good === shoe.proofs.length;
+  proofsResult.className = `notice ${all ? "notice-status" : "notice-error"}`;
+  proofsResult.dataset.result = all ? "ok" : "mismatch";
+  proofsResult.textContent = shoe.proofs.length === 0
+    ? t("pages.shoe_check_no_public_cards", { cards: shoe.size })
+    : t(all ? "pages.shoe_check_proofs_ok" : "pages.shoe_check_proofs_bad", { good, cards: shoe.proofs.length, size: shoe.size });
+}
+
 older.addEventListener("click", () => {
   if (next) loadShoes(next);
 });
@@ -121,7 +141,12 @@ picker.addEventListener("change", () => {
   const shoe = shoes[Number(picker.value)];
   if (!picker.value || !shoe) return;
   form.elements.commitment.value = shoe.commitment;
-  form.elements.order.value = shoe.order.join(" ");
-  form.elements.salt.value = shoe.salt;
+  if (shoe.scheme === "merkle-v2") {
+    form.hidden = true;
+    checkProofs(shoe).catch((err) => showError(err));
+  } else {
+    form.hidden = false;
+    proofsPanel.hidden = true;
+  }
 });
 loadShoes();

@@ -6,6 +6,7 @@
 
 import { api, clearError, once, send, showError, showStatus } from "./api.js";
 import { has, money, pageData, t } from "./i18n.js";
+import { verifyProof } from "./merkle.js";
 import { connect } from "./socket.js";
 
 export const page = pageData() || {};
@@ -216,7 +217,48 @@ export function followTable(render, { wallet = false } = {}) {
   }
 
   refresh({ board: true, wallet: true });
+  const verify = document.getElementById("verify-cards");
+  if (verify) verify.addEventListener("click", () => verifyMyCards(path, shown).catch((err) => showError(err)));
   return { command, refresh, state: () => ({ shown, board }) };
+}
+
+/**
+ * "Verify my cards": the proofs of the cards this round shows the signed-in player (GET
+ * /api/tables/{id}/proofs?round=…: exactly what their view shows), each checked in the
+ * browser against the Merkle root published before the shoe's first card (merkle.js).
+ */
+async function verifyMyCards(path, shown) {
+  const list = document.getElementById("card-proofs");
+  const result = document.getElementById("card-proofs-result");
+  list.replaceChildren();
+  result.dataset.result = "";
+  if (!shown || !shown.round_id) {
+    result.textContent = t("pages.verify_cards_no_round");
+    return;
+  }
+  const answer = await api(`${path}/proofs?round=${encodeURIComponent(shown.round_id)}`);
+  let good = 0;
+  let cards = 0;
+  for (const shoe of answer.shoes) {
+    for (const proof of shoe.cards) {
+      const ok = await verifyProof(proof, shoe.size, shoe.commitment);
+      cards += 1;
+      if (ok) good += 1;
+      const item = document.createElement("li");
+      item.dataset.verified = ok ? "yes" : "no";
+      item.dataset.card = proof.card;
+      const face = cardNode(proof.card);
+      item.append(face, document.createTextNode(` ${ok ? "✓" : "✗"} ${t(ok ? "pages.proof_ok" : "pages.proof_bad")}`));
+      list.append(item);
+    }
+  }
+  if (cards === 0) {
+    result.textContent = t("pages.verify_cards_none");
+    result.dataset.result = "none";
+    return;
+  }
+  result.textContent = t(good === cards ? "pages.verify_cards_ok" : "pages.verify_cards_bad", { good, cards });
+  result.dataset.result = good === cards ? "ok" : "mismatch";
 }
 
 function showTableState(shown) {
