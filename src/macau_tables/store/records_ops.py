@@ -228,17 +228,7 @@ class RecordOps(TxBase):
     def shoe(self, table_id: str, shoe_no: int) -> ShoeRecord | None:
         """Shoe ``shoe_no`` of ``table_id`` (one row by its key), or ``None``."""
         r = self._shoe_row(table_id, shoe_no)
-        if r is None:
-            return None
-        return ShoeRecord(
-            r.table_id,
-            r.shoe_no,
-            r.commitment,
-            loads_object(r.revealed),
-            r.verified,
-            r.created_at,
-            r.revealed_at,
-        )
+        return None if r is None else _shoe_record(r)
 
     def _shoe_row(self, table_id: str, shoe_no: int) -> Any:
         return self.connection.execute(

@@ -67,15 +67,20 @@ def _cards(value: object, depth: int = 0) -> Iterator[Card]:
 
 def shown(round_: Any, audience: Audience) -> tuple[tuple[Card, CardLeaf], ...]:
     """The cards of ``round_`` that ``audience``'s view shows now, each with its leaf, in deal
-    order (cards with no leaf — a live table's, or recorded before — are not provable)."""
-    counts = Counter(_cards(audience_view(round_, audience)))
-    out: list[tuple[Card, CardLeaf]] = []
+    order (cards with no leaf — a live table's, or recorded before — are not provable).
+
+    A view shows cards, not positions: when a shoe of several decks dealt the same card twice
+    in a round and the view shows fewer copies than were dealt (one of them face down, e.g.
+    held under BAC-16), which copy is shown cannot be told, so none of them is proved — a proof
+    of the wrong position would tell the hidden card."""
+    seen = Counter(_cards(audience_view(round_, audience)))
+    dealt: list[tuple[Card, CardLeaf]] = []
     for e in round_.events:
         card, leaf = getattr(e, "card", None), getattr(e, "leaf", None)
-        if isinstance(card, Card) and isinstance(leaf, CardLeaf) and counts[card] > 0:
-            counts[card] -= 1
-            out.append((card, leaf))
-    return tuple(out)
+        if isinstance(card, Card) and isinstance(leaf, CardLeaf):
+            dealt.append((card, leaf))
+    copies = Counter(card for card, _ in dealt)
+    return tuple((card, leaf) for card, leaf in dealt if seen[card] >= copies[card])
 
 
 def published(round_: Any, proving: Proving) -> CardsPublished | None:
