@@ -84,6 +84,17 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         # a card as recorded (tables.recall): a refused card at a live table
         "CardDealt": "派牌",
         "CardRefused": "拒收的牌",
+        # the physical acts of a live table (rounds.LIVE_ONLY): a virtual table refuses them
+        "DealCard": "輸入派出的牌",
+        "ReportExposedCard": "報告誤翻的牌",
+        "ReportMisdeal": "報告派牌錯誤",
+        "DealtToEmptyBox": "報告派往空門的牌",
+        "ShufflerFailure": "報告洗牌機故障",
+        "Correct": "更正實體牌",
+        "Cut": "切牌",
+        "Burn": "銷牌",
+        "CutCardOut": "報告白咭出現",
+        "OpenShoe": "開新牌靴",
         # the options needing the regulator's approval (BAC-19, BAC-17.7, CSP-13)
         "royal_flush_odds": "黃袍麒加注賠率",
         "bac.burn_rule": "燒牌方式",
@@ -110,6 +121,7 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "cashier_deposit": "收銀存款",
         "cashier_withdrawal": "收銀提款",
         "audit_archive": "匯出審計檔案",
+        "user_unlock": "解除登入鎖定",
     },
 }
 """Word → its text, per language other than English."""
