@@ -219,8 +219,10 @@ def fixed_award(fixed: int) -> AwardSplit:
 class Award:
     """One jackpot award as paid: who (``box``), for what, how much, and who funded it.
 
-    ``box`` is the winning position: a Caribbean Stud box 1..7 or, in Baccarat, the seat/box
-    number of the winning wager.
+    ``box`` keys the winning wager in its round's settlement: a Caribbean Stud box 1..7 or, in
+    baccarat, the jackpot wager's id (not a seat). The winning place (``"box 3"``,
+    ``"seat 2"``) is the ``spot`` of the wager result the settlement's ``awarded(award)``
+    returns (CSP-10.4, BAC-17).
     """
 
     box: int

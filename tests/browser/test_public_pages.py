@@ -401,3 +401,39 @@ def test_the_login_page_never_leaves_its_origin_after_signing_in(page: Any, live
         page.locator("#login-submit").click()
     page.wait_for_load_state("domcontentloaded")
     assert page.url.startswith(live.url + "/"), page.url
+
+
+def test_the_jackpot_display_names_the_winning_box_or_seat_CSP_10_4_BAC_17(
+    page: Any, live: Live
+) -> None:
+    """A hit shows its winning place in the page's language (``第 3 號座位`` for ``"seat 3"``),
+    never the award's key (at baccarat a wager id); a hit recorded before places were shows
+    ``—``."""
+    round_id = f"bac-live-{uuid.uuid4().hex[:6]}"
+    live.store.run(
+        lambda tx: tx.record_hit(
+            "m-baccarat",
+            table_id="bac-live",
+            round_id=round_id,
+            box=8,
+            combination="royal_flush",
+            amount=0,
+            place="seat 3",
+        )
+    )
+    live.store.run(
+        lambda tx: tx.record_hit(
+            "m-baccarat",
+            table_id="bac-live",
+            round_id=f"{round_id}-old",
+            box=9,
+            combination="royal_flush",
+            amount=0,
+        )
+    )
+    page.goto("/jackpot?lang=zh-Hant")
+    seat = page.locator("#jackpot-hits td[data-place='seat 3']")
+    seat.first.wait_for()
+    assert seat.first.inner_text() == "第 3 號座位"
+    assert page.locator("#jackpot-hits td[data-place='']").first.inner_text() == "—"
+    assert "8" not in [c.strip() for c in page.locator("#jackpot-hits td").all_inner_texts()]

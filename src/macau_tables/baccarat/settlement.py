@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import ConfigError, RuleViolation
-from ..jackpot import AwardSplit, Combination, JackpotResult, Meter, split_contribution
+from ..jackpot import Award, AwardSplit, Combination, JackpotResult, Meter, split_contribution
 from ..ledger import Posting
 from ..ledger import settlement as settlement_postings
 from ..rounds import Outcome, WagerResult
@@ -177,6 +177,12 @@ class RoundSettlement:
             if i == wager_id:
                 return line
         return None
+
+    def awarded(self, award: Award) -> WagerResult | None:
+        """The jackpot wager ``award`` (one of ``jackpot.awards``, keyed by wager id) paid,
+        whose ``spot`` names the winning seat or standing area (BAC-15, BAC-17); ``None`` if
+        the round had no such wager."""
+        return self.line(award.box)
 
     def for_player(self, player: str) -> tuple[WagerResult, ...]:
         """The results of ``player``'s wagers, in wager order."""

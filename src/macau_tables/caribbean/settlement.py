@@ -31,7 +31,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..cards import Card
-from ..jackpot import Combination, JackpotResult, Meter, resolve_caribbean, split_contribution
+from ..jackpot import (
+    Award,
+    Combination,
+    JackpotResult,
+    Meter,
+    resolve_caribbean,
+    split_contribution,
+)
 from ..rounds import Outcome, WagerResult
 from .hands import HandCategory, HandValue, compare, evaluate, qualifies
 from .rules import CaribbeanRules, jackpot_combination
@@ -168,6 +175,11 @@ class Settlement:
             if w.kind == kind:
                 return w
         return None
+
+    def awarded(self, award: Award) -> WagerResult | None:
+        """The jackpot wager ``award`` (one of ``jackpot.awards``) paid: its box's, whose
+        ``spot`` names the winning box (CSP-10.4); ``None`` if the round had none there."""
+        return self.wager(award.box, WagerKind.JACKPOT)
 
 
 # -- computing a settlement ----------------------------------------------------------------------

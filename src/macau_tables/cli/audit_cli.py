@@ -30,12 +30,13 @@ from typing import Any
 import typer
 
 from ..errors import ConfigError
+from ..messages import DEFAULT_LANGUAGE, render
 from ..rounds import Audience
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
 from ..tables.audit import verify_database
 from ..tables.findings import Finding
-from ..tables.recall import RecalledRound, recall
+from ..tables.recall import RecalledAward, RecalledRound, recall
 from ..tables.reports import (
     DayReport,
     PositionFigures,
@@ -133,8 +134,9 @@ def recall_rounds(
     typer.echo("\n".join(lines))
 
 
-def describe_round(r: RecalledRound) -> list[str]:
-    """One recalled round as text lines."""
+def describe_round(r: RecalledRound, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """One recalled round as text lines (its jackpot awards in ``language``: the CLI's is
+    English)."""
     out = [
         f"Round {r.round_id} — {r.state}, records #{r.first_seq}…#{r.last_seq}, "
         f"{shown_time(r.started)} → {shown_time(r.ended)} (Macau)",
@@ -163,17 +165,26 @@ def describe_round(r: RecalledRound) -> list[str]:
             for p in r.players
         ]
     out.append(
-        "  jackpot awards: "
-        + (
-            ", ".join(
-                f"box {b} {c} {money(a)} ({money(m)} from the meter)" for b, c, a, m in r.awards
-            )
-            or "none"
-        )
+        "  jackpot awards: " + (", ".join(describe_award(a, language) for a in r.awards) or "none")
     )
     out += [f"  {n}" for n in r.notes]
     out.append(f"  hash #{r.last_seq}: {r.hash}")
     return out
+
+
+def describe_award(award: RecalledAward, language: str = DEFAULT_LANGUAGE) -> str:
+    """A recalled jackpot award as text in ``language``: the winning box or seat (CSP-10.4,
+    BAC-17), the combination and the amount with the part from the meter."""
+    return render(
+        "cli.recall_award",
+        {
+            "place": award.place or "no place recorded",
+            "combination": award.combination,
+            "amount": money(award.amount),
+            "from_meter": money(award.from_meter),
+        },
+        language,
+    )
 
 
 def _note(event: str) -> str:

@@ -75,6 +75,8 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "double_pair": "雙對子",
         "three_of_a_kind": "三條",
         "single_pair": "單對子",
+        # a jackpot hit recorded before its winning place was (tables.recall, the meters' hits)
+        "no place recorded": "未記錄位置",
         # how a wager ended (rounds.Outcome) and a wager not settled yet (tables.recall)
         "won": "贏",
         "lost": "輸",

@@ -289,11 +289,15 @@ def withdraw(runtime: RuntimeDep, who: Admin, body: CashRequest) -> CashDone:
 
 
 class Hit(BaseModel):
-    """One hit of a meter: where (table, box, the round: the hand), what and when."""
+    """One hit of a meter: where (the table, the winning ``place`` — ``"box 3"``, ``"seat 2"``
+    as the round's settlement names it, CSP-10.4, BAC-17; ``None`` for a hit recorded before
+    places were —, the round: the hand), what and when. ``box`` is the award's key in the
+    settlement (a wager id at baccarat, not a seat): show ``place``."""
 
     seq: int
     table: str
     box: int
+    place: str | None
     round_id: str
     combination: str
     amount: int
@@ -354,6 +358,7 @@ def _meter(tx: Tx, record: MeterRecord, tables: list[TableRecord]) -> Meter:
                 seq=h.seq,
                 table=h.table_id,
                 box=h.box,
+                place=h.place,
                 round_id=h.round_id,
                 combination=h.combination,
                 amount=h.amount,

@@ -756,6 +756,7 @@ def _hit(hit: Any) -> dict[str, Any]:
         "table_id": hit.table_id,
         "round_id": hit.round_id,
         "box": hit.box,
+        "place": hit.place,
         "combination": hit.combination,
         "amount": hit.amount,
         "at": hit.at.isoformat(),

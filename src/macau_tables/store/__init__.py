@@ -107,8 +107,10 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
   list[MeterRecord]``; ``meter_amount(meter_id, *, lock: bool = False) -> int`` (``lock``:
   ``SELECT … FOR UPDATE`` on PostgreSQL, serialised awards; SQLite writers are already serial);
   contributions are ordinary postings (deltas); ``record_hit(meter_id, *, table_id, round_id,
-  box: int, combination: str, amount: int) -> MeterHit`` (hits +1, pending parameters take
-  effect now); ``hits(meter_id, *, last: int = 25) -> list[MeterHit]`` (newest first);
+  box: int, combination: str, amount: int, place: str | None = None) -> MeterHit`` (hits +1,
+  pending parameters take effect now; ``place`` the winning box or seat, ``"box 3"``,
+  ``"seat 2"``, CSP-10.4, BAC-17 — schema v9, ``None`` for a hit recorded before);
+  ``hits(meter_id, *, last: int = 25) -> list[MeterHit]`` (newest first);
   ``set_meter_params(meter_id, *, seed: int | None = None, params: Mapping | None = None, actor,
   reason) -> MeterRecord`` (``seed_pending``/``params_pending`` until the next hit; whether a
   round is open is the service's check); ``adjust_meter(meter_id, amount, *,

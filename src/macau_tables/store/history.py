@@ -241,6 +241,7 @@ def _hit(r: Any) -> MeterHit:
         r.combination,
         int(r.amount),
         r.at,
+        r.place,
     )
 
 

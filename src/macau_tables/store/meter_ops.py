@@ -137,22 +137,27 @@ class MeterOps(LedgerOps):
         box: int,
         combination: str,
         amount: int,
+        place: str | None = None,
     ) -> MeterHit:
         """Record an award of ``amount`` taken from ``meter_id`` (the money moved by the
-        settling postings); returns the hit with its order ``seq``. Parameters pending take
-        effect now. Refuses an unknown meter and bad values."""
+        settling postings); returns the hit with its order ``seq``. ``box`` is the award's key
+        in the settlement, ``place`` the winning box or seat (``"box 3"``, ``"seat 2"``;
+        CSP-10.4, BAC-17) when the settlement names it. Parameters pending take effect now.
+        Refuses an unknown meter and bad values."""
         self.writable()
         require_text(table_id, "table_id")
         require_text(round_id, "round_id")
         require_text(combination, "combination")
         require_int(box, "box")
         require_int(amount, "amount", minimum=0)
+        if place is not None:
+            require_text(place, "place")
         row = self._meter_row(meter_id, lock=True)
         if row is None:
             raise StoreError("store.unknown_meter", meter_id=meter_id)
         at = self.now()
         seq = int(row.hits) + 1
-        hit = MeterHit(meter_id, seq, table_id, round_id, box, combination, amount, at)
+        hit = MeterHit(meter_id, seq, table_id, round_id, box, combination, amount, at, place)
         self.connection.execute(
             insert(s.meter_hits).values(
                 meter_id=meter_id,
@@ -163,6 +168,7 @@ class MeterOps(LedgerOps):
                 combination=combination,
                 amount=amount,
                 at=at,
+                place=place,
             )
         )
         changes: dict[str, Any] = {"hits": seq, "params_pending": None, "seed_pending": None}
@@ -170,20 +176,18 @@ class MeterOps(LedgerOps):
             changes["params"] = row.params_pending
         if row.seed_pending is not None:
             changes["seed"] = row.seed_pending
-        self._log(
-            meter_id,
-            "hit",
-            {
-                "seq": seq,
-                "table_id": table_id,
-                "round_id": round_id,
-                "box": box,
-                "combination": combination,
-                "amount": amount,
-                "at": iso(at),
-            },
-            changes,
-        )
+        logged: dict[str, Any] = {
+            "seq": seq,
+            "table_id": table_id,
+            "round_id": round_id,
+            "box": box,
+            "combination": combination,
+            "amount": amount,
+            "at": iso(at),
+        }
+        if place is not None:  # a hit without a place logs as it did before schema v9
+            logged["place"] = place
+        self._log(meter_id, "hit", logged, changes)
         return hit
 
     def hits(self, meter_id: str, *, last: int = 25) -> list[MeterHit]:
@@ -202,6 +206,7 @@ class MeterOps(LedgerOps):
                 r.combination,
                 int(r.amount),
                 r.at,
+                r.place,
             )
             for r in rows
         ]

@@ -185,7 +185,10 @@ class MeterRecord:
 
 @dataclass(frozen=True, slots=True)
 class MeterHit:
-    """One jackpot award taken from a meter (``seq`` is the meter's hit order)."""
+    """One jackpot award taken from a meter (``seq`` is the meter's hit order). ``box`` is the
+    award's key in its round's settlement (a box at Caribbean Stud, a wager id at baccarat);
+    ``place`` the winning box or seat as the settlement names it (``"box 3"``, ``"seat 2"``;
+    CSP-10.4, BAC-17) — ``None`` for a hit recorded before places were (schema v9)."""
 
     meter_id: str
     seq: int
@@ -195,6 +198,7 @@ class MeterHit:
     combination: str
     amount: int
     at: datetime
+    place: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ __all__ = [
     "users",
 ]
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -220,6 +220,7 @@ meter_hits = Table(
     Column("combination", String(60), nullable=False),
     Column("amount", BigInteger, nullable=False),
     Column("at", UtcDateTime, nullable=False),
+    Column("place", String(40), nullable=True),  # schema v9: "box 3", "seat 2"; NULL before
 )
 
 idempotency = Table(

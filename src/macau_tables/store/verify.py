@@ -397,9 +397,10 @@ def _verify_meter(tx: Tx, row: Any) -> Failure | None:
             "combination": hit.combination,
             "amount": int(hit.amount),
             "at": iso(hit.at),
+            "place": hit.place,  # None in both for a hit of before schema v9
         } != {
             k: logged.get(k)
-            for k in ("seq", "table_id", "round_id", "box", "combination", "amount", "at")
+            for k in ("seq", "table_id", "round_id", "box", "combination", "amount", "at", "place")
         }:
             return bad
     return None

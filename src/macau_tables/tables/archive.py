@@ -245,6 +245,7 @@ def collect_day(
                 "combination": h.combination,
                 "amount": h.amount,
                 "at": iso(h.at),
+                "place": h.place,
             }
             for m in meters
             for h in meter_hit_rows(tx, m.meter_id)

@@ -37,6 +37,7 @@ from .clock import opening_date
 __all__ = [
     "DEMO_APPROVAL",
     "DEMO_PLAYERS",
+    "MAX_DIFFERENCE",
     "DemoCasino",
     "DemoTable",
     "create_demo_casino",
@@ -55,6 +56,10 @@ UNIT: Final = 1_000
 
 SEED: Final = 1_000_000
 """Both meters' seed, 10,000.00."""
+
+MAX_DIFFERENCE: Final = 500_000
+"""The baccarat tables' banker/player difference limit, 5,000.00 (BAC-14): betting does not
+close while the round's banker and player totals differ by more."""
 
 DEMO_PLAYERS: Final[tuple[tuple[str, str], ...]] = (
     ("alice", "Alice"),
@@ -106,12 +111,14 @@ def _approved(rules: Any) -> Any:
 
 def demo_baccarat_rules() -> BaccaratRules:
     """An 8-deck baccarat table burning one card per deck (BAC-2.1), one demonstration round
-    per shoe, unit 10.00, every wager with the default limits, the jackpot wager of one unit
-    (BAC-17), card holding off; every option approved (``DEMO-ONLY``)."""
+    per shoe, unit 10.00, every wager with the default limits, a banker/player difference limit
+    of 5,000.00 (BAC-14), the jackpot wager of one unit (BAC-17), card holding off; every
+    option approved (``DEMO-ONLY``)."""
     rules = BaccaratRules(
         shoe=ShoeSettings(decks=8, burn_rule=BurnRule.DECKS, demo_rounds=1),
         bet_unit=UNIT,
         limits=default_limits(UNIT, tuple(WagerKind)),
+        max_difference=MAX_DIFFERENCE,
         jackpot_wager=UNIT,
         jackpot_seed=SEED,
     )

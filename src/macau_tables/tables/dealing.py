@@ -18,7 +18,8 @@ BAC-10) and which awards are jackpot hits.
 
 This module holds the protocol and what both adapters share: sealing a shuffled order with its
 card-by-card commitment (:func:`seal`), checking a finished shoe against it (:func:`reveal`) and
-refusing a leaf a client would send with a card (:func:`refuse_client_leaf`).
+refusing a leaf a client would send with a card (:func:`refuse_client_leaf`), and a
+settlement's jackpot hits with the place each paid (:func:`jackpot_hits`).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import codec
 from ..cards import Card
+from ..jackpot import Award, JackpotResult
 from ..rng import CardShown, RandomSource, commit_leaves, shuffle, verify_order
-from ..rounds import Due
+from ..rounds import Due, WagerResult
 from .model import (
     CardsPublished,
     Hit,
@@ -46,7 +48,7 @@ from .model import (
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Batch
 
-__all__ = ["Dealing", "Proving", "refuse_client_leaf", "reveal", "seal"]
+__all__ = ["Dealing", "Proving", "jackpot_hits", "refuse_client_leaf", "reveal", "seal"]
 
 
 class Dealing(Protocol):
@@ -184,6 +186,30 @@ class Proving:
             return cls()
         public = tuple(codec.decode(c, expect=CardShown) for c in data.get("public", ()))
         return cls(data.get("shoe_no"), tuple(data.get("leaves", ())), public)
+
+
+class AwardingSettlement(Protocol):
+    """A settlement with jackpot awards (both games' settlements): the ``jackpot`` result and
+    the wager result each award paid (``awarded``), whose ``spot`` names the place."""
+
+    @property
+    def jackpot(self) -> JackpotResult | None: ...
+
+    def awarded(self, award: Award) -> WagerResult | None: ...
+
+
+def jackpot_hits(settlement: AwardingSettlement) -> tuple[Hit, ...]:
+    """Every jackpot award of ``settlement`` in payment order, each with the winning place:
+    the ``spot`` of the wager it paid (``"box 3"``, ``"seat 2"``; CSP-10.4, BAC-17) — never
+    the award's key, which at baccarat is a wager id."""
+    if settlement.jackpot is None:
+        return ()
+    hits = []
+    for a in settlement.jackpot.awards:
+        paid = settlement.awarded(a)
+        place = None if paid is None else paid.spot
+        hits.append(Hit(a.box, a.combination.value, a.amount, a.from_meter, place))
+    return tuple(hits)
 
 
 def seal(cards: Sequence[Card], source: RandomSource, shoe_no: int, shoe_id: str) -> Sealed:

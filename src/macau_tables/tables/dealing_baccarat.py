@@ -42,7 +42,7 @@ from ..cards import Card, new_shoe
 from ..rng import ShoeCommitment
 from ..rounds import DEALER, Due, DueKind, replacer
 from .clock import opening_date
-from .dealing import Proving, refuse_client_leaf, reveal, seal
+from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
 from .proofs import published
 
@@ -451,11 +451,8 @@ class BaccaratDealing:
 
     def hits(self, event: object) -> tuple[Hit, ...]:
         """Every jackpot award of a settlement, in payment order (BAC-17)."""
-        if isinstance(event, RoundSettled) and event.settlement.jackpot is not None:
-            return tuple(
-                Hit(a.box, a.combination.value, a.amount, a.from_meter)
-                for a in event.settlement.jackpot.awards
-            )
+        if isinstance(event, RoundSettled):
+            return jackpot_hits(event.settlement)
         return ()
 
 

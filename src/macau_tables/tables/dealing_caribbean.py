@@ -41,7 +41,7 @@ from ..caribbean.round import CaribbeanRound
 from ..jackpot import Meter
 from ..rounds import Due, DueKind
 from .clock import opening_date
-from .dealing import Proving, refuse_client_leaf, reveal, seal
+from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
 from .proofs import published
 
@@ -265,11 +265,8 @@ class CaribbeanDealing:
 
     def hits(self, event: object) -> tuple[Hit, ...]:
         """Every jackpot award of a showdown, in payment order (CSP-10.4, CSP-10.7)."""
-        if isinstance(event, RoundSettled) and event.settlement.jackpot is not None:
-            return tuple(
-                Hit(a.box, a.combination.value, a.amount, a.from_meter)
-                for a in event.settlement.jackpot.awards
-            )
+        if isinstance(event, RoundSettled):
+            return jackpot_hits(event.settlement)
         return ()
 
 

@@ -365,14 +365,18 @@ class Sealed:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One jackpot award: the winning ``box``, the ``combination`` (a
-    :class:`~macau_tables.jackpot.Combination` value), the ``amount`` paid and the part of it
-    ``from_meter`` (a hit of the meter when > 0: recorded in its history)."""
+    """One jackpot award: ``box`` (the award's key in its settlement:
+    :class:`~macau_tables.jackpot.Award`), the ``combination`` (a
+    :class:`~macau_tables.jackpot.Combination` value), the ``amount`` paid, the part of it
+    ``from_meter`` (a hit of the meter when > 0: recorded in its history) and the winning
+    ``place`` — the paid wager's ``spot`` (``"box 3"``, ``"seat 2"``; CSP-10.4, BAC-17),
+    ``None`` when the settlement names none."""
 
     box: int
     combination: str
     amount: int
     from_meter: int = 0
+    place: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

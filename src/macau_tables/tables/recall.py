@@ -10,7 +10,9 @@ record (which pins it in the table's chain).
 
 Everything is derived through the round contract: the round is ``GAMES[game].replay`` of its
 events, the wagers are the :class:`~macau_tables.rounds.WagerResult` lines of its settlement
-(the same shape in both games), the awards the dealing adapter's ``hits``.
+(the same shape in both games), the awards the dealing adapter's ``hits``, each with the
+winning box or seat the settlement names (CSP-10.4, BAC-17: the ``spot`` of the jackpot wager it
+paid, never the award's key, which at baccarat is a wager id).
 
 Recall shows no card before the live view does (CSP-12, BAC-16): it goes through the gate
 (:mod:`macau_tables.visibility`) for the ``audience`` it is asked for (a supervisor, for the API
@@ -40,6 +42,7 @@ from .rederive import CLOSERS
 
 __all__ = [
     "PlayerMoney",
+    "RecalledAward",
     "RecalledCard",
     "RecalledRound",
     "RecalledWager",
@@ -77,6 +80,20 @@ class RecalledWager:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledAward:
+    """One jackpot award of the round: the winning ``place`` (``"box 3"``, ``"seat 2"``; the
+    settlement's ``spot`` of the wager it paid, CSP-10.4, BAC-17; ``None`` when it names none),
+    the ``combination``, the ``amount`` paid and the part of it ``from_meter``. ``box`` is the
+    award's key in the settlement (a wager id at baccarat: not a place)."""
+
+    box: int
+    place: str | None
+    combination: str
+    amount: int
+    from_meter: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerMoney:
     """A player's wallet around the round: ``before`` its first transaction, ``after`` its last
     one, and the round's ``net`` on it (the wallet may also have moved elsewhere meanwhile)."""
@@ -105,7 +122,7 @@ class RecalledRound:
     cards: tuple[RecalledCard, ...]
     wagers: tuple[RecalledWager, ...]
     players: tuple[PlayerMoney, ...]
-    awards: tuple[tuple[int, str, int, int], ...]
+    awards: tuple[RecalledAward, ...]
     notes: tuple[str, ...]
     holds: tuple[tuple[str, str, int, str | None], ...] = ()
     """The awards held for a supervisor: ``(hold_id, player, amount, released_by)``
@@ -147,8 +164,14 @@ class RecalledRound:
                 for p in self.players
             ],
             "awards": [
-                {"box": b, "combination": c, "amount": a, "from_meter": m}
-                for b, c, a, m in self.awards
+                {
+                    "box": a.box,
+                    "place": a.place,
+                    "combination": a.combination,
+                    "amount": a.amount,
+                    "from_meter": a.from_meter,
+                }
+                for a in self.awards
             ],
             "notes": list(self.notes),
             "holds": [
@@ -199,7 +222,7 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str, *, audience: Audienc
     txs = transactions_of_events(tx, table.table_id, first.seq, last.seq)
     wagers = _wagers(closing, txs)
     awards = tuple(
-        (h.box, h.combination, h.amount, h.from_meter)
+        RecalledAward(h.box, h.place, h.combination, h.amount, h.from_meter)
         for e in ([closing] if closing is not None else [])
         for h in dealing.hits(e)
     )

@@ -162,6 +162,7 @@ def persist(
                     box=hit.box,
                     combination=hit.combination,
                     amount=hit.amount,
+                    place=hit.place,
                 )
     snap = last is not None and not state.round_open and new_seq >= snapshot_after
     if snap:

@@ -1,9 +1,11 @@
 // The jackpot display (CSP-1): every linked meter large and live over /ws/jackpot (the amount
 // moves with every contribution, on this server or another one on the same database), the
-// fixed awards by combination (CSP-10.3, BAC-17) and the last hits.
+// fixed awards by combination (CSP-10.3, BAC-17) and the last hits, each with the winning box or
+// seat (CSP-10.4, BAC-17: the hit's `place`, "box 3" / "seat 2" in the page's language; a hit
+// recorded before places were has none and shows "—", never its `box`, a wager id at baccarat).
 
 import { api, showError } from "./api.js";
-import { dateTime, money, t } from "./i18n.js";
+import { dateTime, money, t, term } from "./i18n.js";
 import { connect } from "./socket.js";
 import { combinationName } from "./jackpot_words.js";
 import { el, gameName } from "./tables_info.js";
@@ -67,7 +69,7 @@ function drawHits() {
         "tbody",
         {},
         ...hits.slice(0, 10).map((h) =>
-          el("tr", {}, el("td", { text: dateTime(h.at) }), el("td", { text: h.table_id || h.table }), el("td", { text: h.box }), el("td", { text: combinationName(h.combination) }), el("td", { class: "num", text: money(h.amount) })),
+          el("tr", {}, el("td", { text: dateTime(h.at) }), el("td", { text: h.table_id || h.table }), el("td", { "data-place": h.place ?? "", text: h.place ? term(h.place) : "—" }), el("td", { text: combinationName(h.combination) }), el("td", { class: "num", text: money(h.amount) })),
         ),
       ),
     ),
