@@ -203,7 +203,8 @@ class Issuer(StrEnum):
     cards, never money."""
     SUPERVISOR = "supervisor"
     """A supervisor: corrections and voids (BAC-10, CSP-11.1, CSP-11.4), returns of carried
-    wagers (CSP-11.1), putting a table back in service, a change of shoe (BAC-3.2)."""
+    wagers (CSP-11.1), putting a table back in service, a change of shoe (BAC-3.2), a cut card
+    confirmed out far from where the count puts it (BAC-3.1)."""
     SERVICE = "service"
     """Only the table service itself: time-outs (CSP-6.4, BAC-16), the settlement or showdown
     with the meter it reads (CSP-6.8, BAC-17), the rounds of the shoe (BAC-2.2, BAC-3)."""

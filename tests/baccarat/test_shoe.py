@@ -199,25 +199,137 @@ def test_one_more_round_after_cut_card_BAC_3_1() -> None:
     assert exc.value.rule == "BAC-3.1"
 
 
-def test_live_cut_card_out_command_BAC_3_1() -> None:
-    state, _ = S.open_shoe("live", SETTINGS, live=True)
+def _live(settings: ShoeSettings = SETTINGS) -> S.ShoeState:
+    """A live 8-deck shoe cut (cut card 14 from the end: out at card 402) and burned face down."""
+    state, _ = S.open_shoe("live", settings, live=True)
     state, _ = S.apply(state, S.Cut(S.Cutter.DEALER, "dealer-7", 200))
     state, _ = S.apply(state, S.Burn((None,) * 8))  # face-down burn, not identified
-    assert state.out == 8 and sum(state.seen) == 0
-    state, _ = S.apply(state, S.StartRound("r1"))
-    state, ev = S.apply(state, S.CutCardOut())
-    assert ev == [S.CutCardCameOut(1, 1)]
-    state, ev = S.apply(state, S.EndRound(tuple(parse_cards("9s 5h Kd 2c"))))
+    return state
+
+
+_DECK = [Card.parse(f"{r}{s}") for s in "shdc" for r in "A23456789TJQK"]
+
+
+def _cards(start: int, n: int) -> tuple[Card, ...]:
+    """``n`` live cards from position ``start``: the 52 faces in turn, never a copy too many."""
+    return tuple(_DECK[(start + i) % 52] for i in range(n))
+
+
+def _live_rounds(state: S.ShoeState, upto: int) -> S.ShoeState:
+    """Live rounds of six identified cards each until at least ``upto`` cards are out."""
+    k = state.rounds
+    while state.out < upto and state.phase is S.ShoePhase.READY:
+        k += 1
+        state, _ = S.apply(state, S.StartRound(f"r{k}"))
+        state, _ = S.apply(state, S.EndRound(_cards(state.out, 6)))
+    return state
+
+
+def test_live_cut_card_out_command_BAC_3_1() -> None:
+    state = _live_rounds(_live(), 396)  # 8 + 65 rounds of 6 = 398 cards out
+    assert state.out == 398 and state.cut_card_at == 402 and not state.cut_card_out
+    state, _ = S.apply(state, S.StartRound("r66"))
+    state, ev = S.apply(state, S.CutCardOut(), taken=3)  # after card 401: 1 card from 402
+    assert ev == [S.CutCardCameOut(66, 66)]
+    state, ev = S.apply(state, S.EndRound(_cards(state.out, 4)))
     assert state.phase is S.ShoePhase.FINISHED
-    # between rounds: the next round is the cut card's round
-    s2, _ = S.open_shoe("live2", SETTINGS, live=True)
-    s2, _ = S.apply(s2, S.Cut(S.Cutter.DEALER, "dealer-7", 200))
-    s2, _ = S.apply(s2, S.Burn((None,) * 8))
+    # between rounds (4 cards before the count's place): the next round is the cut card's
+    s2 = _live_rounds(_live(), 396)
     s2, ev = S.apply(s2, S.CutCardOut())
-    assert ev == [S.CutCardCameOut(1, 1)]
+    assert ev == [S.CutCardCameOut(66, 66)]
     virtual_state, _, _ = virtual()
     with pytest.raises(RuleViolation):
         S.apply(virtual_state, S.CutCardOut())
+
+
+def test_live_shoe_ends_by_the_count_when_the_cut_card_is_never_reported_BAC_3_1() -> None:
+    """The count reaching the cut card's place brings it out at a live shoe as at a virtual one
+    (one rule): that round is the last, then no round starts until the shoe is changed. Old
+    behaviour: a live shoe dealt on past the cut card to its last cards (413 of 416)."""
+    for rule, extra in ((LastRoundRule.THIS_ROUND, 0), (LastRoundRule.ONE_MORE, 1)):
+        state = _live_rounds(_live(ShoeSettings(last_round=rule)), 500)
+        assert state.phase is S.ShoePhase.FINISHED, rule
+        assert 402 < state.out <= 402 + 6 * (1 + extra)
+        assert state.last_round == state.rounds
+        err = S.check(state, S.StartRound("again"))
+        assert isinstance(err, RuleViolation) and (err.rule, err.key) == (
+            "BAC-3.1",
+            "shoe.finished",
+        )
+        assert "OpenShoe" in err.message and "更換牌靴" in err.text("zh-Hant")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 70), st.integers(0, 6), st.booleans())
+def test_a_cut_card_report_far_from_the_count_needs_a_supervisor_BAC_3_1(
+    rounds: int, taken: int, in_round: bool
+) -> None:
+    """A live ``CutCardOut`` more than one round's cards (6) from where the count puts the cut
+    card is refused with BAC-3.1, nothing changed, the message naming the supervisor's
+    ``ConfirmCutCardOut``; within 6 it is taken at once. A supervisor's confirmation with a
+    reason is taken anywhere, and records who and why. Old behaviour: a report at card 36 of
+    an 8-deck shoe ended the shoe."""
+    state = _live_rounds(_live(), 8 + 6 * rounds)
+    if state.phase is not S.ShoePhase.READY:
+        return
+    if in_round:
+        state, _ = S.apply(state, S.StartRound("now"))
+    else:
+        taken = 0
+    out = state.out + taken
+    assert state.cut_card_at is not None
+    gap = abs(state.cut_card_at - out)
+    err = S.check(state, S.CutCardOut(), taken=taken)
+    if gap <= S.CUT_CARD_TOLERANCE:
+        assert err is None
+    else:
+        assert isinstance(err, RuleViolation) and err.rule == "BAC-3.1", err
+        assert err.key == "shoe.cut_card_out_of_place"
+        assert err.params == {"out": out, "counted": 402, "gap": gap, "tolerance": 6}
+        assert "ConfirmCutCardOut" in err.message and "主管" in err.text("zh-Hant")
+    number = state.rounds if in_round else state.rounds + 1
+    confirm = S.ConfirmCutCardOut("sam", "cut card placed short")
+    after, ev = S.apply(state, confirm, taken=taken)
+    confirmed = S.CutCardConfirmed("sam", "cut card placed short", out, 402)
+    assert ev == [confirmed, S.CutCardCameOut(number, number)]
+    assert after.last_round == number
+    assert S.replay([*_opened_log(state), *ev]).last_round == number
+
+
+def _opened_log(state: S.ShoeState) -> list[object]:
+    """A log that replays into ``state``'s cut-card facts (opened, cut)."""
+    assert state.cut is not None
+    return [S.ShoeOpened(state.shoe_id, state.settings, True, None), state.cut]
+
+
+def test_a_cut_card_report_at_card_36_is_not_applied_without_a_supervisor_BAC_3_1() -> None:
+    state = _live_rounds(_live(), 36)  # 8 burned + rounds of 6: 38 cards out
+    state, _ = S.apply(state, S.StartRound("r6"))
+    err = S.check(state, S.CutCardOut(), taken=2)
+    assert isinstance(err, RuleViolation) and err.rule == "BAC-3.1"
+    assert err.params["out"] == 40 and err.params["counted"] == 402
+    with pytest.raises(RuleViolation):
+        S.apply(state, S.CutCardOut(), taken=2)
+    assert not state.cut_card_out  # nothing changed
+    for bad, key in (
+        (S.ConfirmCutCardOut("", "placed short"), "shoe.confirm_supervisor_missing"),
+        (S.ConfirmCutCardOut("sam", " "), "shoe.confirm_reason_missing"),
+        (S.ConfirmCutCardOut("sam", None), "shoe.confirm_reason_missing"),  # type: ignore[arg-type]
+    ):
+        refused = S.check(state, bad, taken=2)
+        assert isinstance(refused, RuleViolation) and (refused.rule, refused.key) == (
+            "BAC-3.1",
+            key,
+        )
+        assert refused.text("zh-Hant")
+    taken_err = S.check(state, S.CutCardOut(), taken=-1)
+    assert isinstance(taken_err, RuleViolation) and taken_err.key == "shoe.bad_taken"
+    state, ev = S.apply(state, S.ConfirmCutCardOut("sam", "placed short"), taken=2)
+    assert ev[-1] == S.CutCardCameOut(6, 6)
+    state, ev = S.apply(state, S.EndRound(tuple(parse_cards("9s 5h Kd 2c"))))
+    assert state.phase is S.ShoePhase.FINISHED
+    again = S.check(state, S.CutCardOut())
+    assert isinstance(again, RuleViolation) and again.rule == "BAC-3.1"
 
 
 def test_change_shoe_after_any_round_BAC_3_2() -> None:

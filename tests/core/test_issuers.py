@@ -37,6 +37,7 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     shoe.StartRound: (Issuer.SERVICE, None),  # BAC-2.2: the service opens rounds in the shoe
     shoe.EndRound: (Issuer.SERVICE, None),
     shoe.CutCardOut: (Issuer.DEALER, None),  # BAC-3.1
+    shoe.ConfirmCutCardOut: (Issuer.SUPERVISOR, "supervisor"),  # BAC-3.1: far from the count
     shoe.ChangeShoe: (Issuer.SUPERVISOR, None),  # BAC-3.2: the house's decision
     # Caribbean Stud
     csp.PlaceAnte: (Issuer.PLAYER, "player"),  # CSP-6.1/6.2

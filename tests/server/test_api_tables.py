@@ -265,6 +265,66 @@ def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient, runtime: Ru
     assert entry.actor == "supervisor" and entry.reason == "wrong slot"
 
 
+def test_bac_live_ends_its_shoe_with_the_cut_cards_round_only_as_the_count_allows_BAC_3_1(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """BAC-3.1 at ``bac-live`` (8 decks, cut card 14 from the end: the count puts it after card
+    402): the dealer's cut-card report at card 36 is refused (409, the rule, what to do), a
+    dealer cannot confirm it, the supervisor's ``ConfirmCutCardOut`` (audited) makes it take
+    effect; the round in progress finishes, then ``OpenRound`` is refused (BAC-3.1) until the
+    shoe is changed. Old behaviour: the dealer's report at card 36 ended the shoe at once."""
+    import random
+
+    from macau_tables.baccarat.tableau import deal_round
+    from macau_tables.cards import new_shoe
+
+    order = list(new_shoe(8))
+    random.Random(11).shuffle(order)
+    t = Table(client, "bac-live")
+    t.ok("dealer", {"type": "tables.OpenShoe"})
+    cut = {"type": "baccarat.Cut", "cutter": "dealer", "cutter_id": "dealer", "position": 90}
+    t.ok("dealer", cut)
+    t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})
+
+    def deal(start: int = 0, stop: int | None = None) -> None:
+        """The round's cards ``start:stop`` (the shoe counts a round's cards when it ends)."""
+        out = t.show("dealer")["shoe"]["out"]
+        for card in deal_round(order[out:]).cards_in_order[start:stop]:
+            t.ok("dealer", {"type": "baccarat.DealCard", "card": str(card)})
+
+    while t.show("dealer")["shoe"]["out"] < 34:
+        t.ok("dealer", OPEN_BACCARAT)
+        deal()
+    t.ok("dealer", OPEN_BACCARAT)
+    deal(0, 2)
+    out = t.show("dealer")["shoe"]["out"] + 2
+    report = {"type": "baccarat.CutCardOut"}
+    error = t.refused("dealer", report, 409, "shoe.cut_card_out_of_place")
+    assert error["rule"] == "BAC-3.1" and error["params"]["out"] == out
+    assert error["params"]["counted"] == 402 and "ConfirmCutCardOut" in error["text"]
+    assert t.show("dealer")["shoe"]["last_round"] is None  # nothing written
+    confirm = {
+        "type": "baccarat.ConfirmCutCardOut",
+        "supervisor": "supervisor",
+        "reason": "cut card placed short",
+    }
+    t.refused("dealer", confirm, 403, "api.role_cannot_issue")
+    done = t.ok("supervisor", confirm)
+    assert done["events"] == ["baccarat.CutCardConfirmed", "baccarat.CutCardCameOut"]
+    entries = runtime.store.read(lambda tx: list(tx.audit_entries()))
+    (entry,) = [e for e in entries if e.action == "command baccarat.ConfirmCutCardOut"]
+    assert entry.actor == "supervisor" and entry.reason == "cut card placed short"
+    deal(2)  # the round in progress finishes
+    shoe = t.show("dealer")["shoe"]
+    assert shoe["phase"] == "finished" and shoe["last_round"] == shoe["rounds"]
+    refused = t.refused("dealer", OPEN_BACCARAT, 409, "shoe.finished")
+    assert refused["rule"] == "BAC-3.1" and "OpenShoe" in refused["text"]
+    t.ok("dealer", {"type": "tables.OpenShoe"})  # the shoe changed: cut, burn, rounds again
+    t.ok("dealer", cut)
+    t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})
+    t.ok("dealer", OPEN_BACCARAT)
+
+
 def test_nobody_acts_for_another(client: TestClient) -> None:
     t = Table(client, "csp-1")
     t.ok("dealer", {"type": "tables.OpenRound"})

@@ -104,6 +104,7 @@ def test_every_command_class_declares_the_table_modes_it_is_accepted_in() -> Non
         S.Cut,
         S.Burn,
         S.CutCardOut,
+        S.ConfirmCutCardOut,
         M.OpenShoe,
     }
     for cls in _all_command_types():
@@ -372,6 +373,7 @@ def _commands(game: str, cards: list[Card]) -> list[object]:
         S.Cut(S.Cutter.PLAYER, "p1", 50),
         S.Burn((None,)),
         S.CutCardOut(),
+        S.ConfirmCutCardOut(SUPERVISOR, "placed short"),
         S.ChangeShoe("change"),
     ]
     for card in cards:

@@ -21,9 +21,15 @@ Procedure (commands in order):
 4. Rounds: :class:`StartRound` (``demo=True`` for up to the table's demonstration rounds at the
    start, BAC-2.2) … :class:`EndRound` with the cards the round took. Between rounds the house
    may :class:`Burn` (BAC-8, when the table allows it) or :class:`ChangeShoe` (BAC-3.2).
-5. When the cut card comes out (automatically from its position in virtual mode, or
-   :class:`CutCardOut` from the live console) that round is the last, or one more round is
-   dealt (BAC-3.1); then the shoe is finished and a new one is shuffled.
+5. When the cut card comes out that round is the last, or one more round is dealt (BAC-3.1);
+   then the shoe is finished and no round starts from it (``shoe.finished``, BAC-3.1): the
+   shoe is changed. One rule for both modes: the count of cards out of the shoe reaching the
+   cut card's position (``size - cut_card_behind``) brings it out, virtual or live (a live
+   dealer who never reports it cannot deal on past it); a live dealer may report it earlier
+   with :class:`CutCardOut`, taken at once when it is within one round's cards
+   (:data:`CUT_CARD_TOLERANCE`, 6) of the count's position, else refused
+   (``shoe.cut_card_out_of_place``): only a supervisor's :class:`ConfirmCutCardOut` (with a
+   reason, recorded as :class:`CutCardConfirmed`) brings it out there.
 
 Automatic shuffling-and-dealing machine (BAC-2.3, BAC-7.2): no cut, no burn; after every round
 the cards go back into the machine, so every round is dealt from the full set (the counts reset
@@ -59,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from datetime import date
 from functools import reduce
+from typing import Final
 
 from ..errors import MacauTablesError, RuleViolation
 from ..rng import ShoeCommitment
@@ -68,6 +75,7 @@ from .shoe_checks import burn_value, check_cards, check_start_burn, read_cards, 
 from .shoe_commands import (
     Burn,
     ChangeShoe,
+    ConfirmCutCardOut,
     Cut,
     CutCardOut,
     Cutter,
@@ -78,6 +86,7 @@ from .shoe_commands import (
 from .shoe_events import (
     CardsBurned,
     CutCardCameOut,
+    CutCardConfirmed,
     RoundEnded,
     RoundStarted,
     ShoeCut,
@@ -89,13 +98,16 @@ from .shoe_sources import CardSource, SequenceSource, VirtualOrder, shuffle_shoe
 from .shoe_state import ShoePhase, ShoeState, count_seen
 
 __all__ = [
+    "CUT_CARD_TOLERANCE",
     "SHOE_CODEC_TYPES",
     "Burn",
     "CardSource",
     "CardsBurned",
     "ChangeShoe",
+    "ConfirmCutCardOut",
     "Cut",
     "CutCardCameOut",
+    "CutCardConfirmed",
     "CutCardOut",
     "Cutter",
     "EndRound",
@@ -115,11 +127,18 @@ __all__ = [
     "burn_value",
     "can_apply",
     "check",
+    "finished_refusal",
     "open_shoe",
     "open_table_shoe",
     "replay",
     "shuffle_shoe",
 ]
+
+
+CUT_CARD_TOLERANCE: Final = 6
+"""BAC-3.1: how far (in cards, one round's most: BAC-9) a live dealer's :class:`CutCardOut`
+may be from where the count puts the cut card and still be taken at once; farther, a
+supervisor confirms it (:class:`ConfirmCutCardOut`)."""
 
 
 def open_shoe(
@@ -189,7 +208,7 @@ def _opened(e: ShoeOpened) -> ShoeState:
 def _cut_card_events(state: ShoeState, taken: int, in_round: int) -> list[ShoeEvent]:
     """A CutCardCameOut when positions ``out .. out+taken-1`` reach the cut card."""
     at = state.cut_card_at
-    if at is None or state.last_round is not None or state.live:
+    if at is None or state.last_round is not None:  # virtual and live alike
         return []
     if not state.out <= at < state.out + taken:
         return []
@@ -204,8 +223,12 @@ def _cut_event(state: ShoeState, in_round: int) -> CutCardCameOut:
 # -- the procedure ----------------------------------------------------------------------------
 
 
-def apply(state: ShoeState, cmd: ShoeCommand) -> tuple[ShoeState, list[ShoeEvent]]:
+def apply(
+    state: ShoeState, cmd: ShoeCommand, *, taken: int = 0
+) -> tuple[ShoeState, list[ShoeEvent]]:
     """Apply ``cmd`` to ``state``: returns the new state and the events it produced.
+    ``taken``: the cards the round in progress has taken from the shoe so far (the table's
+    count: the shoe counts them at :class:`EndRound`), where a :class:`CutCardOut` is placed.
 
     Refuses (``RuleViolation`` naming the rule, nothing changed): a command out of order
     (BAC-2.1, BAC-3.1: e.g. a round or a burn before the cut, or a round after the last one); a
@@ -215,28 +238,30 @@ def apply(state: ShoeState, cmd: ShoeCommand) -> tuple[ShoeState, list[ShoeEvent
     table does not allow (BAC-8); a demonstration round beyond the allowed ones or after a real
     round (BAC-2.2); cards the shoe cannot hold (more copies of a face than the decks hold, or
     more cards than are left, BAC-1); a round that dealt more than six cards (BAC-9); a change
-    of shoe in the middle of a round (BAC-3.2).
+    of shoe in the middle of a round (BAC-3.2); a round once the shoe is finished, and a live
+    :class:`CutCardOut` more than :data:`CUT_CARD_TOLERANCE` cards from where the count puts
+    the cut card (BAC-3.1: a supervisor's :class:`ConfirmCutCardOut` with a reason instead).
     Bad input: an unreadable card (BAC-1), a bad field value (the rule of that field), and
     anything that is not a shoe command, a command whose fields raise when read, or a
     ``state`` that is not a :class:`ShoeState` (BAC-2).
     """
-    events = _decide_safely(state, cmd)
+    events = _decide_safely(state, cmd, taken)
     return reduce(_evolve, events, state), events
 
 
-def check(state: ShoeState, cmd: object) -> MacauTablesError | None:
+def check(state: ShoeState, cmd: object, *, taken: int = 0) -> MacauTablesError | None:
     """The refusal :func:`apply` would raise for ``cmd``, or ``None`` when it would accept it.
     Never raises, whatever ``state`` and ``cmd`` are."""
     try:
-        _decide_safely(state, cmd)
+        _decide_safely(state, cmd, taken)
     except MacauTablesError as exc:
         return exc
     return None
 
 
-def can_apply(state: ShoeState, cmd: object) -> bool:
+def can_apply(state: ShoeState, cmd: object, *, taken: int = 0) -> bool:
     """True when :func:`apply` would accept ``cmd``. Never raises."""
-    return check(state, cmd) is None
+    return check(state, cmd, taken=taken) is None
 
 
 def replay(events: Iterable[ShoeEvent]) -> ShoeState:
@@ -252,23 +277,25 @@ def replay(events: Iterable[ShoeEvent]) -> ShoeState:
     return reduce(_evolve, it, _opened(first))
 
 
-def _decide_safely(state: ShoeState, cmd: object) -> list[ShoeEvent]:
+def _decide_safely(state: ShoeState, cmd: object, taken: object) -> list[ShoeEvent]:
     """:func:`_decide`, refusing (BAC-2) a ``state`` that is not a :class:`ShoeState` and a
     command whose fields raise when they are read (a text whose ``strip`` raises, a list that
     cannot be iterated): the field's own exception never escapes."""
     if not isinstance(state, ShoeState):
         raise RuleViolation("BAC-2", "shoe.not_a_shoe", state=shown(state))
+    if isinstance(taken, bool) or not isinstance(taken, int) or taken < 0:
+        raise RuleViolation("BAC-2", "shoe.bad_taken", got=shown(taken))
     try:
-        return _decide(state, cmd)
+        return _decide(state, cmd, taken)
     except MacauTablesError:
         raise
     except Exception as exc:
         raise RuleViolation("BAC-2", "shoe.unreadable_command", command=shown(cmd)) from exc
 
 
-def _decide(state: ShoeState, cmd: object) -> list[ShoeEvent]:
+def _decide(state: ShoeState, cmd: object, taken: int) -> list[ShoeEvent]:
     if state.phase is ShoePhase.FINISHED:
-        raise RuleViolation("BAC-3.1", "shoe.finished")
+        raise finished_refusal(state)
     if isinstance(cmd, Cut):
         return _decide_cut(state, cmd)
     if isinstance(cmd, Burn):
@@ -277,13 +304,8 @@ def _decide(state: ShoeState, cmd: object) -> list[ShoeEvent]:
         return _decide_start(state, cmd)
     if isinstance(cmd, EndRound):
         return _decide_end(state, cmd)
-    if isinstance(cmd, CutCardOut):
-        if not state.live:
-            raise RuleViolation("BAC-3.1", "shoe.virtual_cut_card_known")
-        if state.cut_card_out or state.phase not in (ShoePhase.READY, ShoePhase.IN_ROUND):
-            raise RuleViolation("BAC-3.1", "shoe.cut_card_not_in_play")
-        in_round = state.rounds if state.phase is ShoePhase.IN_ROUND else state.rounds + 1
-        return [_cut_event(state, in_round)]
+    if isinstance(cmd, CutCardOut | ConfirmCutCardOut):
+        return _decide_cut_card_out(state, cmd, taken)
     if isinstance(cmd, ChangeShoe):
         if state.phase is ShoePhase.IN_ROUND:
             raise RuleViolation("BAC-3.2", "shoe.change_during_round")
@@ -293,6 +315,46 @@ def _decide(state: ShoeState, cmd: object) -> list[ShoeEvent]:
             raise RuleViolation("BAC-3.1", "shoe.damaged_not_bool", damaged=shown(cmd.damaged))
         return [ShoeFinished(cmd.reason, cmd.damaged)]
     raise RuleViolation("BAC-2", "shoe.not_a_command", command=shown(cmd))
+
+
+def finished_refusal(state: ShoeState) -> RuleViolation:
+    """BAC-3.1: the refusal of any command (a round above all) once the shoe is finished — its
+    last round after the cut card is over, or it was changed; the message says what to do:
+    change the shoe (a new one, cut and burned)."""
+    return RuleViolation("BAC-3.1", "shoe.finished", shoe=state.shoe_id)
+
+
+def _decide_cut_card_out(
+    state: ShoeState, cmd: CutCardOut | ConfirmCutCardOut, taken: int
+) -> list[ShoeEvent]:
+    """BAC-3.1, live: the dealer's report within :data:`CUT_CARD_TOLERANCE` cards of the count,
+    or a supervisor's confirmation wherever it is."""
+    if not state.live:
+        raise RuleViolation("BAC-3.1", "shoe.virtual_cut_card_known")
+    at = state.cut_card_at
+    if at is None or state.cut_card_out:
+        raise RuleViolation("BAC-3.1", "shoe.cut_card_not_in_play")
+    if state.phase not in (ShoePhase.READY, ShoePhase.IN_ROUND):
+        raise RuleViolation("BAC-3.1", "shoe.cut_card_not_in_play")
+    in_round = state.phase is ShoePhase.IN_ROUND
+    out = state.out + (taken if in_round else 0)
+    event = _cut_event(state, state.rounds if in_round else state.rounds + 1)
+    if isinstance(cmd, ConfirmCutCardOut):
+        if not isinstance(cmd.supervisor, str) or not cmd.supervisor.strip():
+            raise RuleViolation("BAC-3.1", "shoe.confirm_supervisor_missing")
+        if not isinstance(cmd.reason, str) or not cmd.reason.strip():
+            raise RuleViolation("BAC-3.1", "shoe.confirm_reason_missing")
+        return [CutCardConfirmed(cmd.supervisor, cmd.reason, out, at), event]
+    if abs(at - out) > CUT_CARD_TOLERANCE:
+        raise RuleViolation(
+            "BAC-3.1",
+            "shoe.cut_card_out_of_place",
+            out=out,
+            counted=at,
+            gap=abs(at - out),
+            tolerance=CUT_CARD_TOLERANCE,
+        )
+    return [event]
 
 
 def _decide_cut(state: ShoeState, cmd: Cut) -> list[ShoeEvent]:
@@ -428,6 +490,8 @@ def _evolve(state: ShoeState, e: ShoeEvent) -> ShoeState:
         )
     if isinstance(e, CutCardCameOut):
         return _shoe(state, last_round=e.last_round)
+    if isinstance(e, CutCardConfirmed):
+        return state  # the record of who confirmed; the CutCardCameOut after it counts
     if isinstance(e, ShoeFinished):
         return _shoe(state, finished=e, phase=ShoePhase.FINISHED)
     if isinstance(e, ShoeOpened):
@@ -442,6 +506,7 @@ SHOE_CODEC_TYPES: tuple[type, ...] = (
     StartRound,
     EndRound,
     CutCardOut,
+    ConfirmCutCardOut,
     ChangeShoe,
     # events
     ShoeOpened,
@@ -449,6 +514,7 @@ SHOE_CODEC_TYPES: tuple[type, ...] = (
     CardsBurned,
     RoundStarted,
     RoundEnded,
+    CutCardConfirmed,
     CutCardCameOut,
     ShoeFinished,
     # values (the state a service may snapshot; the sources of virtual mode; enums by value)

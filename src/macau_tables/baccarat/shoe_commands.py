@@ -18,6 +18,7 @@ from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
 __all__ = [
     "Burn",
     "ChangeShoe",
+    "ConfirmCutCardOut",
     "Cut",
     "CutCardOut",
     "Cutter",
@@ -92,11 +93,29 @@ class EndRound:
 
 @dataclass(frozen=True, slots=True)
 class CutCardOut:
-    """Live console: the cut card came out of the shoe (BAC-3.1)."""
+    """Live console: the cut card came out of the shoe (BAC-3.1). Taken at once when it is
+    within one round's cards (:data:`~macau_tables.baccarat.shoe.CUT_CARD_TOLERANCE`) of where
+    the count puts the cut card; farther away it is refused, and only a supervisor's
+    :class:`ConfirmCutCardOut` ends the shoe there."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmCutCardOut:
+    """BAC-3.1, live shoe: supervisor ``supervisor`` confirms that the cut card came out now,
+    wherever the count puts it (a cut card placed or read wrongly), saying ``reason``. The
+    dealer's :class:`CutCardOut` farther than one round's cards from the count is refused and
+    names this command."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
+
+    supervisor: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,4 +131,4 @@ class ChangeShoe:
     damaged: bool = False
 
 
-ShoeCommand = Cut | Burn | StartRound | EndRound | CutCardOut | ChangeShoe
+ShoeCommand = Cut | Burn | StartRound | EndRound | CutCardOut | ConfirmCutCardOut | ChangeShoe

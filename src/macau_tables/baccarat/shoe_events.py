@@ -16,6 +16,7 @@ from .shoe_commands import Cutter
 __all__ = [
     "CardsBurned",
     "CutCardCameOut",
+    "CutCardConfirmed",
     "RoundEnded",
     "RoundStarted",
     "ShoeCut",
@@ -82,6 +83,18 @@ class CutCardCameOut:
 
 
 @dataclass(frozen=True, slots=True)
+class CutCardConfirmed:
+    """BAC-3.1, live shoe: supervisor ``supervisor`` confirmed (``reason``) the cut card out
+    after ``out`` cards had left the shoe where the count puts it after ``counted`` cards
+    (more than one round's cards away); the :class:`CutCardCameOut` follows it."""
+
+    supervisor: str
+    reason: str
+    out: int
+    counted: int
+
+
+@dataclass(frozen=True, slots=True)
 class ShoeFinished:
     """The shoe is over (``reason``); ``damaged`` asks for a new set of decks (BAC-3.1)."""
 
@@ -90,5 +103,12 @@ class ShoeFinished:
 
 
 ShoeEvent = (
-    ShoeOpened | ShoeCut | CardsBurned | RoundStarted | RoundEnded | CutCardCameOut | ShoeFinished
+    ShoeOpened
+    | ShoeCut
+    | CardsBurned
+    | RoundStarted
+    | RoundEnded
+    | CutCardConfirmed
+    | CutCardCameOut
+    | ShoeFinished
 )

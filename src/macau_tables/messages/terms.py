@@ -96,6 +96,7 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "Cut": "切牌",
         "Burn": "銷牌",
         "CutCardOut": "報告白咭出現",
+        "ConfirmCutCardOut": "主管確認白咭出現",
         "OpenShoe": "開新牌靴",
         # the options needing the regulator's approval (BAC-19, BAC-17.7, CSP-13)
         "royal_flush_odds": "黃袍麒加注賠率",

@@ -12,8 +12,12 @@ change of shoe) reveals it and checks every card that left it against the commit
 dealt from its own committed shuffle of the full set, revealed when the round ends.
 
 Live mode: ``OpenShoe`` opens a physical shoe; the console sends the cut, the burn, the cut card
-(``baccarat.Cut``, ``Burn``, ``CutCardOut``, ``ChangeShoe``) and every card (``DealCard``),
-each checked by the shoe procedure or the round (BAC-10: a wrong card refused and flagged).
+(``baccarat.Cut``, ``Burn``, ``CutCardOut``, a supervisor's ``ConfirmCutCardOut``,
+``ChangeShoe``) and every card (``DealCard``), each checked by the shoe procedure or the round
+(BAC-10: a wrong card refused and flagged). The cut card is the shoe procedure's rule in both
+modes (BAC-3.1): the count brings it out, a dealer's report is placed by the count (the cards
+the round in progress has taken so far are passed along), and once the shoe is finished no
+round opens until the shoe is changed.
 
 The settlement is the service's: ``Settle(meter)`` with the linked meter read under lock when a
 jackpot wager is in play (BAC-17), ``Settle()`` otherwise.
@@ -54,13 +58,14 @@ __all__ = ["VIRTUAL_DEALER", "BaccaratDeal", "BaccaratDealing"]
 VIRTUAL_DEALER: Final = "virtual-dealer"
 """Who cuts a virtual shoe (BAC-2.1 records who cut) and voids at recovery."""
 
-_SHOE_COMMANDS: Final = (S.Cut, S.Burn, S.CutCardOut, S.ChangeShoe)
+_SHOE_COMMANDS: Final = (S.Cut, S.Burn, S.CutCardOut, S.ConfirmCutCardOut, S.ChangeShoe)
 _SHOE_EVENTS: Final = (
     S.ShoeOpened,
     S.ShoeCut,
     S.CardsBurned,
     S.RoundStarted,
     S.RoundEnded,
+    S.CutCardConfirmed,
     S.CutCardCameOut,
     S.ShoeFinished,
 )
@@ -276,7 +281,8 @@ class BaccaratDealing:
 
     def open_round(self, batch: Batch, command: OpenRound, when: datetime) -> None:
         """The next round: a new virtual shoe first when there is none or it is finished
-        (live: refused, ``OpenShoe`` then the cut and the burn come first); the round started
+        (live: refused, ``OpenShoe`` then the cut and the burn come first; a finished live shoe
+        refuses it with BAC-3.1 until the shoe is changed); the round started
         in the shoe (a demonstration round while the table's are due, BAC-2.2) and opened from
         it with the wagers the last round carried (BAC-12). A virtual table plays its
         demonstration rounds through at once and opens the first round with wagers."""
@@ -284,8 +290,10 @@ class BaccaratDealing:
         while True:
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None or deal.shoe.phase is S.ShoePhase.FINISHED:
-                if self.live:
+                if self.live and deal.shoe is None:
                     raise TableError("tables.open_shoe_first")
+                if self.live and deal.shoe is not None:
+                    raise S.finished_refusal(deal.shoe)  # BAC-3.1: change the shoe first
                 self._virtual_shoe(batch)
                 deal = batch.state.deal
             shoe = deal.shoe
@@ -341,7 +349,10 @@ class BaccaratDealing:
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None:
                 raise TableError("tables.no_shoe")
-            shoe, events = S.apply(deal.shoe, command)
+            r: BaccaratRound | None = batch.state.round
+            in_shoe = r is not None and deal.shoe.current_round == r.round_id
+            taken = len(r.cards) + len(r.discarded) if r is not None and in_shoe else 0
+            shoe, events = S.apply(deal.shoe, command, taken=taken)
             batch.dealt(deal.after(shoe, events), events)
             return
         batch.apply_round(command)
