@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from macau_tables import codec
 from macau_tables.baccarat import shoe as S
@@ -259,6 +261,71 @@ def test_a_live_caribbean_deal_cut_short_resumes_with_the_dealer_entering_the_re
         t.run(DealCard(deck.pop()))
     t.run(Fold(1, "p1"))
     assert t.state.round.settlement is not None
+
+
+@settings(max_examples=60)
+@given(
+    boxes=st.integers(1, 3),
+    live=st.booleans(),
+    lost=st.booleans(),
+    stop=st.integers(0, 20),
+    seed=st.integers(0, 10_000),
+)
+def test_caribbean_recovery_voids_only_a_virtual_deal_cut_short_with_its_deck_lost_CSP_11_4(
+    boxes: int, live: bool, lost: bool, stop: int, seed: int
+) -> None:
+    """CSP-11.4, by phase, for a round interrupted anywhere (betting, any card of the deal, any
+    decision): the recovery voids it exactly when a virtual deal was cut short and its deck
+    lost; otherwise it resumes, moving no money, and plays to its settlement."""
+    t = PureTable("caribbean", caribbean_rules(), live=live, seed=seed)
+    rnd = random.Random(seed)
+    deck = list(DECK)
+    rnd.shuffle(deck)
+    t.run(OpenRound())
+    for box in range(1, boxes + 1):
+        t.run(PlaceAnte(box, f"p{box}", 100))
+        t.run(PlaceJackpotWager(box, f"p{box}"))
+    cards = 5 * (boxes + 1)
+    if stop > 0 and live:
+        t.run(CloseBetting())
+        for _ in range(min(stop - 1, cards)):
+            t.run(DealCard(deck.pop()))
+    elif stop > 0 and stop - 1 < cards:
+        cut_short(t, stop - 1)
+    elif stop > 0:
+        t.run(CloseBetting())
+    due = t.state.round.expected_next().due
+    if due[0].kind is DueKind.DECISION and stop - 1 > cards:
+        t.run(Fold(due[0].position, due[0].player))
+    if t.state.round.is_over:
+        return
+    kind = t.state.round.expected_next().due[0].kind
+    if lost and not live:
+        t.state = replace(t.state, deal=t.dealing.load(t.dealing.initial(), t.log))
+    b = t.commit(recover(t.batch(), "restart", seal_lost=lost))
+    recovered = b.records[0].event
+    assert isinstance(recovered, RoundRecovered) and recovered.rule == "CSP-11.4"
+    void = kind is DueKind.CARD and lost and not live
+    assert (recovered.action == "void") is void
+    assert t.state.round.is_over is void
+    if void:
+        assert [(w.box, w.amount) for w in t.state.carried()] == [
+            (n, 100) for n in range(1, boxes + 1)
+        ]
+        return
+    assert all(r.postings == () for r in b.records)  # resuming moves no money
+    for _ in range(80):
+        r = t.state.round
+        if r.is_over:
+            break
+        due = r.expected_next().due
+        if due[0].kind is DueKind.WAGERS:
+            t.run(CloseBetting())
+        elif due[0].kind is DueKind.CARD:
+            t.run(DealCard(deck.pop()))
+        else:
+            t.run(Raise(due[0].position, due[0].player, 200))
+    assert t.state.round.settlement is not None and t.reloaded() == t.state
 
 
 # -- baccarat ---------------------------------------------------------------------------------
