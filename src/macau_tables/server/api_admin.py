@@ -466,17 +466,17 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
     if state.fault is not None:
         # The round the fault holds waits for the supervisor too: cleared it goes on, or the
         # supervisor decides it (its Void), BAC-10, CSP-11.4.
-        held = expected is not None and state.round_open
+        held = expected if state.round_open else None
         out.append(
             Waiting(
                 table=table_id,
                 kind="fault",
                 round_id=round_id,
-                phase=expected.phase if held and expected is not None else None,
+                phase=None if held is None else held.phase,
                 reason=state.fault.reason,
                 commands=[
                     ClearFault.__name__,
-                    *(_supervisors(expected.commands) if held and expected is not None else ()),
+                    *([] if held is None else _supervisors(held.commands)),
                 ],
             )
         )
