@@ -33,9 +33,9 @@ def owner(table_id: str) -> str:
 
 
 def finish_open_round(bots: Bots) -> None:
-    """A baccarat round resumed at start-up (BAC-10: all its cards recorded) waits for its
-    card holders' reveals (BAC-16): the bots give them before the next round
-    (``Bots.play_round`` opens a new round at once)."""
+    """A round resumed at start-up waits for its players: a Caribbean round's decisions
+    (CSP-11.4, CSP-6), a baccarat round's card holders' reveals (BAC-10, BAC-16): the bots give
+    them before the next round (``Bots.play_round`` then plays a round still betting through)."""
     for _ in range(16):
         r = bots.service.round
         if r is None or r.is_over:

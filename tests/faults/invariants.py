@@ -7,10 +7,12 @@ store holds, on any database, after any number of kills:
   (:func:`macau_tables.tables.audit.verify_database`: chains, meters, shoes, transaction
   digests, balances = their postings, every round re-derived through its rules);
 * every round of every table is settled exactly once or voided, per the SPEC: a round found
-  open at start-up is void with its rule (CSP-11.4 for Caribbean Stud; BAC-10 for baccarat,
-  unless it resumed with all its cards recorded), a void round moves no money to or from the
-  house or the meter; only a table's last round may still be open (a baccarat round resumed
-  and waiting for its card holders, BAC-16);
+  open at start-up is resolved under its rule (CSP-11.4 for Caribbean Stud, BAC-10 for
+  baccarat) — resumed where the law lets it go on (a Caribbean round still betting, dealt or
+  whose deal can be completed; a baccarat round with all its cards recorded), else void — a void
+  round moves no money to or from the house or the meter; only a table's last round may still
+  be open, and only one resumed at start-up (waiting for its decisions, CSP-6, or its card
+  holders, BAC-16);
 * the ledger is a replay of the log: each event's postings (``round.postings(event)`` of the
   round replayed from its events) are stored exactly once, as one transaction at that event's
   seq, and every account's balance equals the cashier's, seeds' and adjustments' transactions
@@ -173,11 +175,11 @@ def _check_table(
             if not last:
                 raise _fail(round_id, "left open while a later round was played")
             whys = recovered.get(round_id, [])
-            if game != "baccarat" or not whys or whys[-1].action != "resume":
+            if not whys or whys[-1].action != "resume":
                 raise _fail(round_id, "open after start-up recovery (CSP-11.4 / BAC-10)")
             summary.open_round = round_id
-        # a round found open at start-up: void by its rule, or (baccarat, all its cards
-        # recorded) resumed, maybe more than once when the process died again (BAC-10)
+        # a round found open at start-up: void by its rule, or resumed where the law lets it
+        # go on, maybe more than once when the process died again (CSP-11.4, BAC-10)
         for why in recovered.get(round_id, []):
             if why.rule != VOID_RULES[game]:
                 raise _fail(round_id, f"recovered under {why.rule}, not {VOID_RULES[game]}")
@@ -185,7 +187,7 @@ def _check_table(
                 summary.recovered_void += 1
                 if not ends or type(ends[0]).__name__ != "RoundVoided":
                     raise _fail(round_id, "recovered as void but not voided")
-            elif why.action == "resume" and game == "baccarat":
+            elif why.action == "resume":
                 summary.recovered_resume += 1
             else:
                 raise _fail(round_id, f"recovery action {why.action!r} for {game}")

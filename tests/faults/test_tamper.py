@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager, Void
 from macau_tables.cli.app import app
 from macau_tables.store import Store
 from macau_tables.store.chain import chain_hash
@@ -251,8 +251,9 @@ TAMPERS = (
 
 
 def play_a_session(store: Store) -> None:
-    """Both tables play through the service: rounds with jackpot wagers, one round cut short
-    by a restart (void, CSP-11.4) so that a carried wager is settled later."""
+    """Both tables play through the service: rounds with jackpot wagers, one round interrupted
+    by a restart (resumed, CSP-11.4) then voided by a supervisor (CSP-11.1) so that a carried
+    wager is settled later."""
     casino(store, TABLES)
     for table_id in TABLES:
         with restart(store, table_id) as svc:
@@ -267,7 +268,10 @@ def play_a_session(store: Store) -> None:
             )
         ):
             svc.submit(command, idempotency_key=f"cut-short:{n}", actor=actor)
-    with restart(store, "c1") as svc:  # the round left open is void; play on
+    with restart(store, "c1") as svc:  # the round left open resumes; a supervisor voids it
+        svc.submit(
+            Void("two cards exposed in error"), idempotency_key="cut-short:void", actor="sup-1"
+        )
         Bots(svc, PLAYERS[:5], seed=9).play(2)
 
 

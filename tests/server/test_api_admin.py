@@ -295,6 +295,20 @@ def test_authorisations_list_what_waits_for_a_supervisor(
     ]
 
 
+def test_a_round_held_by_a_fault_report_waits_for_the_supervisors_decision_BAC_10_CSP_11_4(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """Dealers report, supervisors decide: the fault and the round it holds are listed with the
+    supervisor's choices — clear the fault (the round goes on) or void the round."""
+    svc = runtime.service("csp-1")
+    svc.submit(OpenRound(), idempotency_key="held-1", actor="dealer")
+    svc.submit(ReportFault("card on the floor"), idempotency_key="held-2", actor="dealer")
+    waiting = client.get("/api/authorisations", headers=login(client, "supervisor")).json()
+    assert [(w["kind"], w["phase"], w["commands"]) for w in waiting["waiting"]] == [
+        ("fault", "betting", ["ClearFault", "Void"])
+    ]
+
+
 def test_a_refused_live_card_waits_for_a_supervisor_BAC_10(
     client: TestClient, runtime: Runtime
 ) -> None:

@@ -167,6 +167,50 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     assert t.show("supervisor")["expected"]["due"] == []
 
 
+@pytest.mark.parametrize("decision", ["clear", "void"])
+def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_CSP_11_4(
+    client: TestClient, runtime: Runtime, decision: str
+) -> None:
+    """Dealers report, supervisors decide: a dealer's ReportFault during the decisions at csp-1
+    voids nothing and moves no money (a dealer who saw a bad hand gets no re-deal); nothing but
+    the supervisor is taken; the supervisor's ClearFault resumes the round where it stood, or
+    the supervisor's Void (with its reason) voids it."""
+    t = Table(client, "csp-1")
+    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
+    assert t.ok("dealer", {"type": "caribbean.CloseBetting"})["phase"] == "deciding"
+    alice = _balance(runtime, "alice")
+    held = t.ok("dealer", {"type": "tables.ReportFault", "reason": "a card may be exposed"})
+    assert held["events"] == ["tables.TableFaulted"] and held["phase"] == "deciding"
+    assert _balance(runtime, "alice") == alice  # no money moved
+    shown = t.show("supervisor")
+    assert shown["fault"] is not None and shown["expected"]["phase"] == "deciding"
+    raise_ = {"type": "caribbean.Raise", "box": 1, "player": "alice", "amount": 2_000}
+    t.refused("alice", raise_, 409, "tables.in_fault")
+    void = {"type": "caribbean.Void", "reason": "two cards exposed in error"}
+    t.refused("dealer", void, 403, "api.role_cannot_issue")
+    if decision == "clear":
+        clear = {"type": "tables.ClearFault", "supervisor": "supervisor", "reason": "no exposure"}
+        t.ok("supervisor", clear)
+        assert t.show("alice")["fault"] is None
+        settled = t.ok("alice", raise_)  # the round goes on from where it stood
+        assert settled["phase"] == "settled" and "caribbean.RoundSettled" in settled["events"]
+    else:
+        t.refused(
+            "supervisor",
+            {"type": "caribbean.Void", "reason": ""},
+            409,
+            "caribbean.void_reason_required",
+        )
+        voided = t.ok("supervisor", void)
+        assert voided["phase"] == "void"
+        assert _balance(runtime, "alice") == alice + 1_000  # the ante returned
+        assert t.show()["fault"] is not None  # the table stays stopped until cleared
+        clear = {"type": "tables.ClearFault", "supervisor": "supervisor", "reason": "checked"}
+        t.ok("supervisor", clear)
+        t.ok("dealer", {"type": "tables.OpenRound"})
+
+
 def test_a_virtual_table_offers_and_takes_no_physical_act_CSP_11(
     client: TestClient, runtime: Runtime
 ) -> None:

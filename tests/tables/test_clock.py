@@ -18,7 +18,7 @@ from macau_tables.caribbean.events import DecisionMade
 from macau_tables.errors import ConfigError
 from macau_tables.rounds import DEALER, DueKind
 from macau_tables.store import Store
-from macau_tables.tables import FakeClock, OpenRound, ReportFault, opening_date
+from macau_tables.tables import ClearFault, FakeClock, OpenRound, ReportFault, opening_date
 
 from .support import START, baccarat_rules, caribbean_rules, casino, service
 
@@ -67,6 +67,34 @@ def test_time_outs_are_not_issued_while_a_fault_is_in_force(store: Store) -> Non
     send(svc, ReportFault("card reader failure"), "supervisor")
     clock.advance(3600)
     assert svc.tick() == []
+
+
+def test_a_held_round_s_decision_timer_stops_and_starts_afresh_once_cleared_CSP_6_4(
+    store: Store,
+) -> None:
+    """A dealer's fault report holds the round (BAC-10, CSP-11.4): no box is folded by the
+    decision timer while the table stands still; once a supervisor clears the fault the
+    decisions get a fresh ``decision_timeout_seconds`` (as after a restart: the time the
+    table stood still is not held against a player)."""
+    casino(store, {"c1": ("caribbean", caribbean_rules(decision_timeout_seconds=30), False)})
+    clock = FakeClock(START)
+    svc = service(store, "c1", clock)
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 100), "p1")
+    send(svc, CloseBetting())
+    clock.advance(20)
+    send(svc, ReportFault("the dealer saw a card face up"), "dealer")
+    assert svc.next_deadline() is None
+    clock.advance(3600)
+    assert svc.tick() == [] and not svc.round.is_over and not svc.round.box(1).decided
+    send(svc, ClearFault("sup-1", "no card was exposed"), "sup-1")
+    cleared = clock.now()
+    assert svc.next_deadline() == cleared + timedelta(seconds=30)
+    clock.advance(29)
+    assert svc.tick() == []
+    clock.advance(1)
+    issued = svc.tick()
+    assert len(issued) == 1 and svc.round.is_over and svc.round.box(1).timed_out
 
 
 def play_until_a_holder_reveal(svc: Any) -> None:

@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from macau_tables import codec
 from macau_tables.baccarat import shoe as S
@@ -31,7 +33,7 @@ from macau_tables.caribbean.actions import (
     Showdown,
     Void,
 )
-from macau_tables.caribbean.events import BettingClosed, CardDealt, RoundVoided
+from macau_tables.caribbean.events import BettingClosed, CardDealt
 from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom, commit_shoe, verify_order
 from macau_tables.rounds import DueKind
@@ -159,26 +161,29 @@ def test_caribbean_live_takes_the_console_cards_checked_by_the_round_CSP_7() -> 
     assert t.state.round.is_over and not any(isinstance(e, ShoeRevealed) for e in t.log)
 
 
-def test_caribbean_recovery_voids_the_round_and_carries_the_jackpot_wagers_CSP_11_4() -> None:
+def test_a_caribbean_round_in_its_decisions_resumes_after_a_restart_CSP_11_4() -> None:
+    """CSP-11.4 voids only during the deal: a round whose cards are all dealt resumes (its
+    decisions still due), then settles; its deck, kept, is revealed at the end."""
     t = PureTable("caribbean", caribbean_rules())
     t.run(OpenRound())
     t.run(PlaceAnte(2, "p2", 300))
     t.run(PlaceJackpotWager(2, "p2"))
     t.run(CloseBetting())
-    b = recover(t.batch(), "restart")
-    t.commit(b)
+    b = t.commit(recover(t.batch(), "restart"))
     events = [r.event for r in b.records]
-    assert isinstance(events[0], RoundRecovered) and events[0].rule == "CSP-11.4"
-    assert events[0].action == "void"
-    assert any(isinstance(e, RoundVoided) for e in events)
-    assert isinstance(events[-1], ShoeRevealed) and events[-1].verified
-    carried = t.state.carried()
-    assert [(w.box, w.player, w.amount) for w in carried] == [(2, "p2", 100)]
-    t.run(OpenRound())  # the next round takes the jackpot wager over
-    assert t.state.round.box(2).jackpot_carried
+    assert len(events) == 1 and isinstance(events[0], RoundRecovered)
+    assert events[0].rule == "CSP-11.4" and events[0].action == "resume"
+    assert not t.state.round.is_over and t.state.round.expected_next().phase == "deciding"
+    t.run(Raise(2, "p2", 600))
+    r = t.state.round
+    assert r.is_over and r.settlement is not None and r.void_rule is None
+    raised = [w for w in r.settlement.wagers if w.kind == "raise"]
+    assert [w.stake for w in raised] == [600]
+    assert isinstance(t.log[-1], ShoeRevealed) and t.log[-1].verified
+    assert t.reloaded() == t.state
 
 
-def test_a_lost_deck_is_recorded_and_the_round_still_void_CSP_11_4() -> None:
+def test_a_lost_deck_is_recorded_and_a_dealt_round_still_resumes_CSP_11_4() -> None:
     t = PureTable("caribbean", caribbean_rules())
     t.run(OpenRound())
     t.run(PlaceAnte(1, "p1", 100))
@@ -188,9 +193,139 @@ def test_a_lost_deck_is_recorded_and_the_round_still_void_CSP_11_4() -> None:
     t.state = restarted
     b = t.commit(recover(t.batch(), "restart", seal_lost=True))
     kinds = [type(r.event).__name__ for r in b.records]
-    assert kinds[:2] == ["RoundRecovered", "RoundVoided"] and kinds[-1] == "ShoeLost"
+    assert kinds == ["RoundRecovered", "ShoeLost"] and b.records[0].event.action == "resume"
     assert t.dealing.awaiting_seal(t.state.deal) is None
+    t.run(Fold(1, "p1"))
+    assert t.state.round.settlement is not None and t.state.round.void_rule is None
+    assert not any(isinstance(e, ShoeRevealed) for e in t.log)  # lost: never revealed
     assert t.reloaded() == t.state
+
+
+def cut_short(t: PureTable, cards: int) -> None:
+    """Close the betting of ``t``'s round and deal only ``cards`` cards (a deal cut short)."""
+    b = t.batch()
+    t.dealing.admit(b, CloseBetting())
+    for _ in range(cards):
+        assert t.dealing.automatic(b, play=True)
+    t.commit(b)
+    assert t.state.round.expected_next().due[0].kind is DueKind.CARD
+
+
+@pytest.mark.parametrize("deck_kept", [True, False])
+def test_a_virtual_caribbean_deal_cut_short_is_void_only_when_its_deck_is_lost_CSP_11_4(
+    deck_kept: bool,
+) -> None:
+    """CSP-11.4 「如派牌過程中洗牌機失靈」: a virtual deal cut short is completed from the committed
+    deck when it survived; lost, the round is void on that ground, the jackpot wager carried."""
+    t = PureTable("caribbean", caribbean_rules())
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(PlaceJackpotWager(1, "p1"))
+    t.run(PlaceAnte(2, "p2", 300))
+    cut_short(t, 3)
+    if not deck_kept:
+        t.state = replace(t.state, deal=t.dealing.load(t.dealing.initial(), t.log))
+    b = t.commit(recover(t.batch(), "restart", seal_lost=not deck_kept))
+    recovered = b.records[0].event
+    assert isinstance(recovered, RoundRecovered) and recovered.rule == "CSP-11.4"
+    r = t.state.round
+    if deck_kept:
+        assert recovered.action == "resume" and not r.is_over
+        assert r.expected_next().phase == "deciding" and r.dealt == 15
+        assert t.reloaded() == t.state
+        return
+    assert recovered.action == "void" and "lost mid-deal" in recovered.reason
+    kinds = [type(x.event).__name__ for x in b.records]
+    assert kinds == ["RoundRecovered", "RoundVoided", "ShoeLost"]
+    assert r.is_over and r.void_rule == "CSP-11.4"
+    assert [(w.box, w.player, w.amount) for w in t.state.carried()] == [(1, "p1", 100)]
+    t.run(OpenRound())
+    assert t.state.round.box(1).jackpot_carried
+    assert t.reloaded() == t.state
+
+
+def test_a_live_caribbean_deal_cut_short_resumes_with_the_dealer_entering_the_rest_CSP_11_4() -> (
+    None
+):
+    t = PureTable("caribbean", caribbean_rules(), live=True)
+    t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(CloseBetting())
+    deck = list(DECK)
+    for _ in range(4):
+        t.run(DealCard(deck.pop()))
+    b = t.commit(recover(t.batch(), "restart", seal_lost=False))
+    assert [type(x.event).__name__ for x in b.records] == ["RoundRecovered"]
+    assert b.records[0].event.action == "resume"
+    while t.state.round.expected_next().due[0].kind is DueKind.CARD:
+        t.run(DealCard(deck.pop()))
+    t.run(Fold(1, "p1"))
+    assert t.state.round.settlement is not None
+
+
+@settings(max_examples=60)
+@given(
+    boxes=st.integers(1, 3),
+    live=st.booleans(),
+    lost=st.booleans(),
+    stop=st.integers(0, 20),
+    seed=st.integers(0, 10_000),
+)
+def test_caribbean_recovery_voids_only_a_virtual_deal_cut_short_with_its_deck_lost_CSP_11_4(
+    boxes: int, live: bool, lost: bool, stop: int, seed: int
+) -> None:
+    """CSP-11.4, by phase, for a round interrupted anywhere (betting, any card of the deal, any
+    decision): the recovery voids it exactly when a virtual deal was cut short and its deck
+    lost; otherwise it resumes, moving no money, and plays to its settlement."""
+    t = PureTable("caribbean", caribbean_rules(), live=live, seed=seed)
+    rnd = random.Random(seed)
+    deck = list(DECK)
+    rnd.shuffle(deck)
+    t.run(OpenRound())
+    for box in range(1, boxes + 1):
+        t.run(PlaceAnte(box, f"p{box}", 100))
+        t.run(PlaceJackpotWager(box, f"p{box}"))
+    cards = 5 * (boxes + 1)
+    if stop > 0 and live:
+        t.run(CloseBetting())
+        for _ in range(min(stop - 1, cards)):
+            t.run(DealCard(deck.pop()))
+    elif stop > 0 and stop - 1 < cards:
+        cut_short(t, stop - 1)
+    elif stop > 0:
+        t.run(CloseBetting())
+    due = t.state.round.expected_next().due
+    if due[0].kind is DueKind.DECISION and stop - 1 > cards:
+        t.run(Fold(due[0].position, due[0].player))
+    if t.state.round.is_over:
+        return
+    kind = t.state.round.expected_next().due[0].kind
+    if lost and not live:
+        t.state = replace(t.state, deal=t.dealing.load(t.dealing.initial(), t.log))
+    b = t.commit(recover(t.batch(), "restart", seal_lost=lost))
+    recovered = b.records[0].event
+    assert isinstance(recovered, RoundRecovered) and recovered.rule == "CSP-11.4"
+    void = kind is DueKind.CARD and lost and not live
+    assert (recovered.action == "void") is void
+    assert t.state.round.is_over is void
+    if void:
+        assert [(w.box, w.amount) for w in t.state.carried()] == [
+            (n, 100) for n in range(1, boxes + 1)
+        ]
+        return
+    assert all(r.postings == () for r in b.records)  # resuming moves no money
+    for _ in range(80):
+        r = t.state.round
+        if r.is_over:
+            break
+        due = r.expected_next().due
+        if due[0].kind is DueKind.WAGERS:
+            t.run(CloseBetting())
+        elif due[0].kind is DueKind.CARD:
+            t.run(DealCard(deck.pop()))
+        else:
+            t.run(Raise(due[0].position, due[0].player, 200))
+    assert t.state.round.settlement is not None and t.reloaded() == t.state
 
 
 # -- baccarat ---------------------------------------------------------------------------------
@@ -354,13 +489,17 @@ def test_a_shoe_that_fails_its_check_stops_the_table() -> None:
 # -- faults, the meter link -------------------------------------------------------------------
 
 
-def test_a_reported_fault_voids_the_round_and_holds_until_cleared() -> None:
+def test_a_reported_fault_holds_the_round_until_a_supervisor_clears_it_BAC_10_CSP_11_4() -> None:
+    """Dealers report, supervisors decide: the report voids nothing and moves no money; while
+    it is in force nothing but a supervisor's decision is taken; cleared, the round goes on."""
     t = PureTable("caribbean", caribbean_rules())
     t.run(OpenRound())
     t.run(PlaceAnte(1, "p1", 100))
-    t.run(ReportFault("shuffler jammed"))
-    assert t.state.fault is not None and t.state.round.is_over
-    for command in (OpenRound(), PlaceAnte(2, "p2", 100)):
+    held = t.run(ReportFault("shuffler jammed"))
+    assert [type(r.event) for r in held.records] == [TableFaulted]
+    assert all(r.postings == () for r in held.records)
+    assert t.state.fault is not None and not t.state.round.is_over
+    for command in (OpenRound(), PlaceAnte(2, "p2", 100), CloseBetting()):
         with pytest.raises(TableError) as exc:
             t.run(command)
         assert exc.value.key == "tables.in_fault"
@@ -369,7 +508,35 @@ def test_a_reported_fault_voids_the_round_and_holds_until_cleared() -> None:
     assert t.reloaded().fault == t.state.fault
     t.run(ClearFault("sup-1", "shuffler replaced"))
     assert t.state.fault is None and t.reloaded() == t.state
+    t.run(PlaceAnte(2, "p2", 100))  # the round goes on from where it stood
+    t.run(CloseBetting())
+    assert t.state.round.expected_next().phase == "deciding"
+
+
+def test_a_reported_fault_in_the_decisions_is_decided_by_the_supervisors_void_CSP_11_4() -> None:
+    t = PureTable("caribbean", caribbean_rules())
     t.run(OpenRound())
+    t.run(PlaceAnte(1, "p1", 100))
+    t.run(PlaceJackpotWager(1, "p1"))
+    t.run(CloseBetting())
+    t.run(ReportFault("the dealer says a card was exposed"))
+    assert not t.state.round.is_over
+    with pytest.raises(TableError) as exc:
+        t.run(Raise(1, "p1", 200))
+    assert exc.value.key == "tables.in_fault"
+    with pytest.raises(RuleViolation):
+        t.run(Void(""))  # a void gives its reason
+    voided = t.run(Void("two cards exposed in error"))
+    r = t.state.round
+    assert r.is_over and r.void_rule is not None
+    assert isinstance(voided.records[-1].event, ShoeRevealed)  # the deck closed, checked
+    assert [(w.box, w.player, w.amount) for w in t.state.carried()] == [(1, "p1", 100)]
+    assert t.state.fault is not None  # the table stays stopped until cleared
+    with pytest.raises(TableError):
+        t.run(OpenRound())
+    t.run(ClearFault("sup-1", "cards checked, table back in service"))
+    t.run(OpenRound())
+    assert t.reloaded() == t.state
 
 
 def test_jackpot_wagers_refused_while_the_meter_cannot_be_reached() -> None:

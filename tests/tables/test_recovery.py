@@ -1,7 +1,8 @@
 """Crash recovery and faults (SPEC "Faults", CSP-11.4, BAC-10) on SQLite and PostgreSQL: the
 service object is dropped mid-round (as a crashed process would leave it) and the table opened
-again; every round left open is resolved by the law, nothing is lost or paid twice, and a fault
-recorded before the crash is still in force after it."""
+again; every round left open is resolved by the law by the phase it stood in (it resumes where
+the law lets it go on, it is void only on its ground), nothing is lost or paid twice, and a
+fault recorded before the crash is still in force after it, the round it holds still held."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ from macau_tables.baccarat.commands import DealCard as BacDeal
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import ShoeSettings, WagerKind
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.actions import (
+    CloseBetting,
+    DealCard,
+    Fold,
+    PlaceAnte,
+    PlaceJackpotWager,
+    Raise,
+)
 from macau_tables.rng import verify_leaves
 from macau_tables.rounds import DueKind
 from macau_tables.store import Store, TableStatus
@@ -66,10 +74,18 @@ def check_invariants(store: Store, table_id: str, svc: Any) -> None:
     assert found.ok, found.failure
 
 
+def net(player: str, settlement: Any) -> int:
+    """What ``settlement`` moved for ``player`` (paid back minus staked)."""
+    return sum(w.paid - w.stake for w in settlement.wagers if w.player == player)
+
+
 @pytest.mark.parametrize("vault_kept", [True, False])
-def test_a_caribbean_round_cut_short_is_void_with_the_jackpot_wagers_carried_CSP_11_4(
+def test_a_caribbean_round_in_its_decisions_survives_a_restart_and_settles_CSP_11_4_CSP_9(
     store: Store, vault_kept: bool
 ) -> None:
+    """CSP-11.4 voids only during the deal: a round whose cards are all dealt resumes after a
+    crash — its decisions still due, then the showdown (CSP-9) — whether or not its deck's
+    sealed order survived (lost, the deck is recorded lost and never revealed)."""
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
     send(svc, OpenRound())
@@ -77,19 +93,103 @@ def test_a_caribbean_round_cut_short_is_void_with_the_jackpot_wagers_carried_CSP
     send(svc, PlaceJackpotWager(1, "p1"), "p1")
     send(svc, PlaceAnte(2, "p2", 300), "p2")
     head = send(svc, CloseBetting()).last_seq  # the cards are out, the decisions are due
+    cards = [b.cards for b in svc.round.in_play]
     del svc  # the process dies here
     vault = None if vault_kept else MemoryVault()  # a new process has an empty vault
     again = service(store, "c1", vault=vault)
     r = again.round
+    assert not r.is_over and r.expected_next().phase == "deciding"
+    assert [b.cards for b in r.in_play] == cards
+    tail = log_types(store, "c1", after=head)
+    assert tail == ["tables.RoundRecovered"] + ([] if vault_kept else ["tables.ShoeLost"])
+    money = balances(store)
+    assert money["wallet:p1"] == BANKROLL - 600 and money["wallet:p2"] == BANKROLL - 300
+    send(again, Raise(1, "p1", 1000), "p1")
+    send(again, Fold(2, "p2"), "p2")
+    r = again.round
+    assert r.settlement is not None and r.void_rule is None
+    raised = [w for w in r.settlement.wagers if w.kind == "raise"]
+    assert [(w.player, w.stake) for w in raised] == [("p1", 1000)]
+    money = balances(store)
+    assert money["wallet:p1"] == BANKROLL + net("p1", r.settlement)
+    assert money["wallet:p2"] == BANKROLL - 300 and money["in_play:c1"] == 0
+    audit = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
+    assert "round_recovered" in audit and ("shoe_lost" in audit) is not vault_kept
+    assert ("tables.ShoeRevealed" in log_types(store, "c1", after=head)) is vault_kept
+    check_invariants(store, "c1", again)
+
+
+LIVE_DEAL = "7s 7h 7d 2c 9h As Kd 4c 5s Jh"
+"""Box 1: three of a kind; the dealer: ace-king, qualifying (CSP-8)."""
+
+
+def test_a_three_of_a_kind_raised_against_a_qualifying_dealer_is_paid_after_a_crash_CSP_9(
+    store: Store,
+) -> None:
+    """The audit's case: a live round, all cards entered, the player raised with three of a
+    kind, the process killed before the dealer's hand was shown: after the restart the round
+    resumes and pays the ante 1:1 and the raise 3:1 (CSP-9), not a void."""
+    casino(store, {"l1": ("caribbean", caribbean_rules(), True)})
+    svc = service(store, "l1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    send(svc, PlaceJackpotWager(1, "p1"), "p1")
+    send(svc, PlaceAnte(2, "p2", 300), "p2")
+    send(svc, CloseBetting())
+    for card in (*LIVE_DEAL.split()[:5], "2s", "3s", "4s", "6d", "8c", *LIVE_DEAL.split()[5:]):
+        send(svc, DealCard(Card.parse(card)))
+    send(svc, Raise(1, "p1", 1000), "p1")
+    del svc  # killed while p2 still decides
+    again = service(store, "l1")
+    assert not again.round.is_over and log_types(store, "l1")[-1] == "tables.RoundRecovered"
+    send(again, Fold(2, "p2"), "p2")
+    r = again.round
+    assert r.settlement is not None and r.settlement.dealer_qualifies
+    lines = {(w.player, w.kind): w for w in r.settlement.wagers}
+    assert lines[("p1", "ante")].paid == 1000 and lines[("p1", "raise")].paid == 4000
+    assert balances(store)["wallet:p1"] == BANKROLL + 500 + 3000 - 100
+    check_invariants(store, "l1", again)
+
+
+def test_a_virtual_deal_cut_short_by_a_crash_is_void_with_the_jackpot_wagers_carried_CSP_11_4(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CSP-11.4 「如派牌過程中洗牌機失靈」: the process dies after three cards of a virtual deal and
+    its deck's sealed order with it: the deal cannot be completed from the committed cards, so
+    the round is void on that ground — wagers returned, the jackpot wager carried."""
+    from macau_tables.tables.dealing_caribbean import CaribbeanDealing
+
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    send(svc, PlaceJackpotWager(1, "p1"), "p1")
+    send(svc, PlaceAnte(2, "p2", 300), "p2")
+    automatic = CaribbeanDealing.automatic
+    dealt: list[int] = []
+
+    def dies_after_three_cards(self: Any, batch: Any, *, play: bool) -> bool:
+        r = batch.state.round
+        if r is not None and not r.is_over and r.dealt >= 3:
+            dealt.append(r.dealt)
+            return False  # the deal stops here: what was written is what a crash leaves
+        return automatic(self, batch, play=play)
+
+    monkeypatch.setattr(CaribbeanDealing, "automatic", dies_after_three_cards)
+    head = send(svc, CloseBetting()).last_seq
+    monkeypatch.setattr(CaribbeanDealing, "automatic", automatic)
+    assert dealt and svc.round.dealt == 3
+    del svc
+    again = service(store, "c1", vault=MemoryVault())  # the sealed order died with the process
+    r = again.round
     assert r.is_over and r.void_rule == "CSP-11.4"
     tail = log_types(store, "c1", after=head)
-    assert tail[:2] == ["tables.RoundRecovered", "caribbean.RoundVoided"]
-    assert tail[-1] == ("tables.ShoeRevealed" if vault_kept else "tables.ShoeLost")
+    assert tail == ["tables.RoundRecovered", "caribbean.RoundVoided", "tables.ShoeLost"]
+    recovered = store.read(lambda tx: tx.read_events("c1", after=head))[0]
+    assert "lost mid-deal" in recovered.decode(lambda _: again.state.rules).reason
     money = balances(store)
     assert money["wallet:p1"] == BANKROLL - 100 and money["wallet:p2"] == BANKROLL
     assert money["carried:c1"] == 100 and money["in_play:c1"] == 0
-    audit = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
-    assert "round_recovered" in audit and ("shoe_lost" in audit) is not vault_kept
     check_invariants(store, "c1", again)
     # the next round takes the jackpot wager over; it is settled there, once
     assert [(w.box, w.player, w.amount) for w in again.state.carried()] == [(1, "p1", 100)]
@@ -98,6 +198,36 @@ def test_a_caribbean_round_cut_short_is_void_with_the_jackpot_wagers_carried_CSP
     assert first.box(1).jackpot_carried
     bots.play_round()
     assert balances(store)["carried:c1"] == 0
+    check_invariants(store, "c1", again)
+
+
+def test_a_virtual_deal_cut_short_resumes_from_its_deck_when_the_deck_survived_CSP_11_4(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from macau_tables.tables.dealing_caribbean import CaribbeanDealing
+
+    casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
+    svc = service(store, "c1")
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, "p1", 500), "p1")
+    automatic = CaribbeanDealing.automatic
+
+    def stops_after_four(self: Any, batch: Any, *, play: bool) -> bool:
+        r = batch.state.round
+        if r is not None and not r.is_over and r.dealt >= 4:
+            return False
+        return automatic(self, batch, play=play)
+
+    monkeypatch.setattr(CaribbeanDealing, "automatic", stops_after_four)
+    send(svc, CloseBetting())
+    monkeypatch.setattr(CaribbeanDealing, "automatic", automatic)
+    del svc
+    again = service(store, "c1")  # same process: the deck's sealed order is in the vault
+    r = again.round
+    assert not r.is_over and r.dealt == 10 and r.expected_next().phase == "deciding"
+    send(again, Fold(1, "p1"), "p1")
+    assert again.round.settlement is not None
+    assert "tables.ShoeRevealed" in log_types(store, "c1")[-2:]
     check_invariants(store, "c1", again)
 
 
@@ -206,11 +336,13 @@ def test_a_fault_recorded_before_a_crash_is_still_in_force_after_it(store: Store
     svc = service(store, "c1")
     send(svc, OpenRound())
     send(svc, PlaceAnte(1, "p1", 500), "p1")
-    send(svc, ReportFault("dealer console failure"), "supervisor")
-    assert svc.round.is_over and svc.status is TableStatus.FAULT
+    send(svc, ReportFault("dealer console failure"), "dealer")
+    assert not svc.round.is_over and svc.status is TableStatus.FAULT  # held, not void
+    assert balances(store)["wallet:p1"] == BANKROLL - 500
     del svc
     again = service(store, "c1")
     assert again.state.fault is not None and again.state.fault.reason == "dealer console failure"
+    assert not again.round.is_over  # still held for the supervisor
     assert store.read(lambda tx: tx.table("c1")).status is TableStatus.FAULT
     with pytest.raises(TableError) as exc:
         send(again, OpenRound())
@@ -219,6 +351,9 @@ def test_a_fault_recorded_before_a_crash_is_still_in_force_after_it(store: Store
         again.open_table(actor="manager", reason="try")
     send(again, ClearFault("sup-9", "console replaced"), "sup-9")
     assert store.read(lambda tx: tx.table("c1")).status is TableStatus.OPEN
+    send(again, CloseBetting())  # the held round goes on
+    send(again, Fold(1, "p1"), "p1")
+    assert again.round.settlement is not None
     send(again, OpenRound())
     check_invariants(store, "c1", again)
 
@@ -230,10 +365,18 @@ def test_recovery_is_recorded_once_even_when_two_starts_race(store: Store) -> No
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     del svc
     first = service(store, "c1")
-    second = service(store, "c1")  # finds the round already resolved
-    assert log_types(store, "c1").count("tables.RoundRecovered") == 1
-    assert first.state == second.state
-    assert balances(store)["wallet:p1"] == BANKROLL
+    second = service(store, "c1")  # finds the round already resumed: says so, changes nothing
+    recovered = [
+        e.decode(lambda _: first.state.rules)
+        for e in store.read(lambda tx: tx.read_events("c1"))
+        if e.type == "tables.RoundRecovered"
+    ]
+    assert [x.action for x in recovered] == ["resume", "resume"]  # never void twice
+    assert first.round == second.round and not second.round.is_over
+    assert balances(store)["wallet:p1"] == BANKROLL - 500  # still in the round (CSP-11.4)
+    send(second, CloseBetting())
+    send(second, Fold(1, "p1"), "p1")
+    check_invariants(store, "c1", second)
 
 
 def test_a_resumed_virtual_round_whose_shoe_was_lost_still_gets_the_dealers_reveals_BAC_10(
@@ -279,8 +422,9 @@ def test_a_request_landing_while_the_next_process_takes_the_table_is_recovered_C
     """A killed process's last request may still commit after the next process has read the
     table (its COMMIT was already sent; on PostgreSQL taking the lease waits for it): the new
     service reads the table again once it holds the lease, so the round that request opened is
-    recovered by the law (CSP-11.4: void) and the service's state is the log's. Read before
-    that commit, the table had no round open, and the round stayed open, unrecovered."""
+    recovered by the law (CSP-11.4: no card dealt, it goes on) and the service's state is the
+    log's. Read before that commit, the table had no round open, and the round stayed open,
+    unrecovered."""
     from macau_tables.tables import links
 
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
@@ -296,8 +440,7 @@ def test_a_request_landing_while_the_next_process_takes_the_table_is_recovered_C
     monkeypatch.setattr(links.Lease, "renew", renew_after_the_last_commit)
     again = service(store, "c1", vault=MemoryVault())
     monkeypatch.setattr(links.Lease, "renew", renew)
-    assert late and again.round is not None and again.round.is_over
-    assert again.round.void_rule == "CSP-11.4"
+    assert late and again.round is not None and not again.round.is_over
     tail = log_types(store, "c1", after=late[0].last_seq)
-    assert tail[:2] == ["tables.RoundRecovered", "caribbean.RoundVoided"]
+    assert tail == ["tables.RoundRecovered"]  # found and resolved: no card dealt, it goes on
     assert store.read(lambda tx: read_table(tx, "c1")).state == again.state

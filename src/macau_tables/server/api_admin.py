@@ -467,18 +467,24 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
     r = state.round
     round_id = None if r is None else str(r.round_id)
     out: list[Waiting] = []
+    expected: Expected | None = None if r is None else r.expected_next().in_mode(state.setup.mode)
     if state.fault is not None:
+        # The round the fault holds waits for the supervisor too: cleared it goes on, or the
+        # supervisor decides it (its Void), BAC-10, CSP-11.4.
+        held = expected if state.round_open else None
         out.append(
             Waiting(
                 table=table_id,
                 kind="fault",
                 round_id=round_id,
-                phase=None,
+                phase=None if held is None else held.phase,
                 reason=state.fault.reason,
-                commands=[ClearFault.__name__],
+                commands=[
+                    ClearFault.__name__,
+                    *([] if held is None else _supervisors(held.commands)),
+                ],
             )
         )
-    expected: Expected | None = None if r is None else r.expected_next().in_mode(state.setup.mode)
     if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):
         out.append(
             Waiting(

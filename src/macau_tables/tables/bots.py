@@ -100,13 +100,18 @@ class Bots:
         return Played(rounds, voided, self.commands, self.refused)
 
     def play_round(self) -> Any:
-        """One whole round; returns it (over)."""
+        """One whole round; returns it (over). A round left open (resumed at start-up: CSP-11.4,
+        BAC-10) is played to its end first, from where it stood."""
         close: object
         if self.service.setup.game == "caribbean":
             opening, close = self._caribbean(), CaribbeanClose()
         else:
             opening, close = self._baccarat(), BaccaratClose()
-        self._run(opening, close)
+        r = self.service.round
+        if r is None or r.is_over:
+            self._run(opening, close)
+        elif r.expected_next().due[0].kind is DueKind.WAGERS:
+            self._close(close)  # resumed while taking wagers: close its betting
         for _ in range(64):
             r = self.service.round
             if r.is_over:
@@ -138,6 +143,11 @@ class Bots:
         self.submit(opening)
         for command, player in wagers:
             self.attempt(command, actor=player)
+        self._close(close)
+
+    def _close(self, close: object) -> None:
+        """Close the betting of the open round (a Caribbean round with no box in play gets the
+        first player's minimum first)."""
         if self.service.setup.game == "caribbean" and not self.service.round.in_play:
             first = self.players[0]
             self.submit(self._minimum(first), actor=first)

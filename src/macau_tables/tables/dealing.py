@@ -130,9 +130,10 @@ class Dealing(Protocol):
         settlement (the game's command with the meter read through the batch)."""
         ...
 
-    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
-        """What resolves ``round_`` (open after an interruption) by the law: ``(command or None
-        to resume, rule id, reason)``."""
+    def recovery(self, round_: Any, *, order_lost: bool) -> tuple[object | None, str, str]:
+        """What resolves ``round_`` (open after an interruption) by the law, by the phase it
+        stood in: ``(command or None to resume, rule id, reason)``. ``order_lost``: the sealed
+        order in play did not survive (a virtual deal cannot be completed from it)."""
         ...
 
     def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:

@@ -438,7 +438,7 @@ class BaccaratDealing:
 
     # -- recovery, time-outs, jackpot ------------------------------------------------------
 
-    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
+    def recovery(self, round_: Any, *, order_lost: bool) -> tuple[object | None, str, str]:
         """BAC-10 (SPEC "Faults"): the round resumes from its recorded cards when they are all
         recorded — its hand is complete, whatever reveal or settlement is still due —
         otherwise it is void, every wager in play returned."""

@@ -15,9 +15,14 @@ transaction (under lock when a jackpot wager is in play, CSP-10). A client's ``S
 refused; a virtual table accepts no physical act (a card, an exposure, a misdeal, a dead hand,
 a shuffler's failure: their ``MODES``, refused by :func:`~.engine.execute`).
 
-Start-up recovery (CSP-11.4, SPEC "Faults"): a round left open is void — wagers returned,
-jackpot wagers carried over to the next round. The decision timer (CSP-6.4) folds an absent
-player's hand after the table's ``decision_timeout_seconds``.
+Start-up recovery (CSP-11.4, SPEC "Faults"), by the phase the round stood in: a round whose
+cards are all dealt resumes — the decisions still due are awaited (or timed out by the clock),
+then it is settled; a round cut short mid-deal resumes when the deal can be completed (live: the
+dealer enters the remaining cards; virtual: the committed deck survived the crash, the service
+deals on from it) and is void only when it cannot (a virtual deck lost mid-deal, 「如派牌過程中
+洗牌機失靈」) — wagers returned, jackpot wagers carried over to the next round; a round still
+taking wagers (no card dealt) goes on taking them. The decision timer (CSP-6.4) folds an absent
+player's hand after the table's ``decision_timeout_seconds`` (started afresh after a restart).
 """
 
 from __future__ import annotations
@@ -50,7 +55,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["CaribbeanDeal", "CaribbeanDealing"]
 
-RECOVERY_REASON: Final = "the round was interrupted; void, wagers returned, jackpot wagers carried"
+LOST_MID_DEAL: Final = (
+    "the deck was lost mid-deal (its sealed order did not survive): the deal cannot be completed; "
+    "void, wagers returned, jackpot wagers carried"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,9 +257,23 @@ class CaribbeanDealing:
 
     # -- recovery, time-outs, jackpot ------------------------------------------------------
 
-    def recovery(self, round_: Any) -> tuple[object | None, str, str]:
-        """CSP-11.4: any interrupted round is void (wagers returned, jackpot wagers carried)."""
-        return Void(RECOVERY_REASON), "CSP-11.4", RECOVERY_REASON
+    def recovery(self, round_: Any, *, order_lost: bool) -> tuple[object | None, str, str]:
+        """CSP-11.4 by phase (the module docstring): resume while betting, when the cards are
+        all dealt or when the deal can be completed; void only when a virtual deck was lost
+        mid-deal (wagers returned, jackpot wagers carried)."""
+        r: CaribbeanRound = round_
+        due = r.expected_next().due
+        kind = due[0].kind if due else None
+        if kind is DueKind.WAGERS:
+            return None, "CSP-11.4", "no card dealt yet: the betting goes on"
+        if kind is DueKind.CARD and not self.live and order_lost:
+            return Void(LOST_MID_DEAL), "CSP-11.4", LOST_MID_DEAL
+        if kind is DueKind.CARD:
+            why = "cut short mid-deal: the deal goes on from the " + (
+                "dealer's console" if self.live else "committed deck"
+            )
+            return None, "CSP-11.4", why
+        return None, "CSP-11.4", "its cards are all dealt: the round resumes"
 
     def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:
         """CSP-6.4: a pending decision is folded after ``decision_timeout_seconds``."""

@@ -11,7 +11,13 @@ writes a batch in one database transaction or not at all.
 
 :func:`load` rebuilds the state from a snapshot and the events recorded after it; it must equal
 the state the live commands produced (tests check it). :func:`recover` is start-up recovery:
-every round left open is resolved by the law (CSP-11.4, BAC-10) through the adapter.
+every round left open is resolved by the law (CSP-11.4, BAC-10) through the adapter, by the
+phase it stood in.
+
+Dealers report, supervisors decide (BAC-10, CSP-11.1, CSP-11.4): a :class:`ReportFault` stops
+the table and *holds* the open round — it voids nothing and moves no money. While the fault is
+in force the table accepts only a supervisor: :class:`ClearFault` (the round goes on from where
+it stood) or the game's supervisor command on the held round (its ``Void``, with a reason).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Posting
 from ..rng import RandomSource
-from ..rounds import Round, accepts, is_command
+from ..rounds import Issuer, Round, accepts, is_command, issuer_of
 from .dealing import Dealing
 from .model import (
     TABLE_EVENTS,
@@ -230,6 +236,10 @@ def execute(batch: Batch, command: object) -> Batch:
     cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
     a fault not in force. The round contract and the shoe procedure refuse the rest
     (``RuleViolation`` naming the rule).
+
+    A :class:`ReportFault` holds the open round (no void, no money moved: BAC-10, CSP-11.4,
+    "dealers report, supervisors decide"); while the fault is in force the only commands taken
+    are :class:`ClearFault` and a supervisor's command to the held round (:func:`_decides`).
     """
     state = batch.state
     mode = state.setup.mode
@@ -240,7 +250,9 @@ def execute(batch: Batch, command: object) -> Batch:
         # table. Refused here, for both games, before the round sees it: the refusal depends on
         # the command's type and the table's mode alone, never on a card.
         raise TableError("tables.mode_refuses", command=type(command).__name__, mode=mode.value)
-    if state.fault is not None and not isinstance(command, ClearFault):
+    if state.fault is not None and not (
+        isinstance(command, ClearFault) or _decides(state, command)
+    ):
         raise TableError("tables.in_fault", table=state.setup.table_id, reason=state.fault.reason)
     if isinstance(command, OpenRound):
         if state.round_open:
@@ -251,8 +263,8 @@ def execute(batch: Batch, command: object) -> Batch:
             raise TableError("tables.round_open", round_id=batch.round_id)
         batch.dealing.open_shoe(batch)
     elif isinstance(command, ReportFault):
+        # The round is held, never voided by a report (BAC-10, CSP-11.4): a supervisor decides.
         batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor))
-        _resolve_open_round(batch, command.reason)
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -271,6 +283,17 @@ def execute(batch: Batch, command: object) -> Batch:
         batch.dealing.admit(batch, command)
     advance(batch)
     return batch
+
+
+def _decides(state: TableState, command: object) -> bool:
+    """Whether ``command`` is a supervisor's decision on the round a fault holds (BAC-10,
+    CSP-11.1, CSP-11.4: the game's ``Void``, or a correction): the one thing besides
+    :class:`ClearFault` a table in fault takes. The fault stays in force until cleared."""
+    return (
+        state.round_open
+        and is_command(type(command))
+        and issuer_of(type(command)) is Issuer.SUPERVISOR
+    )
 
 
 def advance(batch: Batch) -> None:
@@ -295,11 +318,11 @@ def automatic_due(
         return True
 
 
-def _resolve_open_round(batch: Batch, reason: str) -> None:
+def _resolve_open_round(batch: Batch, reason: str, *, order_lost: bool) -> None:
     r = batch.state.round
     if r is None or r.is_over:
         return
-    command, rule, why = batch.dealing.recovery(r)
+    command, rule, why = batch.dealing.recovery(r, order_lost=order_lost)
     action = "resume" if command is None else "void"
     batch.table_event(RoundRecovered(r.round_id, action, rule, f"{reason}: {why}"), r.round_id)
     if command is not None:
@@ -307,11 +330,14 @@ def _resolve_open_round(batch: Batch, reason: str) -> None:
 
 
 def recover(batch: Batch, reason: str, *, seal_lost: bool = False) -> Batch:
-    """Start-up recovery: the round left open is resolved by the law through the adapter
-    (CSP-11.4: Caribbean Stud void; BAC-10: baccarat resumed when its cards are all recorded,
-    else void), a lost sealed order is recorded (``seal_lost``), then the automatic steps run
-    (a resumed round whose cards are all dealt is settled). Returns ``batch``."""
-    _resolve_open_round(batch, reason)
+    """Start-up recovery: the round left open is resolved by the law through the adapter, by
+    its phase and whether the sealed order in play was lost (``seal_lost``): it resumes where
+    the law lets it go on (CSP-11.4: a Caribbean round whose cards are all dealt, or whose deal
+    can be completed; BAC-10: a baccarat round whose cards are all recorded), else it is void on
+    its ground (a virtual deck lost mid-deal); a lost sealed order is recorded, then the
+    automatic steps run (a resumed round whose cards are all dealt and decided is settled).
+    A fault in force stays in force: a resumed round is then held for the supervisor."""
+    _resolve_open_round(batch, reason, order_lost=seal_lost)
     if seal_lost:
         batch.dealing.lose_seal(batch, reason)
     advance(batch)

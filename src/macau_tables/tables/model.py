@@ -111,8 +111,11 @@ class OpenShoe:
 
 @dataclass(frozen=True, slots=True)
 class ReportFault:
-    """A fault stops the table (CSP-11.4, BAC-10): the open round is resolved by the law and no
-    round opens until a supervisor clears the fault (:class:`ClearFault`)."""
+    """A fault stops the table and holds the open round (BAC-10, CSP-11.1, CSP-11.4: dealers
+    report, supervisors decide): nothing is voided, no money moves, no time-out runs. A
+    supervisor then clears the fault (:class:`ClearFault`: the round goes on from where it
+    stood) or voids the held round with the game's ``Void`` (a reason given); no round opens
+    until the fault is cleared."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
@@ -123,7 +126,8 @@ class ReportFault:
 
 @dataclass(frozen=True, slots=True)
 class ClearFault:
-    """Supervisor ``supervisor`` puts the table back in service, saying ``reason``."""
+    """Supervisor ``supervisor`` puts the table back in service, saying ``reason``: a round the
+    fault held goes on from where it stood."""
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"

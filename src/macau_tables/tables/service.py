@@ -12,7 +12,8 @@ the table's commands one at a time:
   Only after the commit are the views published. The same key again returns the first result
   (a :class:`~.model.Submitted`), nothing re-applied; with another request it is refused.
 * :meth:`~TableService.tick` ``(now)``: the clock's work — decision time-outs (CSP-6.4), card
-  holding time-outs (BAC-16), a settlement that waited for the meter, the lease.
+  holding time-outs (BAC-16), a settlement that waited for the meter, the lease. While a fault
+  holds the round no time-out is issued; once it is cleared the time-outs start afresh.
 * :meth:`~TableService.subscribe` ``(audience, callback)``: views per audience.
 
 A table that is not a demonstration table refuses a seeded random source
@@ -349,6 +350,9 @@ class TableService:
                 self.status = TableStatus.FAULT
             elif isinstance(e, FaultCleared):
                 self.status = TableStatus.OPEN
+                # CSP-6.4: the round held by the fault goes on with a fresh decision time (as
+                # after a restart): the time the table stood still is not held against a player.
+                self._timers = DueTimers()
         self._timers.track(self.state.round, self.dealing, self.clock.now())
         if batch.waiting is not None:  # a settlement waits for a meter the table can use
             self._link_down(batch.waiting, manual=False)
@@ -388,8 +392,11 @@ class TableService:
         return done
 
     def next_deadline(self) -> datetime | None:
-        """When the next time-out falls due (``None``: none is running)."""
+        """When the next time-out falls due (``None``: none is running — nor while a fault
+        holds the round: no time-out is issued then, CSP-6.4, BAC-16)."""
         with self._lock:
+            if self.state.fault is not None:
+                return None
             return self._timers.next_deadline(self.state.round, self.dealing)
 
     def _automatic_due(self) -> bool:

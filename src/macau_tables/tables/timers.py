@@ -4,7 +4,8 @@ The rules never read a clock; the service does. After every commit :class:`DueTi
 for each thing the round waits for (``expected_next().due``) that has a time-out (the dealing
 adapter says which: a decision, CSP-6.4; a card holder's reveal, BAC-16), when it became due.
 :meth:`DueTimers.ripe` gives the time-out commands whose time has come. Timers start again
-when a service starts (the time a process was down is not held against a player).
+when a service starts and when a fault that held the round is cleared (the time a process was
+down or the table stood still is not held against a player: a fresh decision time, CSP-6.4).
 
 >>> from datetime import UTC, datetime, timedelta
 >>> t = DueTimers()
