@@ -319,7 +319,9 @@ def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
     runtime: Runtime, store: Store
 ) -> None:
     """A graceful stop leaves an open round as the store holds it (every request committed on
-    its own); whoever serves the table next resolves it by the law as it loads it."""
+    its own); whoever serves the table next resolves it by the law as it loads it: a round
+    still taking wagers was not being dealt, so CSP-11.4 gives no ground to void it — it
+    resumes, its ante in place."""
     service = runtime.service("csp-1")
     service.submit_all(
         [OpenRound(), PlaceAnte(1, "alice", 1_000)], idempotency_key="t-open", actor="dealer"
@@ -330,7 +332,9 @@ def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
     other.start()
     try:
         taken = other.service("csp-1")
-        assert taken.round.is_over
-        assert taken.expected() is not None and taken.expected().phase == "void"
+        assert taken.round is not None and not taken.round.is_over
+        assert taken.round.round_id == service.round.round_id
+        assert taken.expected() is not None and taken.expected().phase == "betting"
+        assert [(b.box, b.player, b.ante) for b in taken.round.in_play] == [(1, "alice", 1_000)]
     finally:
         other.stop()
