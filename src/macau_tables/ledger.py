@@ -308,7 +308,7 @@ def _settlement_postings(results: Iterable[WagerResult], seed_funding: int) -> l
 
 
 def award_held(player: str, hold_id: str, amount: int) -> tuple[Posting, ...]:
-    """A jackpot award just paid to ``player``'s wallet held for a supervisor (issue 10):
+    """A jackpot award just paid to ``player``'s wallet held for a supervisor:
     from the wallet to the award's held account."""
     return _compact(
         (

@@ -1,4 +1,4 @@
-"""``macau-tables serve``: the table server (issue 10) on uvicorn.
+"""``macau-tables serve``: the table server on uvicorn.
 
 ``macau-tables serve [--host 127.0.0.1] [--port 8000] [--database URL] [--config FILE]
 [--tables bac-1,bac-live]`` — the settings of :mod:`macau_tables.server.settings` (TOML file,

@@ -1,4 +1,4 @@
-"""Users of the table server, for operators who script their set-up (issue 10, "Roles").
+"""Users of the table server, for operators who script their set-up.
 
 * ``user add NAME --role ROLE [--reason TEXT] [--database URL]``: the password is read from
   standard input (its first line; asked twice, hidden, at a terminal), never from the command

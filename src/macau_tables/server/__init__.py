@@ -1,4 +1,4 @@
-"""The table server (issue 10): FastAPI on uvicorn over the table service.
+"""The table server: FastAPI on uvicorn over the table service.
 
 Modules (each owns one concern; the routers never branch on the game):
 

@@ -1,4 +1,4 @@
-"""The operations API (issue 10): cashier, wallets, jackpot meters, authorisations waiting,
+"""The operations API: cashier, wallets, jackpot meters, authorisations waiting,
 verify, the daily report, the audit archive and log, the tables' configurations and approvals.
 
 Every route carries exactly one role rule (:func:`~.auth.require` or :data:`~.auth.public`);

@@ -1,4 +1,4 @@
-"""The round contract over REST (issue 10, "API"): ``/api/tables``.
+"""The round contract over REST: ``/api/tables``.
 
 * ``GET /api/tables`` (public): every table — id, name, game, mode (virtual / live), status,
   fault, linked meter and its amount, events recorded, its configuration (``rules``, encoded

@@ -1,4 +1,4 @@
-"""The application factory (issue 10): :func:`create_app` ``(runtime) -> FastAPI``.
+"""The application factory: :func:`create_app` ``(runtime) -> FastAPI``.
 
 The app serves one :class:`~.runtime.Runtime` (``app.state.runtime``; routers reach it with
 :func:`~.runtime.get_runtime`). It includes the routers of :mod:`.auth` (``/api/auth/…``),

@@ -1,5 +1,5 @@
 """Users, passwords, sessions and bearer tokens, CSRF, login throttling, and the role rule of
-every endpoint (issue 10, "Roles and security").
+every endpoint.
 
 Who is asking
 -------------

@@ -1,4 +1,4 @@
-"""Users administration over REST (role admin; issue 10, "admins configure … users"):
+"""Users administration over REST (role admin: admins configure the users):
 list, create, disable and enable again, unlock (forget a user's failed logins). Every change is
 audited with who and why.
 

@@ -1,4 +1,4 @@
-"""Errors as the API answers them (issue 10, "Bad input"): a clear 4xx JSON, never a 500.
+"""Errors as the API answers them: a clear 4xx JSON, never a 500.
 
 Every refusal has one shape::
 

@@ -1,4 +1,4 @@
-"""The pages' language (issue 11): Traditional Chinese or English, from the message catalog.
+"""The pages' language: Traditional Chinese or English, from the message catalog.
 
 * **Which language.** ``?lang=zh-Hant`` or ``?lang=en`` on any page switches and is remembered
   in the cookie :data:`LANG_COOKIE` (a year, ``SameSite=Lax``, readable by no script); without

@@ -1,4 +1,4 @@
-"""Health and metrics (issue 10): ``/healthz``, ``/readyz``, ``/metrics``; the request log.
+"""Health and metrics: ``/healthz``, ``/readyz``, ``/metrics``; the request log.
 
 * ``GET /healthz`` — the process answers: ``200 {"status": "ok"}``.
 * ``GET /readyz`` — ``200 {"status": "ready", "tables": [...], "elsewhere": {...}}`` when the

@@ -1,5 +1,5 @@
-"""The web pages (issue 11): server-rendered Jinja2 shells that small hand-written ES modules
-(``static/js``) fill from the API of issue 10 — no build step, no Node.js.
+"""The web pages: server-rendered Jinja2 shells that small hand-written ES modules
+(``static/js``) fill from the server's REST API — no build step, no Node.js.
 
 Pages of this module (the game pages — player tables, dealer console — are
 :mod:`.pages_tables`'):

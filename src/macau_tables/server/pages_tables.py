@@ -1,4 +1,4 @@
-"""The game pages (issue 11): the player tables, the dealer console, and the two small JSON
+"""The game pages: the player tables, the dealer console, and the two small JSON
 reads they need besides the round contract's REST and WebSocket API.
 
 Pages (server-rendered shells; the small ES modules in ``static/js`` fill them from the API):

@@ -1,4 +1,4 @@
-"""Who is asking: a signed-in user and the role the server grants them (issue 10, "Roles")."""
+"""Who is asking: a signed-in user and the role the server grants them."""
 
 from __future__ import annotations
 

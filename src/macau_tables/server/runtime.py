@@ -1,4 +1,4 @@
-"""The casino in this process (issue 10): the store, the tables it serves, the clock's ticks.
+"""The casino in this process: the store, the tables it serves, the clock's ticks.
 
 ``Runtime(settings, store, clock=…)`` is what every router reaches through
 :func:`get_runtime` (the dependency :func:`runtime_dependency`):

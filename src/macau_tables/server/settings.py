@@ -1,4 +1,4 @@
-"""The server's settings (issue 10): one TOML file, the environment, the command line.
+"""The server's settings: one TOML file, the environment, the command line.
 
 :class:`Settings` holds every setting with its default. :meth:`Settings.load` reads them in
 this order, each later source overriding the earlier:

@@ -1,4 +1,4 @@
-"""The table server's WebSockets (issue 10, item 3): the live table views and the jackpot.
+"""The table server's WebSockets: the live table views and the jackpot.
 
 ``/ws/tables/{table_id}`` pushes what the connected audience may see of the table — the table
 service's :class:`~macau_tables.tables.publish.TableUpdate` for that audience, encoded by the

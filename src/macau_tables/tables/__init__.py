@@ -1,4 +1,4 @@
-"""The table service: real tables on the store (issue 9).
+"""The table service: real tables on the store.
 
 One :class:`TableService` per casino table runs its rounds through the round contract
 (:class:`macau_tables.rounds.Round`), deals from the virtual shoe or takes the live console's

@@ -1,5 +1,5 @@
-"""Large jackpot awards held for a supervisor (issue 10: "supervisors authorise … jackpot
-payments above a threshold").
+"""Large jackpot awards held for a supervisor (STANDARDS: a hand-paid
+jackpot above a threshold is authorised and logged).
 
 A table service given a threshold (``TableService(hold_awards_from=…)``; the server passes
 ``Settings.jackpot_supervisor_threshold``) holds every jackpot award (CSP-10, BAC-17) of at

@@ -1,7 +1,7 @@
 """A table's links to shared things: its linked jackpot meter and its lease.
 
 :class:`MeterLink` says whether the table can reach its meter (a table that cannot refuses
-jackpot wagers and says so, issue 9 "Linked progressive jackpot") and keeps the meter as last
+jackpot wagers and says so: a linked table that loses its link) and keeps the meter as last
 seen (from its own reads and the store's meter notifications). :class:`Lease` makes the service
 the one process running its table (``casino_tables.lease_owner``), renewed as it works.
 """

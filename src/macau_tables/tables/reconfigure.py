@@ -1,4 +1,4 @@
-"""Changing a table's configuration: a new stored version, only between rounds (issue 10).
+"""Changing a table's configuration: a new stored version, only between rounds.
 
 A table's rules (:class:`~macau_tables.baccarat.rules.BaccaratRules`,
 :class:`~macau_tables.caribbean.rules.CaribbeanRules`) and their regulator approvals

@@ -1,4 +1,4 @@
-"""The table service: one actor per table, on the store (issue 9, "Table service").
+"""The table service: one actor per table, on the store.
 
 ``TableService(store, table_id, clock=…, rng=…)`` loads the table — its latest snapshot and
 the events recorded after it (so start-up does not grow with history) — resolves a round left

@@ -1,4 +1,4 @@
-// fetch for the pages (issue 11): JSON in and out, the session's CSRF token on every
+// fetch for the pages: JSON in and out, the session's CSRF token on every
 // state-changing request (the <meta name="csrf-token"> of base.html), the page's language in
 // Accept-Language so that refusals come back in it ({"error": {"key", "params", "text",
 // "rule"}}), idempotency keys that a retry re-uses, and a page that signs in again when its

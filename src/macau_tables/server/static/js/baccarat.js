@@ -1,4 +1,4 @@
-// The baccarat player table (issue 11): chips and the areas the table offers, the cards as the
+// The baccarat player table: chips and the areas the table offers, the cards as the
 // law reveals them (this player's view only), the squeeze for the card holder (BAC-16),
 // results, wallet, the five roads with the ask road, and the shoe's commitment.
 

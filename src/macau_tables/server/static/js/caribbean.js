@@ -1,4 +1,4 @@
-// The Caribbean Stud Poker player table (issue 11): ante and jackpot wager, the player's own
+// The Caribbean Stud Poker player table: ante and jackpot wager, the player's own
 // five cards and the dealer's up card, raise / fold with the decision timer (CSP-6.4), the
 // showdown and the payouts. CSP-12: no hint, odds or strategy aid — the page shows the view
 // and the buttons the round accepts, nothing computed from the cards.

@@ -1,4 +1,4 @@
-// The dealer console (issue 11). It offers what the round contract says: the commands the round
+// The dealer console. It offers what the round contract says: the commands the round
 // accepts now (`expected.commands`) and what is due next (`expected.due`: a card for a slot or a
 // box, the wagers, a decision, a supervisor). The fields of each command are read from the
 // server's OpenAPI schema (its codec name is the schema's title), so the console builds every

@@ -1,4 +1,4 @@
-// The page's language and texts (issue 11). The server puts the catalog's texts the page needs
+// The page's language and texts. The server puts the catalog's texts the page needs
 // in <script type="application/json" id="page-texts"> (server/i18n.py texts_for); t(key, params)
 // fills their {placeholders} as the Python catalog does (str.format: {{ and }} are braces;
 // {kind:term} shows a game word in the page's language, from <script id="page-terms">).

@@ -1,4 +1,4 @@
-// WebSockets for the pages (issue 11): /ws/tables/{id} and /ws/jackpot (server/streams.py).
+// WebSockets for the pages: /ws/tables/{id} and /ws/jackpot (server/streams.py).
 // Reconnects by itself with a growing pause and resumes from the last event seen (?after=SEQ:
 // the server resends the view only when the table has moved on); pings to keep the connection;
 // the connection's state is shown in an element with data-live (pages.live_*).
