@@ -35,6 +35,7 @@ from ..jackpot import Award, JackpotResult
 from ..rng import CardShown, RandomSource, commit_leaves, shuffle, verify_order
 from ..rounds import Due, WagerResult
 from .model import (
+    TABLE_EVENTS,
     CardsPublished,
     Hit,
     OpenRound,
@@ -48,7 +49,15 @@ from .model import (
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Batch
 
-__all__ = ["Dealing", "Proving", "jackpot_hits", "refuse_client_leaf", "reveal", "seal"]
+__all__ = [
+    "Dealing",
+    "Proving",
+    "game_events",
+    "jackpot_hits",
+    "refuse_client_leaf",
+    "reveal",
+    "seal",
+]
 
 
 class Dealing(Protocol):
@@ -197,6 +206,15 @@ class AwardingSettlement(Protocol):
     def jackpot(self) -> JackpotResult | None: ...
 
     def awarded(self, award: Award) -> WagerResult | None: ...
+
+
+def game_events(dealing: Dealing, events: Sequence[object]) -> list[object]:
+    """The game's own events among a round's records (decoded): neither the table's
+    (:data:`~.model.TABLE_EVENTS`) nor the dealing's (``dealing.is_dealing_event``) — what
+    the game's ``replay`` takes."""
+    return [
+        e for e in events if not isinstance(e, TABLE_EVENTS) and not dealing.is_dealing_event(e)
+    ]
 
 
 def jackpot_hits(settlement: AwardingSettlement) -> tuple[Hit, ...]:

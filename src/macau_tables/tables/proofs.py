@@ -29,8 +29,8 @@ from ..games import GAMES
 from ..rng import CardLeaf, CardProof, CardShown, ShoeOpening, prove_all
 from ..rounds import Audience
 from ..visibility import view_for
-from .dealing import Dealing, Proving
-from .model import TABLE_EVENTS, CardsPublished, TableError
+from .dealing import Dealing, Proving, game_events
+from .model import CardsPublished, TableError
 
 __all__ = [
     "ShoeProofs",
@@ -132,9 +132,7 @@ def round_of(tx: Any, table_id: str, dealing: Dealing, round_id: str) -> Any:
     records = tx.read_events(table_id, round_id=round_id)
     resolver = tx.config_resolver()
     events = [r.decode(resolver) for r in records]
-    mine = [
-        e for e in events if not isinstance(e, TABLE_EVENTS) and not dealing.is_dealing_event(e)
-    ]
+    mine = game_events(dealing, events)
     if not mine:
         raise TableError("tables.unknown_round", table=table_id, round_id=round_id)
     return GAMES[dealing.game].replay(mine)

@@ -36,6 +36,7 @@ from ..store import TableRecord, Tx
 from ..store.history import balances_before, transactions_of_events
 from ..visibility import is_closed, recall_view
 from .adapters import dealing_for
+from .dealing import game_events
 from .holds import held_awards
 from .model import TABLE_EVENTS, AwardHeld
 from .rederive import CLOSERS
@@ -319,9 +320,7 @@ def replayed(table: TableRecord, events: list[object]) -> Any:
 
 def _own_events(table: TableRecord, events: list[object]) -> list[object]:
     """The game's own events among a round's records (not the table's, not the dealing's)."""
-    dealing = dealing_for(table.game, live=False)
-    mine = [e for e in events if not isinstance(e, TABLE_EVENTS)]
-    return [e for e in mine if not dealing.is_dealing_event(e)]
+    return game_events(dealing_for(table.game, live=False), events)
 
 
 def _results(settlement: object) -> tuple[WagerResult, ...]:

@@ -497,17 +497,21 @@ def _leaf(
     card's leaf — its card and salt hash to its position's leaf (Common rules "Randomness")."""
     e = logged.event
     record = f"{table_id}#{logged.seq}"
+
+    def bad_leaf(shoe_no: int, position: object) -> Finding:
+        return finding(
+            "shoe",
+            "events",
+            record,
+            table_id,
+            "operations.verify_leaf",
+            shoe=shoe_no,
+            position=position,
+        )
+
     if isinstance(e, ShoeCommitted):
         if not verify_leaves(e.commitment, e.leaves):
-            return finding(
-                "shoe",
-                "events",
-                record,
-                table_id,
-                "operations.verify_leaf",
-                shoe=e.shoe_no,
-                position="-",
-            )
+            return bad_leaf(e.shoe_no, "-")
         committed[e.shoe_no] = e.leaves
         return None
     if isinstance(e, CardsPublished):
@@ -531,15 +535,7 @@ def _leaf(
         except (ValueError, TypeError):
             ok = False
         if not ok:
-            return finding(
-                "shoe",
-                "events",
-                record,
-                table_id,
-                "operations.verify_leaf",
-                shoe=leaf.shoe_no,
-                position=leaf.position,
-            )
+            return bad_leaf(leaf.shoe_no, leaf.position)
     return None
 
 
