@@ -29,7 +29,7 @@ from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.round import BaccaratRound
 from macau_tables.baccarat.rules import WagerKind as BacKind
 from macau_tables.cards import DECK, Card
-from macau_tables.caribbean import actions as csp
+from macau_tables.caribbean import commands as csp
 from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.games import GAMES

@@ -59,8 +59,8 @@ from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import CloseBetting as CspClose
-from macau_tables.caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import CloseBetting as CspClose
+from macau_tables.caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.rng import CardProof
 from macau_tables.rounds import DEALER, Audience, DueKind
 from macau_tables.server import auth

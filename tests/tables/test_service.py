@@ -15,8 +15,8 @@ from macau_tables.baccarat.commands import Void as BacVoid
 from macau_tables.baccarat.events import CardDealt as BacDealt
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import DECK
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
-from macau_tables.caribbean.actions import Void as CarVoid
+from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.commands import Void as CarVoid
 from macau_tables.caribbean.events import CardDealt as CarDealt
 from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation, StoreError
 from macau_tables.rng import SeededRandom

@@ -24,8 +24,8 @@ from ..baccarat.bets import seat
 from ..baccarat.commands import CloseBetting as BaccaratClose
 from ..baccarat.commands import PlaceWager, Reveal
 from ..baccarat.rules import WagerKind
-from ..caribbean.actions import CloseBetting as CaribbeanClose
-from ..caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from ..caribbean.commands import CloseBetting as CaribbeanClose
+from ..caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from ..errors import MacauTablesError
 from ..rounds import DueKind
 from .model import OpenRound, Submitted, TableError

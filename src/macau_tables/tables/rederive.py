@@ -35,7 +35,7 @@ from typing import Any, Final
 from ..baccarat import commands as bac_commands
 from ..baccarat import events as bac_events
 from ..cards import Card
-from ..caribbean import actions as car_actions
+from ..caribbean import commands as car_commands
 from ..caribbean import events as car_events
 from ..errors import MacauTablesError
 from ..games import GAMES
@@ -131,9 +131,9 @@ def _caribbean(event: object, before: Callable[[], Any]) -> Closing | None:
         else:  # CSP-10: the showdown is given the meter before this round's contributions
             given = s.jackpot.meter_before
             meter = Meter(given.amount - s.meter_contribution, given.seed)
-        return Closing(car_actions.Showdown(meter), meter if staked else None, True)
+        return Closing(car_commands.Showdown(meter), meter if staked else None, True)
     if isinstance(event, car_events.RoundVoided):
-        return Closing(car_actions.Void(event.reason), None, False)
+        return Closing(car_commands.Void(event.reason), None, False)
     return None
 
 

@@ -33,7 +33,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from ..cards import DECK, Card
-from ..caribbean.actions import (
+from ..jackpot import Meter
+from ..rounds import Due, DueKind
+from ..tables.clock import opening_date
+from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
+from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from ..tables.proofs import published
+from .commands import (
     CloseBetting,
     DealCard,
     DecisionTimeout,
@@ -41,17 +47,11 @@ from ..caribbean.actions import (
     Showdown,
     Void,
 )
-from ..caribbean.events import BettingClosed, CardDealt, RoundOpened, RoundSettled
-from ..caribbean.round import CaribbeanRound
-from ..jackpot import Meter
-from ..rounds import Due, DueKind
-from .clock import opening_date
-from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
-from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
-from .proofs import published
+from .events import BettingClosed, CardDealt, RoundOpened, RoundSettled
+from .round import CaribbeanRound
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Batch
+    from ..tables.engine import Batch
 
 __all__ = ["CaribbeanDeal", "CaribbeanDealing"]
 

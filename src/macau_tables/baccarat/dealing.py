@@ -37,21 +37,21 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import codec
-from ..baccarat import shoe as S
-from ..baccarat.commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
-from ..baccarat.events import RoundOpened, RoundSettled
-from ..baccarat.round import BaccaratRound
-from ..baccarat.rules import BaccaratRules, BurnRule, WagerKind
 from ..cards import Card, new_shoe
 from ..rng import ShoeCommitment
 from ..rounds import DEALER, Due, DueKind, replacer
-from .clock import opening_date
-from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
-from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
-from .proofs import published
+from ..tables.clock import opening_date
+from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
+from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from ..tables.proofs import published
+from . import shoe as S
+from .commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
+from .events import RoundOpened, RoundSettled
+from .round import BaccaratRound
+from .rules import BaccaratRules, BurnRule, WagerKind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Batch
+    from ..tables.engine import Batch
 
 __all__ = ["VIRTUAL_DEALER", "BaccaratDeal", "BaccaratDealing"]
 
