@@ -415,7 +415,7 @@ def _texts(payload: object) -> Iterator[str]:
 def _public_paths(table: str) -> list[str]:
     """The public JSON of the casino and of ``table``."""
     paths = ["/api/tables", "/api/meters", f"/api/tables/{table}", f"/api/tables/{table}/board"]
-    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/roads"])
+    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/read/roads"])
 
 
 def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:
