@@ -149,8 +149,9 @@ class GamePlugin:
     types the codec registers under ``name``; ``dealing``: the dealing adapter's factory (called
     with ``live=``); ``closer``: how ``verify`` closes a round again; ``bots``: the simulated
     players; ``demo``: its part of the demonstration casino; ``term``: the message key of the
-    game's name; ``words``: its words a password must not lean on; ``read_models``: name →
-    a new :class:`ReadModel` (none: the game offers none)."""
+    game's name, ``pages.game_<name>`` (the pages' scripts name a game by that key);
+    ``words``: its words a password must not lean on; ``read_models``: name → a new
+    :class:`ReadModel` (none: the game offers none)."""
 
     name: str
     round_class: type[Round]

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from .. import codec
 from ..cards import Card, new_shoe
@@ -349,7 +349,7 @@ class BaccaratDealing:
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None:
                 raise TableError("tables.no_shoe")
-            r: BaccaratRound | None = batch.state.round
+            r = cast("BaccaratRound | None", batch.state.round)  # the table's round is this game's
             in_shoe = r is not None and deal.shoe.current_round == r.round_id
             taken = len(r.cards) + len(r.discarded) if r is not None and in_shoe else 0
             shoe, events = S.apply(deal.shoe, command, taken=taken)
@@ -364,7 +364,7 @@ class BaccaratDealing:
         (with the machine: each round's shuffle once the round ended); change a virtual shoe
         whose order was lost. With ``play``: deal the card due from the virtual shoe, reveal for
         the virtual dealer, settle a complete round."""
-        r: BaccaratRound | None = batch.state.round
+        r = cast("BaccaratRound | None", batch.state.round)  # the table's round is this game's
         deal: BaccaratDeal = batch.state.deal
         shoe = deal.shoe
         if shoe is not None and r is not None and r.is_over and shoe.current_round == r.round_id:

@@ -22,7 +22,7 @@ PLUGIN: Final = GamePlugin(
     closer=audit.close,
     bots=bots.POLICY,
     demo=demo.demonstration,
-    term="play.game_baccarat",
+    term="pages.game_baccarat",
     words=("punto", "banco", "banker", "player"),
     read_models=read_models.READ_MODELS,
 )

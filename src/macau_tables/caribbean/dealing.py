@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ..cards import DECK, Card
 from ..jackpot import Meter
@@ -211,7 +211,7 @@ class CaribbeanDealing:
     def automatic(self, batch: Batch, *, play: bool) -> bool:
         """Reveal the deck of a round that is over; with ``play``, deal the card due from the
         virtual deck, and hold the showdown with the meter when it is due."""
-        r: CaribbeanRound | None = batch.state.round
+        r = cast("CaribbeanRound | None", batch.state.round)  # the table's round is this game's
         deal: CaribbeanDeal = batch.state.deal
         if r is None:
             return False

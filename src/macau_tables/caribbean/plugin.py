@@ -22,7 +22,7 @@ PLUGIN: Final = GamePlugin(
     closer=audit.close,
     bots=bots.POLICY,
     demo=demo.demonstration,
-    term="play.game_caribbean",
+    term="pages.game_caribbean",
     words=("stud", "poker"),
 )
 """Caribbean Stud Poker, as the table service, the server and the pages know it."""

@@ -167,7 +167,7 @@ def _table_reads(request: Request) -> TableReads:
 @router.get(
     "/api/tables/{table_id}/read/{model}",
     dependencies=[Depends(auth.public)],
-    summary="A read-model of the table's game (baccarat: the roads of the current shoe)",
+    summary="A read-model the table's game offers (e.g. the roads of the current shoe)",
 )
 def table_read_model(
     table_id: TableId,

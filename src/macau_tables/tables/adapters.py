@@ -15,6 +15,6 @@ def dealing_for(game: str, *, live: bool) -> Dealing:
     (``tables.unknown_game``) for a game this service does not run."""
     try:
         plugin = GAMES[game]
-    except UnknownGame as exc:
-        raise TableError(exc.key, **exc.params) from None
+    except UnknownGame:
+        raise TableError("tables.unknown_game", game=game, games=", ".join(GAMES)) from None
     return plugin.dealing(live=live)
