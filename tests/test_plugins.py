@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -23,7 +25,7 @@ from macau_tables.caribbean.demo import demo_rules
 from macau_tables.caribbean.plugin import PLUGIN as CARIBBEAN
 from macau_tables.games import GAMES, REGISTERED, UnknownGame
 from macau_tables.plugin import Demonstration, DemoTableSpec, GamePlugin
-from macau_tables.rounds import Round
+from macau_tables.rounds import Round, TableMode, accepts
 from macau_tables.store import Store
 from macau_tables.tables.adapters import dealing_for
 from macau_tables.tables.audit import verify_database
@@ -185,6 +187,10 @@ def test_every_registered_game_is_one_line_and_satisfies_the_contract() -> None:
             if not issubclass(cls, Enum):
                 assert codec.type_name(cls) == f"{name}.{cls.__name__}"
         assert plugin.messages == f"{name}." and messages.render(plugin.term, {}) != plugin.term
+        # the modes: a virtual table takes fewer of its commands than a live one (no card entry)
+        virtual, live = plugin.accepted(TableMode.VIRTUAL), plugin.accepted(TableMode.LIVE)
+        assert plugin.commands and set(virtual) < set(plugin.commands)
+        assert all(accepts(TableMode.LIVE, c) for c in live)
     with pytest.raises(TableError) as refused:
         dealing_for("roulette", live=False)
     assert refused.value.key == "tables.unknown_game"
@@ -255,3 +261,29 @@ def test_a_third_game_is_one_registration(toy: GamePlugin, store: Store) -> None
     with pytest.raises(UnknownGame):
         games.game("toy")
     games.register(toy)
+
+
+FIRST_IMPORTS = (
+    *(f"macau_tables.{name}" for name in GAME_NAMES),
+    *(f"macau_tables.{name}.plugin" for name in GAME_NAMES),
+    "macau_tables.tables",
+    "macau_tables.server.app",
+)
+
+
+@pytest.mark.parametrize("module", FIRST_IMPORTS)
+def test_any_module_can_be_imported_first(module: str) -> None:
+    """No import cycle between the games and the service: whichever module a program imports
+    first, the rest follows (the registry loads the plug-ins on first use)."""
+    program = (
+        f"import {module}\n"
+        "import macau_tables.server.app\n"
+        "from macau_tables import codec\n"
+        "from macau_tables.games import GAMES\n"
+        "assert all(GAMES[name].name == name for name in GAMES)\n"
+        "codec.default_registry()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr

@@ -4,8 +4,9 @@ Each game package builds one plug-in in its ``plugin`` module (``PLUGIN``) from 
 the same name and the same role in every game package:
 
 * ``round`` — the round (:class:`macau_tables.rounds.Round`), ``rules`` — the table's rules,
-  ``commands`` / ``events`` / ``view`` — what the round takes, records and shows, and the
-  package's ``CODEC_TYPES`` (the codec namespace is the plug-in's ``name``);
+  ``commands`` / ``events`` / ``view`` — what the round takes (each command class says the
+  table modes that accept it, ``MODES``: :meth:`GamePlugin.accepted`), records and shows, and
+  the package's ``CODEC_TYPES`` (the codec namespace is the plug-in's ``name``);
 * ``dealing`` — how the table service deals a round (the
   :class:`macau_tables.tables.dealing.Dealing` adapter, virtual or live), recovers a round left
   open, and runs the game's time-outs;
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .jackpot import Meter
-from .rounds import Due, Round
+from .rounds import Due, Round, TableMode, accepts, is_command
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tables.dealing import Dealing
@@ -168,6 +169,15 @@ class GamePlugin:
     def replay(self, events: Sequence[object]) -> Any:
         """The round its recorded ``events`` make (the round class's ``replay``)."""
         return self.round_class.replay(events)
+
+    @property
+    def commands(self) -> tuple[type, ...]:
+        """The game's command classes (those of its codec types that declare an issuer)."""
+        return tuple(c for c in self.codec_types if is_command(c))
+
+    def accepted(self, mode: TableMode) -> tuple[type, ...]:
+        """The game's commands a table of ``mode`` accepts (each command's ``MODES``)."""
+        return tuple(c for c in self.commands if accepts(mode, c))
 
     @property
     def messages(self) -> str:
