@@ -71,7 +71,6 @@ from . import _codec_types as t
 from .errors import CodecError, MacauTablesError
 
 __all__ = [
-    "GAME_PACKAGES",
     "Registry",
     "RulesRef",
     "RulesResolver",
@@ -88,9 +87,6 @@ __all__ = [
     "stored_rules_refs",
     "type_name",
 ]
-
-GAME_PACKAGES: Final = ("caribbean", "baccarat")
-"""The packages whose ``CODEC_TYPES`` the default registry takes (namespace = package name)."""
 
 RulesResolver = Mapping[str, Any] | Callable[[str], Any]
 """How :func:`decode` finds a configuration's rules: ``{config_id: rules}`` or a function."""
@@ -654,15 +650,22 @@ def core_types() -> tuple[type, ...]:
 
 
 def default_registry() -> Registry:
-    """The registry :func:`encode` and :func:`decode` use: the core types (``core``), then each
-    game package's ``CODEC_TYPES`` (built on first use)."""
+    """The registry :func:`encode` and :func:`decode` use: the core types (``core``), then the
+    ``CODEC_TYPES`` of each game's package (:data:`macau_tables.games.REGISTERED`; namespace =
+    the package's name = the game's) and of each game registered at run time (built on first
+    use). Only the packages are imported here, not their plug-ins."""
     global _DEFAULT
     if _DEFAULT is None:
+        from . import games  # here: the games' packages import this module
+
         registry = Registry()
         registry.register("core", core_types())
-        for game in GAME_PACKAGES:
-            module = importlib.import_module(f"{__package__}.{game}")
-            registry.register(game, getattr(module, "CODEC_TYPES", ()))
+        for plugin_module in games.REGISTERED:
+            package = plugin_module.rpartition(".")[0]
+            module = importlib.import_module(package)
+            registry.register(package.rpartition(".")[2], getattr(module, "CODEC_TYPES", ()))
+        for plugin in games.added():
+            registry.register(plugin.name, plugin.codec_types)
         _DEFAULT = registry
     return _DEFAULT
 

@@ -38,7 +38,7 @@ from macau_tables.baccarat.rules import default_limits as limits
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.view import RefusalView, RoundView
 from macau_tables.cards import Card, parse_cards
-from macau_tables.caribbean import actions as caribbean
+from macau_tables.caribbean import commands as caribbean
 from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.ledger import AccountKind

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, prove_all
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 
 from macau_tables.cards import DECK, Card
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     DealtToEmptyBox,

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from macau_tables.cards import parse_cards
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     Command,
     DealCard,

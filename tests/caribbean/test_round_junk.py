@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from macau_tables.cards import Card
 from macau_tables.caribbean import COMMANDS
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     DealCard,
     PlaceAnte,
     Raise,

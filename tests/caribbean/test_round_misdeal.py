@@ -6,7 +6,7 @@ import pytest
 
 from macau_tables import ledger
 from macau_tables.cards import parse_cards
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     DealCard,
     PlaceAnte,
     PlaceJackpotWager,

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 
 from macau_tables import ledger
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     Fold,
     PlaceAnte,
     PlaceJackpotWager,

@@ -15,7 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from macau_tables.cards import DECK, Card, Rank, Suit
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     Command,
     DealCard,

@@ -9,7 +9,7 @@ from typing import Any
 
 from macau_tables.approvals import Approval
 from macau_tables.cards import Card, parse_cards
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     Fold,
@@ -107,7 +107,7 @@ def play(
 ) -> CaribbeanRound:
     """A complete round: bets, the deal giving ``hands`` and ``dealer``, decisions (raise unless
     in ``folds``), showdown against ``meter`` (default: the seed)."""
-    from macau_tables.caribbean.actions import Showdown
+    from macau_tables.caribbean.commands import Showdown
 
     rules = rules or make_rules()
     antes = antes or dict.fromkeys(hands, UNIT)

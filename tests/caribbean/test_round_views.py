@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from macau_tables.cards import Card, parse_cards
 from macau_tables.caribbean import CODEC_TYPES
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     DealCard,
     Fold,
     Raise,
@@ -21,7 +21,7 @@ from macau_tables.caribbean.actions import (
 from macau_tables.caribbean.hands import HandCategory
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.settlement import BoxOutcome, CarriedWager
-from macau_tables.caribbean.views import PlayerView, PublicView, TableView
+from macau_tables.caribbean.view import PlayerView, PublicView, TableView
 from macau_tables.rounds import DEALER, Audience, Role
 
 from .test_round import HANDS3

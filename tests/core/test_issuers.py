@@ -12,7 +12,7 @@ import pytest
 from macau_tables import baccarat, caribbean, codec
 from macau_tables.baccarat import commands as bac
 from macau_tables.baccarat import shoe_commands as shoe
-from macau_tables.caribbean import actions as csp
+from macau_tables.caribbean import commands as csp
 from macau_tables.errors import MacauTablesError
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Issuer, acting, actor_field_of, is_command, issuer_of

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     PlaceAnte,

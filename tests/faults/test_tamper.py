@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager, Void
+from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager, Void
 from macau_tables.cli.app import app
 from macau_tables.store import Store
 from macau_tables.store.chain import chain_hash

@@ -25,12 +25,12 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
+from macau_tables.baccarat.demo import demo_rules as demo_baccarat_rules
 from macau_tables.server import auth
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
 from macau_tables.store import Store, TableMode, TableStatus
-from macau_tables.tables.casino import demo_baccarat_rules
 from macau_tables.tables.clock import FakeClock
 
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from tests.server.conftest import login, server_settings
 from tests.server.serving import wait_for
 
-from macau_tables.caribbean.actions import CloseBetting as CaribbeanClose
-from macau_tables.caribbean.actions import PlaceAnte
+from macau_tables.caribbean.commands import CloseBetting as CaribbeanClose
+from macau_tables.caribbean.commands import PlaceAnte
 from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation
 from macau_tables.server.app import create_app
 from macau_tables.server.errors import STATUS_BY_KEY, status_for

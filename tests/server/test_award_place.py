@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from tests.server.conftest import login
 
 from macau_tables.cards import DECK, Card
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.cli.audit_cli import describe_award
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Audience

@@ -28,8 +28,8 @@ from macau_tables.baccarat.bets import seat
 from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import WagerKind
-from macau_tables.caribbean.actions import CloseBetting as CspClose
-from macau_tables.caribbean.actions import Fold, PlaceAnte, Raise
+from macau_tables.caribbean.commands import CloseBetting as CspClose
+from macau_tables.caribbean.commands import Fold, PlaceAnte, Raise
 from macau_tables.rounds import DEALER, Audience
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.archive_check import verify_archive

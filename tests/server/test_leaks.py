@@ -59,8 +59,8 @@ from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import CloseBetting as CspClose
-from macau_tables.caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import CloseBetting as CspClose
+from macau_tables.caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.rng import CardProof
 from macau_tables.rounds import DEALER, Audience, DueKind
 from macau_tables.server import auth
@@ -415,7 +415,7 @@ def _texts(payload: object) -> Iterator[str]:
 def _public_paths(table: str) -> list[str]:
     """The public JSON of the casino and of ``table``."""
     paths = ["/api/tables", "/api/meters", f"/api/tables/{table}", f"/api/tables/{table}/board"]
-    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/roads"])
+    return paths + ([] if table == "csp-1" else [f"/api/tables/{table}/read/roads"])
 
 
 def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:

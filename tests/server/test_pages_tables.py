@@ -1,7 +1,8 @@
 """The game pages' routes (issue 11, :mod:`macau_tables.server.pages_tables`): the roadmaps'
-JSON is exactly :mod:`macau_tables.baccarat.roads` of the shoe's settled rounds (demonstration
-rounds, BAC-2.2, left out), the board's seating follows who asks (BAC-15), the shoe's awaited
-dealer command (BAC-2.1), and the pages' role rules for a browser. SQLite and PostgreSQL."""
+JSON (baccarat's read-model ``roads``) is exactly :mod:`macau_tables.baccarat.roads` of the
+shoe's settled rounds (demonstration rounds, BAC-2.2, left out), the board's seating follows
+who asks (BAC-15), the shoe's awaited dealer command (BAC-2.1), and the pages' role rules for a
+browser. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
     for n in range(5):
         _send(client, "bac-1", dealer, {"type": "tables.OpenRound"}, f"open-{n}")
         _send(client, "bac-1", dealer, {"type": "baccarat.CloseBetting"}, f"close-{n}")
-    response = client.get("/api/tables/bac-1/roads")  # public: results of settled rounds
+    response = client.get("/api/tables/bac-1/read/roads")  # public: results of settled rounds
     assert response.status_code == 200, response.text
     roads = response.json()
     entries = _results(runtime, "bac-1")
@@ -67,10 +68,11 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
     # read again after one more round: only the new events are read, the same answer grows
     _send(client, "bac-1", dealer, {"type": "tables.OpenRound"}, "open-5")
     _send(client, "bac-1", dealer, {"type": "baccarat.CloseBetting"}, "close-5")
-    assert client.get("/api/tables/bac-1/roads").json()["rounds"] == 6
-    # a table without a baccarat shoe has empty roads; an unknown table is 404
-    assert client.get("/api/tables/csp-1/roads").json()["rounds"] == 0
-    unknown = client.get("/api/tables/nope/roads")
+    assert client.get("/api/tables/bac-1/read/roads").json()["rounds"] == 6
+    # a game that offers no roads answers none (only how far the log was read); an unknown
+    # table is 404
+    assert set(client.get("/api/tables/csp-1/read/roads").json()) == {"table_id", "seq"}
+    unknown = client.get("/api/tables/nope/read/roads")
     assert unknown.status_code == 404 and unknown.json()["error"]["key"] == "server.table_unknown"
 
 

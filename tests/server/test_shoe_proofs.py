@@ -17,7 +17,7 @@ from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, Raise
+from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, Raise
 from macau_tables.rng import SCHEME_MERKLE, CardProof
 from macau_tables.rounds import Audience
 from macau_tables.server.runtime import Runtime

@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 from tests.server.conftest import login
 from tests.support import VISIBLE, cards_in
 
-from macau_tables.caribbean.actions import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.errors import StoreError
 from macau_tables.rounds import Audience
 from macau_tables.server import auth, streams

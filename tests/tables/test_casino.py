@@ -8,11 +8,12 @@ import pytest
 
 from macau_tables.baccarat.bets import standing
 from macau_tables.baccarat.commands import CloseBetting, PlaceWager
+from macau_tables.baccarat.demo import MAX_DIFFERENCE
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
-from macau_tables.tables.casino import MAX_DIFFERENCE, create_demo_casino
+from macau_tables.tables.casino import create_demo_casino
 from macau_tables.tables.model import OpenRound
 
 from .support import service

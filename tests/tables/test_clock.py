@@ -13,7 +13,7 @@ from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.events import CardsRevealed, RevealTimedOut
 from macau_tables.baccarat.rules import WagerKind
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, Raise
+from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, Raise
 from macau_tables.caribbean.events import DecisionMade
 from macau_tables.errors import ConfigError
 from macau_tables.rounds import DEALER, DueKind

@@ -23,7 +23,7 @@ from macau_tables.baccarat.events import RoundSettled as BacSettled
 from macau_tables.baccarat.round import BaccaratRound
 from macau_tables.baccarat.rules import BurnRule, ShoeSettings, WagerKind
 from macau_tables.cards import DECK, Card
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     Fold,

@@ -43,7 +43,7 @@ from macau_tables.baccarat.rules import ShoeSettings, TieOption, WagerKind
 from macau_tables.baccarat.sides import Side
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import DECK, Card
-from macau_tables.caribbean import actions as C
+from macau_tables.caribbean import commands as C
 from macau_tables.errors import MacauTablesError
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import (

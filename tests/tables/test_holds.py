@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from macau_tables.caribbean.actions import Raise
+from macau_tables.caribbean.commands import Raise
 from macau_tables.errors import MacauTablesError
 from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Audience

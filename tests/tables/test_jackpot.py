@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     PlaceAnte,

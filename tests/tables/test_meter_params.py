@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from macau_tables.caribbean.actions import PlaceAnte
+from macau_tables.caribbean.commands import PlaceAnte
 from macau_tables.errors import MacauTablesError
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound

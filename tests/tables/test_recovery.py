@@ -17,7 +17,7 @@ from macau_tables.baccarat.commands import DealCard as BacDeal
 from macau_tables.baccarat.commands import PlaceWager, Reveal
 from macau_tables.baccarat.rules import ShoeSettings, WagerKind
 from macau_tables.cards import Card
-from macau_tables.caribbean.actions import (
+from macau_tables.caribbean.commands import (
     CloseBetting,
     DealCard,
     Fold,
@@ -157,7 +157,7 @@ def test_a_virtual_deal_cut_short_by_a_crash_is_void_with_the_jackpot_wagers_car
     """CSP-11.4 「如派牌過程中洗牌機失靈」: the process dies after three cards of a virtual deal and
     its deck's sealed order with it: the deal cannot be completed from the committed cards, so
     the round is void on that ground — wagers returned, the jackpot wager carried."""
-    from macau_tables.tables.dealing_caribbean import CaribbeanDealing
+    from macau_tables.caribbean.dealing import CaribbeanDealing
 
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
@@ -204,7 +204,7 @@ def test_a_virtual_deal_cut_short_by_a_crash_is_void_with_the_jackpot_wagers_car
 def test_a_virtual_deal_cut_short_resumes_from_its_deck_when_the_deck_survived_CSP_11_4(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from macau_tables.tables.dealing_caribbean import CaribbeanDealing
+    from macau_tables.caribbean.dealing import CaribbeanDealing
 
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")

@@ -15,8 +15,8 @@ from macau_tables.baccarat.commands import Void as BacVoid
 from macau_tables.baccarat.events import CardDealt as BacDealt
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.cards import DECK
-from macau_tables.caribbean.actions import CloseBetting, PlaceAnte, PlaceJackpotWager
-from macau_tables.caribbean.actions import Void as CarVoid
+from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.commands import Void as CarVoid
 from macau_tables.caribbean.events import CardDealt as CarDealt
 from macau_tables.errors import ConfigError, MacauTablesError, RuleViolation, StoreError
 from macau_tables.rng import SeededRandom
@@ -361,8 +361,8 @@ def test_many_more_rounds_with_seven_players_keep_every_invariant(store: Store, 
 @pytest.mark.parametrize("game", ["caribbean", "baccarat"])
 def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, game: str) -> None:
     """Recall's state of a closed round is how the game closed it — the closing verify
-    re-derives (``rederive.CLOSERS``: a settlement, or a void whichever fault voided it) —
-    for both games (CSP-11.4, BAC-10)."""
+    re-derives (the game plug-in's ``closer``: a settlement, or a void whichever fault voided
+    it) — for both games (CSP-11.4, BAC-10)."""
     rules = caribbean_rules() if game == "caribbean" else baccarat_rules(card_holding=False)
     casino(store, {"t1": (game, rules, False)})
     svc = service(store, "t1", rng=SeededRandom(11))

@@ -10,7 +10,7 @@ views, the rules with their nested settings, and the game's enums. Shared core t
 
 from typing import Final
 
-from .actions import (
+from .commands import (
     CloseBetting,
     Command,
     DealCard,
@@ -58,7 +58,7 @@ from .round import CaribbeanRound
 from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from .settlement import BoxOutcome, BoxResult, CarriedWager, Settlement, WagerKind
 from .state import BoxState, Phase, deal_order
-from .views import BoxView, DeadHandView, PlayerView, PublicView, TableView
+from .view import BoxView, DeadHandView, PlayerView, PublicView, TableView
 
 __all__ = [
     "CODEC_TYPES",

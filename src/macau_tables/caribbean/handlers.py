@@ -1,6 +1,6 @@
 """What a Caribbean Stud round makes of each command: validation against the law, then events.
 
-A handler takes the round and one command (:mod:`.actions`) and returns the events it produces,
+A handler takes the round and one command (:mod:`.commands`) and returns the events it produces,
 or raises a :class:`~macau_tables.errors.RuleViolation` naming the rule and a message key of
 ``messages/caribbean.toml``. Handlers never change the round (it is immutable); the round folds
 their events (:mod:`.round`).
@@ -17,7 +17,7 @@ from ..jackpot import Meter
 from ..money import check_stake
 from ..rng import ShoeCommitment, card_leaf, commitment_scheme
 from ..rounds import DEALER, Dealer
-from .actions import (
+from .commands import (
     CloseBetting,
     DealCard,
     DealtToEmptyBox,

@@ -1,7 +1,7 @@
 """The Caribbean Stud round: a pure, replayable state machine (SPEC CSP-5 … CSP-13).
 
 A :class:`CaribbeanRound` is an immutable value satisfying :class:`macau_tables.rounds.Round`.
-:meth:`CaribbeanRound.apply` validates a command (:mod:`.actions`, handled in :mod:`.handlers`)
+:meth:`CaribbeanRound.apply` validates a command (:mod:`.commands`, handled in :mod:`.handlers`)
 against the law and returns ``(new_round, events)``, or raises a
 :class:`~macau_tables.errors.RuleViolation` naming the rule — the round it was called on is never
 changed. Every state is a fold over its events, so :meth:`CaribbeanRound.replay` rebuilds the
@@ -24,7 +24,7 @@ Hand-off after a void round (CSP-11.1, CSP-11.4): the void round's :meth:`carrie
 ``CaribbeanRound.new(..., carried=...)`` of the next round, where they count as already placed
 (the box is reserved for that player; the player still places an ante, CSP-10.1). A carried
 wager whose box gets no ante is carried again; one whose player left the table is handed back
-with a supervisor's authorisation (:class:`~.actions.ReturnCarriedWager`, documented reading).
+with a supervisor's authorisation (:class:`~.commands.ReturnCarriedWager`, documented reading).
 
 Jackpot contributions: a jackpot wager is credited to the meter when it is settled (at the
 showdown, before the awards are resolved; a folded box's wager too, CSP-6.7). A carried-over
@@ -56,7 +56,7 @@ from ..rounds import (
     replacer,
     require_audience,
 )
-from .actions import (
+from .commands import (
     CloseBetting,
     DealCard,
     DealtToEmptyBox,
@@ -90,7 +90,7 @@ from .handlers import HANDLERS, box_number, player_id, shown
 from .rules import CaribbeanRules
 from .settlement import CarriedWager, Settlement
 from .state import HAND_SIZE, BoxState, Phase, deal_order
-from .views import PlayerView, PublicView, TableView, view_of
+from .view import PlayerView, PublicView, TableView, view_of
 
 __all__ = [
     "HAND_SIZE",
@@ -263,7 +263,7 @@ class CaribbeanRound:
     def carried_out(self) -> tuple[CarriedWager, ...]:
         """The jackpot wagers the next round takes over (CSP-11.1): those of a void round and
         those whose box took no ante; empty until the round is over. A wager handed back
-        (:class:`~.actions.ReturnCarriedWager`) is not among them."""
+        (:class:`~.commands.ReturnCarriedWager`) is not among them."""
         return () if self.settlement is None else self.settlement.carried_over
 
     def expected_next(self) -> Expected:
@@ -298,7 +298,7 @@ class CaribbeanRound:
         return Expected(phase, (), ())
 
     def view(self, audience: Audience) -> PlayerView | TableView | PublicView:
-        """What ``audience`` may see (:mod:`.views`: a player their own cards and the dealer's
+        """What ``audience`` may see (:mod:`.view`: a player their own cards and the dealer's
         face-up cards; the dealer and a supervisor every box's wagers and only face-up cards;
         the public no cards). Refuses (``RuleViolation``) anything that is not an
         :class:`~macau_tables.rounds.Audience`."""

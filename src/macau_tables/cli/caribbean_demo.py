@@ -16,7 +16,7 @@ import typer
 
 from ..approvals import Approval
 from ..cards import Card, new_deck
-from ..caribbean.actions import (
+from ..caribbean.commands import (
     CloseBetting,
     DealCard,
     Fold,
@@ -42,7 +42,7 @@ from ..caribbean.hands import HandCategory, evaluate
 from ..caribbean.round import CaribbeanRound
 from ..caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from ..caribbean.settlement import Settlement
-from ..caribbean.views import PlayerView
+from ..caribbean.view import PlayerView
 from ..jackpot import Meter
 from ..money import format_minor
 from ..rng import SeededRandom, VirtualShoe, shuffle, verify_commitment

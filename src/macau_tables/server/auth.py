@@ -85,6 +85,7 @@ from starlette.websockets import WebSocket
 from zxcvbn import zxcvbn
 
 from ..errors import AuthError, MacauTablesError
+from ..games import GAMES
 from ..store import Store, Tx
 from ..store import users_ops as ops
 from .errors import register_status
@@ -185,18 +186,10 @@ CASINO_WORDS: Final = (
     "macau",
     "macao",
     "casino",
-    "baccarat",
-    "caribbean",
-    "stud",
-    "poker",
     "table",
     "tables",
     "jackpot",
     "progressive",
-    "punto",
-    "banco",
-    "banker",
-    "player",
     "dealer",
     "supervisor",
     "admin",
@@ -205,8 +198,9 @@ CASINO_WORDS: Final = (
     "shoe",
     "macau-tables",
 )
-"""Words a password must not lean on: the casino's and its games' (with the user's name and
-the tables' ids and names, they are zxcvbn's "user inputs", guessed first)."""
+"""Words a password must not lean on: the casino's; with each game's (its name and its
+plug-in's ``words``), the user's name and the tables' ids and names, they are zxcvbn's "user
+inputs", guessed first."""
 
 MIN_SCORE: Final = {
     UserRole.PLAYER: 2,
@@ -231,7 +225,8 @@ def check_password(
     do)."""
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise AuthError("auth.password_too_short", minimum=MIN_PASSWORD)
-    inputs = [name, ops.name_key(name), *CASINO_WORDS, *words]
+    games = [w for plugin in GAMES.values() for w in (plugin.name, *plugin.words)]
+    inputs = [name, ops.name_key(name), *CASINO_WORDS, *games, *words]
     result = zxcvbn(password[:SCORED_LENGTH], user_inputs=[w[:SCORED_LENGTH] for w in inputs])
     score, needed = int(result["score"]), MIN_SCORE[role]
     if score < needed:

@@ -50,6 +50,7 @@ from starlette.responses import Response
 
 from .. import codec, messages
 from ..errors import MacauTablesError
+from ..games import GAMES
 from ..money import format_minor
 from ..rng import ShoeOpening, commitment_scheme, prove_all
 from ..store import ShoeCursor, ShoeRecord, Tx
@@ -80,8 +81,15 @@ templates.env.filters["money"] = lambda amount: format_minor(int(amount))
 templates.env.globals["LANGUAGES"] = messages.LANGUAGES
 
 STAFF: Final = (UserRole.SUPERVISOR, UserRole.ADMIN)
-REFUSAL_TEXTS: Final = ("baccarat.", "caribbean.", "tables.")
-"""The catalog namespaces of the refusals a supervisor's page may show (a view's refusal)."""
+REFUSAL_TEXTS: Final = ("tables.",)
+"""The catalog namespaces of the refusals a supervisor's page may show (a view's refusal),
+besides each game's own (:func:`refusal_texts`)."""
+
+
+def refusal_texts() -> tuple[str, ...]:
+    """:data:`REFUSAL_TEXTS` and each game's message namespace (its plug-in's ``messages``)."""
+    return (*(plugin.messages for plugin in GAMES.values()), *REFUSAL_TEXTS)
+
 
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -235,7 +243,7 @@ def supervisor(request: Request, who: Staff) -> Response:
     """Tables (open, close, options and approvals), authorisations waiting, and the recall
     of a table's last 10 rounds."""
     # the rule refusals a waiting round shows (a refused live card, BAC-10) in the page language
-    return render(request, "supervisor.html", who, texts=REFUSAL_TEXTS)
+    return render(request, "supervisor.html", who, texts=refusal_texts())
 
 
 @router.get("/supervisor/reports", response_class=HTMLResponse)

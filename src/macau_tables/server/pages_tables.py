@@ -16,11 +16,11 @@ Pages (server-rendered shells; the small ES modules in ``static/js`` fill them f
 
 JSON (public: nothing in them is hidden by the law):
 
-* ``GET /api/tables/{id}/roads``: the roadmaps of the table's current shoe, computed by
-  :mod:`macau_tables.baccarat.roads` from the results of the shoe's settled rounds (recorded
-  ``baccarat.RoundSettled`` events; demonstration rounds, BAC-2.2, are not on the roads), with
-  the shoe's commitment (virtual shoes) — the results are public once a round is settled.
-  A table whose log holds no baccarat shoe answers empty roads.
+* ``GET /api/tables/{id}/read/{model}``: a read-model the table's game offers (its plug-in's
+  ``read_models``, :class:`macau_tables.plugin.ReadModel`: baccarat's ``roads``, the roadmaps
+  of the current shoe from its settled rounds, :mod:`macau_tables.baccarat.read_models`),
+  followed from the table's log, with the ``seq`` it was read up to; a model the game does not
+  offer answers only ``table_id`` and ``seq``.
 * ``GET /api/tables/{id}/board``: the seconds left before the table's next time-out (the
   decision time-out CSP-6.4, the card-holding time-out BAC-16), ``null`` when none is running,
   counted by the server's clock so that a page's countdown does not depend on the browser's;
@@ -37,7 +37,8 @@ from __future__ import annotations
 import json
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request
@@ -45,18 +46,12 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from .. import codec
-from ..baccarat.roads import (
-    Colour,
-    RoadEntry,
-    big_road_grid,
-    build_roadmaps,
-    derived_road_grid,
-)
-from ..baccarat.sides import Side
 from ..errors import MacauTablesError
+from ..games import GAMES
 from ..money import format_minor
+from ..plugin import ReadModel
 from ..rounds import Issuer, accepts, issuer_of
-from ..store import Store, Tx
+from ..store import EventRecord, Store, Tx
 from ..store.records import TableRecord
 from ..tables.model import OpenShoe
 from . import auth, pages
@@ -66,21 +61,18 @@ from .schemas import ERROR_RESPONSES
 
 __all__ = [
     "CHIP_MULTIPLES",
-    "ROAD_ROWS",
-    "ShoeLog",
-    "ShoeRoads",
+    "TableReads",
     "install",
     "page_router",
-    "roads_json",
     "router",
 ]
-
-ROAD_ROWS: Final = 6
-"""The height of every drawn road (the boards Macau's tables show)."""
 
 _READ_CHUNK: Final = 2_000
 
 TableId = Annotated[str, Path(min_length=1, max_length=64, description="The table's id")]
+ModelName = Annotated[
+    str, Path(min_length=1, max_length=64, description="The read-model's name (e.g. roads)")
+]
 
 CHIP_MULTIPLES: Final = (1, 5, 10, 50, 100, 500)
 """The chips a player table offers, in bet units (those up to the table's largest limit)."""
@@ -88,8 +80,15 @@ CHIP_MULTIPLES: Final = (1, 5, 10, 50, 100, 500)
 TEXTS: Final = ("play.",)
 """The message prefixes the game pages' scripts use (besides ``pages.``)."""
 
-CONSOLE_TEXTS: Final = ("play.", "baccarat.", "caribbean.", "tables.", "shoe.", "core.")
-"""The dealer console shows the law's refusals of a card in the page's language too."""
+CONSOLE_TEXTS: Final = ("play.", "tables.", "shoe.", "core.")
+"""The dealer console shows the law's refusals of a card in the page's language too (with the
+games' own messages, :func:`_console_texts`)."""
+
+
+def _console_texts() -> tuple[str, ...]:
+    """:data:`CONSOLE_TEXTS` and each game's message namespace."""
+    return (*CONSOLE_TEXTS, *(plugin.messages for plugin in GAMES.values()))
+
 
 router = APIRouter(tags=["pages"], responses=ERROR_RESPONSES)
 """The game pages' JSON reads (public; their refusals documented as every API route's)."""
@@ -98,150 +97,67 @@ page_router = APIRouter(route_class=pages.PageRoute, include_in_schema=False, ta
 """The game pages (a browser without a session is sent to the login page)."""
 
 
-# -- the shoe's results, read incrementally from the table's log -----------------------------------
+# -- the games' read-models, followed incrementally from the table's log --------------------------
 
 
 @dataclass(slots=True)
-class ShoeLog:
-    """What a table's log says of its current baccarat shoe so far: read up to ``seq``; the
-    shoe's ``number`` (shoes opened in the log), ``commitment`` (virtual shoes), whether it is
-    ``live`` and ``finished``, and the ``entries`` of its settled rounds, oldest first."""
+class _Followed:
+    """A read-model of one table and the ``seq`` of the table's log it has followed up to."""
 
+    model: ReadModel
     seq: int = 0
-    number: int = 0
-    shoe_id: str | None = None
-    commitment: str | None = None
-    live: bool = False
-    finished: bool = False
-    revealed: bool = False
-    demo_rounds: set[str] = field(default_factory=set)
-    entries: list[RoadEntry] = field(default_factory=list)
-
-    def take(self, kind: str, round_id: str | None, data: dict[str, Any]) -> None:
-        """Follow one recorded event (its type and JSON payload)."""
-        if kind == "baccarat.ShoeOpened":
-            self.number += 1
-            self.shoe_id = str(data.get("shoe_id") or "") or None
-            self.commitment = data.get("commitment")
-            self.live = bool(data.get("live"))
-            self.finished = self.revealed = False
-            self.demo_rounds.clear()
-            self.entries.clear()
-        elif kind == "baccarat.RoundStarted" and data.get("demo") and round_id is not None:
-            self.demo_rounds.add(round_id)  # BAC-2.2: a demonstration round is not on the roads
-        elif kind == "baccarat.RoundSettled" and round_id not in self.demo_rounds:
-            result = data.get("result") or {}
-            self.entries.append(
-                RoadEntry(
-                    Side(result["winner"]),
-                    bool(result.get("banker_pair")),
-                    bool(result.get("player_pair")),
-                    bool(result.get("natural")),
-                )
-            )
-        elif kind == "baccarat.ShoeFinished":
-            self.finished = True
-        elif kind == "tables.ShoeRevealed" and data.get("shoe_id") == self.shoe_id:
-            self.revealed = True
 
 
-class ShoeRoads:
-    """Each table's :class:`ShoeLog`, kept up to date by reading only the events recorded since
-    the last read (one per app; thread-safe)."""
+class TableReads:
+    """Each table's read-models (its game's plug-in's ``read_models``), kept up to date by
+    following only the events recorded since the last read (one per app; thread-safe)."""
 
     def __init__(self) -> None:
-        self._logs: dict[str, ShoeLog] = {}
+        self._followed: dict[tuple[str, str], _Followed] = {}
         self._lock = threading.Lock()
 
-    def current(self, store: Store, table_id: str) -> ShoeLog:
-        """``table_id``'s shoe log, read up to the log's end now."""
+    def current(self, store: Store, table_id: str, game: str, name: str) -> dict[str, Any]:
+        """``{"table_id", "seq", ...}``: read-model ``name`` of ``table_id`` (whose game is
+        ``game``), read up to the log's end now; only ``table_id`` and ``seq`` when the game
+        offers no such model."""
+        make = GAMES[game].read_models.get(name)
         with self._lock:
-            log = self._logs.setdefault(table_id, ShoeLog())
+            followed = self._followed.get((table_id, name))
+            if followed is None and make is not None:
+                followed = self._followed.setdefault((table_id, name), _Followed(make()))
+            seq = 0 if followed is None else followed.seq
             while True:
-                records = store.read(
-                    lambda tx: tx.read_events(table_id, after=log.seq, limit=_READ_CHUNK)
-                )
+                records = store.read(partial(_after, table_id, seq))
                 for r in records:
-                    log.take(r.type, r.round_id, json.loads(r.payload))
-                    log.seq = r.seq
+                    if followed is not None:
+                        followed.model.take(r.type, r.round_id, json.loads(r.payload))
+                    seq = r.seq
+                if followed is not None:
+                    followed.seq = seq
                 if len(records) < _READ_CHUNK:
-                    return log
+                    shown = {} if followed is None else followed.model.json()
+                    return {"table_id": table_id, "seq": seq, **shown}
 
 
-def _colour(colour: Colour | None) -> str | None:
-    return None if colour is None else colour.value
+def _record(runtime: Runtime, table_id: str) -> TableRecord:
+    """The table's record; ``server.table_unknown`` (404) for a table the casino has not."""
+    if table_id in runtime.known_table_ids():
+        found = [t for t in runtime.store.read(lambda tx: tx.tables()) if t.table_id == table_id]
+        if found:
+            return found[0]
+    raise MacauTablesError("server.table_unknown", table=table_id)
 
 
-def roads_json(log: ShoeLog, rows: int = ROAD_ROWS) -> dict[str, Any]:
-    """The roads of ``log``'s shoe as drawn grids (0-based ``col`` / ``row``; letters ``B``,
-    ``P``, ``T``; derived marks ``red`` / ``blue``), the ask road and the shoe's counts."""
-    maps = build_roadmaps(log.entries, rows)
-    derived = {
-        name: [
-            {"col": p.col, "row": p.row, "colour": p.item.colour.value}
-            for p in derived_road_grid(road, rows)
-        ]
-        for name, road in zip(
-            ("big_eye_boy", "small_road", "cockroach_road"), maps.derived, strict=True
-        )
-    }
-    entries = log.entries
-    return {
-        "rows": rows,
-        "rounds": len(entries),
-        "counts": {
-            "banker": sum(e.winner is Side.BANKER for e in entries),
-            "player": sum(e.winner is Side.PLAYER for e in entries),
-            "tie": sum(e.winner is Side.TIE for e in entries),
-            "banker_pair": sum(e.banker_pair for e in entries),
-            "player_pair": sum(e.player_pair for e in entries),
-        },
-        "bead_plate": [
-            {
-                "col": c.col,
-                "row": c.row,
-                "outcome": c.outcome.letter,
-                "banker_pair": c.banker_pair,
-                "player_pair": c.player_pair,
-                "natural": c.natural,
-            }
-            for c in maps.bead_plate
-        ],
-        "big_road": [
-            {
-                "col": p.col,
-                "row": p.row,
-                "winner": p.item.winner.letter,
-                "ties": p.item.tie_count,
-                "banker_pair": p.item.banker_pair,
-                "player_pair": p.item.player_pair,
-                "natural": p.item.natural,
-            }
-            for p in big_road_grid(maps.big_road, rows)
-        ],
-        "leading_ties": maps.big_road.leading_ties,
-        **derived,
-        "ask": {
-            side: {
-                "big_eye_boy": _colour(marks.big_eye_boy),
-                "small_road": _colour(marks.small_road),
-                "cockroach_road": _colour(marks.cockroach_road),
-            }
-            for side, marks in (("banker", maps.ask.banker), ("player", maps.ask.player))
-        },
-    }
+def _after(table_id: str, seq: int, tx: Tx) -> list[EventRecord]:
+    """The next records of ``table_id``'s log after ``seq`` (a chunk)."""
+    return tx.read_events(table_id, after=seq, limit=_READ_CHUNK)
 
 
-def _known(runtime: Runtime, table_id: str) -> None:
-    if table_id not in runtime.known_table_ids():
-        raise MacauTablesError("server.table_unknown", table=table_id)
-
-
-def _shoe_roads(request: Request) -> ShoeRoads:
-    found: ShoeRoads | None = getattr(request.app.state, "shoe_roads", None)
+def _table_reads(request: Request) -> TableReads:
+    found: TableReads | None = getattr(request.app.state, "table_reads", None)
     if found is None:
-        found = ShoeRoads()
-        request.app.state.shoe_roads = found
+        found = TableReads()
+        request.app.state.table_reads = found
     return found
 
 
@@ -249,31 +165,22 @@ def _shoe_roads(request: Request) -> ShoeRoads:
 
 
 @router.get(
-    "/api/tables/{table_id}/roads",
+    "/api/tables/{table_id}/read/{model}",
     dependencies=[Depends(auth.public)],
-    summary="The roadmaps of a baccarat table's current shoe",
+    summary="A read-model the table's game offers (e.g. the roads of the current shoe)",
 )
-def table_roads(
+def table_read_model(
     table_id: TableId,
+    model: ModelName,
     request: Request,
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
 ) -> dict[str, Any]:
-    """The bead plate, big road, big eye boy, small road, cockroach road and ask road of the
-    table's current shoe (settled rounds only: public), with the shoe's commitment."""
-    _known(runtime, table_id)
-    log = _shoe_roads(request).current(runtime.store, table_id)
-    return {
-        "table_id": table_id,
-        "seq": log.seq,
-        "shoe": {
-            "number": log.number,
-            "commitment": log.commitment,
-            "live": log.live,
-            "finished": log.finished,
-            "revealed": log.revealed,
-        },
-        **roads_json(log),
-    }
+    """Read-model ``model`` of the table's game, followed from the table's log up to ``seq``
+    (public: e.g. the roads of baccarat's current shoe, from its settled rounds only, with the
+    shoe's commitment); a model the game does not offer answers only ``table_id`` and
+    ``seq``."""
+    record = _record(runtime, table_id)
+    return _table_reads(request).current(runtime.store, table_id, record.game, model)
 
 
 @router.get(
@@ -392,6 +299,7 @@ def player_table(
         request,
         f"tables/{record.game}.html",
         who,
+        game_term=GAMES[record.game].term,
         texts=TEXTS,
         data=_page_data(record, rules, who),
         table=record,
@@ -418,7 +326,8 @@ def dealer_console(
         request,
         "dealer/console.html",
         who,
-        texts=CONSOLE_TEXTS,
+        game_term=GAMES[record.game].term,
+        texts=_console_texts(),
         data=_page_data(record, rules, who),
         table=record,
         rules=rules,

@@ -1,29 +1,20 @@
-"""The dealing adapter of each game (:mod:`.dealing`), by the names of
-:data:`macau_tables.games.GAMES`."""
+"""The dealing adapter of each game (:mod:`.dealing`): its plug-in's ``dealing``
+(:data:`macau_tables.games.GAMES`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Final
-
+from ..games import GAMES, UnknownGame
 from .dealing import Dealing
-from .dealing_baccarat import BaccaratDealing
-from .dealing_caribbean import CaribbeanDealing
 from .model import TableError
 
-__all__ = ["DEALINGS", "dealing_for"]
-
-DEALINGS: Final[Mapping[str, Callable[..., Dealing]]] = {
-    "baccarat": BaccaratDealing,
-    "caribbean": CaribbeanDealing,
-}
-"""Game name → the adapter's class (called with ``live=``)."""
+__all__ = ["dealing_for"]
 
 
 def dealing_for(game: str, *, live: bool) -> Dealing:
-    """The dealing adapter of ``game`` in live or virtual mode; ``TableError`` for a game
-    this service does not run."""
-    make = DEALINGS.get(game)
-    if make is None:
-        raise TableError("tables.unknown_game", game=game)
-    return make(live=live)
+    """The dealing adapter of ``game`` in live or virtual mode; ``TableError``
+    (``tables.unknown_game``) for a game this service does not run."""
+    try:
+        plugin = GAMES[game]
+    except UnknownGame:
+        raise TableError("tables.unknown_game", game=game, games=", ".join(GAMES)) from None
+    return plugin.dealing(live=live)

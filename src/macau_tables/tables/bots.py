@@ -6,10 +6,10 @@ through :meth:`TableService.submit`; the service deals from its CSPRNG shoe, set
 and publishes as for real players. The ``seed`` drives only the bots' choices (boxes, amounts,
 raise or fold, side wagers), never the cards.
 
-The choices are a random rule, not advice (CSP-12): a Caribbean Stud bot antes 1 to 10 units
-and adds the jackpot wager half the time, then raises or folds at random; a baccarat bot bets
-banker or player, sometimes the tie, a pair, Lucky 6 or the jackpot, and reveals the cards it
-holds (BAC-16). A wager the table or the wallet refuses is skipped.
+The choices are each game's (its plug-in's :class:`~macau_tables.plugin.BotPolicy`: a random
+rule, not advice, CSP-12); this module only drives them: open the round with the policy's
+seating, place its wagers, close the betting, answer what the round waits for. A wager the
+table or the wallet refuses is skipped.
 """
 
 from __future__ import annotations
@@ -20,13 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..baccarat.bets import seat
-from ..baccarat.commands import CloseBetting as BaccaratClose
-from ..baccarat.commands import PlaceWager, Reveal
-from ..baccarat.rules import WagerKind
-from ..caribbean.actions import CloseBetting as CaribbeanClose
-from ..caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from ..errors import MacauTablesError
+from ..games import GAMES
+from ..plugin import Answer
 from ..rounds import DueKind
 from .model import OpenRound, Submitted, TableError
 from .service import TableService
@@ -71,6 +67,7 @@ class Bots:
         self.batched = batched
         self.commands = 0
         self.refused = 0
+        self.policy = GAMES[service.setup.game].bots
 
     def submit(self, command: object, *, actor: str | None = None) -> Submitted:
         """Submit ``command`` with a fresh idempotency key."""
@@ -102,11 +99,8 @@ class Bots:
     def play_round(self) -> Any:
         """One whole round; returns it (over). A round left open (resumed at start-up: CSP-11.4,
         BAC-10) is played to its end first, from where it stood."""
-        close: object
-        if self.service.setup.game == "caribbean":
-            opening, close = self._caribbean(), CaribbeanClose()
-        else:
-            opening, close = self._baccarat(), BaccaratClose()
+        opening = self.policy.wagers(self.random, self.service.state, self.players)
+        close = self.policy.close()
         r = self.service.round
         if r is None or r.is_over:
             self._run(opening, close)
@@ -116,9 +110,10 @@ class Bots:
             r = self.service.round
             if r.is_over:
                 return r
-            due = r.expected_next().due
-            if not due or not self._act(r, due):
+            answers = self.policy.answers(self.random, r, r.expected_next().due)
+            if not answers:
                 break
+            self._answer(answers)
         r = self.service.round
         if not r.is_over:
             raise TableError("tables.bots_stuck", round_id=r.round_id, phase=str(r.phase))
@@ -146,98 +141,34 @@ class Bots:
         self._close(close)
 
     def _close(self, close: object) -> None:
-        """Close the betting of the open round (a Caribbean round with no box in play gets the
-        first player's minimum first)."""
-        if self.service.setup.game == "caribbean" and not self.service.round.in_play:
-            first = self.players[0]
-            self.submit(self._minimum(first), actor=first)
+        """Close the betting of the open round (given first the first player's smallest wager
+        when the round cannot close without one: the policy's ``filler``)."""
+        first = self.players[0]
+        filler = self.policy.filler(self.service.state, first)
+        if filler is not None:
+            self.submit(filler, actor=first)
         self.submit(close)
 
     def _open_command(self) -> OpenRound:
-        if self.service.setup.game == "caribbean":
-            return OpenRound()
-        return OpenRound(tuple(enumerate(self.players, start=1)))
+        return OpenRound(self.policy.seating(self.players))
 
-    # -- Caribbean Stud ----------------------------------------------------------------------
-
-    def _caribbean(self) -> list[tuple[object, str]]:
-        rnd = self.random
-        rules = self.service.state.rules
-        carried = {w.box for w in self.service.state.carried()}
-        plan: list[tuple[object, str]] = []
-        for box, player in enumerate(self.players, start=1):
-            ante = rules.bet_unit * rnd.randint(1, 10)
-            ante = max(rules.ante_minimum, min(rules.ante_maximum, ante))
-            plan.append((PlaceAnte(box, player, ante), player))
-            if box not in carried and rnd.random() < 0.5:
-                plan.append((PlaceJackpotWager(box, player), player))
-        return plan
-
-    # -- baccarat ----------------------------------------------------------------------------
-
-    def _baccarat(self) -> list[tuple[object, str]]:
-        rnd = self.random
-        rules = self.service.state.rules
-        carried = {w.player for w in self.service.state.carried()}
-        plan: list[tuple[object, str]] = []
-        for number, player in enumerate(self.players, start=1):
-            area = seat(number)
-            if player not in carried:
-                side = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
-                plan.append((self._wager(rules, player, area, side, rnd.randint(1, 10)), player))
-            extra = rnd.choice(list(WagerKind))
-            main = extra in (WagerKind.BANKER, WagerKind.PLAYER)
-            if not main and rnd.random() < 0.3 and rules.offers(extra):
-                amount = rules.jackpot_wager if extra is WagerKind.JACKPOT else None
-                plan.append((self._wager(rules, player, area, extra, 1, amount), player))
-        return plan
-
-    @staticmethod
-    def _wager(
-        rules: Any, player: str, area: Any, kind: WagerKind, units: int, amount: int | None = None
-    ) -> PlaceWager:
-        limit = rules.limits[kind]
-        stake = amount if amount is not None else rules.bet_unit * units
-        return PlaceWager(player, area, kind, max(limit.minimum, min(limit.maximum, stake)))
-
-    def _minimum(self, player: str) -> object:
-        """The smallest wager that puts ``player`` in the round (nobody else got in)."""
-        rules = self.service.state.rules
-        if self.service.setup.game == "caribbean":
-            return PlaceAnte(1, player, rules.ante_minimum)
-        return self._wager(rules, player, seat(1), WagerKind.BANKER, 1)
-
-    # -- what the round waits for ------------------------------------------------------------
-
-    def _act(self, r: Any, due: Any) -> bool:
-        """Answer what ``r`` waits for (decisions, a reveal); ``False`` when it is not the
-        players' to answer."""
-        first = due[0]
-        if first.kind is DueKind.DECISION:
-            choices: list[tuple[object, Any]] = []
-            for d in due:
-                box = r.box(d.position)
-                if self.random.random() < 0.7:
-                    choices.append((Raise(d.position, d.player, 2 * box.ante), d))
-                else:
-                    choices.append((Fold(d.position, d.player), d))
-            if self.batched:
-                try:
-                    self.commands += 1
-                    self.service.submit_all(
-                        [c for c, _ in choices],
-                        idempotency_key=f"bot:{uuid.uuid4().hex}",
-                        actor=self.actor,
-                    )
-                    return True
-                except MacauTablesError:
-                    self.refused += 1
-            for command, d in choices:
-                if not self.attempt(command, actor=d.player):
-                    self.submit(Fold(d.position, d.player), actor=d.player)
-            return True
-        if first.kind is DueKind.REVEAL and first.player is not None:
-            step = r.pending_reveal()
-            self.submit(Reveal(step.side, step.part, first.player), actor=first.player)
-            return True
-        return False
+    def _answer(self, answers: list[Answer]) -> None:
+        """Submit the players' ``answers`` to what the round waits for: those with a fallback
+        (decisions) in one request when batched, else one by one, the fallback submitted for
+        an answer refused; the others one by one."""
+        if self.batched and all(a.fallback is not None for a in answers):
+            try:
+                self.commands += 1
+                self.service.submit_all(
+                    [a.command for a in answers],
+                    idempotency_key=f"bot:{uuid.uuid4().hex}",
+                    actor=self.actor,
+                )
+                return
+            except MacauTablesError:
+                self.refused += 1
+        for a in answers:
+            if a.fallback is None:
+                self.submit(a.command, actor=a.actor)
+            elif not self.attempt(a.command, actor=a.actor):
+                self.submit(a.fallback, actor=a.actor)

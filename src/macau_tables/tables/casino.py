@@ -2,12 +2,14 @@
 
 :func:`create_demo_casino` writes, in ONE store transaction (all of it or nothing):
 
-* two linked progressive meters, one per game (``m-baccarat``, ``m-caribbean``), each posted
-  from house funding at its seed (CSP-10.8, BAC-17);
-* the configurations (stored once per version, referenced by id and hash) and three tables,
-  open: ``bac-1`` an 8-deck baccarat table with a virtual (CSPRNG) shoe, ``bac-live`` a live
-  baccarat table (cards from its dealer console), ``csp-1`` a Caribbean Stud table with a
-  virtual deck; both baccarat tables share the baccarat meter;
+* what each game's plug-in contributes (its ``demo``, :class:`macau_tables.plugin.Demonstration`,
+  in the order :data:`macau_tables.games.GAMES` lists them): a linked progressive meter per game
+  (``m-baccarat``, ``m-caribbean``), each posted from house funding at its seed (CSP-10.8,
+  BAC-17); the configurations (stored once per version, referenced by id and hash) and the
+  tables, open: ``bac-1`` an 8-deck baccarat table with a virtual (CSPRNG) shoe, ``bac-live`` a
+  live baccarat table (cards from its dealer console), both on the baccarat meter
+  (:mod:`macau_tables.baccarat.demo`), ``csp-1`` a Caribbean Stud table with a virtual deck
+  (:mod:`macau_tables.caribbean.demo`);
 * demonstration players with their wallets, each credited by the cashier's deposit
   transaction (with who and why).
 
@@ -22,14 +24,12 @@ already holds tables, players or meters: a casino is never initialised twice ove
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
-from fractions import Fraction
 from typing import Any, Final
 
 from ..approvals import Approval
-from ..baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind, default_limits
-from ..caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from ..errors import ConfigError
 from ..store import Store, TableMode, TableStatus, Tx
 from .clock import opening_date
@@ -37,12 +37,12 @@ from .clock import opening_date
 __all__ = [
     "DEMO_APPROVAL",
     "DEMO_PLAYERS",
-    "MAX_DIFFERENCE",
+    "SEED",
+    "UNIT",
     "DemoCasino",
     "DemoTable",
+    "approved",
     "create_demo_casino",
-    "demo_baccarat_rules",
-    "demo_caribbean_rules",
     "existing_casino",
 ]
 
@@ -55,11 +55,7 @@ UNIT: Final = 1_000
 """The demonstration bet unit, 10.00 (a multiple of 20: the 5 % commission is exact, BAC-18)."""
 
 SEED: Final = 1_000_000
-"""Both meters' seed, 10,000.00."""
-
-MAX_DIFFERENCE: Final = 500_000
-"""The baccarat tables' banker/player difference limit, 5,000.00 (BAC-14): betting does not
-close while the round's banker and player totals differ by more."""
+"""Every demonstration meter's seed, 10,000.00."""
 
 DEMO_PLAYERS: Final[tuple[tuple[str, str], ...]] = (
     ("alice", "Alice"),
@@ -101,50 +97,14 @@ class DemoCasino:
     deposits: tuple[int, ...]
 
 
-def _approved(rules: Any) -> Any:
+def approved(rules: Any) -> Any:
+    """``rules`` with every option that needs an approval approved by the fictitious
+    ``DEMO-ONLY`` reference (applied 1 December 2025, effective 5 December 2025)."""
     records = tuple(
         Approval(need.option, need.value, DEMO_APPROVAL, APPLIED, EFFECTIVE)
         for need in rules.options_requiring_approval()
     )
     return replace(rules, approvals=records)
-
-
-def demo_baccarat_rules() -> BaccaratRules:
-    """An 8-deck baccarat table burning one card per deck (BAC-2.1), one demonstration round
-    per shoe, unit 10.00, every wager with the default limits, a banker/player difference limit
-    of 5,000.00 (BAC-14), the jackpot wager of one unit (BAC-17), card holding off; every
-    option approved (``DEMO-ONLY``)."""
-    rules = BaccaratRules(
-        shoe=ShoeSettings(decks=8, burn_rule=BurnRule.DECKS, demo_rounds=1),
-        bet_unit=UNIT,
-        limits=default_limits(UNIT, tuple(WagerKind)),
-        max_difference=MAX_DIFFERENCE,
-        jackpot_wager=UNIT,
-        jackpot_seed=SEED,
-    )
-    result: BaccaratRules = _approved(rules)
-    return result
-
-
-def demo_caribbean_rules() -> CaribbeanRules:
-    """A Caribbean Stud table: ante 10.00 to 1,000.00, royal flush 100 to 1, the jackpot
-    wager 10.00 with 70 % to the meter (CSP-10), a shuffler deck, 30 s to decide (CSP-6.4);
-    every option approved (``DEMO-ONLY``)."""
-    rules = CaribbeanRules(
-        bet_unit=UNIT,
-        ante_minimum=UNIT,
-        ante_maximum=100 * UNIT,
-        jackpot_wager=UNIT,
-        royal_flush_odds=100,
-        max_payout_per_box=100_000_000,
-        jackpot_fixed_awards=JackpotFixedAwards(5_000_000, 500_000, 50_000, 15_000, 10_000),
-        jackpot_contribution=Fraction(7, 10),
-        jackpot_seed=SEED,
-        dealing_procedure=DealingProcedure.SHUFFLER,
-        decision_timeout_seconds=30,
-    )
-    result: CaribbeanRules = _approved(rules)
-    return result
 
 
 def existing_casino(tx: Tx) -> tuple[int, int, int]:
@@ -158,43 +118,26 @@ def create_demo_casino(store: Store, *, actor: str = ACTOR) -> DemoCasino:
     Refuses (``operations.casino_exists``) a database that already holds tables, players or
     meters; (``RuleViolation`` CSP-13 / BAC-19) a configuration whose approvals are not in
     force today (they are, unless the clock is before 5 December 2025)."""
-    baccarat, caribbean = demo_baccarat_rules(), demo_caribbean_rules()
-    meters: tuple[tuple[str, str, int], ...] = (
-        ("m-baccarat", "baccarat", baccarat.jackpot_seed),
-        ("m-caribbean", "caribbean", caribbean.jackpot_seed),
+    from ..games import GAMES  # here: the games' demonstrations import this module
+
+    demos = {name: plugin.demo() for name, plugin in GAMES.items()}
+    meters: tuple[tuple[str, str, int], ...] = tuple(
+        (d.meter_id, name, d.rules.jackpot_seed) for name, d in demos.items()
     )
-    tables = (
+    tables = tuple(
         DemoTable(
-            "bac-1",
-            "Baccarat 1 (virtual shoe)",
-            "baccarat",
-            TableMode.VIRTUAL,
-            "bac-8d-v1",
-            "m-baccarat",
-        ),
-        DemoTable(
-            "bac-live", "Baccarat live", "baccarat", TableMode.LIVE, "bac-8d-v1", "m-baccarat"
-        ),
-        DemoTable(
-            "csp-1",
-            "Caribbean Stud 1 (virtual deck)",
-            "caribbean",
-            TableMode.VIRTUAL,
-            "csp-v1",
-            "m-caribbean",
-        ),
+            t.table_id,
+            t.name,
+            name,
+            TableMode.LIVE if t.live else TableMode.VIRTUAL,
+            t.config_id,
+            d.meter_id,
+        )
+        for name, d in demos.items()
+        for t in d.tables
     )
-    rules: dict[str, Any] = {"baccarat": baccarat, "caribbean": caribbean}
-    params: dict[str, dict[str, Any]] = {
-        "baccarat": {
-            "contribution": str(baccarat.jackpot_contribution),
-            "wager": baccarat.jackpot_wager,
-        },
-        "caribbean": {
-            "contribution": str(caribbean.jackpot_contribution),
-            "wager": caribbean.jackpot_wager,
-        },
-    }
+    rules: dict[str, Any] = {name: d.rules for name, d in demos.items()}
+    params: dict[str, Mapping[str, Any]] = {name: d.meter_params for name, d in demos.items()}
 
     def build(tx: Tx) -> DemoCasino:
         tables_now, players_now, meters_now = existing_casino(tx)

@@ -4,11 +4,13 @@ The service drives every round through the round contract (:class:`macau_tables.
 alone. What differs per game is the *dealing*: where the cards come from and how a round is
 opened and closed around them. A :class:`Dealing` adapter says it, for one game:
 
-* Caribbean Stud (:mod:`.dealing_caribbean`): a fresh CSPRNG-shuffled 52-card deck per round,
-  committed in ``CloseBetting(shoe_commitment)`` before the first card (virtual mode);
-* baccarat (:mod:`.dealing_baccarat`): the shoe procedure of :mod:`macau_tables.baccarat.shoe`
-  (shoe opened with its commitment, cut, burn, demonstration rounds, rounds started and ended in
-  the shoe, the cut card's last round, the automatic machine's per-round shuffles).
+* Caribbean Stud (:mod:`macau_tables.caribbean.dealing`): a fresh CSPRNG-shuffled 52-card
+  deck per round, committed in ``CloseBetting(shoe_commitment)`` before the first card
+  (virtual mode);
+* baccarat (:mod:`macau_tables.baccarat.dealing`): the shoe procedure of
+  :mod:`macau_tables.baccarat.shoe` (shoe opened with its commitment, cut, burn, demonstration
+  rounds, rounds started and ended in the shoe, the cut card's last round, the automatic
+  machine's per-round shuffles).
 
 Each adapter also says how a round is opened with the wagers the last one carried out, what to
 submit to settle it (the game's settlement command with the jackpot meter read under lock),

@@ -81,7 +81,7 @@ class TableState:
     setup: TableSetup
     rules: Any
     deal: Any
-    round: Any = None
+    round: Round | None = None
     rounds: int = 0
     fault: TableFaulted | None = None
 

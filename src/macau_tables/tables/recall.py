@@ -39,7 +39,6 @@ from .adapters import dealing_for
 from .dealing import game_events
 from .holds import held_awards
 from .model import TABLE_EVENTS, AwardHeld
-from .rederive import CLOSERS
 
 __all__ = [
     "PlayerMoney",
@@ -304,7 +303,7 @@ def _closing(table: TableRecord, events: list[object]) -> tuple[object | None, s
     state = "open"
     if closing is not None:
         at = mine.index(closing)
-        closed = CLOSERS[table.game](closing, lambda: GAMES[table.game].replay(mine[:at]))
+        closed = GAMES[table.game].closer(closing, lambda: GAMES[table.game].replay(mine[:at]))
         state = "settled" if closed is not None and closed.whole else "void"
     if getattr(round_, "demo", False):
         state = "demonstration"  # BAC-2.2: dealt without wagers

@@ -4,7 +4,8 @@ The store's verifier proves that nothing recorded was changed after the fact (ha
 transaction digests, balances). This module proves that what was recorded is what the law
 says: for each table, in the order of its log,
 
-* every round's events replay through its game's rules (``GAMES[game].replay``);
+* every round's events replay through its game's rules (its plug-in in
+  :data:`macau_tables.games.GAMES`);
 * every event's ledger transaction holds exactly the postings the round derives from it
   (``round.postings(event)``, mapped to the table's accounts; a held jackpot award's hold and
   release, :func:`.holds.hold_postings`): no money moved that the rules did not move, none
@@ -23,27 +24,22 @@ says: for each table, in the order of its log,
 
 Pure: it reads decoded events and stored transactions from its caller (the database, or an
 audit archive offline), so both checks are the same code. The closing command is the only
-game-specific part (:data:`CLOSERS`).
+game-specific part: the game's plug-in's ``closer`` (:mod:`macau_tables.plugin`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from ..baccarat import commands as bac_commands
-from ..baccarat import events as bac_events
 from ..cards import Card
-from ..caribbean import actions as car_actions
-from ..caribbean import events as car_events
 from ..errors import MacauTablesError
 from ..games import GAMES
-from ..jackpot import Meter
 from ..ledger import Account, AccountKind
+from ..plugin import Closer, Closing
 from ..rng import CardLeaf, leaf_of, verify_leaves, verify_order
 from ..store import account_id
-from .adapters import dealing_for
 from .findings import Finding, finding
 from .holds import HOLD_EVENTS, hold_postings, settled_results
 from .model import (
@@ -56,7 +52,6 @@ from .model import (
 )
 
 __all__ = [
-    "CLOSERS",
     "Closer",
     "Closing",
     "Counts",
@@ -94,18 +89,6 @@ class StoredTx:
     lines: Lines
 
 
-@dataclass(frozen=True, slots=True)
-class Closing:
-    """How a round was closed: the ``command`` that closes the round as it stood before its
-    closing event, the ``meter`` it was given when jackpot wagers were in play (so it must be
-    the ledger's), and whether the whole event must come out again (``whole``: a settlement)
-    or only its money (a void, whichever fault voided it)."""
-
-    command: object
-    meter: Meter | None
-    whole: bool
-
-
 @dataclass(slots=True)
 class Counts:
     """What :func:`rederive_table` read: events, rounds replayed, settlements re-derived and
@@ -116,45 +99,6 @@ class Counts:
     settlements: int = 0
     transactions: int = 0
     shoes: int = 0
-
-
-# -- the closing command of each game -----------------------------------------------------------
-
-
-def _caribbean(event: object, before: Callable[[], Any]) -> Closing | None:
-    if isinstance(event, car_events.RoundSettled):
-        s = event.settlement
-        pre = before()
-        staked = any(b.jackpot for b in pre.in_play)
-        if s.jackpot is None:
-            meter = Meter.seeded(pre.rules.jackpot_seed)
-        else:  # CSP-10: the showdown is given the meter before this round's contributions
-            given = s.jackpot.meter_before
-            meter = Meter(given.amount - s.meter_contribution, given.seed)
-        return Closing(car_actions.Showdown(meter), meter if staked else None, True)
-    if isinstance(event, car_events.RoundVoided):
-        return Closing(car_actions.Void(event.reason), None, False)
-    return None
-
-
-def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
-    if isinstance(event, bac_events.RoundSettled):
-        meter = event.settlement.meter_before  # BAC-17: None when no jackpot wager was placed
-        return Closing(bac_commands.Settle(meter), meter, True)
-    if isinstance(event, bac_events.RoundVoided):
-        return Closing(bac_commands.Void(event.supervisor, event.reason), None, False)
-    return None
-
-
-Closer = Callable[[object, Callable[[], Any]], Closing | None]
-"""``(event, before)`` → how ``event`` closed its round, or ``None`` when it does not close it;
-``before()`` replays the round as it stood before ``event`` (only when needed)."""
-
-CLOSERS: Final[Mapping[str, Closer]] = {
-    "caribbean": _caribbean,
-    "baccarat": _baccarat,
-}
-"""The closing of each game's rounds (by the names of :data:`macau_tables.games.GAMES`)."""
 
 
 # -- the check ------------------------------------------------------------------------------------
@@ -212,9 +156,10 @@ class _TableCheck:
         self.table_id = table_id
         self.game = game
         self.meter_id = meter_id
-        self.round_class = GAMES[game]
-        self.closer = CLOSERS[game]
-        self.dealing = dealing_for(game, live=False)
+        plugin = GAMES[game]
+        self.round_class = plugin.round_class
+        self.closer = plugin.closer
+        self.dealing = plugin.dealing(live=False)
         self.meter_balance = meter_balance
         self.counts = counts
         self.from_start = from_start

@@ -206,7 +206,7 @@ function renderSqueeze(shown, view) {
 
 async function readRoads() {
   try {
-    const roads = await api(`/api/tables/${encodeURIComponent(page.table_id)}/roads`);
+    const roads = await api(`/api/tables/${encodeURIComponent(page.table_id)}/read/roads`);
     drawRoads(document.getElementById("roads"), roads, t);
     const shoe = roads.shoe;
     document.getElementById("shoe-live").hidden = !shoe.live;

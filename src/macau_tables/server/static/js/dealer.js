@@ -189,7 +189,7 @@ function renderShoe() {
   const roundOpen = shown.expected && shown.expected.commands.length > 0;
   const panel = document.getElementById("shoe-controls");
   panel.hidden = !waits || roundOpen;
-  for (const group of panel.querySelectorAll("[data-shoe]")) group.hidden = group.dataset.shoe !== waits;
+  for (const group of panel.querySelectorAll("[data-shoe]")) group.hidden = !waits || group.dataset.shoe !== suffix(waits);
   document.getElementById("shoe-waits").textContent = waits ? t("play.shoe_waits", { command: suffix(waits) }) : "";
 }
 

@@ -70,7 +70,7 @@ async function load() {
     const tables = await api("/api/tables");
     const roads = await Promise.all(
       // Every table's roads: a table without a baccarat shoe answers none (shoe.number 0).
-      tables.map((table) => api(`/api/tables/${table.table_id}/roads`).catch(() => null)),
+      tables.map((table) => api(`/api/tables/${table.table_id}/read/roads`).catch(() => null)),
     );
     tablesNode.replaceChildren(...tables.map((table, i) => card(table, roads[i])));
     document.getElementById("lobby-loading").hidden = true;

@@ -1,5 +1,5 @@
 // The five baccarat roadmaps and the ask road (問路), drawn from the cells the server computes
-// (GET /api/tables/{id}/roads: macau_tables.baccarat.roads). This module computes nothing of
+// (GET /api/tables/{id}/read/roads: macau_tables.baccarat.read_models). This module computes nothing of
 // the roads itself: it only draws the grids it is given (0-based col / row, 6 rows high).
 //
 //   import { drawRoads } from "./roads.js";

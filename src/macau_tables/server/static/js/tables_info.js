@@ -5,12 +5,15 @@
 
 import { money, t } from "./i18n.js";
 
-const GAME = { baccarat: "pages.game_baccarat", caribbean: "pages.game_caribbean" };
 const MODE = { virtual: "pages.mode_virtual", live: "pages.mode_live" };
 const STATUS = { open: "pages.status_open", closed: "pages.status_closed" };
 
+/** The game's name in the page's language: its catalog term `pages.game_<game>` (the game's
+ * plug-in's `term`), or the game's id when the catalog has none. */
 export function gameName(game) {
-  return GAME[game] ? t(GAME[game]) : game;
+  const key = `pages.game_${game}`;
+  const name = t(key);
+  return name === key ? game : name;
 }
 
 export function modeName(mode) {

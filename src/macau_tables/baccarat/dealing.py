@@ -34,24 +34,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from .. import codec
-from ..baccarat import shoe as S
-from ..baccarat.commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
-from ..baccarat.events import RoundOpened, RoundSettled
-from ..baccarat.round import BaccaratRound
-from ..baccarat.rules import BaccaratRules, BurnRule, WagerKind
 from ..cards import Card, new_shoe
 from ..rng import ShoeCommitment
 from ..rounds import DEALER, Due, DueKind, replacer
-from .clock import opening_date
-from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
-from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
-from .proofs import published
+from ..tables.clock import opening_date
+from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
+from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from ..tables.proofs import published
+from . import shoe as S
+from .commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
+from .events import RoundOpened, RoundSettled
+from .round import BaccaratRound
+from .rules import BaccaratRules, BurnRule, WagerKind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Batch
+    from ..tables.engine import Batch
 
 __all__ = ["VIRTUAL_DEALER", "BaccaratDeal", "BaccaratDealing"]
 
@@ -349,7 +349,7 @@ class BaccaratDealing:
             deal: BaccaratDeal = batch.state.deal
             if deal.shoe is None:
                 raise TableError("tables.no_shoe")
-            r: BaccaratRound | None = batch.state.round
+            r = cast("BaccaratRound | None", batch.state.round)  # the table's round is this game's
             in_shoe = r is not None and deal.shoe.current_round == r.round_id
             taken = len(r.cards) + len(r.discarded) if r is not None and in_shoe else 0
             shoe, events = S.apply(deal.shoe, command, taken=taken)
@@ -364,7 +364,7 @@ class BaccaratDealing:
         (with the machine: each round's shuffle once the round ended); change a virtual shoe
         whose order was lost. With ``play``: deal the card due from the virtual shoe, reveal for
         the virtual dealer, settle a complete round."""
-        r: BaccaratRound | None = batch.state.round
+        r = cast("BaccaratRound | None", batch.state.round)  # the table's round is this game's
         deal: BaccaratDeal = batch.state.deal
         shoe = deal.shoe
         if shoe is not None and r is not None and r.is_over and shoe.current_round == r.round_id:

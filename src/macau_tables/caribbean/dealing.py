@@ -30,10 +30,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ..cards import DECK, Card
-from ..caribbean.actions import (
+from ..jackpot import Meter
+from ..rounds import Due, DueKind
+from ..tables.clock import opening_date
+from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
+from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
+from ..tables.proofs import published
+from .commands import (
     CloseBetting,
     DealCard,
     DecisionTimeout,
@@ -41,17 +47,11 @@ from ..caribbean.actions import (
     Showdown,
     Void,
 )
-from ..caribbean.events import BettingClosed, CardDealt, RoundOpened, RoundSettled
-from ..caribbean.round import CaribbeanRound
-from ..jackpot import Meter
-from ..rounds import Due, DueKind
-from .clock import opening_date
-from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
-from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
-from .proofs import published
+from .events import BettingClosed, CardDealt, RoundOpened, RoundSettled
+from .round import CaribbeanRound
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Batch
+    from ..tables.engine import Batch
 
 __all__ = ["CaribbeanDeal", "CaribbeanDealing"]
 
@@ -211,7 +211,7 @@ class CaribbeanDealing:
     def automatic(self, batch: Batch, *, play: bool) -> bool:
         """Reveal the deck of a round that is over; with ``play``, deal the card due from the
         virtual deck, and hold the showdown with the meter when it is due."""
-        r: CaribbeanRound | None = batch.state.round
+        r = cast("CaribbeanRound | None", batch.state.round)  # the table's round is this game's
         deal: CaribbeanDeal = batch.state.deal
         if r is None:
             return False
