@@ -5,9 +5,10 @@ Pages (server-rendered shells; the small ES modules in ``static/js`` fill them f
 
 * ``GET /tables/{id}`` (player): the player's table — ``tables/<game>.html`` (chips, areas,
   cards as revealed, results, wallet; the roadmaps at a baccarat table, the decision timer at
-  a Caribbean Stud table). A player sees only what the view for that player holds: the page
-  carries no card at all, it reads the player's own view (``GET /api/tables/{id}``,
-  ``/ws/tables/{id}``) like any API client.
+  a Caribbean Stud table; the table's paytable with its fixed jackpot awards, each line with
+  its article, ``tables/_paytable.html``, CSP-10.3). A player sees only what the view for
+  that player holds: the page carries no card at all, it reads the player's own view
+  (``GET /api/tables/{id}``, ``/ws/tables/{id}``) like any API client.
 * ``GET /dealer/{id}`` (dealer, supervisor): the dealer console — ``dealer/console.html``: the
   commands the round accepts now (``expected.commands``), the card or slot due next
   (``expected.due``), the shoe procedure of a live shoe, card entry by keyboard or by clicking
@@ -55,6 +56,7 @@ from ..baccarat.roads import (
 from ..baccarat.sides import Side
 from ..errors import MacauTablesError
 from ..money import format_minor
+from ..paytable import Paytable, paytable_of
 from ..rounds import Issuer, accepts, issuer_of
 from ..store import Store, Tx
 from ..store.records import TableRecord
@@ -344,6 +346,13 @@ def _table(runtime: Runtime, table_id: str) -> tuple[TableRecord, dict[str, Any]
     return result
 
 
+def _paytable(runtime: Runtime, record: TableRecord) -> Paytable | None:
+    """The paytable of the table's configuration in force (CSP-10.3: shown at the table),
+    from its rules (:func:`macau_tables.paytable.paytable_of`), ``None`` when they offer
+    none."""
+    return paytable_of(runtime.store.read(lambda tx: tx.get_config(record.config_id)))
+
+
 def _unknown(request: Request, who: Principal, table_id: str) -> Response:
     return pages.render(
         request, "tables/unknown.html", who, status_code=404, texts=TEXTS, table_id=table_id
@@ -398,6 +407,7 @@ def player_table(
         rules=rules,
         limits=limits,
         money=format_minor,
+        paytable=_paytable(runtime, record),
     )
 
 
