@@ -631,6 +631,9 @@ class Figures(BaseModel):
     liability: int
     awards_held: int = 0
     awards_released: int = 0
+    awards_from_house: int = 0
+    """The jackpot awards the house funded (CSP-10.8, BAC-17.5): a meter award takes only its
+    share out of the meter, the house pays the difference up to a larger fixed award."""
 
 
 class DailyReport(BaseModel):
