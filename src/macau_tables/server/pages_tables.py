@@ -26,7 +26,9 @@ JSON (public: nothing in them is hidden by the law):
   decision time-out CSP-6.4, the card-holding time-out BAC-16), ``null`` when none is running,
   counted by the server's clock so that a page's countdown does not depend on the browser's;
   the round's seating as the caller may see it (BAC-15: the staff all of it, a player their
-  own seat, the public none); and the dealer's command the shoe procedure waits for.
+  own seat, the public none); the dealer's command the shoe procedure waits for; and the one
+  the round's deck waits for before its first card (``procedure_waits``: the hand shuffle and
+  cut of a live Caribbean Stud table, CSP-3(1)).
 
 Every route carries one role rule (``auth.public`` / ``auth.require``); the pages use
 :class:`.pages.PageRoute`, so a browser without a session is sent to the login page and one
@@ -288,11 +290,13 @@ def table_board(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
-    """``{"table_id", "seconds_left", "seated"}``: the seconds (rounded up) before the table's
-    next time-out (CSP-6.4 decision, BAC-16 card holding) by the server's clock, ``null`` when
-    none runs; ``seated`` the current round's seating (seat, player) — all of it for the dealer
-    and supervisors (the console opens the next round with it), the caller's own seat for a
-    player, none for the public (BAC-15)."""
+    """``{"table_id", "seconds_left", "seated", "shoe_waits", "procedure_waits"}``: the
+    seconds (rounded up) before the table's next time-out (CSP-6.4 decision, BAC-16 card
+    holding) by the server's clock, ``null`` when none runs; ``seated`` the current round's
+    seating (seat, player) — all of it for the dealer and supervisors (the console opens the
+    next round with it), the caller's own seat for a player, none for the public (BAC-15);
+    the dealer's commands the shoe procedure (BAC-2.1) and the round's deck (CSP-3(1)) wait
+    for."""
     service = runtime.service(table_id)
     deadline = service.next_deadline()
     left: int | None = None
@@ -309,7 +313,17 @@ def table_board(
         "seconds_left": left,
         "seated": seated,
         "shoe_waits": _shoe_waits(service),
+        "procedure_waits": _procedure_waits(service),
     }
+
+
+def _procedure_waits(service: Any) -> str | None:
+    """The dealer's command the round's deck waits for before its first card (codec name:
+    ``caribbean.ShuffleAndCut`` at a live table whose procedure is the hand shuffle and cut,
+    CSP-3(1)), from the table's dealing adapter; ``None`` when it waits for none."""
+    waits = getattr(service.dealing, "procedure_waits", None)
+    wanted = None if waits is None else waits(service.state)
+    return None if wanted is None else codec.type_name(wanted)
 
 
 def _shoe_waits(service: Any) -> str | None:
