@@ -90,6 +90,7 @@ TEXTS: Final[Mapping[str, str]] = MappingProxyType(
         "note:dealer_not_qualified": "pages.paynote_dealer_not_qualified",
         "note:raise_cap": "pages.paynote_raise_cap",
         "note:jackpot_wager": "pages.paynote_jackpot_wager",
+        "note:highest_combination": "pages.paynote_highest_combination",
         "note:house_funds_difference": "pages.paynote_house_funds_difference",
         "note:tie_carries": "pages.paynote_tie_carries",
     }

@@ -490,7 +490,9 @@ class BaccaratRules:
                 lines.append(
                     PayLine("jackpot", combo.value, Payout.FIXED, "BAC-17.6", amount=awards[combo])
                 )
-            notes.append(PayNote("jackpot", "jackpot_wager", "BAC-13.4", amount=self.jackpot_wager))
+            notes.append(
+                PayNote("jackpot", "highest_combination", "BAC-13.4", amount=self.jackpot_wager)
+            )
             notes.append(PayNote("jackpot", "house_funds_difference", "BAC-17.5"))
         return Paytable(tuple(lines), tuple(notes))
 

@@ -56,12 +56,12 @@ function tableAwards(m, table) {
       "tbody",
       {},
       ...lines.map((line) =>
-        el("tr", { "data-term": line.term, "data-article": line.article }, el("td", { text: combinationName(line.term) }), el("td", { class: "num", "data-amount": line.amount, text: payText(line) }), el("td", { class: "mono", text: line.article })),
+        el("tr", { "data-term": line.term, "data-article": line.article }, el("td", { text: combinationName(line.term) }), el("td", { "data-amount": line.amount, text: payText(line) }), el("td", { class: "mono article", text: line.article })),
       ),
     ),
   );
   const noted = notes.map((note) =>
-    el("p", { class: "paytable-note muted", "data-note": note.key, "data-article": note.article, text: `${t(note.text_key, { amount: money(note.amount) })} ${t("pages.paytable_article", { article: note.article })}` }),
+    el("p", { class: "paytable-note", "data-note": note.key, "data-article": note.article, text: `${t(note.text_key, { amount: money(note.amount) })} ${t("pages.paytable_article", { article: note.article })}` }),
   );
   return el("div", { class: "table-wrap jackpot-table-awards", "data-table": table.table, "data-meter": m.id }, grid, ...noted);
 }
