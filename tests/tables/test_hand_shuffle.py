@@ -23,6 +23,7 @@ from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound
+from macau_tables.tables.audit import verify_database
 
 from .support import caribbean_rules, casino, ledger_total, service
 
@@ -143,4 +144,6 @@ def test_the_hand_shuffle_and_cut_is_recorded_only_for_an_open_round_before_its_
         (svc.round.round_id, "dealer-3"),
     ]
     assert ledger_total(store) == 0
+    found = verify_database(store)  # the records re-derive, the chain holds
+    assert found.finding is None, found.finding
     svc.close()
