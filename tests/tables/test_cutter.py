@@ -19,7 +19,7 @@ from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound, OpenShoe
-from macau_tables.tables.dealing_baccarat import VIRTUAL_DEALER
+from macau_tables.tables.dealing_baccarat import VIRTUAL_DEALER, check_cutter, players_at_table
 
 from .support import baccarat_rules, casino, service
 
@@ -84,8 +84,6 @@ def test_the_cutter_of_a_live_shoe_is_the_dealer_or_a_player_at_the_table_BAC_2_
     send(svc, S.Cut(S.Cutter.PLAYER, "p2", 100))  # standing, with a wager: at the table
     assert (_cut_event(svc).cutter, _cut_event(svc).cutter_id) == (S.Cutter.PLAYER, "p2")
     # the seated player may cut too (checked without a database: the same function decides)
-    from macau_tables.tables.dealing_baccarat import check_cutter, players_at_table
-
     assert players_at_table(svc.round) == frozenset({"p1", "p2"})
     check_cutter(svc.round, S.Cut(S.Cutter.PLAYER, "p1", 100), "dealer-7")
     svc.close()

@@ -24,7 +24,13 @@ from macau_tables.money import format_minor
 from macau_tables.rounds import DEALER
 from macau_tables.store import Store
 from macau_tables.tables import OpenRound
-from macau_tables.tables.reports import DayReport, report_csv, table_figures, totals
+from macau_tables.tables.reports import (
+    DayReport,
+    day_bounds,
+    report_csv,
+    table_figures,
+    totals,
+)
 
 from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, service
 
@@ -73,7 +79,7 @@ def test_a_fixed_award_above_the_meter_share_is_funded_by_the_house_and_reported
     assert figures.awards_from_meter == share
     assert figures.awards_from_house == FIXED - share
     assert ledger_total(store) == 0
-    day = DayReport(date(2026, 1, 5), *_bounds(), (figures,), totals((figures,)))
+    day = DayReport(date(2026, 1, 5), *day_bounds(date(2026, 1, 5)), (figures,), totals((figures,)))
     (row, total) = list(csv.DictReader(io.StringIO(report_csv(day))))
     assert row["awards_from_house"] == format_minor(FIXED - share, grouping=False) == "2999.93"
     assert total["awards_from_house"] == row["awards_from_house"]
@@ -81,9 +87,3 @@ def test_a_fixed_award_above_the_meter_share_is_funded_by_the_house_and_reported
     assert "house-fund." in text and "CSP-10.8" in text and "BAC-17.5" in text
     assert format_minor(FIXED - share) in text
     svc.close()
-
-
-def _bounds() -> tuple[Any, Any]:
-    from macau_tables.tables.reports import day_bounds
-
-    return day_bounds(date(2026, 1, 5))
