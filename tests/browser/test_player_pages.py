@@ -362,3 +362,31 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     assert turned[:1] == ["first_two"], turned
     wait_until("the result", lambda: bruno.locator("#outcome").get_attribute("data-winner"))
     assert bruno.locator("#cards-player .card-back").count() == 0
+
+
+def test_the_player_page_shows_the_paytable_with_its_articles_CSP_10_3(
+    page: Any, live: Live
+) -> None:
+    """CSP-10.3 (the fixed awards at the table), CSP-9.5 (the raise paytable with its cap per
+    box per round), BAC-17 / BAC-18 (the baccarat wagers and commission): the player's page
+    shows the table's paytable, each line with its article, in both languages."""
+    login(page, "alice", then="/tables/csp-1?lang=en")
+    table = page.locator("#paytable")
+    table.wait_for()
+    royal = table.locator("[data-section='jackpot'] tr[data-term='royal_flush']")
+    assert "50,000.00" in royal.inner_text() and "CSP-10.2(1)" in royal.inner_text()
+    capped = table.locator("tr[data-article='CSP-9.5(9)']").inner_text()
+    assert "100:1" in capped and "per box per round" in capped
+    assert table.locator("[data-note='raise_cap']").get_attribute("data-article") == "CSP-9.5"
+    axe_check(page, what="caribbean paytable")
+    shot(page, "caribbean-paytable-en")
+    page.goto("/tables/csp-1?lang=zh-Hant")
+    page.locator("#paytable").wait_for()
+    assert "賠率表" in page.locator("#paytable").inner_text()
+    assert english_left(page, *table_names(live), within="#paytable") == []
+    page.goto("/tables/bac-1?lang=en")
+    banker = page.locator("#paytable tr[data-term='banker']")
+    banker.wait_for()
+    assert "5% commission" in banker.inner_text() and "BAC-18.1" in banker.inner_text()
+    heavenly = page.locator("#paytable tr[data-term='heavenly_straight']").inner_text()
+    assert "BAC-17.5" in heavenly and "10% of the meter" in heavenly

@@ -123,7 +123,10 @@ def test_the_jackpot_display_follows_a_contribution_at_another_table_CSP_1(
     before = int(amount.get_attribute("data-amount") or 0)
     # both games' fixed awards (CSP-10.3), drawn when /api/meters answers — which may be after
     # the stream opened: waited for, not assumed
-    wait_until("the fixed awards", lambda: page.locator("#jackpot-awards table").count() == 2)
+    linked = sum(len(m["tables"]) for m in live.api.get("/api/meters").json()["meters"])
+    wait_until(  # each linked table's own awards (CSP-10.3)
+        "the fixed awards", lambda: page.locator("#jackpot-awards table").count() == linked
+    )
     assert "Royal flush" in page.locator("#jackpot-awards").inner_text()
     axe_check(page, what="jackpot en")
     shot(page, "jackpot-en")
@@ -439,3 +442,63 @@ def test_the_jackpot_display_names_the_winning_box_or_seat_CSP_10_4_BAC_17(
     assert seat.first.inner_text() == "第 3 號座位"
     assert page.locator("#jackpot-hits td[data-place='']").first.inner_text() == "—"
     assert "8" not in [c.strip() for c in page.locator("#jackpot-hits td").all_inner_texts()]
+
+
+def _add_table_with_awards_of_its_own(live: Live) -> None:
+    """``csp-own``: a live Caribbean Stud table on the demonstration meter whose fixed awards
+    differ from ``csp-1``'s (created once for the session)."""
+    from dataclasses import replace
+
+    from macau_tables.caribbean.rules import JackpotFixedAwards
+    from macau_tables.rounds import TableMode
+    from macau_tables.store import TableStatus
+    from macau_tables.tables.casino import demo_caribbean_rules
+
+    rules = replace(
+        demo_caribbean_rules(),
+        jackpot_fixed_awards=JackpotFixedAwards(7_777_700, 777_700, 77_700, 17_700, 7_700),
+    )
+
+    def build(tx: Any) -> None:
+        if any(t.table_id == "csp-own" for t in tx.tables()):
+            return
+        tx.put_config("caribbean", "csp-own-v1", rules)
+        tx.create_table(
+            "csp-own",
+            name="Caribbean Stud (own awards)",
+            game="caribbean",
+            mode=TableMode.LIVE,
+            demo=True,
+            config_id="csp-own-v1",
+            meter_id="m-caribbean",
+        )
+        tx.set_table_status("csp-own", TableStatus.OPEN, actor="test", reason="CSP-10.3")
+
+    live.store.run(build)
+
+
+def test_the_jackpot_display_shows_each_linked_tables_own_awards_CSP_10_3(
+    page: Any, live: Live
+) -> None:
+    """CSP-10.3: two tables on one meter with different fixed awards: the display shows each
+    table's own awards (not the first table's), each line with its article, and the note of
+    CSP-10.8 on who funds a fixed award above the meter's share."""
+    _add_table_with_awards_of_its_own(live)
+    page.goto("/jackpot?lang=en")
+    own = page.locator("[data-table='csp-own']")
+    demo = page.locator("[data-table='csp-1']")
+    own.wait_for()
+    demo.wait_for()
+    assert "77,777.00" in own.locator("tr[data-term='royal_flush']").inner_text()
+    assert "50,000.00" in demo.locator("tr[data-term='royal_flush']").inner_text()
+    assert "77,777.00" not in demo.inner_text()
+    assert own.locator("tr[data-article='CSP-10.2(5)']").inner_text().count("77.00") == 1
+    note = own.locator("[data-note='house_funds_difference']")
+    assert note.get_attribute("data-article") == "CSP-10.8"
+    assert "house pays the difference" in note.inner_text()
+    assert "CSP-10.8" in note.inner_text()
+    axe_check(page, what="jackpot per table")
+    page.goto("/jackpot?lang=zh-Hant")
+    page.locator("[data-table='csp-own']").wait_for()
+    assert "差額由場方支付" in page.locator("#jackpot-awards").inner_text()
+    assert english_left(page, *table_names(live), within="#jackpot-awards") == []

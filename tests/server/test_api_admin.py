@@ -316,7 +316,7 @@ def test_a_refused_live_card_waits_for_a_supervisor_BAC_10(
     for n, command in enumerate(
         (
             OpenShoe(),
-            S.Cut(S.Cutter.PLAYER, "alice", 200),
+            S.Cut(S.Cutter.DEALER, "dealer", 200),
             S.Burn((None,) * 8),
             OpenRound(((1, "alice"),)),
             DealCard(Card.parse("5h"), slot=CardSlot.BANKER_1),  # P1 is due (BAC-7): refused

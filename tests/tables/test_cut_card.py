@@ -42,7 +42,7 @@ def _order(seed: int) -> list[Card]:
 
 def _open(svc: Any, behind: int | None) -> None:
     send(svc, OpenShoe())
-    send(svc, S.Cut(S.Cutter.PLAYER, "p1", 200, behind))
+    send(svc, S.Cut(S.Cutter.DEALER, "dealer", 200, behind))
     send(svc, S.Burn((None,) * 8))
 
 
@@ -183,7 +183,7 @@ def test_a_live_table_never_deals_past_the_cut_card_of_a_full_shoe_BAC_3_1() -> 
     rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=False)
     t = PureTable("baccarat", rules, live=True)
     t.run(OpenShoe())
-    t.run(S.Cut(S.Cutter.PLAYER, "p1", 200))
+    t.run(S.Cut(S.Cutter.DEALER, "test", 200))
     t.run(S.Burn((None,) * 8))
     order = _order(7)
     while t.state.deal.shoe.phase is not S.ShoePhase.FINISHED:

@@ -393,7 +393,7 @@ def test_baccarat_live_shoe_opened_cut_burned_then_rounds_from_the_console_BAC_1
     with pytest.raises(TableError) as exc:
         t.run(OpenRound())
     assert exc.value.key == "tables.shoe_not_ready"
-    t.run(S.Cut(S.Cutter.PLAYER, "alice", 200))
+    t.run(S.Cut(S.Cutter.DEALER, "test", 200))
     t.run(S.Burn((None,) * 8))
     t.run(OpenRound(((1, "alice"),)))
     t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
@@ -421,7 +421,7 @@ def test_baccarat_recovery_resumes_only_a_round_whose_cards_are_recorded_BAC_10(
     from macau_tables.tables.model import OpenShoe
 
     t.run(OpenShoe())
-    t.run(S.Cut(S.Cutter.PLAYER, "alice", 200))
+    t.run(S.Cut(S.Cutter.DEALER, "test", 200))
     t.run(S.Burn((None,) * 8))
     t.run(OpenRound(((1, "alice"),)))
     t.run(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))

@@ -277,7 +277,8 @@ def _baccarat_step(t: PureTable, rnd: random.Random) -> None:
     if live and (deal.shoe is None or deal.shoe.phase is S.ShoePhase.FINISHED):
         if r is None or r.is_over:
             _try(t, M.OpenShoe())
-            _try(t, S.Cut(S.Cutter.PLAYER, "p1", 100))
+            # BAC-2.1: the dealer at the console cuts (no player is at a table yet to deal)
+            _try(t, S.Cut(S.Cutter.DEALER, getattr(t, "actor", "test"), 100))
             _try(t, S.Burn((None,) * 8))
         return
     if r is None or r.is_over:
@@ -495,6 +496,8 @@ class _Served:
     """A :class:`~macau_tables.tables.TableService` driven as the walk drives a
     :class:`PureTable` (``run``, ``state``, ``setup``)."""
 
+    actor = "dealer"
+
     def __init__(self, svc: TableService) -> None:
         self.svc = svc
         self.n = 0
@@ -509,7 +512,7 @@ class _Served:
 
     def run(self, command: object) -> object:
         self.n += 1
-        return self.svc.submit(command, idempotency_key=f"walk-{self.n}", actor="dealer")
+        return self.svc.submit(command, idempotency_key=f"walk-{self.n}", actor=self.actor)
 
 
 def _submitted(svc: TableService, command: object, key: str) -> Outcome:

@@ -242,7 +242,7 @@ def test_a_restart_between_rounds_changes_nothing(store: Store) -> None:
 
 def open_live_shoe(svc: Any) -> None:
     send(svc, OpenShoe())
-    send(svc, S.Cut(S.Cutter.PLAYER, "p1", 200))
+    send(svc, S.Cut(S.Cutter.DEALER, "dealer", 200))
     send(svc, S.Burn((None,) * 8))
 
 

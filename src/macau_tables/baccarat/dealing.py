@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from .. import codec
 from ..cards import Card, new_shoe
+from ..errors import RuleViolation
 from ..rng import ShoeCommitment
 from ..rounds import DEALER, Due, DueKind, replacer
 from ..tables.clock import opening_date
@@ -53,7 +54,13 @@ from .rules import BaccaratRules, BurnRule, WagerKind
 if TYPE_CHECKING:  # pragma: no cover
     from ..tables.engine import Batch
 
-__all__ = ["VIRTUAL_DEALER", "BaccaratDeal", "BaccaratDealing"]
+__all__ = [
+    "VIRTUAL_DEALER",
+    "BaccaratDeal",
+    "BaccaratDealing",
+    "check_cutter",
+    "players_at_table",
+]
 
 VIRTUAL_DEALER: Final = "virtual-dealer"
 """Who cuts a virtual shoe (BAC-2.1 records who cut) and voids at recovery."""
@@ -350,6 +357,8 @@ class BaccaratDealing:
             if deal.shoe is None:
                 raise TableError("tables.no_shoe")
             r = cast("BaccaratRound | None", batch.state.round)  # the table's round is this game's
+            if isinstance(command, S.Cut):
+                check_cutter(r, command, batch.actor)
             in_shoe = r is not None and deal.shoe.current_round == r.round_id
             taken = len(r.cards) + len(r.discarded) if r is not None and in_shoe else 0
             shoe, events = S.apply(deal.shoe, command, taken=taken)
@@ -465,6 +474,32 @@ class BaccaratDealing:
         if isinstance(event, RoundSettled):
             return jackpot_hits(event.settlement)
         return ()
+
+
+def players_at_table(last_round: BaccaratRound | None) -> frozenset[str]:
+    """The players at the table between rounds (BAC-2.1, project reading): those seated in
+    its latest round (BAC-15) or holding a wager on its layout, standing areas and wagers
+    carried from a tie included. A table that has dealt no round yet has none."""
+    if last_round is None:
+        return frozenset()
+    seated = {player for _, player in last_round.seated}
+    betting = {w.player for w in (*last_round.wagers, *last_round.waiting)}
+    return frozenset(seated | betting)
+
+
+def check_cutter(last_round: BaccaratRound | None, cut: S.Cut, actor: str) -> None:
+    """BAC-2.1: a player at the table or the dealer cuts. Refuses (``RuleViolation``
+    BAC-2.1, nothing recorded) a dealer's cut naming anyone but the dealer issuing it
+    (``actor``: who is at the console) and a player's cut naming someone not at the table
+    (:func:`players_at_table`). A cutter or id the shoe procedure itself refuses (not a
+    :class:`~.S.Cutter`, no id) is left to it."""
+    who, cutter = cut.cutter_id, cut.cutter
+    if not isinstance(who, str) or not who.strip() or not isinstance(cutter, str):
+        return
+    if cutter == S.Cutter.DEALER and who != actor:
+        raise RuleViolation("BAC-2.1", "shoe.cutter_not_the_dealer", cutter=who, dealer=actor)
+    if cutter == S.Cutter.PLAYER and who not in players_at_table(last_round):
+        raise RuleViolation("BAC-2.1", "shoe.cutter_not_at_table", cutter=who)
 
 
 def _burn(settings: Any, sealed: Sealed) -> tuple[Card | None, ...]:

@@ -40,6 +40,7 @@ from typing import Final, TypeVar
 from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
 from ..jackpot import Combination, Meter
+from ..paytable import PayLine, PayNote, Payout, Paytable
 
 __all__ = [
     "ALL_WAGERS",
@@ -416,6 +417,84 @@ class BaccaratRules:
     def offers(self, kind: WagerKind) -> bool:
         """True when the table offers the wager ``kind`` (it has limits for it)."""
         return kind in self.limits
+
+    def paytable(self) -> Paytable:
+        """What the table pays, as its page and the jackpot display show it: the wagers it
+        offers (BAC-17.1–17.3; the banker by its commission option, BAC-18.1 or BAC-18.2;
+        Lucky 6 by 56/2018) and, when it offers the jackpot, each combination (BAC-17.4–17.6)
+        with this table's fixed awards; notes: a tie carries banker and player wagers
+        (BAC-12), the jackpot wager's amount (BAC-13.4) and who funds a fixed award above the
+        meter's share (BAC-17.5, CSP-10.8)."""
+        # the odds where settlement takes them (bets imports this module: read at call time)
+        from .bets import (
+            EVEN_MONEY,
+            LUCKY_6_THREE_CARD_ODDS,
+            LUCKY_6_TWO_CARD_ODDS,
+            PAIR_ODDS,
+            TIE_ODDS,
+        )
+        from .jackpot_combos import HEAVENLY_STRAIGHT_METER_FRACTION
+
+        odds = {
+            WagerKind.TIE: TIE_ODDS,
+            WagerKind.BANKER_PAIR: PAIR_ODDS,
+            WagerKind.PLAYER_PAIR: PAIR_ODDS,
+        }
+        article = {
+            WagerKind.TIE: "BAC-17.2",
+            WagerKind.BANKER_PAIR: "BAC-17.3",
+            WagerKind.PLAYER_PAIR: "BAC-17.3",
+        }
+        lines = [PayLine("wagers", "player", Payout.ODDS, "BAC-17.1", odds=EVEN_MONEY)]
+        if self.commission is CommissionMode.STANDARD:
+            commission = 100 // COMMISSION_DIVISOR
+            lines.append(
+                PayLine(
+                    "wagers",
+                    "banker",
+                    Payout.ODDS_LESS_COMMISSION,
+                    "BAC-18.1",
+                    odds=EVEN_MONEY,
+                    percent=commission,
+                )
+            )
+        else:
+            lines.append(PayLine("wagers", "banker", Payout.ODDS, "BAC-17.1", odds=EVEN_MONEY))
+            lines.append(PayLine("wagers", "banker_six", Payout.PERCENT, "BAC-18.2", percent=50))
+        for kind in (WagerKind.TIE, WagerKind.BANKER_PAIR, WagerKind.PLAYER_PAIR):
+            if self.offers(kind):
+                lines.append(
+                    PayLine("wagers", kind.value, Payout.ODDS, article[kind], odds=odds[kind])
+                )
+        if self.offers(WagerKind.LUCKY_6):
+            two, three = LUCKY_6_TWO_CARD_ODDS, LUCKY_6_THREE_CARD_ODDS
+            lines.append(PayLine("wagers", "lucky_6_two_cards", Payout.ODDS, "56/2018", odds=two))
+            lines.append(
+                PayLine("wagers", "lucky_6_three_cards", Payout.ODDS, "56/2018", odds=three)
+            )
+        notes = [PayNote("wagers", "tie_carries", "BAC-12")]
+        if self.offers(WagerKind.JACKPOT):
+            awards = self.jackpot_fixed_awards
+            lines.append(PayLine("jackpot", "royal_flush", Payout.METER_SHARED, "BAC-17.4"))
+            lines.append(
+                PayLine(
+                    "jackpot",
+                    "heavenly_straight",
+                    Payout.FIXED_OR_METER_SHARED,
+                    "BAC-17.5",
+                    amount=awards[Combination.HEAVENLY_STRAIGHT],
+                    percent=int(HEAVENLY_STRAIGHT_METER_FRACTION * 100),
+                )
+            )
+            for combo in _FIXED_AWARD_COMBINATIONS[1:]:
+                lines.append(
+                    PayLine("jackpot", combo.value, Payout.FIXED, "BAC-17.6", amount=awards[combo])
+                )
+            notes.append(
+                PayNote("jackpot", "highest_combination", "BAC-13.4", amount=self.jackpot_wager)
+            )
+            notes.append(PayNote("jackpot", "house_funds_difference", "BAC-17.5"))
+        return Paytable(tuple(lines), tuple(notes))
 
     def new_meter(self) -> Meter:
         """A jackpot meter standing at this table's seed."""

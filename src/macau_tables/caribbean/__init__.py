@@ -54,6 +54,7 @@ from .hands import (
     qualifies,
     strength_category,
 )
+from .procedure import PROCEDURE_TYPES, DeckShuffledAndCut, ShuffleAndCut
 from .round import CaribbeanRound
 from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from .settlement import BoxOutcome, BoxResult, CarriedWager, Settlement, WagerKind
@@ -64,6 +65,7 @@ __all__ = [
     "CODEC_TYPES",
     "COMMANDS",
     "EVENTS",
+    "PROCEDURE_TYPES",
     "QUALIFYING_STRENGTH",
     "RANKINGS",
     "AntePlaced",
@@ -87,6 +89,7 @@ __all__ = [
     "DealtToEmptyBox",
     "DecisionMade",
     "DecisionTimeout",
+    "DeckShuffledAndCut",
     "Event",
     "Fold",
     "HandCategory",
@@ -108,6 +111,7 @@ __all__ = [
     "RoundVoided",
     "Settlement",
     "Showdown",
+    "ShuffleAndCut",
     "ShufflerFailure",
     "TableView",
     "Void",
@@ -157,6 +161,8 @@ EVENTS: Final[tuple[type, ...]] = (
 CODEC_TYPES: Final[tuple[type, ...]] = (
     *COMMANDS,
     *EVENTS,
+    # the table's hand shuffle and cut (CSP-3(1), live tables)
+    *PROCEDURE_TYPES,
     # values carried by events
     CarriedWager,
     Settlement,

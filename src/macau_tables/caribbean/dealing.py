@@ -8,7 +8,9 @@ with its leaf (position and salt). When the round is over (settled or void) the 
 and the cards dealt are checked against it (:class:`~.model.ShoeRevealed`, for the audit
 archive); the public shoe list proves only what the public view showed (nothing, CSP-12).
 Live mode: the dealer console enters every card (``DealCard``), checked by the round; there is
-no deck to reveal.
+no deck to reveal. Where the table's dealing procedure is the shoe (CSP-3(1)), the dealer first
+records the hand shuffle and the cut of the round's deck (``ShuffleAndCut``, recorded as
+``DeckShuffledAndCut``): until then no card is taken (CSP-3).
 
 The showdown is the service's: ``Showdown(meter)`` with the linked meter read in the settling
 transaction (under lock when a jackpot wager is in play, CSP-10). A client's ``Showdown`` is
@@ -33,6 +35,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from ..cards import DECK, Card
+from ..errors import RuleViolation
 from ..jackpot import Meter
 from ..rounds import Due, DueKind
 from ..tables.clock import opening_date
@@ -48,7 +51,9 @@ from .commands import (
     Void,
 )
 from .events import BettingClosed, CardDealt, RoundOpened, RoundSettled
+from .procedure import DeckShuffledAndCut, ShuffleAndCut
 from .round import CaribbeanRound
+from .rules import DealingProcedure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tables.engine import Batch
@@ -65,7 +70,8 @@ LOST_MID_DEAL: Final = (
 class CaribbeanDeal:
     """The dealing state of a Caribbean Stud table: ``seals`` decks committed so far; the deck
     in play (committed, not yet revealed): its number, id and ``commitment``; ``deck`` its
-    sealed order (in memory only); ``proving`` its leaves (to prove its cards)."""
+    sealed order (in memory only); ``proving`` its leaves (to prove its cards); ``cut_for``:
+    the round whose deck the dealer shuffled by hand and cut (CSP-3(1), live tables)."""
 
     seals: int = 0
     deck_no: int | None = None
@@ -73,6 +79,7 @@ class CaribbeanDeal:
     commitment: str | None = None
     deck: Sealed | None = field(default=None, compare=False)
     proving: Proving = field(default_factory=Proving)
+    cut_for: str | None = None
 
 
 class CaribbeanDealing:
@@ -88,9 +95,9 @@ class CaribbeanDealing:
         return CaribbeanDeal()
 
     def is_dealing_event(self, event: object) -> bool:
-        """Caribbean Stud has no dealing events of its own (the deck is committed in the
-        round's ``BettingClosed``)."""
-        return False
+        """The hand shuffle and cut of a live deck (CSP-3(1)); a virtual deck is committed in
+        the round's ``BettingClosed``."""
+        return isinstance(event, DeckShuffledAndCut)
 
     def opens_round(self, event: object) -> bool:
         """A Caribbean ``RoundOpened``."""
@@ -107,6 +114,8 @@ class CaribbeanDealing:
                 deal = CaribbeanDeal(n, n, _deck_id(round_id or "?"), e.shoe_commitment)
             elif isinstance(e, ShoeRevealed | ShoeLost):
                 deal = CaribbeanDeal(deal.seals)
+            elif isinstance(e, DeckShuffledAndCut):
+                deal = replace(deal, cut_for=e.round_id)
             proving = deal.proving.fold(e)
             if proving is not deal.proving:
                 deal = replace(deal, proving=proving)
@@ -120,6 +129,7 @@ class CaribbeanDealing:
             "deck_id": deal.deck_id,
             "commitment": deal.commitment,
             "proving": deal.proving.snapshot(),
+            "cut_for": deal.cut_for,
         }
 
     def progress(self, deal: CaribbeanDeal) -> Mapping[str, Any]:
@@ -136,6 +146,7 @@ class CaribbeanDealing:
             g("deck_id"),
             g("commitment"),
             proving=Proving.restore(g("proving")),
+            cut_for=g("cut_for"),
         )
 
     def proving(self, deal: CaribbeanDeal) -> tuple[Proving, str | None]:
@@ -190,7 +201,12 @@ class CaribbeanDealing:
         if isinstance(command, Showdown):
             raise TableError("tables.service_settles", command="Showdown")
         refuse_client_leaf(command)
+        if isinstance(command, ShuffleAndCut):
+            self._shuffle_and_cut(batch)
+            return
         if self.live:
+            if isinstance(command, DealCard) and self.procedure_waits(batch.state) is not None:
+                raise RuleViolation("CSP-3", "caribbean.shuffle_and_cut_first")
             batch.apply_round(command)
             return
         if isinstance(command, CloseBetting):
@@ -205,6 +221,33 @@ class CaribbeanDealing:
             batch.dealt(dealt, ())
             return
         batch.apply_round(command)
+
+    def procedure_waits(self, state: Any) -> type | None:
+        """The dealer's command the deck's preparation waits for: :class:`ShuffleAndCut` at a
+        live table whose dealing procedure is the shoe (CSP-3(1)), while its open round has
+        no card yet and its deck is not recorded shuffled and cut; else ``None``."""
+        r: CaribbeanRound | None = state.round
+        if not self.live or r is None or r.is_over or r.dealt:
+            return None
+        if r.rules.dealing_procedure is not DealingProcedure.SHOE:
+            return None
+        return None if state.deal.cut_for == r.round_id else ShuffleAndCut
+
+    def _shuffle_and_cut(self, batch: Batch) -> None:
+        """CSP-3(1): the hand shuffle and cut recorded for the open round, before its first
+        card. Refused (``RuleViolation`` CSP-3, nothing recorded) at a table with the
+        shuffling machine (no cut, CSP-3(2)), with no round open or once a card is dealt, and
+        a second time for the same round."""
+        r = cast("CaribbeanRound | None", batch.state.round)  # the table's round is this game's
+        if r is not None and r.rules.dealing_procedure is not DealingProcedure.SHOE:
+            raise RuleViolation("CSP-3", "caribbean.no_cut_with_shuffler")
+        deal: CaribbeanDeal = batch.state.deal
+        if r is not None and not r.is_over and deal.cut_for == r.round_id:
+            raise RuleViolation("CSP-3", "caribbean.already_shuffled_and_cut", round_id=r.round_id)
+        if r is None or r.is_over or r.dealt:
+            raise RuleViolation("CSP-3", "caribbean.shuffle_and_cut_not_now")
+        event = DeckShuffledAndCut(r.round_id, batch.actor)
+        batch.dealt(replace(deal, cut_for=r.round_id), (event,), r.round_id)
 
     # -- automatic steps ---------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ from typing import Final
 
 from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
-from ..jackpot import Combination, Meter
+from ..jackpot import STRAIGHT_FLUSH_METER_FRACTION, Combination, Meter
+from ..paytable import PayLine, PayNote, Payout, Paytable
 from .hands import HandCategory
 
 __all__ = [
@@ -63,6 +64,19 @@ CAPPED_CATEGORIES: Final = frozenset(
     {HandCategory.FOUR_OF_A_KIND, HandCategory.STRAIGHT_FLUSH, HandCategory.ROYAL_FLUSH}
 )
 """CSP-9.5: the raise's win on these is capped at the table's maximum payout per box."""
+
+_RAISE_LINES: Final = (
+    HandCategory.ONE_PAIR,
+    HandCategory.TWO_PAIR,
+    HandCategory.THREE_OF_A_KIND,
+    HandCategory.STRAIGHT,
+    HandCategory.FLUSH,
+    HandCategory.FULL_HOUSE,
+    HandCategory.FOUR_OF_A_KIND,
+    HandCategory.STRAIGHT_FLUSH,
+    HandCategory.ROYAL_FLUSH,
+)
+"""CSP-9.5 items (1)–(9), in order: (1) is "one pair or less"."""
 
 _JACKPOT_OF_CATEGORY: Final[Mapping[HandCategory, Combination]] = MappingProxyType(
     {
@@ -219,6 +233,57 @@ class CaribbeanRules:
         if category in CAPPED_CATEGORIES:
             win = min(win, self.max_payout_per_box)
         return win
+
+    def paytable(self) -> Paytable:
+        """What the table pays, as its page and the jackpot display show it (CSP-10.3): the
+        ante (CSP-9.2, CSP-9.5), the raise by hand (CSP-9.5(1)–(9)) with the cap of
+        ``max_payout_per_box`` per box per round on items (7)–(9), and the jackpot by
+        combination (CSP-10.2) with this table's fixed awards; notes: the dealer who does not
+        qualify (CSP-9.2), the cap's reading (CSP-9.5), who funds a fixed award above the
+        meter's share (CSP-10.8)."""
+        lines = [PayLine("ante", "ante", Payout.ODDS, "CSP-9.5", odds=1)]
+        for item, category in enumerate(_RAISE_LINES, start=1):
+            odds, article = self.raise_odds(category), f"CSP-9.5({item})"
+            term = "one_pair_or_less" if category is HandCategory.ONE_PAIR else category.name
+            if category in CAPPED_CATEGORIES:
+                line = PayLine(
+                    "raise",
+                    term.lower(),
+                    Payout.ODDS_CAPPED,
+                    article,
+                    odds=odds,
+                    amount=self.max_payout_per_box,
+                )
+            else:
+                line = PayLine("raise", term.lower(), Payout.ODDS, article, odds=odds)
+            lines.append(line)
+        awards = self.jackpot_fixed_awards
+        meter_share = {  # CSP-10.2(1)/(2): the whole meter, a tenth of it
+            Combination.ROYAL_FLUSH: 100,
+            Combination.STRAIGHT_FLUSH: int(STRAIGHT_FLUSH_METER_FRACTION * 100),
+        }
+        for item, (combo, amount) in enumerate(awards.as_mapping().items(), start=1):
+            article = f"CSP-10.2({item})"
+            if combo in meter_share:
+                lines.append(
+                    PayLine(
+                        "jackpot",
+                        combo.value,
+                        Payout.FIXED_OR_METER,
+                        article,
+                        amount=amount,
+                        percent=meter_share[combo],
+                    )
+                )
+            else:
+                lines.append(PayLine("jackpot", combo.value, Payout.FIXED, article, amount=amount))
+        notes = (
+            PayNote("ante", "dealer_not_qualified", "CSP-9.2"),
+            PayNote("raise", "raise_cap", "CSP-9.5", amount=self.max_payout_per_box),
+            PayNote("jackpot", "jackpot_wager", "CSP-10.1", amount=self.jackpot_wager),
+            PayNote("jackpot", "house_funds_difference", "CSP-10.8"),
+        )
+        return Paytable(tuple(lines), notes)
 
     # -- jackpot ---------------------------------------------------------------------------
 

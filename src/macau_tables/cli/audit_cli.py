@@ -332,7 +332,8 @@ def report_text(r: DayReport) -> str:
     """The report for people."""
     head = (
         f"{'table':<9} {'game':<9} {'rounds':>6} {'drop':>13} {'win':>12} {'hold %':>7} "
-        f"{'commission':>11} {'contrib.':>10} {'awards':>11} {'carried':>10} {'liability':>13}"
+        f"{'commission':>11} {'contrib.':>10} {'awards':>11} {'house-fund.':>11} "
+        f"{'carried':>10} {'liability':>13}"
     )
     lines = [
         f"Gaming day {r.day.isoformat()} (Macau), {shown_time(r.start)} to {shown_time(r.end)}",
@@ -346,12 +347,16 @@ def report_text(r: DayReport) -> str:
         lines.append(
             f"{f.table_id:<9} {f.game:<9} {f.rounds:>6} {money(f.drop):>13} {money(f.win):>12} "
             f"{percent(f.hold) or '-':>7} {money(f.commission):>11} {money(f.contributions):>10} "
-            f"{money(f.awards):>11} {money(f.carried):>10} {money(f.liability):>13}"
+            f"{money(f.awards):>11} {money(f.awards_from_house):>11} {money(f.carried):>10} "
+            f"{money(f.liability):>13}"
         )
     lines += [
         "",
         "win: the house's result (table bank, commission, house-funded awards); contributions "
         "go to the meter, not to win;",
+        "house-fund.: the jackpot awards the house funded (CSP-10.8, BAC-17.5): a meter award "
+        "takes only its share out of the meter and the house pays the difference up to a "
+        "larger fixed award; the fixed awards of the other combinations are the house's;",
         "liability: the linked meter at the end of the day (shared meters counted once in the "
         "total); carried: wagers held for a later round.",
     ]

@@ -186,7 +186,8 @@ def describe_run(table: str, played: Played, figures: TableFigures) -> str:
         f"  commission              {money(figures.commission):>14}",
         f"  jackpot contributions   {money(figures.contributions):>14}",
         f"  jackpot awards          {money(figures.awards):>14}"
-        f"  (from the meter {money(figures.awards_from_meter)})",
+        f"  (from the meter {money(figures.awards_from_meter)}, "
+        f"from the house {money(figures.awards_from_house)}: CSP-10.8, BAC-17.5)",
         f"  carried to next rounds  {money(figures.carried):>14}",
     ]
     if figures.meter_id is not None:

@@ -92,6 +92,7 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "ReportMisdeal": "報告派牌錯誤",
         "DealtToEmptyBox": "報告派往空門的牌",
         "ShufflerFailure": "報告洗牌機故障",
+        "ShuffleAndCut": "記錄人手洗牌及切牌",
         "Correct": "更正實體牌",
         "Cut": "切牌",
         "Burn": "銷牌",

@@ -83,6 +83,7 @@ from ..tables.reports import (
 from ..tables.storage import read_table
 from . import auth
 from .errors import register_status
+from .paytables import linked_awards
 from .principal import Principal, UserRole
 from .runtime import Runtime, RuntimeDep
 
@@ -304,8 +305,52 @@ class Hit(BaseModel):
     at: str
 
 
+class PaytableLine(BaseModel):
+    """A line of a paytable (:class:`macau_tables.paytable.PayLine`, minor units)."""
+
+    section: str
+    term: str
+    payout: str
+    article: str
+    odds: int
+    amount: int
+    percent: int
+    term_key: str
+    payout_key: str
+
+
+class PaytableNote(BaseModel):
+    """A reading shown with a paytable's lines (:class:`macau_tables.paytable.PayNote`)."""
+
+    section: str
+    key: str
+    article: str
+    amount: int
+    text_key: str
+
+
+class PaytablePart(BaseModel):
+    """Lines and notes of a paytable section (here: the jackpot's)."""
+
+    lines: list[PaytableLine]
+    notes: list[PaytableNote]
+
+
+class TableAwards(BaseModel):
+    """One linked table's own fixed awards (its configuration in force, CSP-10.3, BAC-17) and
+    the jackpot section of its paytable, each line and note with its article (CSP-10.2,
+    CSP-10.8, BAC-17.4–17.6)."""
+
+    table: str
+    name: str
+    fixed_awards: dict[str, int]
+    paytable: PaytablePart
+
+
 class Meter(BaseModel):
-    """A linked jackpot meter as the jackpot display shows it (minor units)."""
+    """A linked jackpot meter as the jackpot display shows it (minor units). ``fixed_awards``
+    are the linked tables' awards when they all agree (``{}`` when they differ); each table's
+    own are in ``tables_awards``."""
 
     id: str
     game: str
@@ -317,6 +362,7 @@ class Meter(BaseModel):
     hits: int
     tables: list[str]
     fixed_awards: dict[str, int]
+    tables_awards: list[TableAwards]
     last_hits: list[Hit]
 
 
@@ -326,21 +372,11 @@ class Meters(BaseModel):
     meters: list[Meter]
 
 
-def _fixed_awards(rules: object) -> dict[str, int]:
-    """The configuration's fixed jackpot awards by combination (CSP-10.3, BAC-17): a mapping
-    or an object with ``as_mapping()``; ``{}`` when it has none."""
-    awards: Any = getattr(rules, "jackpot_fixed_awards", None)
-    if awards is None:
-        return {}
-    mapping = awards.as_mapping() if hasattr(awards, "as_mapping") else awards
-    return {str(json_param(k)): int(v) for k, v in mapping.items()}
-
-
 def _meter(tx: Tx, record: MeterRecord, tables: list[TableRecord]) -> Meter:
-    linked = sorted((t for t in tables if t.meter_id == record.meter_id), key=lambda t: t.table_id)
-    awards: dict[str, int] = {}
-    if linked:  # one meter is linked to tables of one game; the first configuration's awards
-        awards = _fixed_awards(tx.get_config(linked[0].config_id))
+    per_table = [TableAwards(**a) for a in linked_awards(tx, record.meter_id, tables)]
+    # every linked table's awards agreeing, the meter's; else none here (see ``tables_awards``)
+    shown = {tuple(sorted(a.fixed_awards.items())) for a in per_table}
+    awards = per_table[0].fixed_awards if len(shown) == 1 else {}
     hits: list[MeterHit] = tx.hits(record.meter_id, last=HITS_SHOWN)
     return Meter(
         id=record.meter_id,
@@ -351,8 +387,9 @@ def _meter(tx: Tx, record: MeterRecord, tables: list[TableRecord]) -> Meter:
         seed_pending=record.seed_pending,
         params_pending=None if record.params_pending is None else dict(record.params_pending),
         hits=record.hits,
-        tables=[t.table_id for t in linked],
+        tables=[a.table for a in per_table],
         fixed_awards=awards,
+        tables_awards=per_table,
         last_hits=[
             Hit(
                 seq=h.seq,
@@ -594,6 +631,9 @@ class Figures(BaseModel):
     liability: int
     awards_held: int = 0
     awards_released: int = 0
+    awards_from_house: int = 0
+    """The jackpot awards the house funded (CSP-10.8, BAC-17.5): a meter award takes only its
+    share out of the meter, the house pays the difference up to a larger fixed award."""
 
 
 class DailyReport(BaseModel):

@@ -5,9 +5,10 @@ Pages (server-rendered shells; the small ES modules in ``static/js`` fill them f
 
 * ``GET /tables/{id}`` (player): the player's table — ``tables/<game>.html`` (chips, areas,
   cards as revealed, results, wallet; the roadmaps at a baccarat table, the decision timer at
-  a Caribbean Stud table). A player sees only what the view for that player holds: the page
-  carries no card at all, it reads the player's own view (``GET /api/tables/{id}``,
-  ``/ws/tables/{id}``) like any API client.
+  a Caribbean Stud table; the table's paytable with its fixed jackpot awards, each line with
+  its article, ``tables/_paytable.html``, CSP-10.3). A player sees only what the view for
+  that player holds: the page carries no card at all, it reads the player's own view
+  (``GET /api/tables/{id}``, ``/ws/tables/{id}``) like any API client.
 * ``GET /dealer/{id}`` (dealer, supervisor): the dealer console — ``dealer/console.html``: the
   commands the round accepts now (``expected.commands``), the card or slot due next
   (``expected.due``), the shoe procedure of a live shoe, card entry by keyboard or by clicking
@@ -25,7 +26,9 @@ JSON (public: nothing in them is hidden by the law):
   decision time-out CSP-6.4, the card-holding time-out BAC-16), ``null`` when none is running,
   counted by the server's clock so that a page's countdown does not depend on the browser's;
   the round's seating as the caller may see it (BAC-15: the staff all of it, a player their
-  own seat, the public none); and the dealer's command the shoe procedure waits for.
+  own seat, the public none); the dealer's command the shoe procedure waits for; and the one
+  the round's deck waits for before its first card (``procedure_waits``: the hand shuffle and
+  cut of a live Caribbean Stud table, CSP-3(1)).
 
 Every route carries one role rule (``auth.public`` / ``auth.require``); the pages use
 :class:`.pages.PageRoute`, so a browser without a session is sent to the login page and one
@@ -49,6 +52,7 @@ from .. import codec
 from ..errors import MacauTablesError
 from ..games import GAMES
 from ..money import format_minor
+from ..paytable import Paytable, paytable_of
 from ..plugin import ReadModel
 from ..rounds import Issuer, accepts, issuer_of
 from ..store import EventRecord, Store, Tx
@@ -193,11 +197,13 @@ def table_board(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
-    """``{"table_id", "seconds_left", "seated"}``: the seconds (rounded up) before the table's
-    next time-out (CSP-6.4 decision, BAC-16 card holding) by the server's clock, ``null`` when
-    none runs; ``seated`` the current round's seating (seat, player) — all of it for the dealer
-    and supervisors (the console opens the next round with it), the caller's own seat for a
-    player, none for the public (BAC-15)."""
+    """``{"table_id", "seconds_left", "seated", "shoe_waits", "procedure_waits"}``: the
+    seconds (rounded up) before the table's next time-out (CSP-6.4 decision, BAC-16 card
+    holding) by the server's clock, ``null`` when none runs; ``seated`` the current round's
+    seating (seat, player) — all of it for the dealer and supervisors (the console opens the
+    next round with it), the caller's own seat for a player, none for the public (BAC-15);
+    the dealer's commands the shoe procedure (BAC-2.1) and the round's deck (CSP-3(1)) wait
+    for."""
     service = runtime.service(table_id)
     deadline = service.next_deadline()
     left: int | None = None
@@ -214,7 +220,17 @@ def table_board(
         "seconds_left": left,
         "seated": seated,
         "shoe_waits": _shoe_waits(service),
+        "procedure_waits": _procedure_waits(service),
     }
+
+
+def _procedure_waits(service: Any) -> str | None:
+    """The dealer's command the round's deck waits for before its first card (codec name:
+    ``caribbean.ShuffleAndCut`` at a live table whose procedure is the hand shuffle and cut,
+    CSP-3(1)), from the table's dealing adapter; ``None`` when it waits for none."""
+    waits = getattr(service.dealing, "procedure_waits", None)
+    wanted = None if waits is None else waits(service.state)
+    return None if wanted is None else codec.type_name(wanted)
 
 
 def _shoe_waits(service: Any) -> str | None:
@@ -249,6 +265,13 @@ def _table(runtime: Runtime, table_id: str) -> tuple[TableRecord, dict[str, Any]
 
     result: tuple[TableRecord, dict[str, Any]] | None = runtime.store.read(read)
     return result
+
+
+def _paytable(runtime: Runtime, record: TableRecord) -> Paytable | None:
+    """The paytable of the table's configuration in force (CSP-10.3: shown at the table),
+    from its rules (:func:`macau_tables.paytable.paytable_of`), ``None`` when they offer
+    none."""
+    return paytable_of(runtime.store.read(lambda tx: tx.get_config(record.config_id)))
 
 
 def _unknown(request: Request, who: Principal, table_id: str) -> Response:
@@ -306,6 +329,7 @@ def player_table(
         rules=rules,
         limits=limits,
         money=format_minor,
+        paytable=_paytable(runtime, record),
     )
 
 

@@ -25,7 +25,9 @@ Messages the server sends (JSON text):
   connected user's role may send (``can_issue``), the same fields as ``GET /api/tables/{id}``
   (:func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
-* ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message;
+* ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message
+  (each meter with ``tables_awards``: every linked table's own fixed awards and the jackpot
+  lines of its paytable, CSP-10.3, as ``GET /api/meters`` gives them);
 * ``{"type": "hits", "meter_id", "hits": [...]}`` — a meter's last hits after an award;
 * ``{"type": "pong"}``;
 * ``{"type": "error", "error": {"key", "params", "text", "rule"}}`` — just before the server
@@ -90,6 +92,7 @@ from ..tables.service import TableService
 from . import auth
 from .api_tables import audience_of, expectation
 from .errors import error_body, for_client, language_of, status_for
+from .paytables import linked_awards
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
 
@@ -766,11 +769,18 @@ def _hit(hit: Any) -> dict[str, Any]:
 def _meters_now(runtime: Runtime) -> dict[str, Any]:
     def read(tx: Any) -> dict[str, Any]:
         meters = tx.meters()
+        tables = tx.tables()
         hits = [_hit(h) for m in meters for h in tx.hits(m.meter_id, last=HITS_SHOWN)]
         return {
             "type": "meters",
             "meters": [
-                {"meter_id": m.meter_id, "game": m.game, "amount": m.amount, "seed": m.seed}
+                {
+                    "meter_id": m.meter_id,
+                    "game": m.game,
+                    "amount": m.amount,
+                    "seed": m.seed,
+                    "tables_awards": linked_awards(tx, m.meter_id, tables),
+                }
                 for m in meters
             ],
             "hits": hits,

@@ -13,10 +13,13 @@ the ledger:
 * ``hold`` — ``win / drop`` (``None`` without drop);
 * ``commission`` (BAC-18); ``contributions`` — to the linked meter (CSP-10, BAC-17);
   ``awards`` — jackpot awards paid to wallets, of which ``awards_from_meter`` came out of the
-  meter and the rest from the house; ``awards_held`` / ``awards_released`` — large awards held
-  for a supervisor (moved from the wallet to their held accounts in the settling transaction,
-  :mod:`.holds`) and released to the wallets; neither is win: the award was paid by the
-  settlement (in ``awards``, and in ``win`` for the part the house funded) and only waits;
+  meter and ``awards_from_house`` from the house (CSP-10.8, BAC-17.5: a meter award takes only
+  its share out of the meter, the house pays the difference up to a larger fixed award; the
+  fixed awards that never touch the meter are the house's too); ``awards_held`` /
+  ``awards_released`` — large awards held for a supervisor (moved from the wallet to their
+  held accounts in the settling transaction, :mod:`.holds`) and released to the wallets;
+  neither is win: the award was paid by the settlement (in ``awards``, and in ``win`` for the
+  part the house funded) and only waits;
 * ``rounds`` / ``voided`` — rounds that ended that day (settled or void);
 * ``carried`` — wagers held for a later round at the end of the day (CSP-11.1, BAC-12);
 * ``liability`` — the linked meter's amount at the end of the day: what the jackpot owes its
@@ -89,6 +92,7 @@ class TableFigures:
     liability: int
     awards_held: int = 0
     awards_released: int = 0
+    awards_from_house: int = 0
 
     @property
     def hold(self) -> Fraction | None:
@@ -154,6 +158,7 @@ def table_figures(
         liability=held[meter_account] if meter_account is not None else 0,
         awards_held=total("held_award", "award_held"),
         awards_released=-total("held_award", "award_released"),
+        awards_from_house=-total("house_funding", "award"),
     )
 
 
@@ -185,6 +190,7 @@ def totals(figures: tuple[TableFigures, ...]) -> TableFigures:
         liability=sum(meters.values()),
         awards_held=sum(f.awards_held for f in figures),
         awards_released=sum(f.awards_released for f in figures),
+        awards_from_house=sum(f.awards_from_house for f in figures),
     )
 
 
@@ -229,10 +235,13 @@ COLUMNS = (
     "jackpot_contributions",
     "jackpot_awards",
     "awards_from_meter",
+    "awards_from_house",
     "carried",
     "meter_id",
     "liability",
 )
+"""The CSV's columns; ``awards_from_house``: the jackpot awards the house funded (CSP-10.8,
+BAC-17.5), the rest of ``jackpot_awards`` beside ``awards_from_meter``."""
 
 
 def csv_row(f: TableFigures) -> list[Any]:
@@ -251,6 +260,7 @@ def csv_row(f: TableFigures) -> list[Any]:
         plain(f.contributions),
         plain(f.awards),
         plain(f.awards_from_meter),
+        plain(f.awards_from_house),
         plain(f.carried),
         f.meter_id or "",
         plain(f.liability),

@@ -1,6 +1,7 @@
 // The jackpot display (CSP-1): every linked meter large and live over /ws/jackpot (the amount
 // moves with every contribution, on this server or another one on the same database), the
-// fixed awards by combination (CSP-10.3, BAC-17) and the last hits, each with the winning box or
+// fixed awards of each linked table by combination (CSP-10.3, BAC-17), each with its article and
+// the table's notes (CSP-10.8, BAC-17.5), and the last hits, each with the winning box or
 // seat (CSP-10.4, BAC-17: the hit's `place`, "box 3" / "seat 2" in the page's language; a hit
 // recorded before places were has none and shows "—", never its `box`, a wager id at baccarat).
 
@@ -34,20 +35,44 @@ function bump(m) {
   return undefined;
 }
 
+// Each linked table's own jackpot lines (CSP-10.3: a meter's tables may have different fixed
+// awards), from its paytable: the combination, what it pays (the fixed award as money, the
+// meter's share) and the article, then the table's notes with theirs (CSP-10.8, BAC-17.5: who
+// funds a fixed award above the meter's share).
+function payText(line) {
+  return t(line.payout_key, { odds: line.odds, amount: money(line.amount), percent: line.percent });
+}
+
+function tableAwards(m, table) {
+  const lines = (table.paytable && table.paytable.lines) || [];
+  const notes = (table.paytable && table.paytable.notes) || [];
+  const head = ["pages.jackpot_combination", "pages.jackpot_award", "pages.paytable_col_article"];
+  const grid = el(
+    "table",
+    { class: "data" },
+    el("caption", { text: `${t("pages.meter_of_game", { game: gameName(m.game) })} · ${t("pages.paytable_of_table", { name: table.name, table: table.table })}` }),
+    el("thead", {}, el("tr", {}, ...head.map((key) => el("th", { scope: "col", text: t(key) })))),
+    el(
+      "tbody",
+      {},
+      ...lines.map((line) =>
+        el("tr", { "data-term": line.term, "data-article": line.article }, el("td", { text: combinationName(line.term) }), el("td", { "data-amount": line.amount, text: payText(line) }), el("td", { class: "mono article", text: line.article })),
+      ),
+    ),
+  );
+  const noted = notes.map((note) =>
+    el("p", { class: "paytable-note", "data-note": note.key, "data-article": note.article, text: `${t(note.text_key, { amount: money(note.amount) })} ${t("pages.paytable_article", { article: note.article })}` }),
+  );
+  return el("div", { class: "table-wrap jackpot-table-awards", "data-table": table.table, "data-meter": m.id }, grid, ...noted);
+}
+
 function drawAwards() {
   const box = document.getElementById("jackpot-awards");
   box.replaceChildren();
   for (const m of meters.values()) {
-    const rows = Object.entries(m.fixed_awards || {}).sort((a, b) => b[1] - a[1]);
-    if (!rows.length) continue;
-    const table = el(
-      "table",
-      { class: "data" },
-      el("caption", { text: t("pages.meter_of_game", { game: gameName(m.game) }) }),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("pages.jackpot_combination") }), el("th", { scope: "col", class: "num", text: t("pages.jackpot_award") }))),
-      el("tbody", {}, ...rows.map(([name, amount]) => el("tr", {}, el("td", { text: combinationName(name) }), el("td", { class: "num", text: money(amount) })))),
-    );
-    box.append(el("div", { class: "table-wrap" }, table));
+    for (const table of m.tables_awards || []) {
+      if ((table.paytable && table.paytable.lines.length) || Object.keys(table.fixed_awards || {}).length) box.append(tableAwards(m, table));
+    }
   }
 }
 
@@ -77,7 +102,7 @@ function drawHits() {
 }
 
 function meter(id) {
-  if (!meters.has(id)) meters.set(id, { id, game: "", amount: 0, fixed_awards: {}, hits: [] });
+  if (!meters.has(id)) meters.set(id, { id, game: "", amount: 0, fixed_awards: {}, tables_awards: [], hits: [] });
   return meters.get(id);
 }
 
@@ -88,6 +113,7 @@ async function load() {
       const known = meter(m.id);
       known.game = m.game;
       known.fixed_awards = m.fixed_awards;
+      known.tables_awards = m.tables_awards;
       if (!known.live) known.amount = m.amount;
       if (!known.hitsLive) known.hits = m.last_hits.map((h) => ({ ...h, table_id: h.table }));
     }
@@ -107,12 +133,14 @@ connect("/ws/jackpot", {
         known.game = m.game;
         known.amount = m.amount;
         known.live = true;
+        if (m.tables_awards) known.tables_awards = m.tables_awards;
       }
       for (const m of meters.values()) {
         m.hits = message.hits.filter((h) => h.meter_id === m.id);
         m.hitsLive = true;
       }
       drawMeters();
+      drawAwards();
       drawHits();
     } else if (message.type === "meter") {
       const known = meter(message.meter_id);

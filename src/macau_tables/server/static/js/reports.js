@@ -43,6 +43,7 @@ const COLUMNS = [
   ["commission", "pages.rep_col_commission", true],
   ["contributions", "pages.rep_col_contributions", true],
   ["awards", "pages.rep_col_awards", true],
+  ["awards_from_house", "pages.rep_col_awards_from_house", true],
   ["awards_held", "pages.rep_col_awards_held", true],
   ["awards_released", "pages.rep_col_awards_released", true],
   ["carried", "pages.rep_col_carried", true],
