@@ -53,12 +53,14 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     csp.ReportMisdeal: (Issuer.DEALER, None),  # CSP-11.1
     csp.DealtToEmptyBox: (Issuer.DEALER, None),  # CSP-11.3
     csp.ShufflerFailure: (Issuer.DEALER, None),  # CSP-11.4
-    csp.Void: (Issuer.SUPERVISOR, None),  # CSP-11.4 (no supervisor field: still a supervisor's)
+    csp.Void: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.1, CSP-11.4: on a legal ground
+    csp.RejectReport: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.1, CSP-11.4
     # The table service's commands
     model.OpenRound: (Issuer.DEALER, None),
     model.OpenShoe: (Issuer.DEALER, None),
     model.ReportFault: (Issuer.DEALER, None),  # CSP-11.4, BAC-10
     model.ClearFault: (Issuer.SUPERVISOR, "supervisor"),
+    model.ShufflerReplaced: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.4, second sentence
     model.ReleaseAward: (Issuer.SUPERVISOR, "supervisor"),  # a held jackpot award (CSP-10, BAC-17)
 }
 
@@ -111,7 +113,7 @@ def test_acting_names_the_person_and_the_dealer_reveals_as_dealer() -> None:
     # BAC-16: when nobody holds the cards (or the holder's time ran out) the dealer reveals
     assert acting(bac.Reveal(Side.BANKER, RevealPart.THIRD, DEALER)) == (Issuer.DEALER, None)
     assert acting(bac.Void("sam", "wrong card")) == (Issuer.SUPERVISOR, "sam")
-    assert acting(csp.Void("power cut")) == (Issuer.SUPERVISOR, None)
+    assert acting(csp.Void("power cut", supervisor="sue")) == (Issuer.SUPERVISOR, "sue")
     assert acting(model.OpenRound()) == (Issuer.DEALER, None)
 
 

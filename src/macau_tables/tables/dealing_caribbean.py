@@ -45,6 +45,7 @@ from ..caribbean.events import BettingClosed, CardDealt, RoundOpened, RoundSettl
 from ..caribbean.round import CaribbeanRound
 from ..jackpot import Meter
 from ..rounds import Due, DueKind
+from ..voids import Ground
 from .clock import opening_date
 from .dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
 from .model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
@@ -267,7 +268,9 @@ class CaribbeanDealing:
         if kind is DueKind.WAGERS:
             return None, "CSP-11.4", "no card dealt yet: the betting goes on"
         if kind is DueKind.CARD and not self.live and order_lost:
-            return Void(LOST_MID_DEAL), "CSP-11.4", LOST_MID_DEAL
+            # The system proves the ground (no supervisor); the RoundRecovered recorded just
+            # before is its evidence (found by the batch).
+            return Void(LOST_MID_DEAL, Ground.SHOE_LOST), "CSP-11.4", LOST_MID_DEAL
         if kind is DueKind.CARD:
             why = "cut short mid-deal: the deal goes on from the " + (
                 "dealer's console" if self.live else "committed deck"

@@ -34,15 +34,18 @@ from typing import Any, Final
 
 from ..baccarat import commands as bac_commands
 from ..baccarat import events as bac_events
+from ..baccarat import settlement as bac_settlement
 from ..cards import Card
 from ..caribbean import actions as car_actions
 from ..caribbean import events as car_events
+from ..caribbean import handlers as car_handlers
 from ..errors import MacauTablesError
 from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Account, AccountKind
 from ..rng import CardLeaf, leaf_of, verify_leaves, verify_order
 from ..store import account_id
+from ..voids import SYSTEM_GROUNDS, Ground, VoidBasis
 from .adapters import dealing_for
 from .findings import Finding, finding
 from .holds import HOLD_EVENTS, hold_postings, settled_results
@@ -104,6 +107,10 @@ class Closing:
     command: object
     meter: Meter | None
     whole: bool
+    derive: Callable[[Any], tuple[object, ...]] | None = None
+    """For a void recorded before voids carried a ground (version 1): the void's events worked
+    out from the round before it without the law's checks of today (it verifies as it did
+    then: its money only)."""
 
 
 @dataclass(slots=True)
@@ -133,8 +140,22 @@ def _caribbean(event: object, before: Callable[[], Any]) -> Closing | None:
             meter = Meter(given.amount - s.meter_contribution, given.seed)
         return Closing(car_actions.Showdown(meter), meter if staked else None, True)
     if isinstance(event, car_events.RoundVoided):
-        return Closing(car_actions.Void(event.reason), None, False)
+        b = event.ground
+        if b is None:  # version 1: no ground recorded
+            legacy = VoidBasis(Ground.SHOE_LOST, event.rule, None, event.reason)
+            return Closing(None, None, False, lambda pre: (car_handlers.void_event(pre, legacy),))
+        command = car_actions.Void(b.reason, b.ground, _decider(b), b.evidence)
+        return Closing(command, None, False)
     return None
+
+
+def _decider(b: VoidBasis) -> str | None:
+    """Who re-derives a void: its supervisor; for a dealer's report that voided at once (no
+    supervisor, a ground the system does not prove) a stand-in, so the ground's fit to the
+    phase and the money are checked the same way."""
+    if b.supervisor is not None or b.ground in SYSTEM_GROUNDS:
+        return b.supervisor
+    return "(dealer's report)"
 
 
 def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
@@ -142,7 +163,20 @@ def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
         meter = event.settlement.meter_before  # BAC-17: None when no jackpot wager was placed
         return Closing(bac_commands.Settle(meter), meter, True)
     if isinstance(event, bac_events.RoundVoided):
-        return Closing(bac_commands.Void(event.supervisor, event.reason), None, False)
+        b = event.ground
+        if b is None:  # version 1: no ground recorded
+            return Closing(
+                None,
+                None,
+                False,
+                lambda pre: (
+                    bac_events.RoundVoided(
+                        event.supervisor, event.reason, bac_settlement.void_settlement(pre.wagers)
+                    ),
+                ),
+            )
+        command = bac_commands.Void(_decider(b), b.reason, b.ground, b.evidence)
+        return Closing(command, None, False)
     return None
 
 
@@ -412,7 +446,10 @@ class _TableCheck:
             return None
         pre = before()
         try:
-            _, derived = pre.apply(closing.command)
+            if closing.derive is not None:
+                derived = closing.derive(pre)
+            else:
+                _, derived = pre.apply(closing.command)
         except (MacauTablesError, ValueError, TypeError) as exc:
             return self._fail(
                 "settlement",

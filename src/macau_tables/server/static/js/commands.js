@@ -11,6 +11,8 @@ const COMMAND = {
   Void: "pages.command_void",
   Correct: "pages.command_correct",
   ClearFault: "pages.command_clear_fault",
+  RejectReport: "pages.command_reject_report",
+  ShufflerReplaced: "pages.command_shuffler_replaced",
   ReleaseAward: "pages.command_release_award",
 };
 const FIELD = { reason: "pages.field_reason", action: "pages.field_action" };

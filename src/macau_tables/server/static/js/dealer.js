@@ -22,6 +22,7 @@ const LABELS = {
   ShufflerFailure: "play.report_shuffler",
   Void: "play.void_round",
   ClearFault: "play.clear_fault",
+  RejectReport: "play.reject_report",
 };
 const CORRECTIONS = {
   reassign: "play.correct_reassign",
