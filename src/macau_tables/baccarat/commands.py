@@ -209,6 +209,8 @@ class Void:
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
     VOIDS: ClassVar[bool] = True
+    GROUNDS: ClassVar[frozenset[Ground]] = frozenset({Ground.UNCORRECTABLE})
+    """The grounds a supervisor may give (a lost shoe is the system's own)."""
 
     supervisor: str | None
     reason: str

@@ -253,6 +253,10 @@ class Void:
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
     VOIDS: ClassVar[bool] = True
+    GROUNDS: ClassVar[frozenset[Ground]] = frozenset(
+        {Ground.WRONG_PROCEDURE, Ground.WRONG_CARD_COUNT, Ground.EXPOSURES, Ground.SHUFFLER_FAILURE}
+    )
+    """The grounds a supervisor may give (a lost deck is the system's own)."""
 
     reason: str
     ground: Ground | None = None
