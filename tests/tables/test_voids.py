@@ -349,3 +349,34 @@ def test_a_void_written_before_grounds_verifies_as_before_counted_apart_CSP_11_4
     assert found.voids == 0 and found.legacy_voids == 1
     event = store.read(lambda tx: last_void(store, "c1").decode(tx.config_resolver()))
     assert event.ground is None and event.rule == "CSP-11.1"
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_the_offline_archive_check_checks_a_voids_evidence_CSP_11_1(
+    store: Store, tmp_path: Any, tampered: bool
+) -> None:
+    """The audit archive of the day is checked with no database: a void's evidence is there,
+    before it, in its round, with its hash; a void whose evidence was rewritten (the chain
+    recomputed) is a finding at its record."""
+    from datetime import UTC, datetime
+
+    from macau_tables.tables.archive import export_day
+    from macau_tables.tables.archive_check import verify_archive
+    from macau_tables.tables.clock import opening_date
+
+    voided_session(store)
+    void = last_void(store, "c1")
+    if tampered:
+        data = json.loads(void.payload)
+        data["ground"]["evidence"]["hash"] = "f" * 64
+        payload = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        _rechain(store, "c1", void.seq, payload)
+    path = tmp_path / "day.zip"
+    export_day(store, opening_date(datetime.now(UTC)), path)
+    found = verify_archive(path)
+    if tampered:
+        assert found.finding is not None and found.finding.key == "store.verify_void_evidence_hash"
+        assert found.finding.record == f"c1#{void.seq}"
+    else:
+        assert found.finding is None, found.finding
+        assert found.counts["voids"] == 1
