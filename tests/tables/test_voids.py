@@ -380,3 +380,21 @@ def test_the_offline_archive_check_checks_a_voids_evidence_CSP_11_1(
     else:
         assert found.finding is None, found.finding
         assert found.counts["voids"] == 1
+
+
+def test_verify_finds_a_void_whose_ground_does_not_fit_the_phase_CSP_11_4(store: Store) -> None:
+    """A void rewritten to a ground that does not fit the round as it stood (a shuffler's
+    failure after the last card, CSP-11.4 "during the deal"), its evidence still showing it and
+    the chain recomputed: the re-derivation of the round refuses it."""
+    voided_session(store)
+    void = last_void(store, "c1")
+    data = json.loads(void.payload)
+    data["ground"]["ground"] = "shuffler_failure"
+    data["ground"]["rule"] = data["rule"] = "CSP-11.4"
+    payload = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    _rechain(store, "c1", void.seq, payload)
+    assert verify(store).ok  # the chain and the evidence hold (a fault report shows any ground)
+    found = verify_database(store)
+    assert found.finding is not None and found.finding.check == "settlement"
+    assert found.finding.key == "operations.verify_settlement_refused"
+    assert found.finding.record == f"c1#{void.seq}"
