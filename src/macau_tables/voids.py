@@ -41,6 +41,7 @@ __all__ = [
     "VoidBasis",
     "basis_of",
     "is_void_command",
+    "redecider",
     "shows",
     "shuffler_failed",
     "void_since",
@@ -120,6 +121,16 @@ def shows(event: object) -> frozenset[Ground]:
         if isinstance(value, frozenset)
         else frozenset()
     )
+
+
+def redecider(basis: VoidBasis) -> str | None:
+    """Who a re-derivation of the void on ``basis`` names as deciding (``verify`` gives the
+    round before the void its ``Void`` again): its supervisor; for a dealer's report that voided
+    at once (no supervisor, a ground the system does not prove) a stand-in, so the ground's fit
+    to the phase and the money are checked the same way."""
+    if basis.supervisor is not None or basis.ground in SYSTEM_GROUNDS:
+        return basis.supervisor
+    return "(dealer's report)"
 
 
 def shuffler_failed(event: object) -> bool:

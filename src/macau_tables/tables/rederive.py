@@ -45,7 +45,7 @@ from ..jackpot import Meter
 from ..ledger import Account, AccountKind
 from ..rng import CardLeaf, leaf_of, verify_leaves, verify_order
 from ..store import account_id
-from ..voids import SYSTEM_GROUNDS, Ground, VoidBasis
+from ..voids import Ground, VoidBasis, redecider
 from .adapters import dealing_for
 from .findings import Finding, finding
 from .holds import HOLD_EVENTS, hold_postings, settled_results
@@ -144,18 +144,9 @@ def _caribbean(event: object, before: Callable[[], Any]) -> Closing | None:
         if b is None:  # version 1: no ground recorded
             legacy = VoidBasis(Ground.SHOE_LOST, event.rule, None, event.reason)
             return Closing(None, None, False, lambda pre: (car_handlers.void_event(pre, legacy),))
-        command = car_actions.Void(b.reason, b.ground, _decider(b), b.evidence)
+        command = car_actions.Void(b.reason, b.ground, redecider(b), b.evidence)
         return Closing(command, None, False)
     return None
-
-
-def _decider(b: VoidBasis) -> str | None:
-    """Who re-derives a void: its supervisor; for a dealer's report that voided at once (no
-    supervisor, a ground the system does not prove) a stand-in, so the ground's fit to the
-    phase and the money are checked the same way."""
-    if b.supervisor is not None or b.ground in SYSTEM_GROUNDS:
-        return b.supervisor
-    return "(dealer's report)"
 
 
 def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
@@ -175,7 +166,7 @@ def _baccarat(event: object, before: Callable[[], Any]) -> Closing | None:
                     ),
                 ),
             )
-        command = bac_commands.Void(_decider(b), b.reason, b.ground, b.evidence)
+        command = bac_commands.Void(redecider(b), b.reason, b.ground, b.evidence)
         return Closing(command, None, False)
     return None
 
