@@ -102,9 +102,8 @@ class CardDealt:
 @dataclass(frozen=True, slots=True)
 class CardExposed:
     """CSP-11.2: one card exposed in error; the round stands. ``position``: a box or
-    :data:`~macau_tables.rounds.DEALER`. Evidence of a CSP-11.1 exposures ground."""
-
-    SHOWS: ClassVar[frozenset[Ground]] = frozenset({Ground.EXPOSURES})
+    :data:`~macau_tables.rounds.DEALER`. One exposure is no ground for a void: the second is
+    recorded with a :class:`FaultReported` (CSP-11.1), the void's evidence."""
 
     card: Card
     position: int | Dealer

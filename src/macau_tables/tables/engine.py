@@ -23,11 +23,11 @@ Voids need a legal ground (:mod:`macau_tables.voids`): every void that reaches a
 supervisor's ``Void``, a recovery's void of a round whose virtual shoe was lost mid-deal, a
 dealer's report that voids at once — names its ground, and its evidence: the sequence number and
 hash of the event of the same round, earlier in the table's chain, that shows the ground (the
-fault that held the round, the dealer's report, the exposure, the recovery). The batch finds
-it (:meth:`Batch.evidence`) among the round's stored events (``lookup``, given by the service)
-and the records it is about to write (their hashes follow from the chain head, ``head``); a
-void whose evidence is not there, or that names an event that does not show its ground, is
-refused.
+fault that held the round, the dealer's report of a misdeal, a second exposure or a
+shuffler's failure, the recovery). The batch finds it (:meth:`Batch.evidence`) among the
+round's stored events (``lookup``, given by the service) and the records it is about to write
+(their hashes follow from the chain head, ``head``); a void whose evidence is not there, or
+that names an event that does not show its ground, is refused.
 
 CSP-11.4, second sentence: after a shuffling machine failed, no round opens at a table that
 deals from a shuffler until a supervisor records it replaced (:class:`ShufflerReplaced`) or the
@@ -265,7 +265,7 @@ class Batch:
     def _with_evidence(self, round_id: str, events: Sequence[object]) -> tuple[object, ...]:
         """``events`` (of one round command) with each void that names no evidence given the
         latest event before it in this batch that shows its ground (a dealer's report that
-        voids at once: the report; a second exposure: the exposure)."""
+        voids at once: the report)."""
         if self.head is None:
             return tuple(events)
         out: list[object] = []
