@@ -626,7 +626,7 @@ _DEFAULT: Registry | None = None
 
 def core_types() -> tuple[type, ...]:
     """The core types the default registry holds (namespace ``core``)."""
-    from . import approvals, jackpot, ledger, rng, rounds
+    from . import approvals, jackpot, ledger, rng, rounds, voids
 
     return (
         jackpot.Meter,
@@ -646,6 +646,8 @@ def core_types() -> tuple[type, ...]:
         rounds.Expected,
         ledger.Account,
         ledger.Posting,
+        voids.Evidence,
+        voids.VoidBasis,
     )
 
 

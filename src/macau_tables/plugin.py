@@ -57,6 +57,10 @@ class Closing:
     command: object
     meter: Meter | None
     whole: bool
+    derive: Callable[[Any], tuple[object, ...]] | None = None
+    """For a void recorded before voids carried a ground (version 1): the void's events worked
+    out from the round before it without the law's checks of today (it verifies as it did
+    then: its money only)."""
 
 
 Closer = Callable[[object, Callable[[], Any]], Closing | None]

@@ -37,6 +37,7 @@ from macau_tables.cards import Card, parse_cards
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Combination, Meter
 from macau_tables.rounds import DEALER, Outcome
+from macau_tables.voids import Ground
 
 DAY = date(2026, 12, 2)
 SEATED = {1: "alice", 2: "bob", 3: "carol"}
@@ -229,7 +230,7 @@ def test_round_counts_copies_it_deals_BAC_1() -> None:
 def test_void_with_a_refused_card_counts_it_out_of_the_shoe_BAC_10() -> None:
     r = deal(open_round(live=True), "9s 5h Kd 2c")
     r, _ = r.apply(DealCard("3c"))
-    r, _ = r.apply(Void("sup", "dealer error"))
+    r, _ = r.apply(Void("sup", "dealer error", Ground.UNCORRECTABLE))
     assert r.pending is None and r.discarded == (Card.parse("3c"),)
     assert BaccaratRound.replay(r.events) == r
 
@@ -301,7 +302,7 @@ def test_virtual_round_has_nothing_to_correct_BAC_10() -> None:
     r = deal(open_round(), "9s 5h Kd 2c")  # dealt from the committed shoe
     refused(r, Correct("sup", "take the natural back", CorrectionAction.WITHDRAW), "BAC-10")
     refused(r, Correct("sup", "move it", CorrectionAction.REASSIGN), "BAC-10")
-    r, _ = r.apply(Void("sup", "fault"))  # voiding stays possible
+    r, _ = r.apply(Void("sup", "fault", Ground.UNCORRECTABLE))  # voiding stays possible
     assert r.phase is RoundPhase.VOID
 
 
@@ -320,7 +321,7 @@ def test_unreadable_commands_are_refused_with_the_field_s_rule_BAC_1_BAC_7_BAC_1
         (None, "COMMAND"),
     ):
         err = refused(r, bad, rule)
-        assert err.key.startswith("baccarat.") and err.text("zh-Hant")
+        assert err.key.startswith(("baccarat.", "voids.")) and err.text("zh-Hant")
     assert BaccaratRound.replay(r.events) == r and len(r.cards) == 2 and r.pending is None
 
 
@@ -338,14 +339,14 @@ def test_void_returns_every_wager_BAC_10() -> None:
     r, _ = r.apply(PlaceWager("alice", seat(1), WagerKind.BANKER, 1000))
     r, _ = r.apply(PlaceWager("dave", standing(2), WagerKind.JACKPOT, 100))
     r = deal(r, "2s 3h")
-    refused(r, Void("", "cannot correct"), "BAC-10")
-    r, _ = r.apply(Void("sup-2", "cards out of order, cannot be corrected"))
+    refused(r, Void("", "cannot correct", Ground.UNCORRECTABLE), "BAC-10")
+    r, _ = r.apply(Void("sup-2", "cards out of order, cannot be corrected", Ground.UNCORRECTABLE))
     assert r.phase is RoundPhase.VOID
     s = r.settlement
     assert s is not None and all(x.outcome is Outcome.RETURNED for x in s.lines)
     assert sum(x.paid for x in s.lines) == 1100 and s.players == 0 and s.balance == 0
     refused(r, DealCard("4c"), "BAC-9")
-    refused(r, Void("sup-2", "again"), "BAC-10")
+    refused(r, Void("sup-2", "again", Ground.UNCORRECTABLE), "BAC-10")
 
 
 def _tied_round(rules: BaccaratRules = RULES) -> BaccaratRound:
@@ -580,7 +581,7 @@ def test_tied_wagers_wait_through_demonstration_rounds_BAC_2_2_BAC_12() -> None:
     assert all(demo.postings(e) == () for e in demo.events)
     assert demo.carried_out() == demo.waiting
     voided = deal(open_round(demo=True, carried=carried), "2s")
-    voided, _ = voided.apply(Void("sup", "shoe fault"))
+    voided, _ = voided.apply(Void("sup", "shoe fault", Ground.UNCORRECTABLE))
     assert voided.carried_out() == voided.waiting  # they were never in play: they wait on
     nxt = BaccaratRound.new(RULES, "r3", DAY, seated=SEATED, carried=demo.carried_out())
     assert [(w.wager_id, w.player, w.amount, w.carried) for w in nxt.wagers] == [

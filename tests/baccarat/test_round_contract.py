@@ -43,6 +43,7 @@ from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.ledger import AccountKind
 from macau_tables.rounds import DEALER, Audience, Dealer, DueKind, Expected, Role, Round
+from macau_tables.voids import Ground
 
 DAY = date(2026, 12, 2)
 SEATED = {1: "alice", 2: "bob", 3: "carol"}
@@ -165,7 +166,7 @@ def test_check_and_can_apply_never_raise_and_refuse_with_a_rule(i: int, command:
     err = r.check(command)
     assert err is None or isinstance(err, RuleViolation)
     if err is not None:
-        assert err.rule and err.key.startswith("baccarat.") and err.message
+        assert err.rule and err.key.startswith(("baccarat.", "voids.")) and err.message
     assert r.can_apply(command) is (err is None)
     if err is None:  # accepted: apply agrees, and expected_next() offered its type
         assert type(command) in r.expected_next().commands, (command, r.expected_next())
@@ -294,7 +295,7 @@ def test_views_redact_wagers_and_the_supervisor_sees_the_refused_card_BAC_10_BAC
     assert public.refused is None and public.cards_left == 416 - 2
     dave = r.view(Audience.of_player("dave"))  # a standing player
     assert [w.amount for w in dave.wagers] == [300] and dave.cards[0].card is None
-    r, _ = r.apply(Void("sup", "cannot be corrected"))
+    r, _ = r.apply(Void("sup", "cannot be corrected", Ground.UNCORRECTABLE))
     assert [x.player for x in r.view(Audience.of_player("carol")).results] == ["carol"]
     assert len(r.view(Audience.dealer()).results) == 4
     assert r.view(Audience.public()).results == ()

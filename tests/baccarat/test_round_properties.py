@@ -48,6 +48,7 @@ from macau_tables.jackpot import Meter
 from macau_tables.ledger import AccountKind, Posting, is_balanced
 from macau_tables.rng import SeededRandom, shuffle
 from macau_tables.rounds import DEALER, Audience, Outcome, Role
+from macau_tables.voids import Ground
 
 DAY = date(2026, 12, 2)
 SEATED = {1: "alice", 2: "bob", 3: "carol"}
@@ -229,7 +230,7 @@ def test_void_returns_every_wager_BAC_10(
         if r.card_due() is None:
             break
         r, _ = r.apply(DealCard(card))
-    r, _ = r.apply(Void("sup", "cannot be corrected"))
+    r, _ = r.apply(Void("sup", "cannot be corrected", Ground.UNCORRECTABLE))
     s = r.settlement
     assert s is not None
     assert all(x.outcome is Outcome.RETURNED for x in s.lines)
@@ -343,7 +344,7 @@ def test_postings_balance_and_equal_the_settlement_over_random_rounds_BAC_10_BAC
     while not r.is_over and r.phase is not RoundPhase.COMPLETE:
         check_views(r)
         if dealt == void_after:
-            r, _ = r.apply(Void("sup", "fault"))
+            r, _ = r.apply(Void("sup", "fault", Ground.UNCORRECTABLE))
             break
         step = r.pending_reveal()
         if step is not None:

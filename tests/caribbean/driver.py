@@ -22,6 +22,7 @@ from macau_tables.caribbean.commands import (
     PlaceAnte,
     PlaceJackpotWager,
     Raise,
+    RejectReport,
     ReportExposedCard,
     ReportMisdeal,
     ReturnCarriedWager,
@@ -32,8 +33,10 @@ from macau_tables.caribbean.commands import (
 from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure
 from macau_tables.caribbean.settlement import CarriedWager
+from macau_tables.caribbean.state import Phase
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DueKind
+from macau_tables.voids import Ground
 
 from .test_round_support import OPENING, SEED, UNIT, make_rules
 
@@ -63,7 +66,8 @@ def sample_commands() -> list[object]:
         ReportMisdeal("two cards stuck together"),
         DealtToEmptyBox(7, ("2c",)),
         ShufflerFailure(),
-        Void("power loss"),
+        Void("power loss", Ground.SHUFFLER_FAILURE, "sup-1"),
+        RejectReport("sup-1", "the cards are right"),
     ]
 
 
@@ -89,8 +93,20 @@ def drive(seed: int, *, faults: bool = True) -> list[tuple[object, CaribbeanRoun
     while not r.is_over:
         due = r.expected_next().due[0]
         if len(steps) == fault_at:
-            do(rnd.choice([Void("power loss"), ShufflerFailure()]))
-            break
+            # CSP-11.4 during the deal (before the last card), CSP-11.1 after it
+            ground = (
+                Ground.WRONG_CARD_COUNT if r.phase is Phase.DECIDING else Ground.SHUFFLER_FAILURE
+            )
+            do(rnd.choice([Void("power loss", ground, "sup-1"), ShufflerFailure()]))
+            continue
+        if due.kind is DueKind.SUPERVISOR:
+            # a dealer's report holds the round: a supervisor confirms it or rejects it
+            assert r.held is not None
+            if rnd.random() < 0.5:
+                do(Void("confirmed", r.held.ground, "sup-1"))
+            else:
+                do(RejectReport("sup-1", "the cards are right"))
+            continue
         if due.kind is DueKind.WAGERS:
             for w in carried:
                 if rnd.random() < 0.3 and r.can_apply(ReturnCarriedWager(w.box, "sup-1", "left")):

@@ -19,12 +19,14 @@ from macau_tables.caribbean.commands import (
     ReturnCarriedWager,
     Showdown,
     ShufflerFailure,
+    Void,
 )
 from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.caribbean.settlement import CarriedWager
 from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Audience
+from macau_tables.voids import Ground
 
 from .test_round import HANDS3
 from .test_round_support import SEED, UNIT, bet, deal, new_round, player
@@ -132,7 +134,8 @@ def rounds() -> list[CaribbeanRound]:
     decided, _ = deciding.apply(Raise(1, player(1), 2 * UNIT))
     settled, _ = decided.apply(Raise(4, player(4), 4 * UNIT))
     settled, _ = settled.apply(Showdown(Meter(SEED, SEED)))
-    void, _ = dealing.apply(ShufflerFailure())
+    void, _ = dealing.apply(ShufflerFailure())  # held: box 1's player saw a card
+    void, _ = void.apply(Void("confirmed", Ground.SHUFFLER_FAILURE, "sup-1"))
     return [opened, antes, dealing, deciding, decided, settled, void]
 
 

@@ -11,6 +11,7 @@ from macau_tables.caribbean.commands import (
     PlaceAnte,
     PlaceJackpotWager,
     Raise,
+    RejectReport,
     ReportExposedCard,
     ReportMisdeal,
     ReturnCarriedWager,
@@ -18,13 +19,20 @@ from macau_tables.caribbean.commands import (
     ShufflerFailure,
     Void,
 )
-from macau_tables.caribbean.events import CardExposed, CarriedWagerReturned, RoundVoided
+from macau_tables.caribbean.events import (
+    CardExposed,
+    CarriedWagerReturned,
+    FaultReported,
+    ReportRejected,
+    RoundVoided,
+)
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.rules import DealingProcedure
 from macau_tables.caribbean.settlement import CarriedWager, Settlement, WagerKind
 from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Audience, Outcome
+from macau_tables.voids import Ground
 
 from .test_round import refused
 from .test_round_support import (
@@ -114,7 +122,9 @@ def test_exposure_after_the_last_card_is_handled_as_while_dealing_CSP_11_2() -> 
     r2, _ = r.apply(Raise(1, player(1), 2 * UNIT))
     assert r2.phase is Phase.DECIDING
     r3, events = r2.apply(ReportExposedCard("9h"))
-    assert isinstance(events[-1], RoundVoided)
+    # the players have seen their cards: the report holds the round for a supervisor
+    assert events[-1] == FaultReported(Ground.EXPOSURES, "two or more cards exposed in error", True)
+    r3, _ = r3.apply(Void("two exposures confirmed", Ground.EXPOSURES, "sup-1"))
     s = assert_void_returns_everything(r3, "CSP-11.1")
     assert s.wager(1, WagerKind.RAISE) is not None  # the raise is returned too
 
@@ -126,36 +136,72 @@ def test_two_exposed_cards_void_the_round_CSP_11_1() -> None:
     r, _ = r.apply(ReportExposedCard("3c"))
     refused(r, ReportExposedCard("3c"), "CSP-11.2")  # the same card twice is one exposure
     r, events = r.apply(ReportExposedCard("6c"))
-    assert isinstance(events[-1], RoundVoided)
+    assert isinstance(events[-1], FaultReported) and r.held is not None
+    assert r.expected_next().commands == (Void, RejectReport)
+    refused(r, DealCard("7c"), "CSP-11.1")  # held: nothing but the supervisor's decision
+    r, _ = r.apply(Void("confirmed", Ground.EXPOSURES, "sup-1"))
     assert_void_returns_everything(r, "CSP-11.1")
     refused(r, DealCard("7c"), "CSP-11.1")
 
 
-def test_misdeal_voids_CSP_11_1() -> None:
+def test_misdeal_voids_at_once_before_any_player_saw_a_card_CSP_11_1() -> None:
     refused(new_round(), ReportMisdeal("too many cards"), "CSP-11.1")  # betting: no deal yet
-    r = shoe_round()
-    r, _ = r.apply(DealCard("2c"))
-    refused(r, ReportMisdeal(""), "CSP-11.1")
-    r, _ = r.apply(ReportMisdeal("dealer dealt two cards to box 1"))
+    r, events = shoe_round().apply(ReportMisdeal("cards fell before the first was dealt"))
+    assert isinstance(events[0], FaultReported) and not events[0].holds
+    assert isinstance(events[-1], RoundVoided) and events[-1].ground is not None
+    assert events[-1].ground.supervisor is None  # the dealer's report, at once
     s = assert_void_returns_everything(r, "CSP-11.1")
     assert len(s.carried_over) == 2
 
 
-def test_shuffler_failure_and_faults_void_CSP_11_4() -> None:
-    r, _ = shoe_round().apply(ShufflerFailure())
+def test_misdeal_after_a_card_seen_holds_for_the_supervisor_CSP_11_1() -> None:
+    r = shoe_round()
+    r, _ = r.apply(DealCard("2c"))  # box 1's player sees it
+    refused(r, ReportMisdeal(""), "CSP-11.1")
+    refused(r, ReportMisdeal("x", Ground.SHUFFLER_FAILURE), "CSP-11.1")
+    held, events = r.apply(
+        ReportMisdeal("dealer dealt two cards to box 1", Ground.WRONG_CARD_COUNT)
+    )
+    assert events == (
+        FaultReported(Ground.WRONG_CARD_COUNT, "dealer dealt two cards to box 1", True),
+    )
+    assert held.phase is Phase.DEALING and held.expected_next().due[0].kind.value == "supervisor"
+    # rejected: the round goes on, the rejection in its log
+    on, events = held.apply(RejectReport("sup-1", "counted again: five cards"))
+    assert events == (ReportRejected("sup-1", "counted again: five cards"),)
+    assert on.held is None and on.can_apply(DealCard("3c"))
+    refused(on, RejectReport("sup-1", "again"), "CSP-11.1")  # nothing held any more
+    # confirmed: void on the ground
+    void, _ = held.apply(Void("confirmed", Ground.WRONG_CARD_COUNT, "sup-1"))
+    s = assert_void_returns_everything(void, "CSP-11.1")
+    assert len(s.carried_over) == 2
+
+
+def test_shuffler_failure_voids_only_during_the_deal_CSP_11_4() -> None:
+    r, _ = shoe_round().apply(ShufflerFailure())  # no card seen yet: void at once
     assert_void_returns_everything(r, "CSP-11.4")
-    # any fault, even during betting
     r, _ = new_round().apply(PlaceAnte(2, "a", UNIT))
-    r, _ = r.apply(Void("power loss"))
+    refused(r, Void("power loss"), "CSP-11.4")  # no ground: refused
+    refused(r, Void("power loss", Ground.SHUFFLER_FAILURE), "CSP-11.4")  # no supervisor
+    refused(r, Void("power loss", Ground.WRONG_PROCEDURE, "sup-1"), "CSP-11.1")  # no card yet
+    refused(r, Void("power loss", Ground.SHOE_LOST, "sup-1"), "CSP-11.4")  # the system's
+    refused(r, Void("power loss", Ground.UNCORRECTABLE, "sup-1"), "CSP-11.4")  # baccarat's
+    r, _ = r.apply(Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1"))
     assert_void_returns_everything(r, "CSP-11.4")
-    refused(new_round(), Void(" "), "CSP-11.4")
+    refused(new_round(), Void(" ", Ground.SHUFFLER_FAILURE, "sup-1"), "CSP-11.4")
+    # after the last card a shuffler's failure voids nothing: the round goes on
+    r = deal(shoe_round(), {1: HANDS[1], 3: HANDS[3], 5: "2s 3s 4s 5s 6d", DEALER: HANDS[DEALER]})
+    refused(r, Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1"), "CSP-11.4")
+    on, events = r.apply(ShufflerFailure())
+    assert events == (FaultReported(Ground.SHUFFLER_FAILURE, "shuffling machine failure", False),)
+    assert on.phase is Phase.DECIDING and on.held is None
 
 
-def test_void_after_raise_returns_the_raise_CSP_11_4() -> None:
+def test_void_after_raise_returns_the_raise_CSP_11_1() -> None:
     r = deal(shoe_round(), {1: HANDS[1], 3: HANDS[3], 5: "2s 3s 4s 5s 6d", DEALER: HANDS[DEALER]})
     r, _ = r.apply(Raise(3, player(3), 4 * UNIT))
-    r, _ = r.apply(Void("table server crashed"))
-    s = assert_void_returns_everything(r, "CSP-11.4")
+    r, _ = r.apply(Void("box 5 had six cards", Ground.WRONG_CARD_COUNT, "sup-1"))
+    s = assert_void_returns_everything(r, "CSP-11.1")
     raise_ = s.wager(3, WagerKind.RAISE)
     assert raise_ is not None and raise_.paid == 4 * UNIT
 

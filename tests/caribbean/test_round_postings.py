@@ -23,6 +23,7 @@ from macau_tables.caribbean.commands import (
     Raise,
     Showdown,
     ShufflerFailure,
+    Void,
 )
 from macau_tables.caribbean.events import (
     AntePlaced,
@@ -142,6 +143,8 @@ def test_random_rounds_post_balanced_entries_equal_to_the_settlement(fault: str,
             for fc in fault_commands(r, fault, s):
                 if r.can_apply(fc):
                     r, _ = r.apply(fc)
+                if r.held is not None:  # a dealer's report held the round: confirmed
+                    r, _ = r.apply(Void("confirmed", r.held.ground, "sup-1"))
         if r.is_over:
             break
         r, _ = r.apply(cmd)

@@ -37,6 +37,7 @@ from macau_tables.caribbean.rules import DealingProcedure, jackpot_combination
 from macau_tables.caribbean.settlement import CarriedWager, WagerKind, box_of
 from macau_tables.jackpot import Combination, Meter
 from macau_tables.rounds import Audience, Outcome
+from macau_tables.voids import Ground
 
 from .test_round_support import SEED, UNIT, make_rules, new_round, player
 
@@ -136,7 +137,10 @@ def fault_commands(r: CaribbeanRound, kind: str, s: Script) -> list[Command]:
     if kind == "none":
         return []
     if kind == "void":
-        return [Void("power loss")]
+        # CSP-11.4 during the deal, CSP-11.1 once the cards are out
+        if r.phase is Phase.DECIDING:
+            return [Void("box 2 had six cards", Ground.WRONG_CARD_COUNT, "sup-1")]
+        return [Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1")]
     if kind == "shuffler":
         return [ShufflerFailure()]
     if kind == "misdeal":
@@ -222,6 +226,8 @@ def test_random_rounds_conserve_money_replay_and_redact(fault: str, stage: str, 
             for fc in fault_commands(r, fault, s):
                 if r.can_apply(fc):
                     r, _ = r.apply(fc)
+                if r.held is not None:  # a dealer's report held the round: confirmed
+                    r, _ = r.apply(Void("confirmed", r.held.ground, "sup-1"))
         if r.is_over:
             break
         r, _ = r.apply(cmd)

@@ -17,12 +17,14 @@ from macau_tables.caribbean.commands import (
     ReportExposedCard,
     ReportMisdeal,
     Showdown,
+    Void,
 )
 from macau_tables.caribbean.hands import HandCategory
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.settlement import BoxOutcome, CarriedWager
 from macau_tables.caribbean.view import PlayerView, PublicView, TableView
 from macau_tables.rounds import DEALER, Audience, Role
+from macau_tables.voids import Ground
 
 from .test_round import HANDS3
 from .test_round_properties import RULES, Script, commands, fault_commands, scripts
@@ -125,7 +127,8 @@ def test_the_public_sees_boxes_taken_and_the_jackpot_never_a_card_CSP_12() -> No
 
 
 def test_a_void_round_turns_nothing_over_CSP_11_1() -> None:
-    r, _ = decided().apply(ReportMisdeal("wrong number of cards"))
+    r, _ = decided().apply(ReportMisdeal("wrong number of cards"))  # held: cards were seen
+    r, _ = r.apply(Void("confirmed", Ground.WRONG_PROCEDURE, "sup-1"))
     assert r.phase is Phase.VOID
     up = {parse_cards(HANDS3[DEALER])[4]}
     table = r.view(Audience.dealer())

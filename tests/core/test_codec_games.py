@@ -24,6 +24,7 @@ from macau_tables import codec
 from macau_tables.errors import CodecError
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import Audience
+from macau_tables.voids import Ground
 
 CONFIG = "table-7"
 
@@ -155,7 +156,7 @@ def _baccarat_command(data: st.DataObject, r: Any, deal: Any) -> Any:
 
     expected = r.expected_next()
     if data.draw(_rarely(60), label="void?"):
-        return C.Void("sup-1", "power loss")
+        return C.Void("sup-1", "power loss", Ground.UNCORRECTABLE)
     kinds = [c for c in expected.commands if c is not C.Void]
     if C.PlaceWager in kinds:
         kinds += [C.PlaceWager] * 4
@@ -211,7 +212,7 @@ def _play_baccarat_round(data: st.DataObject, r: Any, deal: Any) -> tuple[Any, l
             r, _ = r.apply(cmd)
             applied.append(cmd)
     if not r.is_over:
-        cmd = C.Void("sup-1", "closing the test")
+        cmd = C.Void("sup-1", "closing the test", Ground.UNCORRECTABLE)
         r, _ = r.apply(cmd)
         applied.append(cmd)
     return r, applied

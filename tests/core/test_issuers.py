@@ -13,6 +13,7 @@ from macau_tables import baccarat, caribbean, codec
 from macau_tables.baccarat import commands as bac
 from macau_tables.baccarat import shoe_commands as shoe
 from macau_tables.caribbean import commands as csp
+from macau_tables.caribbean.procedure import ShuffleAndCut
 from macau_tables.errors import MacauTablesError
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Issuer, acting, actor_field_of, is_command, issuer_of
@@ -53,20 +54,23 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     csp.ReportMisdeal: (Issuer.DEALER, None),  # CSP-11.1
     csp.DealtToEmptyBox: (Issuer.DEALER, None),  # CSP-11.3
     csp.ShufflerFailure: (Issuer.DEALER, None),  # CSP-11.4
-    csp.Void: (Issuer.SUPERVISOR, None),  # CSP-11.4 (no supervisor field: still a supervisor's)
+    csp.Void: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.1, CSP-11.4: on a legal ground
+    csp.RejectReport: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.1, CSP-11.4
     # The table service's commands
     model.OpenRound: (Issuer.DEALER, None),
     model.OpenShoe: (Issuer.DEALER, None),
     model.ReportFault: (Issuer.DEALER, None),  # CSP-11.4, BAC-10
     model.ClearFault: (Issuer.SUPERVISOR, "supervisor"),
+    model.ShufflerReplaced: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.4, second sentence
     model.ReleaseAward: (Issuer.SUPERVISOR, "supervisor"),  # a held jackpot award (CSP-10, BAC-17)
+    ShuffleAndCut: (Issuer.DEALER, None),  # CSP-3(1), a live hand-shuffled deck
 }
 
 COMMAND_UNIONS = (bac.Command, shoe.ShoeCommand, csp.Command, model.TableCommand)
 
 
 def _commands() -> set[type]:
-    return {c for union in COMMAND_UNIONS for c in get_args(union)}
+    return {c for union in COMMAND_UNIONS for c in get_args(union)} | {ShuffleAndCut}
 
 
 def test_every_command_of_every_game_declares_its_issuer() -> None:
@@ -111,7 +115,7 @@ def test_acting_names_the_person_and_the_dealer_reveals_as_dealer() -> None:
     # BAC-16: when nobody holds the cards (or the holder's time ran out) the dealer reveals
     assert acting(bac.Reveal(Side.BANKER, RevealPart.THIRD, DEALER)) == (Issuer.DEALER, None)
     assert acting(bac.Void("sam", "wrong card")) == (Issuer.SUPERVISOR, "sam")
-    assert acting(csp.Void("power cut")) == (Issuer.SUPERVISOR, None)
+    assert acting(csp.Void("power cut", supervisor="sue")) == (Issuer.SUPERVISOR, "sue")
     assert acting(model.OpenRound()) == (Issuer.DEALER, None)
 
 

@@ -9,8 +9,10 @@ store holds, on any database, after any number of kills:
 * every round of every table is settled exactly once or voided, per the SPEC: a round found
   open at start-up is resolved under its rule (CSP-11.4 for Caribbean Stud, BAC-10 for
   baccarat) — resumed where the law lets it go on (a Caribbean round still betting, dealt or
-  whose deal can be completed; a baccarat round with all its cards recorded), else void — a void
-  round moves no money to or from the house or the meter; only a table's last round may still
+  whose deal can be completed; a baccarat round with all its cards recorded, or whose shoe
+  survived), else void on its ground (a shoe lost before the round's last card) with its
+  evidence (CSP-11.1, CSP-11.4, BAC-10) — a void round moves no money to or from the house or
+  the meter; only a table's last round may still
   be open, and only one resumed at start-up (waiting for its decisions, CSP-6, or its card
   holders, BAC-16);
 * the ledger is a replay of the log: each event's postings (``round.postings(event)`` of the
@@ -208,6 +210,9 @@ def _check_table(
             continue
         end = ends[0]
         voided = type(end).__name__ == "RoundVoided"
+        basis = getattr(end, "ground", None) if voided else None
+        if voided and (basis is None or basis.evidence is None):
+            raise _fail(round_id, "void without a ground and its evidence (CSP-11.4, BAC-10)")
         summary.voided += voided
         summary.settled += not voided
         settled_jackpots: Counter[tuple[str, int]] = Counter()

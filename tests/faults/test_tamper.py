@@ -27,7 +27,8 @@ from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpo
 from macau_tables.cli.app import app
 from macau_tables.store import Store
 from macau_tables.store.chain import chain_hash
-from macau_tables.tables import Bots, OpenRound
+from macau_tables.tables import Bots, ClearFault, OpenRound, ReportFault
+from macau_tables.voids import Ground
 from tests.tables.support import PLAYERS, baccarat_rules, caribbean_rules, casino
 
 from .harness import restart
@@ -187,7 +188,8 @@ def a_card_rewritten_with_its_chain(store: Store) -> Callable[[Store], None]:
     """A dealt Caribbean card changed and every later hash of c1 recomputed: the chain holds,
     but the card no longer hashes to its committed leaf (and the round's settlement no longer
     follows from its cards)."""
-    seq, payload, _ = _event_at(store, "c1", "caribbean.CardDealt", 5 * 5 + 2)
+    # a card after the supervisor's void (whose evidence hash a rewrite before it would break)
+    seq, payload, _ = _event_at(store, "c1", "caribbean.CardDealt", -3)
     card = re.search(r'"card":"(..)"', payload)
     assert card is not None
     rows = sql(
@@ -269,9 +271,11 @@ def play_a_session(store: Store) -> None:
         ):
             svc.submit(command, idempotency_key=f"cut-short:{n}", actor=actor)
     with restart(store, "c1") as svc:  # the round left open resumes; a supervisor voids it
-        svc.submit(
-            Void("two cards exposed in error"), idempotency_key="cut-short:void", actor="sup-1"
-        )
+        # on a ground (CSP-11.1) the dealer's report shows, then puts the table back in service
+        svc.submit(ReportFault("two cards exposed"), idempotency_key="cut-short:f", actor="d")
+        void = Void("two cards exposed in error", Ground.EXPOSURES, "sup-1")
+        svc.submit(void, idempotency_key="cut-short:void", actor="sup-1")
+        svc.submit(ClearFault("sup-1", "cards checked"), idempotency_key="cut-short:c", actor="s")
         Bots(svc, PLAYERS[:5], seed=9).play(2)
 
 

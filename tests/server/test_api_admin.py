@@ -8,6 +8,7 @@ import hashlib
 import io
 import uuid
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -307,6 +308,30 @@ def test_a_round_held_by_a_fault_report_waits_for_the_supervisors_decision_BAC_1
     assert [(w["kind"], w["phase"], w["commands"]) for w in waiting["waiting"]] == [
         ("fault", "betting", ["ClearFault", "Void"])
     ]
+
+
+def test_a_failed_shuffler_waits_for_the_supervisor_to_record_it_replaced_CSP_11_4(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """CSP-11.4, second sentence: after a shuffling machine failed the table is listed until a
+    supervisor records it replaced (``ShufflerReplaced``, through the commands API); then it
+    deals again."""
+    svc = runtime.service("csp-1")
+    svc.state = replace(svc.state, shuffler_out=True)  # (as after a live ShufflerFailure)
+    headers = login(client, "supervisor")
+    waiting = client.get("/api/authorisations", headers=headers).json()
+    assert [(w["table"], w["kind"], w["commands"]) for w in waiting["waiting"]] == [
+        ("csp-1", "shuffler", ["ShufflerReplaced"])
+    ]
+    command = {"type": "tables.ShufflerReplaced", "supervisor": "supervisor", "reason": "SN-77"}
+    sent = client.post(
+        "/api/tables/csp-1/commands",
+        headers=headers,
+        json={"idempotency_key": "replaced-1", "command": command},
+    )
+    assert sent.status_code == 200, sent.text
+    assert not svc.state.shuffler_out
+    assert client.get("/api/authorisations", headers=headers).json()["waiting"] == []
 
 
 def test_a_refused_live_card_waits_for_a_supervisor_BAC_10(

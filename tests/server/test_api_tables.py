@@ -174,7 +174,7 @@ def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_
     """Dealers report, supervisors decide: a dealer's ReportFault during the decisions at csp-1
     voids nothing and moves no money (a dealer who saw a bad hand gets no re-deal); nothing but
     the supervisor is taken; the supervisor's ClearFault resumes the round where it stood, or
-    the supervisor's Void (with its reason) voids it."""
+    the supervisor's Void (on a legal ground the report shows, with its reason) voids it."""
     t = Table(client, "csp-1")
     t.ok("dealer", {"type": "tables.OpenRound"})
     t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
@@ -187,7 +187,12 @@ def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_
     assert shown["fault"] is not None and shown["expected"]["phase"] == "deciding"
     raise_ = {"type": "caribbean.Raise", "box": 1, "player": "alice", "amount": 2_000}
     t.refused("alice", raise_, 409, "tables.in_fault")
-    void = {"type": "caribbean.Void", "reason": "two cards exposed in error"}
+    void = {
+        "type": "caribbean.Void",
+        "supervisor": "supervisor",
+        "reason": "two cards exposed in error",
+        "ground": "exposures",
+    }
     t.refused("dealer", void, 403, "api.role_cannot_issue")
     if decision == "clear":
         clear = {"type": "tables.ClearFault", "supervisor": "supervisor", "reason": "no exposure"}
@@ -198,10 +203,13 @@ def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_
     else:
         t.refused(
             "supervisor",
-            {"type": "caribbean.Void", "reason": ""},
+            {"type": "caribbean.Void", "supervisor": "supervisor", "reason": "exposed"},
             409,
-            "caribbean.void_reason_required",
+            "voids.needs_ground",  # CSP-11.1, CSP-11.4: a void names its legal ground
         )
+        t.refused("supervisor", {**void, "reason": ""}, 409, "voids.reason_required")
+        after_the_deal = {**void, "ground": "shuffler_failure"}  # CSP-11.4: during the deal only
+        t.refused("supervisor", after_the_deal, 409, "voids.ground_not_now")
         voided = t.ok("supervisor", void)
         assert voided["phase"] == "void"
         assert _balance(runtime, "alice") == alice + 1_000  # the ante returned

@@ -51,6 +51,7 @@ from macau_tables.tables.model import (
     TableFaulted,
 )
 from macau_tables.tables.rederive import Counts, LoggedEvent, _shoe
+from macau_tables.voids import Ground
 
 from .support import PureTable, baccarat_rules, caribbean_rules
 
@@ -408,14 +409,12 @@ def test_baccarat_live_shoe_opened_cut_burned_then_rounds_from_the_console_BAC_1
 @pytest.mark.parametrize(
     ("cards", "action"),
     [
-        (0, "void"),  # betting: none of its cards recorded
-        (2, "void"),  # two of four cards: not all recorded (BAC-10)
+        (0, "resume"),  # betting: the wagers go on
+        (2, "resume"),  # mid-deal at a live table: the dealer goes on entering the cards
         (4, "resume"),  # a complete hand (banker 8, no third card), the reveals still due
     ],
 )
-def test_baccarat_recovery_resumes_only_a_round_whose_cards_are_recorded_BAC_10(
-    cards: int, action: str
-) -> None:
+def test_live_baccarat_recovery_resumes_in_every_phase_BAC_10(cards: int, action: str) -> None:
     rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=True)
     t = PureTable("baccarat", rules, live=True)
     from macau_tables.tables.model import OpenShoe
@@ -430,9 +429,7 @@ def test_baccarat_recovery_resumes_only_a_round_whose_cards_are_recorded_BAC_10(
     b = t.commit(recover(t.batch(), "restart"))
     first = b.records[0].event
     assert isinstance(first, RoundRecovered) and first.rule == "BAC-10" and first.action == action
-    assert t.state.round.is_over is (action == "void")
-    if action == "void":
-        assert t.state.round.settlement.lines[0].outcome == "returned"
+    assert not t.state.round.is_over and len(t.state.round.cards) == cards
 
 
 def test_baccarat_with_its_shoe_lost_voids_a_round_that_needs_cards_and_changes_the_shoe() -> None:
@@ -525,8 +522,12 @@ def test_a_reported_fault_in_the_decisions_is_decided_by_the_supervisors_void_CS
         t.run(Raise(1, "p1", 200))
     assert exc.value.key == "tables.in_fault"
     with pytest.raises(RuleViolation):
-        t.run(Void(""))  # a void gives its reason
-    voided = t.run(Void("two cards exposed in error"))
+        t.run(Void(""))  # a void names its ground (CSP-11.1, CSP-11.4)
+    with pytest.raises(RuleViolation):
+        t.run(Void("", Ground.EXPOSURES, "sup-1"))  # and gives its reason
+    with pytest.raises(RuleViolation):  # all cards dealt: a shuffler's failure voids nothing
+        t.run(Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1"))
+    voided = t.run(Void("two cards exposed in error", Ground.EXPOSURES, "sup-1"))
     r = t.state.round
     assert r.is_over and r.void_rule is not None
     assert isinstance(voided.records[-1].event, ShoeRevealed)  # the deck closed, checked
@@ -638,7 +639,7 @@ def test_void_by_a_client_is_a_round_command() -> None:
     t = PureTable("caribbean", caribbean_rules())
     t.run(OpenRound())
     t.run(PlaceAnte(1, "p1", 100))
-    t.run(Void("power loss at the table"))
+    t.run(Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1"))
     assert t.state.round.is_over and t.state.carried() == ()
     assert not any(isinstance(e, ShoeLost) for e in t.log)
 

@@ -61,6 +61,7 @@ from macau_tables.store import Store
 from macau_tables.tables import TableService
 from macau_tables.tables import model as M
 from macau_tables.tables.engine import TableState, execute
+from macau_tables.voids import Ground
 
 from .support import PureTable, baccarat_rules, caribbean_rules, casino, service
 
@@ -99,6 +100,7 @@ def test_every_command_class_declares_the_table_modes_it_is_accepted_in() -> Non
         C.ReportMisdeal,
         C.DealtToEmptyBox,
         C.ShufflerFailure,
+        C.RejectReport,  # rejects a live dealer's report
         B.DealCard,
         B.Correct,
         S.Cut,
@@ -267,7 +269,9 @@ def _caribbean_step(t: PureTable, rnd: random.Random) -> None:
         else:
             _try(t, C.Fold(box, player))
     if rnd.random() < 0.02:
-        _try(t, C.Void("a supervisor's void"))
+        _try(t, C.Void("a supervisor's void", rnd.choice(list(Ground)), SUPERVISOR))
+    if kind is DueKind.SUPERVISOR:  # a dealer's report holds the round: a supervisor decides
+        _try(t, C.RejectReport(SUPERVISOR, "the cards are right"))
 
 
 def _baccarat_step(t: PureTable, rnd: random.Random) -> None:
@@ -311,7 +315,7 @@ def _baccarat_step(t: PureTable, rnd: random.Random) -> None:
         action = rnd.choice(list(B.CorrectionAction))
         _try(t, B.Correct(SUPERVISOR, "a supervisor's correction", action))
     if rnd.random() < 0.02:
-        _try(t, B.Void(SUPERVISOR, "a supervisor's void"))
+        _try(t, B.Void(SUPERVISOR, "a supervisor's void", Ground.UNCORRECTABLE))
 
 
 def _table(game: str, live: bool, seed: int) -> PureTable:
@@ -345,7 +349,8 @@ def _commands(game: str, cards: list[Card]) -> list[object]:
                 C.Fold(box, player),
                 C.ReturnCarriedWager(box, SUPERVISOR, "left"),
             ]
-        out += [C.CloseBetting(), C.ReportMisdeal("misdeal"), C.ShufflerFailure(), C.Void("void")]
+        out += [C.CloseBetting(), C.ReportMisdeal("misdeal"), C.ShufflerFailure()]
+        out += [C.Void("void", Ground.SHUFFLER_FAILURE, SUPERVISOR)]
         for card in cards:
             out += [
                 C.DealCard(card),
@@ -370,7 +375,7 @@ def _commands(game: str, cards: list[Card]) -> list[object]:
         out.append(B.Correct(SUPERVISOR, "fix", action))
     out += [
         B.CloseBetting(),
-        B.Void(SUPERVISOR, "void"),
+        B.Void(SUPERVISOR, "void", Ground.UNCORRECTABLE),
         S.Cut(S.Cutter.PLAYER, "p1", 50),
         S.Burn((None,)),
         S.CutCardOut(),

@@ -270,19 +270,24 @@ def test_a_baccarat_round_whose_cards_are_all_recorded_resumes_BAC_10(store: Sto
     check_invariants(store, "l1", again)
 
 
-def test_a_virtual_baccarat_round_cut_short_is_void_and_its_shoe_goes_on_BAC_10(
+def test_a_virtual_baccarat_round_still_betting_resumes_and_its_shoe_goes_on_BAC_10(
     store: Store,
 ) -> None:
-    casino(store, {"b1": ("baccarat", baccarat_rules(), False)})
+    """BAC-10 by phase: a round still taking wagers when the process died goes on taking them
+    after the restart (nothing was dealt), its wagers in place."""
+    casino(store, {"b1": ("baccarat", baccarat_rules(card_holding=False), False)})
     svc = service(store, "b1")
     send(svc, OpenRound(((1, "p1"), (2, "p2"))))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
     send(svc, PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
     del svc
     again = service(store, "b1")  # same process: the shoe's sealed order is in the vault
-    assert again.round.is_over and again.round.void is not None
+    assert not again.round.is_over and len(again.round.wagers) == 2
+    assert log_types(store, "b1")[-1] == "tables.RoundRecovered"
     money = balances(store)
-    assert money["wallet:p1"] == BANKROLL and money["wallet:p2"] == BANKROLL
+    assert money["wallet:p1"] == BANKROLL - 2000 and money["wallet:p2"] == BANKROLL - 100
+    send(again, CloseBettingBac())  # the service deals and settles it
+    assert again.round.is_over and again.round.settlement is not None
     Bots(again, PLAYERS[:2], seed=5).play(3)  # the same shoe goes on
     assert again.state.deal.shoes == 1
     check_invariants(store, "b1", again)
@@ -312,7 +317,8 @@ def test_a_virtual_baccarat_shoe_lost_in_a_crash_voids_the_round_and_a_new_shoe_
     check_invariants(store, "b1", again)
 
 
-def test_a_live_baccarat_round_with_cards_missing_is_void_BAC_10(store: Store) -> None:
+def live_round_cut_short(store: Store) -> Any:
+    """A live baccarat round whose process died after two of its cards (P1, B1)."""
     rules = baccarat_rules(shoe=ShoeSettings(decks=8), card_holding=False)
     casino(store, {"l1": ("baccarat", rules, True)})
     svc = service(store, "l1")
@@ -322,11 +328,50 @@ def test_a_live_baccarat_round_with_cards_missing_is_void_BAC_10(store: Store) -
     send(svc, BacDeal(Card.parse("2s")))
     send(svc, BacDeal(Card.parse("3h")))
     del svc
-    again = service(store, "l1")
-    assert again.round.is_over and again.round.void is not None
+    return service(store, "l1")
+
+
+def test_a_live_baccarat_round_cut_short_mid_deal_resumes_with_the_dealers_cards_BAC_10(
+    store: Store,
+) -> None:
+    """BAC-10 (the physical cards are still on the table): a live round interrupted mid-deal
+    resumes after the restart, the dealer goes on entering its cards; it is settled as dealt."""
+    again = live_round_cut_short(store)
+    assert not again.round.is_over and len(again.round.cards) == 2
+    assert log_types(store, "l1")[-1] == "tables.RoundRecovered"
+    # player 2+K = 2, banker 3+3 = 6: the player draws 5 (7), the banker stands on 6 (BAC-9)
+    for card in ("Kd", "3c", "5d"):
+        send(again, BacDeal(Card.parse(card)))
+    r = again.round
+    assert r.is_over and r.settlement is not None and r.result.winner.value == "player"
+    assert balances(store)["wallet:p1"] == BANKROLL - 2000
+    check_invariants(store, "l1", again)
+
+
+def test_only_a_supervisors_decision_on_a_BAC_10_ground_voids_a_resumed_live_round(
+    store: Store,
+) -> None:
+    """BAC-10: a void needs its ground and the event showing it (here the dealer's report);
+    the shoe keeps the cards the void round took out."""
+    from macau_tables.baccarat.commands import Void as BacVoid
+    from macau_tables.errors import RuleViolation
+    from macau_tables.voids import Ground
+
+    again = live_round_cut_short(store)
+    with pytest.raises(RuleViolation) as refused:  # no ground
+        send(again, BacVoid("sup-1", "cards dropped"), "sup-1")
+    assert refused.value.rule == "BAC-10" and refused.value.key == "voids.needs_ground"
+    with pytest.raises(RuleViolation) as refused:  # no event shows the ground yet
+        send(again, BacVoid("sup-1", "cards dropped", Ground.UNCORRECTABLE), "sup-1")
+    assert refused.value.key == "tables.void_no_evidence"
+    send(again, ReportFault("the dealer dropped the shoe: the cards are mixed"))
+    send(again, BacVoid("sup-1", "cards mixed, cannot be corrected", Ground.UNCORRECTABLE), "s")
+    r = again.round
+    assert r.is_over and r.void is not None and r.void.ground is not None
+    assert r.void.ground.supervisor == "sup-1" and r.void.ground.evidence is not None
     assert balances(store)["wallet:p1"] == BANKROLL
-    # the shoe took the two cards: the next round is dealt after them
-    assert again.state.deal.shoe.out == 10
+    send(again, ClearFault("sup-1", "shoe checked"), "sup-1")
+    assert again.state.deal.shoe.out == 10  # the two cards stay out of the shoe
     send(again, OpenRound(((1, "p1"),)))
     check_invariants(store, "l1", again)
 

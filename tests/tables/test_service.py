@@ -26,6 +26,7 @@ from macau_tables.store.verify import verify
 from macau_tables.tables import (
     FakeClock,
     OpenRound,
+    ReportFault,
     ShoeRevealed,
     Submitted,
     TableError,
@@ -38,6 +39,7 @@ from macau_tables.tables.program import approve_program, running_program
 from macau_tables.tables.recall import recall
 from macau_tables.tables.rederive import rederive_table
 from macau_tables.tables.storage import read_table
+from macau_tables.voids import Ground
 
 from .support import (
     BANKROLL,
@@ -370,12 +372,14 @@ def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, 
     if game == "caribbean":
         svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
         svc.submit(PlaceAnte(1, "p1", UNIT), idempotency_key="a", actor="p1")
-        void: object = CarVoid("power loss at the table")
+        void: object = CarVoid("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup")
     else:
         svc.submit(OpenRound(((1, "p1"),)), idempotency_key="o", actor="dealer")
         wager = PlaceWager("p1", seat(1), WagerKind.BANKER, UNIT)
         svc.submit(wager, idempotency_key="a", actor="p1")
-        void = BacVoid("sup", "a card fell on the floor")
+        void = BacVoid("sup", "a card fell on the floor", Ground.UNCORRECTABLE)
+    # the dealer reports, the supervisor decides on a ground the report shows
+    svc.submit(ReportFault("the shuffler / the shoe jammed"), idempotency_key="f", actor="dealer")
     svc.submit(void, idempotency_key="v", actor="sup")
     states = [
         r.state for r in store.read(lambda tx: recall(tx, "t1", 10, audience=Audience.supervisor()))

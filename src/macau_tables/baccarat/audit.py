@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..plugin import Closing
-from . import commands, events
+from ..voids import redecider
+from . import commands, events, settlement
 
 __all__ = ["close"]
 
@@ -22,5 +23,17 @@ def close(event: object, before: Callable[[], Any]) -> Closing | None:
         meter = event.settlement.meter_before  # BAC-17: None when no jackpot wager was placed
         return Closing(commands.Settle(meter), meter, True)
     if isinstance(event, events.RoundVoided):
-        return Closing(commands.Void(event.supervisor, event.reason), None, False)
+        b = event.ground
+        if b is None:  # version 1: no ground recorded: its money only, as it was then
+            return Closing(
+                None,
+                None,
+                False,
+                lambda pre: (
+                    events.RoundVoided(
+                        event.supervisor, event.reason, settlement.void_settlement(pre.wagers)
+                    ),
+                ),
+            )
+        return Closing(commands.Void(redecider(b), b.reason, b.ground, b.evidence), None, False)
     return None

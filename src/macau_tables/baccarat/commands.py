@@ -16,6 +16,7 @@ from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf
 from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
+from ..voids import Evidence, Ground
 from .bets import Area
 from .rules import TieOption, WagerKind
 from .sides import Side
@@ -198,14 +199,23 @@ class Correct:
 
 @dataclass(frozen=True, slots=True)
 class Void:
-    """BAC-10: supervisor ``supervisor`` voids the round (every wager in play returned)."""
+    """BAC-10: supervisor ``supervisor`` voids the round (every wager in play returned) on a
+    legal ``ground`` (:class:`~macau_tables.voids.Ground`: a dealing error that cannot be
+    corrected; a virtual shoe lost mid-deal is the system's, ``supervisor`` ``None``), shown by
+    the event ``evidence`` of the round's log (``None``: the table service finds it — the
+    fault that held the round, the recovery that found the shoe lost)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
     ACTOR_FIELD: ClassVar[str | None] = "supervisor"
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+    VOIDS: ClassVar[bool] = True
+    GROUNDS: ClassVar[frozenset[Ground]] = frozenset({Ground.UNCORRECTABLE})
+    """The grounds a supervisor may give (a lost shoe is the system's own)."""
 
-    supervisor: str
+    supervisor: str | None
     reason: str
+    ground: Ground | None = None
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True, slots=True)

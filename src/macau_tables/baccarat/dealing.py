@@ -45,9 +45,10 @@ from ..tables.clock import opening_date
 from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
 from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
 from ..tables.proofs import published
+from ..voids import Ground
 from . import shoe as S
 from .commands import DealCard, PlaceWager, Reveal, RevealTimeout, Settle, Void
-from .events import RoundOpened, RoundSettled
+from .events import RoundOpened, RoundPhase, RoundSettled
 from .round import BaccaratRound
 from .rules import BaccaratRules, BurnRule, WagerKind
 
@@ -448,14 +449,34 @@ class BaccaratDealing:
     # -- recovery, time-outs, jackpot ------------------------------------------------------
 
     def recovery(self, round_: Any, *, order_lost: bool) -> tuple[object | None, str, str]:
-        """BAC-10 (SPEC "Faults"): the round resumes from its recorded cards when they are all
-        recorded — its hand is complete, whatever reveal or settlement is still due —
-        otherwise it is void, every wager in play returned."""
+        """BAC-10 (SPEC "Faults"), by phase: a round still taking wagers goes on taking them;
+        a round whose cards are all recorded resumes (whatever reveal or settlement is still
+        due); a round cut short mid-deal resumes — live, the dealer goes on entering the cards
+        (they are still on the table: only a supervisor's decision on a BAC-10 ground voids
+        it); virtual, the service deals on from the committed shoe — and is void only when its
+        virtual shoe was lost mid-deal (the system's ground, no supervisor), every wager in
+        play returned."""
         r: BaccaratRound = round_
         if len(r.cards) >= 4 and r.due_slot() is None:
             return None, "BAC-10", "its cards are all recorded: the round resumes"
-        why = "interrupted before all its cards were recorded: void, every wager returned"
-        return Void(VIRTUAL_DEALER, why), "BAC-10", why
+        betting = not r.cards and r.phase is RoundPhase.BETTING
+        if self.live:
+            why = (
+                "no card dealt yet: the betting goes on"
+                if betting
+                else "cut short mid-deal: the dealer goes on entering the cards still on the table"
+            )
+            return None, "BAC-10", why
+        if order_lost:
+            # the round's cards would come from the lost shoe: the deal cannot be completed
+            why = (
+                "the shoe was lost before the round's last card (its sealed order did not "
+                "survive): void, every wager returned"
+            )
+            return Void(None, why, Ground.SHOE_LOST), "BAC-10", why
+        if betting:
+            return None, "BAC-10", "no card dealt yet: the betting goes on"
+        return None, "BAC-10", "cut short mid-deal: the deal goes on from the committed shoe"
 
     def timeout(self, round_: Any, due: Due) -> tuple[object, int] | None:
         """BAC-16: the holder's reveal passes to the dealer after ``holding_timeout_seconds``."""

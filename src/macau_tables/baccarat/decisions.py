@@ -17,6 +17,7 @@ from ..cards import Card
 from ..errors import MacauTablesError, RuleViolation
 from ..rng import card_leaf
 from ..rounds import DEALER
+from ..voids import Ground, basis_of
 from .bets import Wager, area_total, check_area, check_difference, check_stake
 from .commands import (
     ChangeCarried,
@@ -384,11 +385,24 @@ def _mistyped(r: BaccaratRound, supervisor: str, reason: str) -> CardCorrected:
     return CardCorrected(supervisor, reason, CorrectionAction.MISTYPED, card, slot, False)
 
 
+GROUNDS: Final = frozenset({Ground.UNCORRECTABLE, Ground.SHOE_LOST})
+"""The grounds a baccarat round may be void on (BAC-10; a virtual shoe lost mid-deal)."""
+
+
 def _void(r: BaccaratRound, c: Void) -> tuple[Event, ...]:
-    supervisor, reason = _supervisor(c)
     if r.is_over:
         raise RuleViolation("BAC-10", "baccarat.round_already_over")
-    return (RoundVoided(supervisor, reason, void_settlement(r.wagers)),)
+    # "During the deal": before the hand's last card. Once the hand is complete (a natural
+    # showing, the outcome known) only an error that cannot be corrected voids it (BAC-10).
+    complete = r.phase is RoundPhase.COMPLETE or (len(r.cards) >= 4 and r.due_slot() is None)
+    basis = basis_of(
+        c,
+        grounds=GROUNDS,
+        rule="BAC-10",
+        before_last_card=not complete,
+        after_outcome=complete,
+    )
+    return (RoundVoided(basis.supervisor or "", basis.reason, void_settlement(r.wagers), basis),)
 
 
 def _settle(r: BaccaratRound, c: Settle) -> tuple[Event, ...]:

@@ -18,6 +18,7 @@ from ..errors import ParseError
 from ..ledger import Posting, carried_back, stake
 from ..rng import CardLeaf
 from ..rounds import Dealer
+from ..voids import Ground, VoidBasis
 from .bets import Wager
 from .commands import CorrectionAction, RevealStep
 from .rules import BaccaratRules, TieOption
@@ -138,6 +139,9 @@ class CardRefused:
     ``key`` and ``params``. ``possible``: it can be a card of this shoe (so, if withdrawn, it is
     out of the shoe)."""
 
+    SHOWS: ClassVar[frozenset[Ground]] = frozenset({Ground.UNCORRECTABLE})
+    """Evidence of a BAC-10 void when the supervisor finds the error cannot be corrected."""
+
     card: Card
     slot: CardSlot | None
     rule: str
@@ -194,11 +198,23 @@ class RoundSettled:
 
 @dataclass(frozen=True, slots=True)
 class RoundVoided:
-    """BAC-10: the round is void; every wager in play is returned (``settlement``)."""
+    """BAC-10: the round is void; every wager in play is returned (``settlement``). From
+    version 2, ``ground`` records the legal ground, who decided and the evidence in the log
+    (:class:`~macau_tables.voids.VoidBasis`; ``supervisor`` is then ``""`` for a ground the
+    system proves); a version-1 void has none (read with ``ground=None``)."""
+
+    __codec_version__: ClassVar[int] = 2
+    VOID_GROUND_SINCE: ClassVar[int] = 2
 
     supervisor: str
     reason: str
     settlement: RoundSettlement
+    ground: VoidBasis | None = None
+
+    @classmethod
+    def __codec_migrate__(cls, fields: dict[str, object], version: int) -> dict[str, object]:
+        """Version 1 had no ground: read as ``ground=None`` (verified and counted apart)."""
+        return fields
 
 
 Event = (

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..jackpot import Meter
 from ..plugin import Closing
-from . import commands, events
+from ..voids import Ground, VoidBasis, redecider
+from . import commands, events, handlers
 
 __all__ = ["close"]
 
@@ -30,5 +31,9 @@ def close(event: object, before: Callable[[], Any]) -> Closing | None:
             meter = Meter(given.amount - s.meter_contribution, given.seed)
         return Closing(commands.Showdown(meter), meter if staked else None, True)
     if isinstance(event, events.RoundVoided):
-        return Closing(commands.Void(event.reason), None, False)
+        b = event.ground
+        if b is None:  # version 1: no ground recorded
+            legacy = VoidBasis(Ground.SHOE_LOST, event.rule, None, event.reason)
+            return Closing(None, None, False, lambda pre: (handlers.void_event(pre, legacy),))
+        return Closing(commands.Void(b.reason, b.ground, redecider(b), b.evidence), None, False)
     return None

@@ -15,6 +15,7 @@ from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf, ShoeCommitment
 from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
+from ..voids import Evidence, Ground
 
 __all__ = [
     "CloseBetting",
@@ -26,6 +27,7 @@ __all__ = [
     "PlaceAnte",
     "PlaceJackpotWager",
     "Raise",
+    "RejectReport",
     "ReportExposedCard",
     "ReportMisdeal",
     "ReturnCarriedWager",
@@ -187,13 +189,16 @@ class ReportExposedCard:
 
 @dataclass(frozen=True, slots=True)
 class ReportMisdeal:
-    """CSP-11.1: wrong dealing procedure or wrong number of cards: the round is void."""
+    """CSP-11.1: a wrong dealing procedure or a wrong number of cards (``ground``). The round is
+    void at once while no player has seen a card of it; after that it is held until a
+    supervisor confirms the ground (``Void``) or rejects the report (:class:`RejectReport`)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
     reason: str
+    ground: Ground = Ground.WRONG_PROCEDURE
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,22 +215,53 @@ class DealtToEmptyBox:
 
 @dataclass(frozen=True, slots=True)
 class ShufflerFailure:
-    """CSP-11.4: the shuffling machine failed: the round is void."""
+    """CSP-11.4: the shuffling machine failed. During the deal the round is void at once while
+    no player has seen a card of it, else held for a supervisor's decision; after the last card
+    the round goes on. Either way the table deals no further round until the shuffler is
+    recorded replaced or the table deals from a shoe (CSP-11.4, second sentence)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
 
+    reason: str = "shuffling machine failure"
+
+
+@dataclass(frozen=True, slots=True)
+class RejectReport:
+    """CSP-11.1 / CSP-11.4: supervisor ``supervisor`` rejects the dealer's report that holds the
+    round (a misdeal, a second exposure, a shuffler's failure), for ``reason``: the round goes
+    on from where it stood."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = LIVE_ONLY
+
+    supervisor: str
+    reason: str
+
 
 @dataclass(frozen=True, slots=True)
 class Void:
-    """CSP-11.4: any fault that interrupts the round (crash, power loss, lost shoe): void."""
+    """CSP-11.1 / CSP-11.4: supervisor ``supervisor`` voids the round on a legal ``ground``
+    (:class:`~macau_tables.voids.Ground`: a wrong procedure, a wrong number of cards, two or
+    more exposures, a shuffler's failure during the deal; a lost deck is the system's, with no
+    supervisor), shown by the event ``evidence`` of the round's log (``None``: the table service
+    finds it — the report, exposure or fault that held the round)."""
 
     ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
-    ACTOR_FIELD: ClassVar[str | None] = None
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+    VOIDS: ClassVar[bool] = True
+    GROUNDS: ClassVar[frozenset[Ground]] = frozenset(
+        {Ground.WRONG_PROCEDURE, Ground.WRONG_CARD_COUNT, Ground.EXPOSURES, Ground.SHUFFLER_FAILURE}
+    )
+    """The grounds a supervisor may give (a lost deck is the system's own)."""
 
     reason: str
+    ground: Ground | None = None
+    supervisor: str | None = None
+    evidence: Evidence | None = None
 
 
 Command = (
@@ -242,6 +278,7 @@ Command = (
     | ReportMisdeal
     | DealtToEmptyBox
     | ShufflerFailure
+    | RejectReport
     | Void
 )
 """Any command a :class:`~macau_tables.caribbean.round.CaribbeanRound` accepts."""

@@ -42,6 +42,7 @@ from ..tables.clock import opening_date
 from ..tables.dealing import Proving, jackpot_hits, refuse_client_leaf, reveal, seal
 from ..tables.model import Hit, OpenRound, Sealed, ShoeLost, ShoeRevealed, TableError
 from ..tables.proofs import published
+from ..voids import Ground
 from .commands import (
     CloseBetting,
     DealCard,
@@ -310,7 +311,9 @@ class CaribbeanDealing:
         if kind is DueKind.WAGERS:
             return None, "CSP-11.4", "no card dealt yet: the betting goes on"
         if kind is DueKind.CARD and not self.live and order_lost:
-            return Void(LOST_MID_DEAL), "CSP-11.4", LOST_MID_DEAL
+            # The system proves the ground (no supervisor); the RoundRecovered recorded just
+            # before is its evidence (found by the batch).
+            return Void(LOST_MID_DEAL, Ground.SHOE_LOST), "CSP-11.4", LOST_MID_DEAL
         if kind is DueKind.CARD:
             why = "cut short mid-deal: the deal goes on from the " + (
                 "dealer's console" if self.live else "committed deck"

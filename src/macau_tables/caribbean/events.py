@@ -13,6 +13,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..rng import CardLeaf
 from ..rounds import Dealer
+from ..voids import Ground, VoidBasis
 from .rules import CaribbeanRules
 from .settlement import CarriedWager, Settlement
 
@@ -25,7 +26,9 @@ __all__ = [
     "DeadHandDealt",
     "DecisionMade",
     "Event",
+    "FaultReported",
     "JackpotWagerPlaced",
+    "ReportRejected",
     "RoundOpened",
     "RoundSettled",
     "RoundVoided",
@@ -99,7 +102,8 @@ class CardDealt:
 @dataclass(frozen=True, slots=True)
 class CardExposed:
     """CSP-11.2: one card exposed in error; the round stands. ``position``: a box or
-    :data:`~macau_tables.rounds.DEALER`."""
+    :data:`~macau_tables.rounds.DEALER`. One exposure is no ground for a void: the second is
+    recorded with a :class:`FaultReported` (CSP-11.1), the void's evidence."""
 
     card: Card
     position: int | Dealer
@@ -145,13 +149,51 @@ class RoundSettled:
 
 
 @dataclass(frozen=True, slots=True)
+class FaultReported:
+    """CSP-11.1 / CSP-11.4: the dealer reported ``ground`` (a misdeal, a second exposure, a
+    shuffler's failure) for ``reason``. ``holds``: a player had seen a card of the round, so the
+    round waits for a supervisor (a ``Void`` on the ground, or :class:`ReportRejected`); when
+    ``False`` the round was void at once (a void follows) or goes on (a shuffler failing after
+    the last card). The evidence of the void that follows (``SHOWS``)."""
+
+    ground: Ground
+    reason: str
+    holds: bool
+
+    @property
+    def SHOWS(self) -> frozenset[Ground]:
+        """The ground the report shows (:func:`macau_tables.voids.shows`)."""
+        return frozenset({self.ground})
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRejected:
+    """CSP-11.1 / CSP-11.4: supervisor ``supervisor`` rejected the report holding the round,
+    for ``reason``: the round goes on."""
+
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RoundVoided:
     """CSP-11.1 / CSP-11.4: the round is void (``rule`` says why); wagers returned, jackpot
-    wagers carried over (``settlement``)."""
+    wagers carried over (``settlement``). From version 2, ``ground`` records the legal ground,
+    who decided and the evidence in the log (:class:`~macau_tables.voids.VoidBasis`); a
+    version-1 void has none (it is read with ``ground=None``)."""
+
+    __codec_version__: ClassVar[int] = 2
+    VOID_GROUND_SINCE: ClassVar[int] = 2
 
     rule: str
     reason: str
     settlement: Settlement
+    ground: VoidBasis | None = None
+
+    @classmethod
+    def __codec_migrate__(cls, fields: dict[str, object], version: int) -> dict[str, object]:
+        """Version 1 had no ground: read as ``ground=None`` (verified and counted apart)."""
+        return fields
 
 
 Event = (
@@ -164,6 +206,8 @@ Event = (
     | CardExposed
     | DeadHandDealt
     | DecisionMade
+    | FaultReported
+    | ReportRejected
     | RoundSettled
     | RoundVoided
 )

@@ -16,7 +16,8 @@ from ..errors import ParseError, RuleViolation
 from ..jackpot import Meter
 from ..money import check_stake
 from ..rng import ShoeCommitment, card_leaf, commitment_scheme
-from ..rounds import DEALER, Dealer
+from ..rounds import DEALER, Audience, Dealer
+from ..voids import Ground, VoidBasis, basis_of
 from .commands import (
     CloseBetting,
     DealCard,
@@ -26,6 +27,7 @@ from .commands import (
     PlaceAnte,
     PlaceJackpotWager,
     Raise,
+    RejectReport,
     ReportExposedCard,
     ReportMisdeal,
     ReturnCarriedWager,
@@ -42,7 +44,9 @@ from .events import (
     DeadHandDealt,
     DecisionMade,
     Event,
+    FaultReported,
     JackpotWagerPlaced,
+    ReportRejected,
     RoundSettled,
     RoundVoided,
 )
@@ -103,10 +107,52 @@ def _text(value: object) -> str | None:
     return str(value) if isinstance(value, str) and value.strip() else None
 
 
-def void_event(r: CaribbeanRound, rule: str, reason: str) -> RoundVoided:
-    """The round is void under ``rule`` (CSP-11.1 / CSP-11.4): antes and raises returned,
+def void_event(r: CaribbeanRound, basis: VoidBasis) -> RoundVoided:
+    """The round is void on ``basis`` (CSP-11.1 / CSP-11.4): antes and raises returned,
     jackpot wagers carried over."""
-    return RoundVoided(rule, reason, void_settlement(r.boxes, r.dealer_cards))
+    settlement = void_settlement(r.boxes, r.dealer_cards)
+    return RoundVoided(basis.rule, basis.reason, settlement, basis)
+
+
+GROUNDS: Final = frozenset(
+    {
+        Ground.WRONG_PROCEDURE,
+        Ground.WRONG_CARD_COUNT,
+        Ground.EXPOSURES,
+        Ground.SHUFFLER_FAILURE,
+        Ground.SHOE_LOST,
+    }
+)
+"""The grounds a Caribbean Stud round may be void on (CSP-11.1, CSP-11.4)."""
+_CARDS_GROUNDS: Final = frozenset(
+    {Ground.WRONG_PROCEDURE, Ground.WRONG_CARD_COUNT, Ground.EXPOSURES}
+)
+"""CSP-11.1 grounds about the cards dealt: they fit once a card is dealt, before the showdown."""
+
+
+def seen_by_a_player(r: CaribbeanRound) -> bool:
+    """Whether some player's view (the visibility gate, :meth:`CaribbeanRound.view`) shows a
+    card of the round: their own box's cards, the dealer's face-up card, a card exposed."""
+    for b in r.boxes:
+        if not b.player:
+            continue
+        view = r.view(Audience.of_player(b.player))
+        cards = (*getattr(view, "cards", ()), *getattr(view, "dealer_cards", ()))
+        if any(c is not None for c in cards):
+            return True
+    return False
+
+
+def _reported(r: CaribbeanRound, ground: Ground, reason: str) -> tuple[Event, ...]:
+    """A dealer's report of ``ground`` (CSP-11.1 / CSP-11.4): void at once while no player has
+    seen a card of the round (the report is the void's evidence); otherwise the round is held
+    for a supervisor (a ``Void`` on the ground, or :class:`RejectReport`)."""
+    if r.held is not None:
+        raise RuleViolation(ground.rule, "caribbean.round_held", ground=r.held.ground.value)
+    if seen_by_a_player(r):
+        return (FaultReported(ground, reason, True),)
+    basis = VoidBasis(ground, ground.rule, None, reason)
+    return (FaultReported(ground, reason, False), void_event(r, basis))
 
 
 def _fresh_card(r: CaribbeanRound, value: object) -> Card:
@@ -362,8 +408,12 @@ def _report_exposed(r: CaribbeanRound, c: ReportExposedCard) -> tuple[Event, ...
         raise RuleViolation("CSP-11.2", "caribbean.exposed_already", card=exposed_card)
     exposed = CardExposed(exposed_card, position)
     if r.exposed:
-        # CSP-11.1: two or more cards exposed in error void the round.
-        return (exposed, void_event(r, "CSP-11.1", "two or more cards exposed in error"))
+        # CSP-11.1: two or more cards exposed in error void the round (at once only while no
+        # player has seen a card of it; else a supervisor confirms or rejects the report).
+        if r.held is not None:
+            raise RuleViolation("CSP-11.1", "caribbean.round_held", ground=r.held.ground.value)
+        after = type(r).replay((*r.events, exposed))  # the gate sees the exposure
+        return (exposed, *_reported(after, Ground.EXPOSURES, "two or more cards exposed in error"))
     return (exposed,)
 
 
@@ -373,18 +423,43 @@ def _report_misdeal(r: CaribbeanRound, c: ReportMisdeal) -> tuple[Event, ...]:
     reason = _text(c.reason)
     if reason is None:
         raise RuleViolation("CSP-11.1", "caribbean.misdeal_reason_required")
-    return (void_event(r, "CSP-11.1", reason),)
+    if c.ground not in (Ground.WRONG_PROCEDURE, Ground.WRONG_CARD_COUNT):
+        raise RuleViolation("CSP-11.1", "caribbean.misdeal_ground", ground=shown(c.ground))
+    return _reported(r, c.ground, reason)
 
 
 def _shuffler_failure(r: CaribbeanRound, c: ShufflerFailure) -> tuple[Event, ...]:
-    return (void_event(r, "CSP-11.4", "shuffling machine failure"),)
+    reason = _text(c.reason) or "shuffling machine failure"
+    if r.phase is Phase.DECIDING:
+        # After the last card the failure voids nothing (CSP-11.4 "during the deal"): the
+        # round goes on; the report stands for the table (no round until it is replaced).
+        if r.held is not None:
+            raise RuleViolation("CSP-11.4", "caribbean.round_held", ground=r.held.ground.value)
+        return (FaultReported(Ground.SHUFFLER_FAILURE, reason, False),)
+    return _reported(r, Ground.SHUFFLER_FAILURE, reason)
 
 
 def _void(r: CaribbeanRound, c: Void) -> tuple[Event, ...]:
-    reason = _text(c.reason)
+    basis = basis_of(
+        c,
+        grounds=GROUNDS,
+        rule="CSP-11.4",
+        before_last_card=r.phase in (Phase.BETTING, Phase.DEALING),
+    )
+    if basis.ground in _CARDS_GROUNDS and r.phase not in (Phase.DEALING, Phase.DECIDING):
+        raise RuleViolation(basis.rule, "voids.ground_not_now", ground=basis.ground.value)
+    return (void_event(r, basis),)
+
+
+def _reject(r: CaribbeanRound, c: RejectReport) -> tuple[Event, ...]:
+    if r.held is None:
+        raise RuleViolation("CSP-11.1", "caribbean.no_report_held")
+    supervisor, reason = _text(c.supervisor), _text(c.reason)
+    if supervisor is None:
+        raise RuleViolation(r.held.ground.rule, "caribbean.reject_needs_supervisor")
     if reason is None:
-        raise RuleViolation("CSP-11.4", "caribbean.void_reason_required")
-    return (void_event(r, "CSP-11.4", reason),)
+        raise RuleViolation(r.held.ground.rule, "caribbean.void_reason_required")
+    return (ReportRejected(supervisor, reason),)
 
 
 HANDLERS: Final[Mapping[type, Callable[[CaribbeanRound, Any], tuple[Event, ...]]]] = {
@@ -401,6 +476,7 @@ HANDLERS: Final[Mapping[type, Callable[[CaribbeanRound, Any], tuple[Event, ...]]
     ReportMisdeal: _report_misdeal,
     DealtToEmptyBox: _dealt_to_empty,
     ShufflerFailure: _shuffler_failure,
+    RejectReport: _reject,
     Void: _void,
 }
 """The handler of each command type (exactly that type: a subclass is not a command)."""

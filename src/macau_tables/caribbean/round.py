@@ -65,6 +65,7 @@ from .commands import (
     PlaceAnte,
     PlaceJackpotWager,
     Raise,
+    RejectReport,
     ReportExposedCard,
     ReportMisdeal,
     ReturnCarriedWager,
@@ -81,7 +82,9 @@ from .events import (
     DeadHandDealt,
     DecisionMade,
     Event,
+    FaultReported,
     JackpotWagerPlaced,
+    ReportRejected,
     RoundOpened,
     RoundSettled,
     RoundVoided,
@@ -156,6 +159,7 @@ class CaribbeanRound:
     void_rule: str | None = None
     void_reason: str | None = None
     shoe_commitment: str | None = None
+    held: FaultReported | None = None
     events: tuple[Event, ...] = ()
 
     # -- construction ----------------------------------------------------------------------
@@ -272,6 +276,9 @@ class CaribbeanRound:
         and player), then the showdown (``SETTLEMENT``); nothing once the round is over. The
         commands are those that can be accepted now (each still checked on its own)."""
         phase = self.phase._value_  # (what .value reads, without its descriptor call)
+        if self.held is not None and not self.is_over:
+            # A dealer's report holds the round (CSP-11.1, CSP-11.4): a supervisor decides.
+            return Expected(phase, (Due(DueKind.SUPERVISOR),), (Void, RejectReport))
         if self.phase is Phase.BETTING:
             cmds: tuple[type, ...] = (PlaceAnte, PlaceJackpotWager)
             if any(b.jackpot_carried and not b.in_play for b in self.boxes):
@@ -342,6 +349,10 @@ class CaribbeanRound:
                     round_id=self.round_id,
                     phase=self.phase,
                 )
+            if self.held is not None and _not_a_decision(command):
+                raise RuleViolation(
+                    self.held.ground.rule, "caribbean.round_held", ground=self.held.ground.value
+                )
             return handler(self, command)
         except MacauTablesError:
             raise
@@ -386,9 +397,23 @@ class CaribbeanRound:
         return state
 
 
-_SILENT_EVENTS = (RoundOpened, BettingClosed, CardDealt, CardExposed, DeadHandDealt)
+_SILENT_EVENTS = (
+    RoundOpened,
+    BettingClosed,
+    CardDealt,
+    CardExposed,
+    DeadHandDealt,
+    FaultReported,
+    ReportRejected,
+)
 """Events that move no money."""
 _SILENT_TYPES: frozenset[type] = frozenset(_SILENT_EVENTS)
+
+
+def _not_a_decision(command: object) -> bool:
+    """Whether ``command`` is not a supervisor's decision on a held round (``Void``,
+    :class:`RejectReport`)."""
+    return type(command) not in (Void, RejectReport)
 
 
 def _conforms(r: CaribbeanRound) -> Round:
@@ -463,6 +488,10 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
         current = r.box(e.box) or BoxState(e.box, e.player)
         new_box = _box(current, decided=True, raise_amount=e.raise_amount, timed_out=e.timed_out)
         return _round(r, boxes=_set_box(r, new_box), events=log)
+    if isinstance(e, FaultReported):
+        return _round(r, held=e if e.holds else None, events=log)
+    if isinstance(e, ReportRejected):
+        return _round(r, held=None, events=log)
     if isinstance(e, RoundSettled):
         return _round(r, phase=Phase.SETTLED, settlement=e.settlement, events=log)
     if isinstance(e, RoundVoided):
@@ -472,6 +501,7 @@ def _evolve(r: CaribbeanRound, e: Event) -> CaribbeanRound:
             settlement=e.settlement,
             void_rule=e.rule,
             void_reason=e.reason,
+            held=None,
             events=log,
         )
     raise ParseError("caribbean.not_an_event", event=shown(e))

@@ -220,6 +220,12 @@ class CaribbeanRules:
 
     # -- paytable --------------------------------------------------------------------------
 
+    @property
+    def uses_shuffler(self) -> bool:
+        """The table deals from a shuffling machine (CSP-3(2)): after the machine failed, no
+        round is dealt until it is recorded replaced (CSP-11.4)."""
+        return self.dealing_procedure is DealingProcedure.SHUFFLER
+
     def raise_odds(self, category: HandCategory) -> int:
         """The raise's odds ``n`` (paid n:1) for a winning hand of ``category`` (CSP-9.5)."""
         if category == HandCategory.ROYAL_FLUSH:

@@ -70,7 +70,7 @@ from ..tables.clock import opening_date, parse_day
 from ..tables.engine import TableState
 from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
-from ..tables.model import ClearFault, ReleaseAward, TableError
+from ..tables.model import ClearFault, ReleaseAward, ShufflerReplaced, TableError
 from ..tables.reconfigure import change_table_config
 from ..tables.reports import (
     PositionFigures,
@@ -459,11 +459,12 @@ class Waiting(BaseModel):
     contract is due a supervisor: a refused live card to correct or void, BAC-10),
     ``"fault"`` (the table is stopped until a supervisor clears it, CSP-11.4 / BAC-10) or
     ``"award"`` (a jackpot award of at least ``jackpot_supervisor_threshold`` held until a
-    supervisor releases it, CSP-10 / BAC-17: ``award`` says which); ``commands`` the
-    supervisor's commands it accepts now."""
+    supervisor releases it, CSP-10 / BAC-17: ``award`` says which) or ``"shuffler"`` (a
+    shuffling machine failed: no round until it is recorded replaced, CSP-11.4); ``commands``
+    the supervisor's commands it accepts now."""
 
     table: str
-    kind: Literal["round", "fault", "award"]
+    kind: Literal["round", "fault", "award", "shuffler"]
     round_id: str | None
     phase: str | None
     reason: str | None
@@ -520,6 +521,17 @@ def _waiting(table_id: str, state: TableState) -> list[Waiting]:
                     ClearFault.__name__,
                     *([] if held is None else _supervisors(held.commands)),
                 ],
+            )
+        )
+    if state.shuffler_out and not state.round_open and getattr(state.rules, "uses_shuffler", False):
+        out.append(
+            Waiting(
+                table=table_id,
+                kind="shuffler",
+                round_id=None,
+                phase=None,
+                reason="the shuffling machine failed (CSP-11.4): no round until it is replaced",
+                commands=[ShufflerReplaced.__name__],
             )
         )
     if expected is not None and any(d.kind is DueKind.SUPERVISOR for d in expected.due):

@@ -33,6 +33,7 @@ from .. import _codec_types as t
 from .. import codec
 from ..cards import _RANK_TEXT, _SUIT_TEXT
 from ..rounds import Issuer, actor_field_of, is_command, issuer_of
+from ..voids import Ground
 
 __all__ = [
     "CARD_PATTERN",
@@ -141,6 +142,11 @@ def payload_schema(cls: type) -> dict[str, Any]:
         properties[f.name] = value_schema(hints[f.name])
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)
+    grounds = getattr(cls, "GROUNDS", None)
+    if isinstance(grounds, frozenset) and "ground" in properties:
+        # a void's grounds a supervisor may give at this game (CSP-11.1, CSP-11.4, BAC-10)
+        offered = [g.value for g in Ground if g in grounds]
+        properties["ground"] = {"anyOf": [{"type": "null"}, {"type": "string", "enum": offered}]}
     out: dict[str, Any] = {
         "title": name,
         "type": "object",

@@ -5,7 +5,12 @@ In order, the first failure wins:
 1. every configuration's payload hashes to its recorded SHA-256;
 2. every table's event chain: ``seq`` gap-free from 1, each ``prev_hash`` the hash before it,
    each hash recomputed (:func:`~macau_tables.store.chain.chain_hash`), the ``type`` column the
-   payload's type, every rules reference ``{config_id, sha256}`` a stored configuration;
+   payload's type, every rules reference ``{config_id, sha256}`` a stored configuration; every
+   void (CSP-11.1, CSP-11.4, BAC-10) names its ground and its evidence, an event of the same
+   round, earlier in the chain, with that hash, that shows the ground
+   (:func:`check_void`; a void written before voids carried a ground is counted apart, as
+   ``legacy_voids``; the ground's fit to the round's phase is re-derived by the table
+   service);
 3. every meter's log chain, the meter row re-derived from it, its hits equal to the logged ones;
 4. every revealed shoe (a codec ``core.ShoeReveal``) hashes to the commitment published;
 5. every ledger transaction: its digest recomputed, its postings summing to zero;
@@ -32,7 +37,8 @@ from typing import Any, Final
 from sqlalchemy import func, select
 
 from .. import codec, messages
-from ..errors import Param, json_param
+from ..errors import CodecError, MacauTablesError, Param, json_param
+from ..voids import Ground, shows, void_since
 from . import schema as s
 from .chain import GENESIS, audit_payload, chain_hash, iso, transaction_digest
 from .records import dumps
@@ -44,6 +50,7 @@ __all__ = [
     "Check",
     "Failure",
     "Verification",
+    "check_void",
     "verify",
     "verify_audit",
     "verify_balances",
@@ -126,6 +133,8 @@ class Verification:
     transactions: int = 0
     accounts: int = 0
     audit: int = 0
+    voids: int = 0
+    legacy_voids: int = 0
 
     @property
     def ok(self) -> bool:
@@ -163,8 +172,9 @@ def _verify_all(tx: Tx, counts: dict[str, int]) -> Failure | None:
     table_ids = list(tx.connection.execute(select(s.casino_tables.c.table_id)).scalars())
     counts["tables"] = len(table_ids)
     counts["events"] = 0
+    counts["voids"] = counts["legacy_voids"] = 0
     for table_id in sorted(table_ids):
-        failure, n = verify_chain(tx, table_id, configs=configs)
+        failure, n = verify_chain(tx, table_id, configs=configs, voids=counts)
         counts["events"] += n
         if failure:
             return failure
@@ -237,13 +247,20 @@ def verify_configs(tx: Tx) -> Failure | None:
 
 
 def verify_chain(
-    tx: Tx, table_id: str, *, configs: Mapping[str, str] | None = None
+    tx: Tx,
+    table_id: str,
+    *,
+    configs: Mapping[str, str] | None = None,
+    voids: dict[str, int] | None = None,
 ) -> tuple[Failure | None, int]:
     """Walk ``table_id``'s event chain; returns the first failure (or ``None``) and how many
-    events were read. ``configs`` maps config id -> SHA-256 (read from the store if omitted)."""
+    events were read. ``configs`` maps config id -> SHA-256 (read from the store if omitted);
+    ``voids`` (if given) counts the voids with a ground (``"voids"``) and those written before
+    voids carried one (``"legacy_voids"``)."""
     if configs is None:
         configs = {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
     expected, prev, count = 1, GENESIS, 0
+    recent = RecentRounds()
     while True:
         batch = tx.read_events(table_id, after=expected - 1, limit=BATCH)
         if not batch:
@@ -290,7 +307,92 @@ def verify_chain(
                         seq=record.seq,
                         config_id=config_id,
                     ), count
+            found = check_void(record.seq, record.round_id, data, recent, voids)
+            if found is not None:
+                return fail(found[0], table_id=table_id, seq=record.seq, **found[1]), count
+            recent.add(record.round_id, record.seq, record.hash, data)
             expected, prev = record.seq + 1, record.hash
+
+
+class RecentRounds:
+    """The events of a table's last few rounds as the chain is walked (a void's evidence is an
+    earlier event of its own round): round id → seq → ``(hash, payload)``."""
+
+    KEEP: Final = 4
+
+    def __init__(self) -> None:
+        self.rounds: dict[str, dict[int, tuple[str, dict[str, Any]]]] = {}
+
+    def add(self, round_id: str | None, seq: int, digest: str, data: dict[str, Any]) -> None:
+        """Remember one event of ``round_id`` (a table-level event, ``None``, is not kept)."""
+        if round_id is None:
+            return
+        events = self.rounds.get(round_id)
+        if events is None:
+            if len(self.rounds) >= self.KEEP:
+                del self.rounds[next(iter(self.rounds))]
+            events = self.rounds[round_id] = {}
+        events[seq] = (digest, data)
+
+    def get(self, round_id: str | None, seq: int) -> tuple[str, dict[str, Any]] | None:
+        """The event ``seq`` of ``round_id``, if it was one of its events."""
+        return None if round_id is None else self.rounds.get(round_id, {}).get(seq)
+
+
+def check_void(
+    seq: int,
+    round_id: str | None,
+    data: Mapping[str, Any],
+    recent: RecentRounds,
+    counts: dict[str, int] | None = None,
+) -> tuple[str, dict[str, object]] | None:
+    """For a void event (payload ``data``, at ``seq`` of round ``round_id``): the message key
+    and parameters of what does not hold, or ``None`` — also for any other event. A void of a
+    version that carries a ground names one, and its evidence: an event of the same round
+    earlier in the chain (``recent``), with the hash given, that shows the ground (CSP-11.1,
+    CSP-11.4, BAC-10). ``counts`` counts the voids (``voids``) and those of an older version,
+    with no ground, counted apart (``legacy_voids``)."""
+    name = data.get("type")
+    if not isinstance(name, str):
+        return None
+    try:
+        cls = codec.default_registry().class_named(name)
+    except (CodecError, MacauTablesError):
+        return None
+    since = void_since(cls)
+    if since is None:
+        return None
+    version = data.get("v")
+    if isinstance(version, int) and version < since:
+        if counts is not None:
+            counts["legacy_voids"] = counts.get("legacy_voids", 0) + 1
+        return None
+    if counts is not None:
+        counts["voids"] = counts.get("voids", 0) + 1
+    basis = data.get("ground")
+    ground_text = basis.get("ground") if isinstance(basis, dict) else None
+    if ground_text not in {g.value for g in Ground}:
+        return "store.verify_void_ground", {}
+    ground = Ground(ground_text)
+    evidence = basis.get("evidence") if isinstance(basis, dict) else None
+    if not isinstance(evidence, dict) or not isinstance(evidence.get("seq"), int):
+        return "store.verify_void_evidence", {"ground": ground.value}
+    at = int(evidence["seq"])
+    if at >= seq:
+        return "store.verify_void_evidence_after", {"evidence": at}
+    found = recent.get(round_id, at)
+    if found is None:
+        return "store.verify_void_evidence_round", {"evidence": at, "round_id": str(round_id)}
+    digest, payload = found
+    if digest != evidence.get("hash"):
+        return "store.verify_void_evidence_hash", {"evidence": at}
+    try:
+        shown = shows(codec.decode(payload))
+    except (MacauTablesError, ValueError):
+        shown = frozenset()
+    if ground not in shown:
+        return "store.verify_void_evidence_ground", {"evidence": at, "ground": ground.value}
+    return None
 
 
 def verify_meters(tx: Tx) -> Failure | None:

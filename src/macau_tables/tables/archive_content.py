@@ -15,6 +15,7 @@ from .. import codec
 from ..errors import MacauTablesError
 from ..rng import ShoeOpening, ShoeReveal, opening_fault
 from ..store.chain import GENESIS, audit_payload, chain_hash, transaction_digest
+from ..store.verify import RecentRounds, check_void
 from .findings import Finding, finding
 
 __all__ = [
@@ -83,6 +84,7 @@ def check_events(
                 last="-",
             )
         expected, prev = int(chain["first_seq"]), str(chain["start_hash"])
+        recent = RecentRounds()
         if expected == 1 and prev != GENESIS:
             fail(
                 "events.jsonl",
@@ -145,6 +147,21 @@ def check_events(
                         seq=seq,
                         config_id=config_id,
                     )
+            if int(chain["first_seq"]) == 1 or not _before_segment(data, int(chain["first_seq"])):
+                # a void's evidence (CSP-11.1, CSP-11.4, BAC-10); one from before an archive's
+                # first record cannot be looked at here (the database's verify checks it)
+                bad = check_void(seq, row.get("round_id"), data, recent, counts)
+                if bad is not None:
+                    fail(
+                        "events.jsonl",
+                        record,
+                        table_id,
+                        bad[0],
+                        table_id=table_id,
+                        seq=seq,
+                        **bad[1],
+                    )
+            recent.add(row.get("round_id"), seq, row["hash"], data)
             expected, prev = seq + 1, row["hash"]
         if segment[-1]["seq"] != chain["last_seq"] or prev != chain["end_hash"]:
             fail(
@@ -158,6 +175,14 @@ def check_events(
             )
     counts["events"] = len(rows)
     return by_table
+
+
+def _before_segment(data: Mapping[str, Any], first_seq: int) -> bool:
+    """Whether the evidence a void payload names lies before the archive's first record."""
+    basis = data.get("ground")
+    evidence = basis.get("evidence") if isinstance(basis, dict) else None
+    at = evidence.get("seq") if isinstance(evidence, dict) else None
+    return isinstance(at, int) and at < first_seq
 
 
 def check_transactions(

@@ -52,6 +52,8 @@ class Verified:
     accounts: int = 0
     meters: int = 0
     audit: int = 0
+    voids: int = 0
+    legacy_voids: int = 0
     heads: dict[str, ChainHead] = field(default_factory=dict)
 
     @property
@@ -71,6 +73,8 @@ class Verified:
             "meters": self.meters,
             "shoes": self.shoes,
             "audit entries": self.audit,
+            "voids": self.voids,
+            "voids before grounds": self.legacy_voids,
         }
 
 
@@ -92,6 +96,8 @@ def verify_in(tx: Tx, *, progress: Callable[[str], None] | None = None) -> Verif
         accounts=base.accounts,
         meters=base.meters,
         audit=base.audit,
+        voids=base.voids,
+        legacy_voids=base.legacy_voids,
         heads=tx.chain_heads(),
     )
     if base.failure is not None:

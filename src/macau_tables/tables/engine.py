@@ -17,7 +17,21 @@ phase it stood in.
 Dealers report, supervisors decide (BAC-10, CSP-11.1, CSP-11.4): a :class:`ReportFault` stops
 the table and *holds* the open round — it voids nothing and moves no money. While the fault is
 in force the table accepts only a supervisor: :class:`ClearFault` (the round goes on from where
-it stood) or the game's supervisor command on the held round (its ``Void``, with a reason).
+it stood) or the game's supervisor command on the held round (its ``Void``, on a ground).
+
+Voids need a legal ground (:mod:`macau_tables.voids`): every void that reaches a round — a
+supervisor's ``Void``, a recovery's void of a round whose virtual shoe was lost mid-deal, a
+dealer's report that voids at once — names its ground, and its evidence: the sequence number and
+hash of the event of the same round, earlier in the table's chain, that shows the ground (the
+fault that held the round, the dealer's report of a misdeal, a second exposure or a
+shuffler's failure, the recovery). The batch finds it (:meth:`Batch.evidence`) among the
+round's stored events (``lookup``, given by the service) and the records it is about to write
+(their hashes follow from the chain head, ``head``); a void whose evidence is not there, or
+that names an event that does not show its ground, is refused.
+
+CSP-11.4, second sentence: after a shuffling machine failed, no round opens at a table that
+deals from a shuffler until a supervisor records it replaced (:class:`ShufflerReplaced`) or the
+table's dealing procedure is changed to the dealing shoe (a new configuration version).
 """
 
 from __future__ import annotations
@@ -28,12 +42,14 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from .. import codec
-from ..errors import MacauTablesError
+from ..errors import MacauTablesError, RuleViolation
 from ..games import GAMES
 from ..jackpot import Meter
 from ..ledger import Posting
 from ..rng import RandomSource
 from ..rounds import Issuer, Round, accepts, is_command, issuer_of
+from ..store.chain import chain_hash
+from ..voids import Evidence, Ground, is_void_command, shows, shuffler_failed, void_since
 from .dealing import Dealing
 from .model import (
     TABLE_EVENTS,
@@ -46,6 +62,8 @@ from .model import (
     RoundRecovered,
     Sealed,
     ShoeRevealed,
+    ShufflerReplaced,
+    ShufflerReplacement,
     TableError,
     TableFaulted,
     TableSetup,
@@ -71,12 +89,16 @@ demonstration rounds takes a few dozen): reaching it is a bug, refused, never a 
 MeterReader = Callable[[bool], Meter]
 """Reads the table's jackpot meter (``True``: under lock, for an award)."""
 
+RoundLookup = Callable[[str], Sequence[tuple[int, str, object]]]
+"""A round's stored events, by round id: ``(seq, hash, event)`` in chain order."""
+
 
 @dataclass(frozen=True, slots=True)
 class TableState:
     """A table between commands. ``round``: the current round, or the last one once it is over
     (``None`` before the first); ``rounds``: rounds opened so far (round ids are
-    ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force."""
+    ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force;
+    ``shuffler_out``: a shuffling machine failed and was not yet recorded replaced (CSP-11.4)."""
 
     setup: TableSetup
     rules: Any
@@ -84,6 +106,7 @@ class TableState:
     round: Round | None = None
     rounds: int = 0
     fault: TableFaulted | None = None
+    shuffler_out: bool = False
 
     @property
     def round_open(self) -> bool:
@@ -130,6 +153,8 @@ class Batch:
     meter_up: bool = True
     meter_reason: str | None = None
     last_meter: Meter | None = None
+    head: tuple[int, str] | None = None
+    lookup: RoundLookup | None = None
     records: list[Record] = field(default_factory=list)
     sealed: list[Sealed] = field(default_factory=list)
     hits: list[tuple[str, Hit]] = field(default_factory=list)
@@ -165,7 +190,9 @@ class Batch:
     def open(self, round_: Any) -> None:
         """A round was opened: it becomes the table's round; its first events are recorded."""
         s = self.state
-        self.state = TableState(s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault)
+        self.state = TableState(
+            s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.shuffler_out
+        )
         self._record_round(round_, tuple(round_.events))
 
     def apply_round(self, command: object) -> tuple[object, ...]:
@@ -175,15 +202,89 @@ class Batch:
         current = s.round
         if current is None:
             raise TableError("tables.no_round", table=s.setup.table_id)
-        new, events = current.apply(command)
+        if is_void_command(command):
+            refused = current.check(command)  # the ground and its fit to the phase first
+            if refused is not None:
+                raise refused
+            ground = command.ground  # type: ignore[attr-defined]
+            found = self.evidence(current.round_id, ground, command.evidence)  # type: ignore[attr-defined]
+            if found is not None:
+                command = replace(command, evidence=found)  # type: ignore[type-var]
+        new, applied = current.apply(command)
+        events: tuple[object, ...] = tuple(applied)
+        if any(_lacks_evidence(e) for e in events):
+            events = self._with_evidence(new.round_id, events)
+            new = type(new).replay((*current.events, *events))
         # (the fields given directly: dataclasses.replace costs more than the rules here)
-        self.state = TableState(s.setup, s.rules, s.deal, new, s.rounds, s.fault)
+        self.state = TableState(s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.shuffler_out)
         self._record_round(new, events)
-        return tuple(events)
+        return events
+
+    # -- the evidence of a void (CSP-11.1, CSP-11.4, BAC-10) ----------------------------------
+
+    def _pending(
+        self, extra: Sequence[tuple[str | None, object]] = ()
+    ) -> list[tuple[int, str, str | None, object]]:
+        """The records this batch is about to write (then ``extra``), each with the seq and
+        hash it will have in the chain: ``(seq, hash, round_id, event)``."""
+        if self.head is None:
+            return []
+        seq, prev = self.head
+        out = []
+        for round_id, event in [*((r.round_id, r.event) for r in self.records), *extra]:
+            seq += 1
+            prev = chain_hash(prev, codec.canonical_bytes(event))
+            out.append((seq, prev, round_id, event))
+        return out
+
+    def evidence(self, round_id: str, ground: Ground, given: Evidence | None) -> Evidence | None:
+        """The evidence of a void of round ``round_id`` on ``ground``: ``given`` checked (an
+        event of that round, stored or about to be, with that seq and hash, showing the ground),
+        or else the latest such event. ``None`` when the batch has no log to look in (a table
+        state driven without a store). Refuses (``RuleViolation``) a given evidence that does
+        not hold and a void no event of the round shows."""
+        if self.head is None and self.lookup is None:
+            return given
+        stored = list(self.lookup(round_id)) if self.lookup is not None else []
+        pending = [(q, h, e) for q, h, rid, e in self._pending() if rid == round_id]
+        candidates = [*stored, *pending]
+        if given is not None:
+            for seq, digest, event in candidates:
+                if seq == given.seq and digest == given.hash and ground in shows(event):
+                    return given
+            raise RuleViolation(
+                ground.rule, "tables.void_bad_evidence", seq=given.seq, round_id=round_id
+            )
+        for seq, digest, event in reversed(candidates):
+            if ground in shows(event):
+                return Evidence(seq, digest)
+        raise RuleViolation(
+            ground.rule, "tables.void_no_evidence", ground=ground.value, round_id=round_id
+        )
+
+    def _with_evidence(self, round_id: str, events: Sequence[object]) -> tuple[object, ...]:
+        """``events`` (of one round command) with each void that names no evidence given the
+        latest event before it in this batch that shows its ground (a dealer's report that
+        voids at once: the report)."""
+        if self.head is None:
+            return tuple(events)
+        out: list[object] = []
+        for e in events:
+            if _lacks_evidence(e):
+                basis = e.ground  # type: ignore[attr-defined]
+                pending = self._pending([(round_id, x) for x in out])
+                for seq, digest, rid, event in reversed(pending):
+                    if rid == round_id and basis.ground in shows(event):
+                        e = replace(e, ground=replace(basis, evidence=Evidence(seq, digest)))  # type: ignore[type-var]
+                        break
+            out.append(e)
+        return tuple(out)
 
     def _record_round(self, round_: Round, events: Sequence[object]) -> None:
         round_id, hits_of = round_.round_id, self.dealing.hits
         for e in events:
+            if shuffler_failed(e) and not self.state.shuffler_out:
+                self.state = replace(self.state, shuffler_out=True)
             self.records.append(Record(round_id, e, tuple(round_.postings(e))))
             hits = hits_of(e)
             if hits:
@@ -192,7 +293,7 @@ class Batch:
     def dealt(self, deal: Any, events: Sequence[object], round_id: str | None = None) -> None:
         """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""
         s = self.state
-        self.state = TableState(s.setup, s.rules, deal, s.round, s.rounds, s.fault)
+        self.state = TableState(s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.shuffler_out)
         self.records.extend(Record(round_id, e) for e in events)
         for e in events:
             if isinstance(e, ShoeRevealed) and not e.verified:
@@ -206,6 +307,8 @@ class Batch:
             self.state = replace(self.state, fault=event)
         elif isinstance(event, FaultCleared):
             self.state = replace(self.state, fault=None)
+        elif isinstance(event, ShufflerReplacement):
+            self.state = replace(self.state, shuffler_out=False)
         self.records.append(Record(round_id, event))
 
     def seal(self, sealed: Sealed, round_id: str | None = None) -> None:
@@ -257,14 +360,24 @@ def execute(batch: Batch, command: object) -> Batch:
     if isinstance(command, OpenRound):
         if state.round_open:
             raise TableError("tables.round_open", round_id=batch.round_id)
+        if state.shuffler_out and getattr(state.rules, "uses_shuffler", False):
+            # CSP-11.4, second sentence: no round until the shuffler is replaced.
+            raise RuleViolation("CSP-11.4", "tables.shuffler_out", table=state.setup.table_id)
         batch.dealing.open_round(batch, command, batch.now)
+    elif isinstance(command, ShufflerReplaced):
+        if not state.shuffler_out:
+            raise TableError("tables.shuffler_not_out", table=state.setup.table_id)
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(ShufflerReplacement(supervisor, text_field(command.reason, "reason")))
     elif isinstance(command, OpenShoe):
         if state.round_open:
             raise TableError("tables.round_open", round_id=batch.round_id)
         batch.dealing.open_shoe(batch)
     elif isinstance(command, ReportFault):
         # The round is held, never voided by a report (BAC-10, CSP-11.4): a supervisor decides.
-        batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor))
+        # Recorded with the held round's id: the evidence a void of that round stands on.
+        held = batch.round_id if state.round_open else None
+        batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor), held)
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -294,6 +407,14 @@ def _decides(state: TableState, command: object) -> bool:
         and is_command(type(command))
         and issuer_of(type(command)) is Issuer.SUPERVISOR
     )
+
+
+def _lacks_evidence(event: object) -> bool:
+    """A void event (of a version that carries a basis) whose basis names no evidence."""
+    if void_since(type(event)) is None:
+        return False
+    basis = getattr(event, "ground", None)
+    return basis is not None and getattr(basis, "evidence", 1) is None
 
 
 def advance(batch: Batch) -> None:
@@ -351,7 +472,7 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     """``base`` (the state a snapshot or a fresh table stands for) after ``events`` (the log
     after it, in order)."""
     current = [] if base.round is None else list(base.round.events)
-    rounds, fault = base.rounds, base.fault
+    rounds, fault, out = base.rounds, base.fault, base.shuffler_out
     for e in events:
         if dealing.opens_round(e):
             current, rounds = [e], rounds + 1
@@ -359,13 +480,17 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
             fault = e
         elif isinstance(e, FaultCleared):
             fault = None
+        elif isinstance(e, ShufflerReplacement):
+            out = False
         elif isinstance(e, TABLE_EVENTS) or dealing.is_dealing_event(e):
             continue
         elif current:
             current.append(e)
+            out = out or shuffler_failed(e)
     game = GAMES[base.setup.game]
     r = game.replay(current) if current else None
-    return replace(base, round=r, rounds=rounds, fault=fault, deal=dealing.load(base.deal, events))
+    deal = dealing.load(base.deal, events)
+    return replace(base, round=r, rounds=rounds, fault=fault, deal=deal, shuffler_out=out)
 
 
 SNAPSHOT_VERSION: Final = 1
@@ -379,6 +504,7 @@ def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
         "v": SNAPSHOT_VERSION,
         "rounds": state.rounds,
         "fault": None if state.fault is None else codec.encode(state.fault),
+        "shuffler_out": state.shuffler_out,
         "round": [] if r is None else [codec.encode(e) for e in r.events],
         "deal": dict(dealing.snapshot(state.deal)),
     }
@@ -404,4 +530,5 @@ def restore(
         round=GAMES[setup.game].replay(events) if events else None,
         rounds=int(data["rounds"]),
         fault=None if fault is None else codec.decode(fault, expect=TableFaulted),
+        shuffler_out=bool(data.get("shuffler_out", False)),
     )

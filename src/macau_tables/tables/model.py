@@ -27,6 +27,7 @@ from ..cards import Card
 from ..errors import CodecError, MacauTablesError
 from ..rng import CardLeaf, CardShown
 from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
+from ..voids import SYSTEM_GROUNDS, Ground
 
 __all__ = [
     "CODEC_TYPES",
@@ -45,6 +46,8 @@ __all__ = [
     "ShoeCommitted",
     "ShoeLost",
     "ShoeRevealed",
+    "ShufflerReplaced",
+    "ShufflerReplacement",
     "Submitted",
     "TableCommand",
     "TableError",
@@ -138,6 +141,21 @@ class ClearFault:
 
 
 @dataclass(frozen=True, slots=True)
+class ShufflerReplaced:
+    """CSP-11.4, second sentence: supervisor ``supervisor`` records that the shuffling machine
+    that failed was replaced (``reason``: which machine, by whom): the table may deal again.
+    (An admin may instead switch the table's dealing procedure to the dealing shoe, a new
+    configuration version.)"""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReleaseAward:
     """Supervisor ``supervisor`` authorises the payment of held jackpot award ``hold_id`` (a
     large award, CSP-10 / BAC-17, held by :mod:`.holds`) into the winner's wallet, saying
@@ -152,7 +170,7 @@ class ReleaseAward:
     reason: str
 
 
-TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault | ReleaseAward
+TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault | ShufflerReplaced | ReleaseAward
 """The commands the service itself handles (everything else goes to the round or the shoe)."""
 
 
@@ -245,10 +263,22 @@ class ShoeLost:
 
 @dataclass(frozen=True, slots=True)
 class TableFaulted:
-    """A fault stopped the table (reported by ``reported_by``); in force until cleared."""
+    """A fault stopped the table (reported by ``reported_by``); in force until cleared. When
+    it held an open round (recorded with that round's id), it is the evidence a supervisor's
+    void of that round may stand on (``SHOWS``: any ground a supervisor decides)."""
+
+    SHOWS: ClassVar[frozenset[Ground]] = frozenset(Ground) - SYSTEM_GROUNDS
 
     reason: str
     reported_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShufflerReplacement:
+    """CSP-11.4: supervisor ``supervisor`` recorded the failed shuffler replaced."""
+
+    supervisor: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +298,11 @@ class RoundRecovered:
     action: str
     rule: str
     reason: str
+
+    @property
+    def SHOWS(self) -> frozenset[Ground]:
+        """A recovery that voids shows the lost shoe (the system's own ground)."""
+        return frozenset({Ground.SHOE_LOST}) if self.action == "void" else frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +342,7 @@ TableEvent = (
     | RoundRecovered
     | AwardHeld
     | AwardReleased
+    | ShufflerReplacement
 )
 """The events the service records beside the games' events."""
 
@@ -320,6 +356,7 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
     RoundRecovered,
     AwardHeld,
     AwardReleased,
+    ShufflerReplacement,
 )
 
 
@@ -405,6 +442,7 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     OpenShoe,
     ReportFault,
     ClearFault,
+    ShufflerReplaced,
     ReleaseAward,
     *TABLE_EVENTS,
     Sealed,

@@ -357,7 +357,10 @@ class _TableCheck:
             return None
         pre = before()
         try:
-            _, derived = pre.apply(closing.command)
+            if closing.derive is not None:
+                derived = closing.derive(pre)
+            else:
+                _, derived = pre.apply(closing.command)
         except (MacauTablesError, ValueError, TypeError) as exc:
             return self._fail(
                 "settlement",

@@ -316,6 +316,8 @@ class TableService:
             meter_up=self._link.up,
             meter_reason=self._link.reason,
             last_meter=self._link.last,
+            head=(head.seq, head.hash),
+            lookup=_round_lookup(tx, self.table_id),
         )
         step(batch)
         hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
@@ -552,3 +554,16 @@ class _Done:
 
     result: Submitted
     batch: Batch | None
+
+
+def _round_lookup(tx: Tx, table_id: str) -> Callable[[str], list[tuple[int, str, object]]]:
+    """A round's stored events ``(seq, hash, event)`` in chain order, read when a void needs
+    its evidence (:meth:`.engine.Batch.evidence`)."""
+
+    def lookup(round_id: str) -> list[tuple[int, str, object]]:
+        resolver = tx.config_resolver()
+        return [
+            (r.seq, r.hash, r.decode(resolver)) for r in tx.read_events(table_id, round_id=round_id)
+        ]
+
+    return lookup

@@ -11,10 +11,17 @@ const COMMAND = {
   Void: "pages.command_void",
   Correct: "pages.command_correct",
   ClearFault: "pages.command_clear_fault",
+  RejectReport: "pages.command_reject_report",
+  ShufflerReplaced: "pages.command_shuffler_replaced",
   ReleaseAward: "pages.command_release_award",
 };
 const FIELD = { reason: "pages.field_reason", action: "pages.field_action" };
 const VALUE = {
+  wrong_procedure: "play.void_wrong_procedure",
+  wrong_card_count: "play.void_wrong_card_count",
+  exposures: "play.void_exposures",
+  shuffler_failure: "play.void_shuffler_failure",
+  uncorrectable: "play.void_uncorrectable",
   reassign: "pages.action_reassign",
   withdraw: "pages.action_withdraw",
   mistyped: "pages.action_mistyped",
@@ -76,9 +83,12 @@ export async function commandForm(tableId, type, me, prefix, done, preset = {}) 
       continue;
     }
     const id = `${prefix}-${name}`;
+    const options = Array.isArray(prop.enum) ? prop.enum : ((prop.anyOf || []).find((p) => Array.isArray(p.enum)) || {}).enum;
+    // an optional field that is no choice (a void's evidence: the service finds it) is left out
+    if (!options && !(schema.required || []).includes(name)) continue;
     let control;
-    if (Array.isArray(prop.enum)) {
-      control = el("select", { id, name, required: true }, ...prop.enum.map((value) => el("option", { value, text: VALUE[value] ? t(VALUE[value]) : value })));
+    if (options) {
+      control = el("select", { id, name, required: true }, ...options.map((value) => el("option", { value, text: VALUE[value] ? t(VALUE[value]) : value })));
     } else if (prop.type === "integer") {
       control = el("input", { id, name, type: "number", step: "1", required: true });
     } else {

@@ -22,6 +22,14 @@ const LABELS = {
   ShufflerFailure: "play.report_shuffler",
   Void: "play.void_round",
   ClearFault: "play.clear_fault",
+  RejectReport: "play.reject_report",
+};
+const GROUNDS = {
+  wrong_procedure: "play.void_wrong_procedure",
+  wrong_card_count: "play.void_wrong_card_count",
+  exposures: "play.void_exposures",
+  shuffler_failure: "play.void_shuffler_failure",
+  uncorrectable: "play.void_uncorrectable",
 };
 const CORRECTIONS = {
   reassign: "play.correct_reassign",
@@ -49,6 +57,13 @@ function issuer(name) {
   const s = schema(name);
   const m = s ? /Issued by: (\w+)/.exec(s.description || "") : null;
   return m ? m[1] : null;
+}
+
+/** The values an enum field (or an optional one: anyOf null / enum) may take. */
+function choices(prop) {
+  if (Array.isArray(prop.enum)) return prop.enum;
+  const found = (prop.anyOf || []).find((p) => Array.isArray(p.enum));
+  return found ? found.enum : [];
 }
 
 function has_(name, field) {
@@ -283,6 +298,9 @@ function renderButtons() {
     if (who === "supervisor" && short === "Correct") {
       const action = schema(name).properties.action;
       for (const value of action.enum || []) wantSupervisor.push([name, value]);
+    } else if (who === "supervisor" && has_(name, "ground")) {
+      // a void names its legal ground (CSP-11.1, CSP-11.4, BAC-10): one button per ground
+      for (const value of choices(schema(name).properties.ground)) wantSupervisor.push([name, value]);
     } else if (who === "supervisor") {
       wantSupervisor.push([name, null]);
     }
@@ -328,9 +346,11 @@ function button(name, action, cardField = null) {
   b.type = "button";
   b.dataset.command = name;
   const short = suffix(name);
+  const field = has_(name, "ground") ? "ground" : "action";
   if (action) {
     b.dataset.action = action;
-    b.textContent = CORRECTIONS[action] ? t(CORRECTIONS[action]) : `${short}: ${action}`;
+    const label = CORRECTIONS[action] || GROUNDS[action];
+    b.textContent = label ? t(label) : `${short}: ${action}`;
   } else {
     b.textContent = LABELS[short] ? t(LABELS[short]) : short;
   }
@@ -339,7 +359,7 @@ function button(name, action, cardField = null) {
     run(b, () => {
       const values = {};
       if (has_(name, "reason")) values.reason = reason();
-      if (action) values.action = action;
+      if (action) values[field] = action;
       if (has_(name, "card")) values.card = (cardField || document.getElementById("card-input")).value.trim();
       return build(name, values);
     }),

@@ -18,7 +18,12 @@ const STATE = {
   open: "pages.recall_state_open",
   demonstration: "pages.recall_state_demonstration",
 };
-const KIND = { round: "pages.sup_kind_round", fault: "pages.sup_kind_fault", award: "pages.sup_kind_award" };
+const KIND = {
+  round: "pages.sup_kind_round",
+  fault: "pages.sup_kind_fault",
+  award: "pages.sup_kind_award",
+  shuffler: "pages.sup_kind_shuffler",
+};
 let tables = [];
 let refreshing = null;
 
