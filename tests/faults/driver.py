@@ -40,9 +40,10 @@ def finish_open_round(bots: Bots) -> None:
         r = bots.service.round
         if r is None or r.is_over:
             return
-        due = r.expected_next().due
-        if not due or not bots._act(r, due):
+        answers = bots.policy.answers(bots.random, r, r.expected_next().due)
+        if not answers:
             return
+        bots._answer(answers)
 
 
 def drive(url: str, table_id: str, seed: int, players: int, rounds: int | None = None) -> None:

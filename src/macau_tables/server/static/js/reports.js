@@ -15,6 +15,8 @@ const COUNT = {
   meters: "pages.rep_count_meters",
   shoes: "pages.rep_count_shoes",
   "audit entries": "pages.rep_count_audit",
+  voids: "pages.rep_count_voids",
+  "voids before grounds": "pages.rep_count_legacy_voids",
 };
 
 const verifyButton = document.getElementById("verify-run");
