@@ -452,7 +452,7 @@ def _add_table_with_awards_of_its_own(live: Live) -> None:
     from macau_tables.caribbean.rules import JackpotFixedAwards
     from macau_tables.rounds import TableMode
     from macau_tables.store import TableStatus
-    from macau_tables.tables.casino import demo_caribbean_rules
+    from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
 
     rules = replace(
         demo_caribbean_rules(),
