@@ -4,6 +4,7 @@ checks of the invariants every test repeats."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from fractions import Fraction
@@ -14,7 +15,8 @@ from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, W
 from macau_tables.baccarat.rules import default_limits as baccarat_limits
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from macau_tables.store import Store, TableMode, TableStatus
-from macau_tables.tables import FakeClock, TableService
+from macau_tables.tables import FakeClock, OpenRound, Submitted, TableService
+from macau_tables.tables.cycle import close_command
 
 START = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # Monday 10:00 in Macau
 APPLIED, EFFECTIVE = date(2025, 12, 1), date(2025, 12, 5)
@@ -110,6 +112,39 @@ def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: A
     return TableService(
         store, table_id, clock=clock or FakeClock(START), owner=f"test:{table_id}", **kw
     )
+
+
+_keys = itertools.count(1)
+
+
+def open_round(svc: TableService, seated: tuple[tuple[int, str], ...] = ()) -> Submitted:
+    """Open ``svc``'s next round: a live table's dealer sends ``OpenRound(seated)``; at a
+    virtual table its round cycle opens it (:meth:`TableService.cycle_step`, run at once: the
+    result pause is not waited for), seating ``seated`` (baccarat BAC-15), else the last
+    round's seating."""
+    if svc.setup.live:
+        return svc.submit(OpenRound(seated), idempotency_key=f"open-{next(_keys)}", actor="dealer")
+    opened = svc.state.rounds
+    for _ in range(4):
+        done = svc.cycle_step(seated=seated or None)
+        if done is None:
+            break
+        if svc.state.rounds > opened:
+            return done
+    raise AssertionError(f"the cycle of {svc.table_id} opened no round")
+
+
+def close_betting(svc: TableService, command: object) -> Submitted:
+    """Close the betting of ``svc``'s round: a live table's dealer sends ``command`` (the
+    game's ``CloseBetting``); at a virtual table the round cycle closes it at the end of the
+    countdown (:meth:`TableService.cycle_step`, run at once)."""
+    if svc.setup.live:
+        return svc.submit(command, idempotency_key=f"close-{next(_keys)}", actor="dealer")
+    r = svc.round
+    done = svc.cycle_step()
+    if done is None or svc.round is r or close_command(svc.round) is not None:
+        raise AssertionError(f"the cycle of {svc.table_id} did not close the betting")
+    return done
 
 
 def ledger_total(store: Store) -> int:

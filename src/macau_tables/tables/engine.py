@@ -34,15 +34,20 @@ from ..jackpot import Meter
 from ..ledger import Posting
 from ..rng import RandomSource
 from ..rounds import Issuer, Round, accepts, is_command, issuer_of
+from .cycle import CycleState, fold
 from .dealing import Dealing
 from .model import (
     TABLE_EVENTS,
     ClearFault,
+    CyclePaused,
+    CycleResumed,
     FaultCleared,
     Hit,
     OpenRound,
     OpenShoe,
+    PauseCycle,
     ReportFault,
+    ResumeCycle,
     RoundRecovered,
     Sealed,
     ShoeRevealed,
@@ -76,7 +81,8 @@ MeterReader = Callable[[bool], Meter]
 class TableState:
     """A table between commands. ``round``: the current round, or the last one once it is over
     (``None`` before the first); ``rounds``: rounds opened so far (round ids are
-    ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force."""
+    ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force;
+    ``cycle``: the round cycle's state (:mod:`.cycle`)."""
 
     setup: TableSetup
     rules: Any
@@ -84,6 +90,7 @@ class TableState:
     round: Any = None
     rounds: int = 0
     fault: TableFaulted | None = None
+    cycle: CycleState = CycleState()
 
     @property
     def round_open(self) -> bool:
@@ -165,7 +172,7 @@ class Batch:
     def open(self, round_: Any) -> None:
         """A round was opened: it becomes the table's round; its first events are recorded."""
         s = self.state
-        self.state = TableState(s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault)
+        self.state = TableState(s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.cycle)
         self._record_round(round_, tuple(round_.events))
 
     def apply_round(self, command: object) -> tuple[object, ...]:
@@ -177,7 +184,7 @@ class Batch:
             raise TableError("tables.no_round", table=s.setup.table_id)
         new, events = current.apply(command)
         # (the fields given directly: dataclasses.replace costs more than the rules here)
-        self.state = TableState(s.setup, s.rules, s.deal, new, s.rounds, s.fault)
+        self.state = TableState(s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.cycle)
         self._record_round(new, events)
         return tuple(events)
 
@@ -192,7 +199,7 @@ class Batch:
     def dealt(self, deal: Any, events: Sequence[object], round_id: str | None = None) -> None:
         """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""
         s = self.state
-        self.state = TableState(s.setup, s.rules, deal, s.round, s.rounds, s.fault)
+        self.state = TableState(s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.cycle)
         self.records.extend(Record(round_id, e) for e in events)
         for e in events:
             if isinstance(e, ShoeRevealed) and not e.verified:
@@ -201,11 +208,15 @@ class Batch:
                 self.table_event(TableFaulted(f"shoe {e.shoe_id} failed its check", "service"))
 
     def table_event(self, event: object, round_id: str | None = None) -> None:
-        """Record a table event (:mod:`.model`); a fault goes into force or is cleared."""
+        """Record a table event (:mod:`.model`); a fault goes into force or is cleared; the
+        round cycle's state follows (:func:`.cycle.fold`)."""
+        s = self.state
         if isinstance(event, TableFaulted):
-            self.state = replace(self.state, fault=event)
+            s = replace(s, fault=event)
         elif isinstance(event, FaultCleared):
-            self.state = replace(self.state, fault=None)
+            s = replace(s, fault=None)
+        cycle = fold(s.cycle, event)
+        self.state = s if cycle is s.cycle else replace(s, cycle=cycle)
         self.records.append(Record(round_id, event))
 
     def seal(self, sealed: Sealed, round_id: str | None = None) -> None:
@@ -232,10 +243,11 @@ def execute(batch: Batch, command: object) -> Batch:
 
     Refuses (``TableError``): first, a command the table's mode does not accept (its
     ``MODES``: ``tables.mode_refuses``, whatever the cards); anything but :class:`ClearFault`
-    while a fault is in force; a new round while one is open; a jackpot wager while the meter
+    (or the cycle's :class:`PauseCycle` / :class:`ResumeCycle`) while a fault is in force; a new round while one is open; a jackpot wager while the meter
     cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
-    a fault not in force. The round contract and the shoe procedure refuse the rest
-    (``RuleViolation`` naming the rule).
+    a fault not in force; pausing a paused round cycle (``tables.cycle_paused_already``) or
+    resuming one that is not paused (``tables.cycle_not_paused``). The round contract and the
+    shoe procedure refuse the rest (``RuleViolation`` naming the rule).
 
     A :class:`ReportFault` holds the open round (no void, no money moved: BAC-10, CSP-11.4,
     "dealers report, supervisors decide"); while the fault is in force the only commands taken
@@ -251,7 +263,7 @@ def execute(batch: Batch, command: object) -> Batch:
         # the command's type and the table's mode alone, never on a card.
         raise TableError("tables.mode_refuses", command=type(command).__name__, mode=mode.value)
     if state.fault is not None and not (
-        isinstance(command, ClearFault) or _decides(state, command)
+        isinstance(command, ClearFault | PauseCycle | ResumeCycle) or _decides(state, command)
     ):
         raise TableError("tables.in_fault", table=state.setup.table_id, reason=state.fault.reason)
     if isinstance(command, OpenRound):
@@ -265,6 +277,16 @@ def execute(batch: Batch, command: object) -> Batch:
     elif isinstance(command, ReportFault):
         # The round is held, never voided by a report (BAC-10, CSP-11.4): a supervisor decides.
         batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor))
+    elif isinstance(command, PauseCycle):
+        if state.cycle.paused is not None:
+            raise TableError("tables.cycle_paused_already", table=state.setup.table_id)
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(CyclePaused(supervisor, text_field(command.reason, "reason")))
+    elif isinstance(command, ResumeCycle):
+        if state.cycle.paused is None:
+            raise TableError("tables.cycle_not_paused", table=state.setup.table_id)
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(CycleResumed(supervisor, text_field(command.reason, "reason")))
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -351,8 +373,9 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     """``base`` (the state a snapshot or a fresh table stands for) after ``events`` (the log
     after it, in order)."""
     current = [] if base.round is None else list(base.round.events)
-    rounds, fault = base.rounds, base.fault
+    rounds, fault, cycle = base.rounds, base.fault, base.cycle
     for e in events:
+        cycle = fold(cycle, e)
         if dealing.opens_round(e):
             current, rounds = [e], rounds + 1
         elif isinstance(e, TableFaulted):
@@ -365,7 +388,8 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
             current.append(e)
     game = GAMES[base.setup.game]
     r = game.replay(current) if current else None
-    return replace(base, round=r, rounds=rounds, fault=fault, deal=dealing.load(base.deal, events))
+    deal = dealing.load(base.deal, events)
+    return replace(base, round=r, rounds=rounds, fault=fault, deal=deal, cycle=cycle)
 
 
 SNAPSHOT_VERSION: Final = 1
@@ -373,7 +397,7 @@ SNAPSHOT_VERSION: Final = 1
 
 def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
     """``state`` as JSON-ready data (no sealed order): its round's events, the dealing state,
-    the rounds counter and the fault."""
+    the rounds counter, the fault and the round cycle."""
     r = state.round
     return {
         "v": SNAPSHOT_VERSION,
@@ -381,6 +405,7 @@ def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
         "fault": None if state.fault is None else codec.encode(state.fault),
         "round": [] if r is None else [codec.encode(e) for e in r.events],
         "deal": dict(dealing.snapshot(state.deal)),
+        "cycle": state.cycle.snapshot(),
     }
 
 
@@ -404,4 +429,5 @@ def restore(
         round=GAMES[setup.game].replay(events) if events else None,
         rounds=int(data["rounds"]),
         fault=None if fault is None else codec.decode(fault, expect=TableFaulted),
+        cycle=CycleState.restore(data.get("cycle")),
     )
