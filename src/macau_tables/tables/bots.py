@@ -3,7 +3,9 @@
 For ``macau-tables autoplay``, the tests and the benchmarks. A bot is a client like any other:
 it asks the round what is due (``expected_next()``) and submits commands with idempotency keys
 through :meth:`TableService.submit`; the service deals from its CSPRNG shoe, settles, persists
-and publishes as for real players. The ``seed`` drives only the bots' choices (boxes, amounts,
+and publishes as for real players. The table's round cycle opens each round and closes its
+betting (:mod:`.cycle`); the driver runs the cycle's next step at once
+(:meth:`TableService.cycle_step`) instead of waiting for its countdown. The ``seed`` drives only the bots' choices (boxes, amounts,
 raise or fold, side wagers), never the cards.
 
 The choices are a random rule, not advice (CSP-12): a Caribbean Stud bot antes 1 to 10 units
@@ -28,7 +30,8 @@ from ..caribbean.actions import CloseBetting as CaribbeanClose
 from ..caribbean.actions import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from ..errors import MacauTablesError
 from ..rounds import DueKind
-from .model import OpenRound, Submitted, TableError
+from .cycle import betting
+from .model import Submitted, TableError
 from .service import TableService
 
 __all__ = ["Bots", "Played"]
@@ -110,7 +113,7 @@ class Bots:
         r = self.service.round
         if r is None or r.is_over:
             self._run(opening, close)
-        elif r.expected_next().due[0].kind is DueKind.WAGERS:
+        elif betting(r):
             self._close(close)  # resumed while taking wagers: close its betting
         for _ in range(64):
             r = self.service.round
@@ -125,38 +128,58 @@ class Bots:
         return r
 
     def _run(self, wagers: list[tuple[object, str]], close: object) -> None:
-        """Open the round, place ``wagers`` (command, player) and close the betting: in one
-        request when batched (falling back to one by one when the table or a wallet refuses
-        one of them), else one request each, a refused wager skipped."""
-        opening = self._open_command()
+        """Have the cycle open the round, place ``wagers`` (command, player), and have the
+        cycle close the betting: the wagers in one request when batched (falling back to one
+        by one when the table or a wallet refuses one of them), else one request each, a
+        refused wager skipped."""
+        self._open()
         if self.batched:
             try:
                 self.commands += 1
                 self.service.submit_all(
-                    [opening, *(c for c, _ in wagers), close],
+                    [c for c, _ in wagers],
                     idempotency_key=f"bot:{uuid.uuid4().hex}",
                     actor=self.actor,
                 )
+                self._close(close)
                 return
             except MacauTablesError:
                 self.refused += 1
-        self.submit(opening)
         for command, player in wagers:
             self.attempt(command, actor=player)
         self._close(close)
 
+    def _open(self) -> None:
+        """Run the round cycle until it has opened the next round (its result pause not
+        waited for), with the players seated (baccarat BAC-15)."""
+        opened = self.service.state.rounds
+        for _ in range(4):
+            self.commands += 1
+            if self.service.cycle_step(seated=self._seating()) is None:
+                break
+            if self.service.state.rounds > opened and betting(self.service.round):
+                return
+        r = self.service.round
+        raise TableError(
+            "tables.bots_stuck",
+            round_id="-" if r is None else r.round_id,
+            phase="-" if r is None else str(r.expected_next().phase),
+        )
+
     def _close(self, close: object) -> None:
-        """Close the betting of the open round (a Caribbean round with no box in play gets the
-        first player's minimum first)."""
+        """Have the round cycle close the betting of the open round now (a Caribbean round
+        with no box in play gets the first player's minimum first)."""
+        del close  # the cycle issues the game's own close (.cycle.close_command)
         if self.service.setup.game == "caribbean" and not self.service.round.in_play:
             first = self.players[0]
             self.submit(self._minimum(first), actor=first)
-        self.submit(close)
+        self.commands += 1
+        self.service.cycle_step()
 
-    def _open_command(self) -> OpenRound:
+    def _seating(self) -> tuple[tuple[int, str], ...] | None:
         if self.service.setup.game == "caribbean":
-            return OpenRound()
-        return OpenRound(tuple(enumerate(self.players, start=1)))
+            return None
+        return tuple(enumerate(self.players, start=1))
 
     # -- Caribbean Stud ----------------------------------------------------------------------
 

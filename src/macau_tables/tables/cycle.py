@@ -64,12 +64,14 @@ __all__ = [
 class CycleState:
     """What the log says of the table's cycle: the ``deadline`` in force (``None``: none is
     recorded), the countdowns in a row that ended with no wager (``quiet``), whether the table
-    idles, and the supervisor's pause in force (``None``: not paused)."""
+    idles, the supervisor's pause in force (``None``: not paused) and the round that took over
+    wagers from the last one (``carried``: it is played even with no new wager)."""
 
     deadline: CycleDeadline | None = None
     quiet: int = 0
     idle: bool = False
     paused: CyclePaused | None = None
+    carried: str | None = None
 
     def at(self) -> datetime | None:
         """When the recorded deadline falls due (``None``: none)."""
@@ -82,6 +84,7 @@ class CycleState:
             "quiet": self.quiet,
             "idle": self.idle,
             "paused": None if self.paused is None else codec.encode(self.paused),
+            "carried": self.carried,
         }
 
     @classmethod
@@ -95,6 +98,7 @@ class CycleState:
             int(data.get("quiet", 0)),
             bool(data.get("idle", False)),
             None if paused is None else codec.decode(paused, expect=CyclePaused),
+            data.get("carried"),
         )
 
 
@@ -102,15 +106,16 @@ def fold(state: CycleState, event: object) -> CycleState:
     """``state`` after ``event`` (any event of the log; the cycle's own and the faults count:
     a fault or its clearance drops the deadline, so the cycle starts afresh after it)."""
     if isinstance(event, CycleDeadline):
-        return CycleState(event, event.quiet, False, state.paused)
+        carried = event.round_id if event.carried else state.carried
+        return CycleState(event, event.quiet, False, state.paused, carried)
     if isinstance(event, CycleIdle):
-        return CycleState(None, event.rounds_without_wager, True, state.paused)
+        return CycleState(None, event.rounds_without_wager, True, state.paused, state.carried)
     if isinstance(event, CycleWoken):
-        return CycleState(None, 0, False, state.paused)
+        return CycleState(None, 0, False, state.paused, state.carried)
     if isinstance(event, CyclePaused):
-        return CycleState(None, state.quiet, state.idle, event)
+        return CycleState(None, state.quiet, state.idle, event, state.carried)
     if isinstance(event, CycleResumed):
-        return CycleState(None, state.quiet, state.idle, None)
+        return CycleState(None, state.quiet, state.idle, None, state.carried)
     if isinstance(event, TableFaulted | FaultCleared):
         return replace(state, deadline=None)
     return state
@@ -153,8 +158,11 @@ def _takes_wagers(round_: Any) -> bool:
     return any(issuer_of(c) is Issuer.PLAYER for c in round_.expected_next().commands)
 
 
-def _has_wager(round_: Any) -> bool:
-    """Whether a wager was placed in ``round_`` (an event of it moved money)."""
+def _has_wager(round_: Any, cycle: CycleState) -> bool:
+    """Whether ``round_`` has a wager: one was placed in it (an event of it moved money) or it
+    took over wagers from the last round (``cycle.carried``)."""
+    if cycle.carried == str(round_.round_id):
+        return True
     return any(round_.postings(e) for e in round_.events)
 
 
@@ -181,19 +189,19 @@ def due(state: TableState, now: datetime, *, open_for_rounds: bool) -> Action | 
     if d is None or d.step is not CycleStep.CLOSE or d.round_id != r.round_id:
         return Action.RECORD
     if at is not None and now >= at:
-        if live and not (state.rules.countdown_closes and _closable(r)):
+        if live and not (state.rules.countdown_closes and _closable(r, c)):
             return None
         return Action.CLOSE
     return None
 
 
-def _closable(round_: Any) -> bool:
+def _closable(round_: Any, cycle: CycleState) -> bool:
     """A live table's countdown closes only a round with a wager (or one taking none) whose
     close the law accepts now; otherwise the dealer decides."""
     close = close_command(round_)
     if close is None or round_.check(close) is not None:
         return False
-    return _has_wager(round_) or not _takes_wagers(round_)
+    return _has_wager(round_, cycle) or not _takes_wagers(round_)
 
 
 def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | None) -> None:
@@ -209,7 +217,7 @@ def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | 
     elif action is Action.CLOSE:
         r = state.round
         close = close_command(r)
-        wagered = _has_wager(r)
+        wagered = _has_wager(r, state.cycle)
         if close is not None and r.check(close) is None and (wagered or not _takes_wagers(r)):
             execute(batch, close)
             bookkeep(batch)
@@ -220,14 +228,29 @@ def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | 
         if not wagered and quiet >= state.rules.idle_after_rounds:
             batch.table_event(CycleIdle(quiet))
             return
-        _deadline(batch, CycleStep.CLOSE, str(r.round_id), state.rules.betting_seconds, quiet)
+        _deadline(
+            batch,
+            CycleStep.CLOSE,
+            str(r.round_id),
+            state.rules.betting_seconds,
+            quiet,
+            carried=state.cycle.carried == str(r.round_id),
+        )
         return
     bookkeep(batch)
 
 
-def _deadline(batch: Batch, step: CycleStep, round_id: str | None, seconds: int, quiet: int) -> None:
+def _deadline(
+    batch: Batch,
+    step: CycleStep,
+    round_id: str | None,
+    seconds: int,
+    quiet: int,
+    *,
+    carried: bool = False,
+) -> None:
     at = batch.now + timedelta(seconds=seconds)
-    batch.table_event(CycleDeadline(step, at.isoformat(), round_id, quiet))
+    batch.table_event(CycleDeadline(step, at.isoformat(), round_id, quiet, carried))
 
 
 def bookkeep(batch: Batch) -> None:
@@ -256,7 +279,9 @@ def bookkeep(batch: Batch) -> None:
         return
     d = c.deadline
     if d is None or d.step is not CycleStep.CLOSE or d.round_id != r.round_id:
-        _deadline(batch, CycleStep.CLOSE, str(r.round_id), rules.betting_seconds, c.quiet)
+        rid = str(r.round_id)
+        carried = batch.carried_in == rid or c.carried == rid
+        _deadline(batch, CycleStep.CLOSE, rid, rules.betting_seconds, c.quiet, carried=carried)
 
 
 def wake(batch: Batch, by: str) -> bool:

@@ -142,6 +142,7 @@ class Batch:
     hits: list[tuple[str, Hit]] = field(default_factory=list)
     snapshotted: bool = False
     waiting: str | None = None
+    carried_in: str | None = None
 
     # -- the steps ---------------------------------------------------------------------------
 
@@ -170,8 +171,10 @@ class Batch:
         return False
 
     def open(self, round_: Any) -> None:
-        """A round was opened: it becomes the table's round; its first events are recorded."""
+        """A round was opened: it becomes the table's round; its first events are recorded
+        (``carried_in`` notes whether it took over wagers from the last round)."""
         s = self.state
+        self.carried_in = str(round_.round_id) if s.carried() else None
         self.state = TableState(s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.cycle)
         self._record_round(round_, tuple(round_.events))
 

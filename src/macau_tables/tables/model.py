@@ -344,12 +344,15 @@ class CycleDeadline:
     """The round cycle's next step falls due ``at`` (ISO 8601, UTC): ``step`` ``"close"``, the
     betting of round ``round_id`` closes (the end of its countdown); ``"open"``, the next
     round opens (after round ``round_id``'s result was shown). ``quiet``: the countdowns in a
-    row that ended with no wager before this one. Recorded, so a restart keeps the deadline."""
+    row that ended with no wager before this one; ``carried``: the round took over wagers from
+    the last one (BAC-12, CSP-11.1), so it is played even if no new wager comes. Recorded, so a
+    restart keeps the deadline."""
 
     step: CycleStep
     at: str
     round_id: str | None
     quiet: int = 0
+    carried: bool = False
 
 
 @dataclass(frozen=True, slots=True)
