@@ -55,6 +55,7 @@ __all__ = [
     "close_command",
     "due",
     "fold",
+    "pending",
     "perform",
     "wake",
 ]
@@ -131,6 +132,22 @@ class Action(StrEnum):
     RECORD = "record"
     """A deadline is missing (a table from before the cycle, after a pause or a fault):
     record it from now."""
+
+
+def pending(state: TableState) -> CycleDeadline | None:
+    """The recorded deadline still ahead of the cycle (a countdown of the round taking bets,
+    or the result pause after the round that ended); ``None`` when none is (none recorded, it
+    was passed, the table idles, the cycle is paused or a fault is in force)."""
+    c, r, d = state.cycle, state.round, state.cycle.deadline
+    if d is None or c.paused is not None or state.fault is not None or r is None:
+        return None
+    if d.round_id != str(r.round_id):
+        return None
+    if d.step is CycleStep.CLOSE and betting(r) and not c.idle:
+        return d
+    if d.step is CycleStep.OPEN and r.is_over:
+        return d
+    return None
 
 
 def close_command(round_: Any) -> object | None:

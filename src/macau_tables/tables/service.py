@@ -439,8 +439,9 @@ class TableService:
         Returns what was submitted, ``None`` when no step is pending (a round in play that
         waits for players or the dealer, a fault, a pause, an idle table, a closed table)."""
         with self._lock:
-            deadline = self.state.cycle.at()
-            when = self.clock.now() if deadline is None else max(deadline, self.clock.now())
+            ahead = cycle.pending(self.state)
+            now = self.clock.now()
+            when = now if ahead is None else max(datetime.fromisoformat(ahead.at), now)
             action = self._cycle_due(when)
             if action is None:
                 return None
@@ -471,7 +472,8 @@ class TableService:
             if self.state.fault is not None:
                 return None
             timeout = self._timers.next_deadline(self.state.round, self.dealing)
-            step = None if self.state.cycle.paused is not None else self.state.cycle.at()
+            ahead = cycle.pending(self.state)
+            step = None if ahead is None else datetime.fromisoformat(ahead.at)
             return min((d for d in (timeout, step) if d is not None), default=None)
 
     def _automatic_due(self) -> bool:
