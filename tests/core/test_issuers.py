@@ -60,6 +60,8 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     model.ReportFault: (Issuer.DEALER, None),  # CSP-11.4, BAC-10
     model.ClearFault: (Issuer.SUPERVISOR, "supervisor"),
     model.ReleaseAward: (Issuer.SUPERVISOR, "supervisor"),  # a held jackpot award (CSP-10, BAC-17)
+    model.PauseCycle: (Issuer.SUPERVISOR, "supervisor"),  # the round cycle (tables/cycle.py)
+    model.ResumeCycle: (Issuer.SUPERVISOR, "supervisor"),
 }
 
 COMMAND_UNIONS = (bac.Command, shoe.ShoeCommand, csp.Command, model.TableCommand)
