@@ -374,13 +374,15 @@ def list_tables(
         row["served_here"] = row["table_id"] in served
         found = None if row["served_here"] else why.get(row["table_id"])
         row["not_served"] = None if found is None else {"key": found[0], "params": found[1]}
-        row["shoe"] = None
+        row["shoe"] = row["cycle"] = None
         if row["served_here"]:
             try:
                 service = runtime.service(row["table_id"])
             except MacauTablesError:  # taken over by another process meanwhile
                 continue
             row["shoe"] = dict(service.dealing.progress(service.state.deal))
+            cycle = service.view(Audience.public()).cycle
+            row["cycle"] = None if cycle is None else cycle.to_json()
     return rows
 
 
@@ -408,6 +410,7 @@ def show_table(
         **expectation(service.expected(), principal),
         "fault": update.fault,
         "meter_link": update.meter_link,
+        "cycle": None if update.cycle is None else update.cycle.to_json(),
         "shoe": dict(service.dealing.progress(service.state.deal)),
         "rules": codec.encode(service.state.rules),
     }

@@ -32,7 +32,15 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from .. import codec
-from ..rounds import CycleStep, DueKind, Issuer, TableMode, cycle_step_of, issuer_of
+from ..rounds import (
+    CycleStep,
+    DueKind,
+    Expected,
+    Issuer,
+    TableMode,
+    cycle_step_of,
+    issuer_of,
+)
 from .model import (
     CycleDeadline,
     CycleIdle,
@@ -50,13 +58,16 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "Action",
     "CycleState",
+    "CycleView",
     "betting",
     "bookkeep",
     "close_command",
     "due",
     "fold",
+    "offered",
     "pending",
     "perform",
+    "view",
     "wake",
 ]
 
@@ -313,3 +324,42 @@ def wake(batch: Batch, by: str) -> bool:
         _deadline(batch, CycleStep.OPEN, str(r.round_id), 0, 0)  # the next round opens now
     bookkeep(batch)
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class CycleView:
+    """What anyone may know of the table's cycle (the same for every audience: no card, no
+    player): the pending step (``"close"``: the betting closes ``at``; ``"open"``: the next
+    round opens ``at``; ``None``: none runs), whether the table idles (waiting for players)
+    and whether a supervisor paused the cycle."""
+
+    step: str | None
+    at: str | None
+    idle: bool
+    paused: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready (the ``cycle`` of a table's view and of its stream's messages)."""
+        return {"step": self.step, "at": self.at, "idle": self.idle, "paused": self.paused}
+
+
+def view(state: TableState) -> CycleView:
+    """The public view of ``state``'s cycle (its pending deadline: :func:`pending`)."""
+    d = pending(state)
+    return CycleView(
+        None if d is None else d.step.value,
+        None if d is None else d.at,
+        state.cycle.idle and state.cycle.paused is None,
+        state.cycle.paused is not None,
+    )
+
+
+def offered(expected: Expected, mode: TableMode) -> Expected:
+    """``expected`` with only the commands a table of ``mode`` offers its clients: those its
+    mode accepts (``MODES``) and, at a virtual table, not the steps its cycle takes itself
+    (``CYCLE``: opening, closing the betting)."""
+    shown = expected.in_mode(mode)
+    if mode is not TableMode.VIRTUAL:
+        return shown
+    kept = tuple(c for c in shown.commands if cycle_step_of(c) is None)
+    return shown if len(kept) == len(shown.commands) else Expected(shown.phase, shown.due, kept)

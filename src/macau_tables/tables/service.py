@@ -576,12 +576,7 @@ class TableService:
         r = self.state.round
         if r is None:
             return None
-        expected = r.expected_next().in_mode(self.setup.mode)
-        if self.setup.mode is TableMode.VIRTUAL:  # the cycle opens and closes (.cycle)
-            kept = tuple(c for c in expected.commands if cycle_step_of(c) is None)
-            if len(kept) != len(expected.commands):
-                expected = Expected(expected.phase, expected.due, kept)
-        return expected
+        return cycle.offered(r.expected_next(), self.setup.mode)
 
     def view(self, audience: Audience) -> TableUpdate:
         """What ``audience`` may see of the table now (the round's ``view``)."""
