@@ -24,7 +24,13 @@
 Which tables take a command is read from the command too (its ``MODES``,
 :func:`macau_tables.rounds.modes_of`): a virtual table refuses a physical act (a card by hand,
 an exposure, a misdeal …) with 409 ``tables.mode_refuses`` whatever the cards, and
-``expected`` / ``can_issue`` never offer one (the table service's ``expected()``).
+``expected`` / ``can_issue`` never offer one (the table service's ``expected()``). A virtual
+table's round cycle opens its rounds and closes their betting (:mod:`macau_tables.tables.cycle`):
+a client's ``tables.OpenRound`` or game ``CloseBetting`` there is 409 ``tables.cycle_owns``,
+never offered either; a supervisor pauses and resumes the cycle of any table with
+``tables.PauseCycle`` / ``tables.ResumeCycle`` (audited, as every supervisor's command). A
+table's answer carries the cycle's public state (``cycle``: the countdown's deadline, idle,
+paused).
 
 Who may send a command is read from the command itself (:func:`macau_tables.rounds.acting`),
 never from the game: a player's command (``Issuer.PLAYER``) only from a player, for themselves
@@ -94,6 +100,9 @@ for _key, _status in (
     ("tables.shoe_in_use", 409),
     ("tables.shoe_exhausted", 409),
     ("tables.mode_refuses", 409),
+    ("tables.cycle_owns", 409),
+    ("tables.cycle_paused_already", 409),
+    ("tables.cycle_not_paused", 409),
     ("tables.leaf_from_client", 422),
     ("tables.unknown_round", 404),
     ("tables.service_settles", 403),
