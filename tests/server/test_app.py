@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import login, server_settings
+from tests.tables.support import close_betting, open_round
 from tests.server.serving import wait_for
 
 from macau_tables.caribbean.actions import CloseBetting as CaribbeanClose
@@ -84,7 +85,7 @@ def test_played_rounds_and_refusals_are_counted_on_metrics(
     service = runtime.service("bac-1")
     played = Bots(service, ["alice", "bruno"], seed=7).play(2)
     with pytest.raises(MacauTablesError):
-        service.submit(CaribbeanClose(), idempotency_key="t-bad", actor="dealer")
+        close_betting(service, CaribbeanClose())
     client.get("/healthz")
     text = client.get("/metrics").text
     settled = 2 - played.voided
@@ -311,7 +312,7 @@ def test_an_unexpected_error_is_logged_and_answered_without_detail(
 def test_a_replayed_request_is_counted_once(runtime: Runtime) -> None:
     service = runtime.service("csp-1")
     for _ in range(2):
-        service.submit(OpenRound(), idempotency_key="t-replay", actor="dealer")
+        open_round(service)
     assert runtime.counters.snapshot()["accepted"] == {("csp-1", "OpenRound"): 1}
 
 

@@ -14,6 +14,7 @@ from macau_tables.approvals import Approval
 from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind
 from macau_tables.baccarat.rules import default_limits as baccarat_limits
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
+from macau_tables.rounds import CycleStep, cycle_step_of
 from macau_tables.store import Store, TableMode, TableStatus
 from macau_tables.tables import FakeClock, OpenRound, Submitted, TableService
 from macau_tables.tables.cycle import betting
@@ -147,6 +148,25 @@ def close_betting(svc: TableService, command: object) -> Submitted:
         if not betting(svc.round):
             return done
     raise AssertionError(f"the cycle of {svc.table_id} did not close the betting")
+
+
+def by_cycle(svc: TableService, command: object) -> bool:
+    """At a virtual table, the dealer's ``command`` that is its round cycle's step
+    (``OpenRound``, a game's ``CloseBetting``: ``tables.cycle_owns`` from a client) run by the
+    cycle at once (:func:`open_round` — nothing when the cycle's tick already opened the round
+    — or :func:`close_betting`): ``True``; ``False`` for any other command or table (the
+    caller submits it as before)."""
+    if svc.setup.live:
+        return False
+    step = cycle_step_of(type(command))
+    if step is CycleStep.OPEN:
+        if not betting(svc.round):
+            open_round(svc, tuple(getattr(command, "seated", ())))
+        return True
+    if step is CycleStep.CLOSE:
+        close_betting(svc, command)
+        return True
+    return False
 
 
 def ledger_total(store: Store) -> int:
