@@ -35,7 +35,7 @@ from datetime import date
 from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
-from typing import ClassVar, Final, TypeVar
+from typing import Final, TypeVar
 
 from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
@@ -336,7 +336,7 @@ class BaccaratRules:
     idle_after_rounds: int = 3
     countdown_closes: bool = True
 
-    __codec_omit_default__: ClassVar[frozenset[str]] = CYCLE_FIELDS
+    __codec_omit_default__ = CYCLE_FIELDS  # (a class attribute, not a field)
 
     def __post_init__(self) -> None:
         if not isinstance(self.shoe, ShoeSettings):

@@ -19,7 +19,7 @@ from datetime import date
 from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
-from typing import ClassVar, Final
+from typing import Final
 
 from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
@@ -165,7 +165,7 @@ class CaribbeanRules:
     idle_after_rounds: int = 3
     countdown_closes: bool = True
 
-    __codec_omit_default__: ClassVar[frozenset[str]] = CYCLE_FIELDS
+    __codec_omit_default__ = CYCLE_FIELDS  # (a class attribute, not a field)
 
     def __post_init__(self) -> None:
         unit = _int(self.bet_unit, "bet_unit", minimum=1)
