@@ -617,9 +617,7 @@ def _describe_class(name: str, cls: type) -> _Info:
     )
     omitted = frozenset(getattr(cls, "__codec_omit_default__", frozenset()))
     defaults = {f.name: f for f in dataclasses.fields(cls) if f.name in omitted}
-    if set(defaults) != omitted or any(
-        f.default is dataclasses.MISSING for f in defaults.values()
-    ):
+    if set(defaults) != omitted or any(f.default is dataclasses.MISSING for f in defaults.values()):
         raise CodecError("core.codec_omit_default_without_default", path=name, type=name)
     omit = tuple(sorted((n, f.default) for n, f in defaults.items()))
     return _Info(

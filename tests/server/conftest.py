@@ -82,8 +82,9 @@ def cycle_step(client: TestClient, table_id: str, command: dict[str, Any]) -> di
     closes (a client's is refused, ``tables.cycle_owns``), so the cycle's step is run at once
     in-process (:meth:`TableService.cycle_step`, not reachable over the server), opening with
     the command's seating. Returns the encoded :class:`~macau_tables.tables.Submitted`."""
-    from macau_tables import codec
     from tests.tables.support import close_betting, open_round
+
+    from macau_tables import codec
 
     service = client.app.state.runtime.service(table_id)  # type: ignore[attr-defined]
     if command["type"] == "tables.OpenRound":

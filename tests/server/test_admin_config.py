@@ -10,15 +10,14 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
-from tests.tables.support import close_betting, open_round
 from tests.server.test_api_admin import audit, refused
+from tests.tables.support import open_round
 
 from macau_tables import codec
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.bots import Bots
-from macau_tables.tables.model import OpenRound
 
 URL = "/api/admin/tables/csp-1/config"
 

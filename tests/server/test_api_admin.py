@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import PASSWORD, login, server_settings
-from tests.tables.support import close_betting, open_round
+from tests.tables.support import open_round
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.commands import DealCard

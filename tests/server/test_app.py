@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import login, server_settings
-from tests.tables.support import close_betting, open_round
 from tests.server.serving import wait_for
+from tests.tables.support import close_betting, open_round
 
 from macau_tables.caribbean.actions import CloseBetting as CaribbeanClose
 from macau_tables.caribbean.actions import PlaceAnte
@@ -25,7 +25,6 @@ from macau_tables.server.settings import Settings
 from macau_tables.store import Store
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import FakeClock
-from macau_tables.tables.model import OpenRound
 
 
 def test_healthz_answers(client: TestClient) -> None:

@@ -21,7 +21,6 @@ from macau_tables.rounds import Audience
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.audit import verify_database
 from macau_tables.tables.casino import UNIT
-from macau_tables.tables.model import OpenRound
 from macau_tables.tables.recall import recall
 
 Json = dict[str, Any]

@@ -90,7 +90,9 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
 
 def test_the_board_shows_seating_as_the_caller_may_see_it(client: TestClient) -> None:
     dealer = login(client, "dealer")
-    cycle_step(client, "bac-1", {"type": "tables.OpenRound", "seated": [[1, "alice"], [2, "bruno"]]})
+    cycle_step(
+        client, "bac-1", {"type": "tables.OpenRound", "seated": [[1, "alice"], [2, "bruno"]]}
+    )
     assert client.get("/api/tables/bac-1/board", headers=dealer).json()["seated"] == [
         [1, "alice"],
         [2, "bruno"],

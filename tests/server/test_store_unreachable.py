@@ -64,7 +64,7 @@ def test_a_bet_while_the_store_is_unreachable_is_told_so_without_the_database_ur
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    dealer, alice = login(client, "dealer"), login(client, "alice")
+    alice = login(client, "alice")
     cycle_step(client, "bac-1", {"type": "tables.OpenRound", "seated": [[1, "alice"]]})
     parts = _unreachable(runtime, monkeypatch, tmp_path)
     caplog.set_level(logging.WARNING, logger="macau_tables.server")

@@ -4,8 +4,6 @@ service, on SQLite and PostgreSQL: the baccarat tables' banker/player difference
 
 from __future__ import annotations
 
-import pytest
-
 from macau_tables.baccarat.bets import standing
 from macau_tables.baccarat.commands import CloseBetting, PlaceWager
 from macau_tables.baccarat.rules import WagerKind

@@ -128,8 +128,11 @@ def test_a_client_s_open_or_close_is_refused_at_a_virtual_table(
         send(svc, close)
     assert info.value.key == "tables.cycle_owns" and "PauseCycle" in str(info.value)
     with pytest.raises(TableError):
-        svc.submit_all([PlaceWager("p1", standing(1), WagerKind.BANKER, 100), close],
-                       idempotency_key="slip", actor="p1")
+        svc.submit_all(
+            [PlaceWager("p1", standing(1), WagerKind.BANKER, 100), close],
+            idempotency_key="slip",
+            actor="p1",
+        )
     del seq
     names = [c.__name__ for c in svc.expected().commands]
     assert "CloseBetting" not in names and "OpenRound" not in names
@@ -241,9 +244,7 @@ def test_a_live_table_s_countdown_closes_the_betting_unless_left_to_the_dealer(
 
 
 @pytest.mark.parametrize("table_id", ["b1", "c1"])
-def test_a_restart_mid_countdown_resumes_the_recorded_deadline(
-    store: Store, table_id: str
-) -> None:
+def test_a_restart_mid_countdown_resumes_the_recorded_deadline(store: Store, table_id: str) -> None:
     """kill -9 mid-countdown: the new process closes at the deadline the log recorded (not a
     fresh ``betting_seconds`` from its start); during the result pause it opens the next
     round at the recorded time."""

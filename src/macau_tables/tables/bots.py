@@ -5,8 +5,8 @@ it asks the round what is due (``expected_next()``) and submits commands with id
 through :meth:`TableService.submit`; the service deals from its CSPRNG shoe, settles, persists
 and publishes as for real players. The table's round cycle opens each round and closes its
 betting (:mod:`.cycle`); the driver runs the cycle's next step at once
-(:meth:`TableService.cycle_step`) instead of waiting for its countdown. The ``seed`` drives only the bots' choices (boxes, amounts,
-raise or fold, side wagers), never the cards.
+(:meth:`TableService.cycle_step`) instead of waiting for its countdown. The ``seed`` drives
+only the bots' choices (boxes, amounts, raise or fold, side wagers), never the cards.
 
 The choices are a random rule, not advice (CSP-12): a Caribbean Stud bot antes 1 to 10 units
 and adds the jackpot wager half the time, then raises or folds at random; a baccarat bot bets

@@ -169,7 +169,8 @@ def close_command(round_: Any) -> object | None:
         return None
     for c in round_.expected_next().commands:
         if cycle_step_of(c) is CycleStep.CLOSE:
-            return c()
+            command: object = c()
+            return command
     return None
 
 
@@ -208,7 +209,9 @@ def due(state: TableState, now: datetime, *, open_for_rounds: bool) -> Action | 
         if live or not open_for_rounds or c.idle:
             return None
         ours = c.deadline is not None and c.deadline.step is CycleStep.OPEN
-        if r is not None and not (ours and c.deadline is not None and c.deadline.round_id == r.round_id):
+        if r is not None and not (
+            ours and c.deadline is not None and c.deadline.round_id == r.round_id
+        ):
             return Action.RECORD
         return Action.OPEN if at is None or now >= at else None
     if c.idle or not betting(r):

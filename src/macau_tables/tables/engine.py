@@ -90,7 +90,7 @@ class TableState:
     round: Any = None
     rounds: int = 0
     fault: TableFaulted | None = None
-    cycle: CycleState = CycleState()
+    cycle: CycleState = field(default_factory=CycleState)
 
     @property
     def round_open(self) -> bool:
@@ -246,9 +246,10 @@ def execute(batch: Batch, command: object) -> Batch:
 
     Refuses (``TableError``): first, a command the table's mode does not accept (its
     ``MODES``: ``tables.mode_refuses``, whatever the cards); anything but :class:`ClearFault`
-    (or the cycle's :class:`PauseCycle` / :class:`ResumeCycle`) while a fault is in force; a new round while one is open; a jackpot wager while the meter
-    cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
-    a fault not in force; pausing a paused round cycle (``tables.cycle_paused_already``) or
+    (or the cycle's :class:`PauseCycle` / :class:`ResumeCycle`) while a fault is in force; a
+    new round while one is open; a jackpot wager while the meter cannot be reached; a fault
+    report or clearance without its reason (or supervisor); clearing a fault not in force;
+    pausing a paused round cycle (``tables.cycle_paused_already``) or
     resuming one that is not paused (``tables.cycle_not_paused``). The round contract and the
     shoe procedure refuse the rest (``RuleViolation`` naming the rule).
 

@@ -225,9 +225,9 @@ class TableService:
         something that is no command (``tables.not_a_command``); a key already used for
         another request (``tables.idempotency_mismatch``); a new round at a table that is not
         open (``tables.table_closed``); at a virtual table, a step its round cycle takes itself
-        — ``OpenRound``, the game's ``CloseBetting`` (``tables.cycle_owns``); whatever the law refuses (``RuleViolation`` naming the
-        rule) and the service refuses (``TableError``); a wallet too short for a wager
-        (``ledger.insufficient_funds``)."""
+        — ``OpenRound``, the game's ``CloseBetting`` (``tables.cycle_owns``); whatever the law
+        refuses (``RuleViolation`` naming the rule) and the service refuses (``TableError``); a
+        wallet too short for a wager (``ledger.insufficient_funds``)."""
         return self._submit((command,), request_digest(command), idempotency_key, actor)
 
     def submit_all(
