@@ -10,33 +10,32 @@ Usage::
 1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
    on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
    baccarat tables for ``--clients`` players at ``--per-table`` each (``bac-1`` and ``bench-NN``
-   on the same configuration and meter); a user and a wallet per player and a dealer user.
+   on the same configuration and meter); a user and a wallet per player (and a dealer user,
+   unused: the tables run their round cycle themselves).
 2. **Server**: ``macau-tables serve`` (uvicorn) in a subprocess on 127.0.0.1, as shipped (request
    log on); every client signs in through ``POST /api/auth/token``.
 3. **Load** (``--seconds``, bounded in clients and time): ONE asyncio process runs every client.
    Each player holds a WebSocket on its table (``/ws/tables/{id}``, its own audience) and, when
    a view shows a new round taking bets, sends its wager with ``POST
-   /api/tables/{id}/commands`` (a banker or player bet of one unit at its seat or standing
-   area). **Arrival model** (``--think-ms``, the betting window, default 10 s): each player
-   bets once per round at a uniformly random moment of the window, as people at a table do;
-   the tables run independently (each table's first round opens at a random moment of the
-   first window, not all at once); a dealer per table opens the round and closes the betting
-   once every player of the table
-   has been answered (at most the window + 10 s; the virtual shoe then deals and settles in
-   that request), then opens the next — a round lasts about the window (the last of ten
-   uniform moments, ~0.9 of it) plus the close, so 200 players bet ~20 times a second in all.
-   ``--think-ms 0`` is the **burst** stress variant: every table opens its first round at
-   once and every player of a table bets the instant its round opens (200 bets within
-   milliseconds when the rounds open together).
+   /api/tables/{id}/commands`` (a banker or player bet of one unit in a standing area).
+   **Arrival model** (``--think-ms``, the betting window, default 10 s, shorter than the
+   table's betting countdown): each player bets once per round at a uniformly random moment
+   of the window, as people at a table do. Nobody deals: each table runs its round cycle on
+   the server's clock (``tables/cycle.py``: the countdown of ``betting_seconds``, the close,
+   the deal and settlement, the result pause, the next round), so a round lasts the countdown
+   plus the pause (15 + 5 s at the demonstration configuration) and 200 players bet ~10 times
+   a second in all. ``--think-ms 0`` is the **burst** variant: every player of a table bets
+   the instant its round opens.
    Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance (request
    sent → answer read, on the client), every error (a 5xx, a refusal, a transport error, a
    closed socket), the server process's CPU time (per accepted bet: all its work — the
-   HTTP requests, the dealers' rounds, the views pushed to every socket) and its threads'
+   HTTP requests, the tables' cycles, the views pushed to every socket) and its threads'
    voluntary context switches per accepted bet (each a thread that waited: for another
    thread's answer, the interpreter, a lock, I/O — the hand-overs a bet costs).
 4. **In process**: the same database reopened after the server stopped; the same tables run
-   the same rounds (open, the players' bets, close) through ``TableService.submit`` with no
-   HTTP, no sockets; bets per second of those ``submit`` calls alone.
+   the same rounds (the cycle's open, the players' bets, the cycle's close:
+   ``TableService.cycle_step`` runs each step at once) with no HTTP, no sockets; bets per
+   second of the bets' ``submit`` calls alone.
 
 ``--profile PATH``: py-spy (``pip install py-spy``) samples the server over the measured phase
 (only threads holding the interpreter: where its CPU goes) into PATH, collapsed stacks.
@@ -68,13 +67,12 @@ import httpx
 import websockets
 
 from macau_tables import codec
-from macau_tables.baccarat.bets import seat, standing
-from macau_tables.baccarat.commands import CloseBetting, PlaceWager
+from macau_tables.baccarat.bets import standing
+from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.server import auth
 from macau_tables.store import Store, TableMode, TableStatus, Tx, users_ops
 from macau_tables.tables.casino import UNIT, create_demo_casino
-from macau_tables.tables.model import OpenRound
 from macau_tables.tables.service import TableService
 from service_db import machine, scratch_url
 
@@ -82,15 +80,12 @@ GOAL_P99_MS = 50.0
 GOAL_CLIENTS = 200
 PASSWORD = "bench-password-1234"
 DEALER = "bench-dealer"
-SEATS = 7
+STANDING = 4
 BALANCE = 100_000_000
 VENV_BIN = Path(sys.executable).parent
 WINDOW_MS = 10_000.0
 """The betting window (``--think-ms``): each player bets once per round at a uniformly random
 moment of it."""
-GRACE = 10.0
-"""How long after the window a dealer still waits for its players' bets before closing (a bet
-after the close is refused, and counted as an error)."""
 
 
 # -- set-up ---------------------------------------------------------------------------------
@@ -106,11 +101,9 @@ class Table:
     waited_out: int = 0
 
     def area(self, player: str) -> Any:
-        n = self.players.index(player)
-        return seat(n + 1) if n < SEATS else standing(n - SEATS + 1)
-
-    def seated(self) -> tuple[tuple[int, str], ...]:
-        return tuple((n + 1, p) for n, p in enumerate(self.players[:SEATS]))
+        """A standing area (the round cycle seats nobody: BAC-15's seats are for seated
+        players)."""
+        return standing(self.players.index(player) % STANDING + 1)
 
 
 def set_up(url: str, clients: int, per_table: int) -> list[Table]:
@@ -279,23 +272,6 @@ async def sign_in(base: str, http: httpx.AsyncClient, names: list[str]) -> dict[
     return tokens
 
 
-async def dealer(load: Load, table: Table, start: float) -> None:
-    await asyncio.sleep(start)  # tables run independently: their rounds are not in step
-    while load.running():
-        table.pending = set(table.players)
-        table.all_in = asyncio.Event()
-        ok, _ = await load.post(table.table_id, DEALER, OpenRound(table.seated()))
-        if not ok:
-            await asyncio.sleep(0.1)
-            continue
-        try:
-            await asyncio.wait_for(table.all_in.wait(), timeout=load.think + GRACE)
-        except TimeoutError:
-            table.waited_out += 1
-        await load.post(table.table_id, DEALER, CloseBetting())
-        table.rounds += 1
-
-
 async def player(load: Load, table: Table, name: str, rnd: random.Random) -> None:
     url = f"{load.base.replace('http', 'ws', 1)}/ws/tables/{table.table_id}"
     last_round: str | None = None
@@ -316,6 +292,8 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                 if message["round_id"] == last_round:
                     continue
                 last_round = message["round_id"]
+                if name == table.players[0]:
+                    table.rounds += 1  # a round the table's cycle opened
                 if not view.get("demo") and load.running():
                     if load.think:
                         await asyncio.sleep(rnd.uniform(0, load.think))
@@ -382,8 +360,7 @@ async def run_load(
         spy = None if profile is None else start_profile(pid, seconds, profile)
         started, cpu, switched = time.monotonic(), cpu_seconds(pid), switches(pid)
         load.stop_at = started + seconds
-        starts = [rnd.uniform(0, think) for _ in tables]  # the burst (think 0): all at once
-        await asyncio.gather(*(dealer(load, t, at) for t, at in zip(tables, starts, strict=True)))
+        await asyncio.sleep(seconds)  # the tables cycle by themselves meanwhile
         elapsed = time.monotonic() - started
         load.server_cpu = cpu_seconds(pid) - cpu
         load.server_switches = switches_since(switched, switches(pid))
@@ -429,7 +406,10 @@ def in_process(url: str, tables: list[Table], bets: int, seconds: float) -> tupl
         while done < bets and time.monotonic() < deadline:
             for table, svc in zip(tables, services, strict=True):
                 n += 1
-                svc.submit(OpenRound(table.seated()), idempotency_key=f"o{n}", actor=DEALER)
+                opened = svc.state.rounds
+                while svc.state.rounds == opened:  # the cycle's opening, run at once
+                    if svc.cycle_step() is None:
+                        raise RuntimeError(f"{table.table_id}: the cycle opened no round")
                 demo = bool(getattr(svc.round, "demo", False))
                 for name in table.players:
                     if demo:
@@ -443,7 +423,7 @@ def in_process(url: str, tables: list[Table], bets: int, seconds: float) -> tupl
                     )
                     spent += time.perf_counter() - started
                     done += 1
-                svc.submit(CloseBetting(), idempotency_key=f"c{n}", actor=DEALER)
+                svc.cycle_step()  # the cycle's close: dealt and settled
     finally:
         for svc in services:
             svc.close()
@@ -478,8 +458,8 @@ def main() -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--profile", default=None, help="py-spy's collapsed stacks to PATH")
     args = parser.parse_args()
-    if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= SEATS + 4:
-        parser.error("--clients 1..1000, --per-table 1..11 (7 seats and 4 standing areas)")
+    if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= 11:
+        parser.error("--clients 1..1000, --per-table 1..11 (a table's players)")
     if not 1 <= args.seconds <= 600:
         parser.error("--seconds 1..600")
     load_before = os.getloadavg()

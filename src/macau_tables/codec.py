@@ -31,7 +31,11 @@ A class's schema version is its ``__codec_version__`` (default 1). Decoding refu
 newer than the class's ("written by a newer version: upgrade"); an older one is read only
 through the class's ``__codec_migrate__(fields, version) -> fields`` classmethod, if it has one.
 A field added with a default may be absent from a payload (that is a compatible change); any
-other change of meaning bumps ``__codec_version__``.
+other change of meaning bumps ``__codec_version__``. A class may name, in
+``__codec_omit_default__`` (a ``frozenset`` of field names), fields added after values of it
+were stored and hashed: such a field is written only when it differs from its default, so a
+value that keeps the default encodes (and hashes) exactly as it did before the field existed
+— a stored configuration still matches the digests its events recorded.
 
 Rules by reference: a registered dataclass whose class name ends with ``"Rules"``
 (``CaribbeanRules``, ``BaccaratRules``; a class attribute ``__codec_rules__`` overrides the
@@ -172,6 +176,9 @@ class _Info:
     fast: tuple[tuple[str, Any, Any, Any], ...] = ()
     """Per field: ``(name, declared type, exact class encoded as is or None, None allowed)``
     — values of exactly that class (or ``None`` where allowed) skip the general encoder."""
+    omit: tuple[tuple[str, Any], ...] = ()
+    """``(field, default)`` written only when the value differs from the default
+    (``__codec_omit_default__``)."""
 
 
 class Registry:
@@ -325,7 +332,15 @@ class Registry:
                 else:  # an enum
                     body += [f"if type({v}) is not {cls}: raise MISMATCH", f"{v} = {v}._value_"]
             items.append(f"{field!r}: {v}")
-        body.append("return {" + ", ".join(items) + "}")
+        body.append("out = {" + ", ".join(items) + "}")
+        env["OMIT"] = info.omit
+        if info.omit:
+            body += [
+                "for name, default in OMIT:",
+                "    if getattr(value, name) == default:",
+                "        del out[name]",
+            ]
+        body.append("return out")
         source = "def encode(value):\n" + "".join(f"    {line}\n" for line in body)
         exec(compile(source, f"<codec encoder of {info.name}>", "exec"), env)
         encode: t.Compiled = env["encode"]
@@ -363,6 +378,9 @@ class Registry:
                 out[field] = {"config_id": config_id, "sha256": self._rules_digest(item)}
             else:
                 out[field] = t.encode_value(item, tp, where, self._encode_object, self.type_name)
+        for name, default in info.omit:
+            if getattr(value, name) == default:
+                del out[name]
         return out
 
     def _rules_digest(self, rules: object) -> str:
@@ -593,8 +611,20 @@ def _describe_class(name: str, cls: type) -> _Info:
         (field, tp, *_fast_path(tp)) if field not in rules_fields else (field, tp, None, False)
         for field, tp in fields
     )
+    omitted = frozenset(getattr(cls, "__codec_omit_default__", frozenset()))
+    defaults = {f.name: f for f in dataclasses.fields(cls) if f.name in omitted}
+    if set(defaults) != omitted or any(f.default is dataclasses.MISSING for f in defaults.values()):
+        raise CodecError("core.codec_omit_default_without_default", path=name, type=name)
+    omit = tuple(sorted((n, f.default) for n, f in defaults.items()))
     return _Info(
-        name, cls, version, tuple(fields), frozenset(required), frozenset(rules_fields), fast
+        name,
+        cls,
+        version,
+        tuple(fields),
+        frozenset(required),
+        frozenset(rules_fields),
+        fast,
+        omit,
     )
 
 

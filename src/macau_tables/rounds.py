@@ -32,6 +32,11 @@ misdeal, a shuffler's failure, a physical shoe cut, burned or opened, a correcti
 physical card) exists only at a live table (:data:`LIVE_ONLY`); a virtual table deals and
 handles its shoe itself. The table service refuses a command its table's mode does not accept
 before the command reaches the round, whatever the cards (Common rules "Hidden information").
+
+Which commands a table's round cycle issues itself: a command class may declare ``CYCLE`` (a
+:class:`CycleStep`: opening a round, closing its betting); :func:`cycle_step_of` reads it. At a
+virtual table the cycle owns these steps (:mod:`macau_tables.tables.cycle`); at a live table
+the dealer issues them.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ __all__ = [
     "EVERY_MODE",
     "LIVE_ONLY",
     "Audience",
+    "CycleStep",
     "Dealer",
     "Due",
     "DueKind",
@@ -66,6 +72,7 @@ __all__ = [
     "acting",
     "actor_field_of",
     "approvals_in_use",
+    "cycle_step_of",
     "is_command",
     "issuer_of",
     "modes_of",
@@ -242,6 +249,22 @@ def accepts(mode: TableMode, command_type: type) -> bool:
         return mode in modes_of(command_type)
     except MacauTablesError:
         return False
+
+
+class CycleStep(StrEnum):
+    """A step of a table's round cycle that a command performs (its class's ``CYCLE``)."""
+
+    OPEN = "open"
+    """Open the table's next round."""
+    CLOSE = "close"
+    """Close the open round's betting."""
+
+
+def cycle_step_of(command_type: object) -> CycleStep | None:
+    """The cycle step commands of ``command_type`` perform (its ``CYCLE``), or ``None``
+    (never raises)."""
+    step = getattr(command_type, "CYCLE", None)
+    return step if isinstance(step, CycleStep) else None
 
 
 def is_command(command_type: object) -> bool:

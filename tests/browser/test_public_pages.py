@@ -449,10 +449,10 @@ def _add_table_with_awards_of_its_own(live: Live) -> None:
     differ from ``csp-1``'s (created once for the session)."""
     from dataclasses import replace
 
+    from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
     from macau_tables.caribbean.rules import JackpotFixedAwards
     from macau_tables.rounds import TableMode
     from macau_tables.store import TableStatus
-    from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
 
     rules = replace(
         demo_caribbean_rules(),

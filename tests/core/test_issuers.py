@@ -64,6 +64,8 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     model.ShufflerReplaced: (Issuer.SUPERVISOR, "supervisor"),  # CSP-11.4, second sentence
     model.ReleaseAward: (Issuer.SUPERVISOR, "supervisor"),  # a held jackpot award (CSP-10, BAC-17)
     ShuffleAndCut: (Issuer.DEALER, None),  # CSP-3(1), a live hand-shuffled deck
+    model.PauseCycle: (Issuer.SUPERVISOR, "supervisor"),  # the round cycle (tables/cycle.py)
+    model.ResumeCycle: (Issuer.SUPERVISOR, "supervisor"),
 }
 
 COMMAND_UNIONS = (bac.Command, shoe.ShoeCommand, csp.Command, model.TableCommand)

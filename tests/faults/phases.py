@@ -22,8 +22,14 @@ from macau_tables.caribbean import commands as csp
 from macau_tables.caribbean.dealing import CaribbeanDealing
 from macau_tables.rounds import DEALER, DueKind
 from macau_tables.store import Store
-from macau_tables.tables import OpenRound
-from tests.tables.support import baccarat_rules, caribbean_rules, casino, service
+from tests.tables.support import (
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    close_betting,
+    open_round,
+    service,
+)
 from tests.tables.test_recovery import open_live_shoe
 
 _n = 0
@@ -93,14 +99,14 @@ def _table(store: Store, game: str, live: bool, phase: str) -> Any:
 
 def _bet(svc: Any, game: str) -> None:
     if game == "caribbean":
-        send(svc, OpenRound())
+        open_round(svc)
         send(svc, csp.PlaceAnte(1, "p1", 500), "p1")
         box = svc.round.box(1)
         if not box.jackpot:  # (a jackpot wager a void round carried over is in place)
             send(svc, csp.PlaceJackpotWager(1, "p1"), "p1")
         send(svc, csp.PlaceAnte(3, "p2", 300), "p2")
     else:
-        send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+        open_round(svc, ((1, "p1"), (2, "p2")))
         send(svc, bac.PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
         send(svc, bac.PlaceWager("p2", seat(2), WagerKind.PLAYER, 1000), "p2")
         send(svc, bac.PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
@@ -124,9 +130,12 @@ def step(svc: Any, game: str) -> bool:
         return False
     due = r.expected_next().due[0]
     if due.kind is DueKind.WAGERS:
-        send(svc, csp.CloseBetting() if game == "caribbean" else bac.CloseBetting())
+        close_betting(svc, csp.CloseBetting() if game == "caribbean" else bac.CloseBetting())
     elif due.kind is DueKind.CARD and r.expected_next().phase == "betting":
-        send(svc, bac.CloseBetting() if not svc.setup.live else bac.DealCard(_unused(r)))
+        if svc.setup.live:
+            send(svc, bac.DealCard(_unused(r)))
+        else:
+            close_betting(svc, bac.CloseBetting())
     elif due.kind is DueKind.CARD:
         send(svc, (csp.DealCard if game == "caribbean" else bac.DealCard)(_unused(r)))
     elif due.kind is DueKind.DECISION:

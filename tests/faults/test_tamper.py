@@ -23,11 +23,11 @@ from typing import Any
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager, Void
+from macau_tables.caribbean.commands import PlaceAnte, PlaceJackpotWager, Void
 from macau_tables.cli.app import app
 from macau_tables.store import Store
 from macau_tables.store.chain import chain_hash
-from macau_tables.tables import Bots, ClearFault, OpenRound, ReportFault
+from macau_tables.tables import Bots, ClearFault, ReportFault
 from macau_tables.voids import Ground
 from tests.tables.support import PLAYERS, baccarat_rules, caribbean_rules, casino
 
@@ -261,15 +261,12 @@ def play_a_session(store: Store) -> None:
         with restart(store, table_id) as svc:
             Bots(svc, PLAYERS[:5], seed=7).play(4)
     with restart(store, "c1") as svc:
+        svc.cycle_step()  # the round cycle opens the round (its result pause not waited for)
         for n, (command, actor) in enumerate(
-            (
-                (OpenRound(), "dealer"),
-                (PlaceAnte(1, "p1", 500), "p1"),
-                (PlaceJackpotWager(1, "p1"), "p1"),
-                (CloseBetting(), "dealer"),
-            )
+            ((PlaceAnte(1, "p1", 500), "p1"), (PlaceJackpotWager(1, "p1"), "p1"))
         ):
             svc.submit(command, idempotency_key=f"cut-short:{n}", actor=actor)
+        svc.cycle_step()  # and closes its betting: the cards are dealt
     with restart(store, "c1") as svc:  # the round left open resumes; a supervisor voids it
         # on a ground (CSP-11.1) the dealer's report shows, then puts the table back in service
         svc.submit(ReportFault("two cards exposed"), idempotency_key="cut-short:f", actor="d")

@@ -76,6 +76,25 @@ def client(runtime: Runtime) -> Iterator[TestClient]:
         yield c
 
 
+def cycle_step(client: TestClient, table_id: str, command: dict[str, Any]) -> dict[str, Any]:
+    """What the dealer's ``command`` (``tables.OpenRound`` or a game's ``CloseBetting``, as a
+    codec payload) did at a virtual table before its round cycle: there the cycle opens and
+    closes (a client's is refused, ``tables.cycle_owns``), so the cycle's step is run at once
+    in-process (:meth:`TableService.cycle_step`, not reachable over the server), opening with
+    the command's seating. Returns the encoded :class:`~macau_tables.tables.Submitted`."""
+    from tests.tables.support import close_betting, open_round
+
+    from macau_tables import codec
+
+    service = client.app.state.runtime.service(table_id)  # type: ignore[attr-defined]
+    if command["type"] == "tables.OpenRound":
+        seated = tuple((int(n), str(p)) for n, p in command.get("seated", ()))
+        done = open_round(service, seated)
+    else:
+        done = close_betting(service, None)
+    return codec.encode(done)
+
+
 def login(client: TestClient, name: str) -> dict[str, str]:
     """The bearer-token headers of one-time user ``name``."""
     response = client.post("/api/auth/token", json={"name": name, "password": PASSWORD[name]})

@@ -11,13 +11,13 @@ from typing import Any
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
 from tests.server.test_api_admin import audit, refused
+from tests.tables.support import open_round
 
 from macau_tables import codec
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.bots import Bots
-from macau_tables.tables.model import OpenRound
 
 URL = "/api/admin/tables/csp-1/config"
 
@@ -122,7 +122,7 @@ def test_a_change_is_refused_during_a_round_and_takes_effect_from_the_next(
     admin = login(client, "admin")
     service = runtime.service("csp-1")
     Bots(service, ["alice", "bruno"], seed=7, actor="test").play(1)  # a round under csp-v1
-    service.submit(OpenRound(), idempotency_key="open-now", actor="dealer")
+    open_round(service)
     body = {"changes": {"royal_flush_odds": 80}, "approvals": [APPROVAL_80]}
     refused(change(client, admin, **body), 409, "tables.config_round_open")
     assert config_id(runtime) == "csp-v1" and audit(runtime, "admin_table_config") == []

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import PASSWORD, login, server_settings
+from tests.tables.support import open_round
 
 from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.commands import DealCard
@@ -248,7 +249,7 @@ def test_meter_parameters_change_between_rounds_only(client: TestClient, runtime
     refused(
         client.post("/api/meters/nope/params", json={"seed": 1, "reason": "x"}, headers=admin), 404
     )
-    runtime.service("bac-1").submit(OpenRound(), idempotency_key="open-1", actor="dealer")
+    open_round(runtime.service("bac-1"))
     refused(
         client.post(url, json={"seed": 2_000_000, "reason": "new promotion"}, headers=admin),
         409,
@@ -302,7 +303,7 @@ def test_a_round_held_by_a_fault_report_waits_for_the_supervisors_decision_BAC_1
     """Dealers report, supervisors decide: the fault and the round it holds are listed with the
     supervisor's choices — clear the fault (the round goes on) or void the round."""
     svc = runtime.service("csp-1")
-    svc.submit(OpenRound(), idempotency_key="held-1", actor="dealer")
+    open_round(svc)
     svc.submit(ReportFault("card on the floor"), idempotency_key="held-2", actor="dealer")
     waiting = client.get("/api/authorisations", headers=login(client, "supervisor")).json()
     assert [(w["kind"], w["phase"], w["commands"]) for w in waiting["waiting"]] == [

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.conftest import cycle_step, login
 
 from macau_tables.messages.terms import TERMS, term
 from macau_tables.server.auth import endpoint_rules
@@ -50,6 +50,13 @@ class Table:
         result: Json = response.json()
         assert result["type"] == "tables.Submitted"
         return result
+
+    def dealer(self, command: Json) -> Json:
+        """The dealer's open or close at a live table; at a virtual table its round cycle's
+        step, run at once (:func:`tests.server.conftest.cycle_step`)."""
+        if self.table_id.endswith("live"):
+            return self.ok("dealer", command)
+        return cycle_step(self.client, self.table_id, command)
 
     def refused(self, name: str, command: Json, status: int, key: str) -> Json:
         response = self.send(name, command)
@@ -95,7 +102,7 @@ def test_the_tables_are_listed_publicly(client: TestClient) -> None:
 def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "bac-1")
     alice, bruno = _balance(runtime, "alice"), _balance(runtime, "bruno")
-    opened = t.ok("dealer", OPEN_BACCARAT)
+    opened = t.dealer(OPEN_BACCARAT)
     assert opened["phase"] == "betting"
     shown = t.show("alice")
     assert shown["expected"]["phase"] == "betting"
@@ -109,7 +116,7 @@ def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Run
     t.ok("alice", _wager("alice", 1, "banker", 1_000))
     t.ok("bruno", _wager("bruno", 2, "player", 2_000))
     assert _balance(runtime, "alice") == alice - 1_000  # the stake left the wallet
-    done = t.ok("dealer", {"type": "baccarat.CloseBetting"})
+    done = t.dealer({"type": "baccarat.CloseBetting"})
     # virtual shoe: the service deals, the virtual dealer reveals, the round settles (BAC-7, 17)
     assert done["phase"] == "settled"
     assert "baccarat.RoundSettled" in done["events"]
@@ -133,7 +140,7 @@ def test_a_whole_baccarat_round_through_the_api(client: TestClient, runtime: Run
 def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "csp-1")
     alice = _balance(runtime, "alice")
-    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.dealer({"type": "tables.OpenRound"})
     for box, amount in ((9, 1_000), (0, 1_000), (1, 1), (1, 10**9)):  # no such box; limits
         ante = {"type": "caribbean.PlaceAnte", "box": box, "player": "alice", "amount": amount}
         response = t.send("alice", ante)
@@ -141,7 +148,7 @@ def test_a_whole_caribbean_round_through_the_api(client: TestClient, runtime: Ru
     assert _balance(runtime, "alice") == alice
     t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
     t.ok("bruno", {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 2_000})
-    dealt = t.ok("dealer", {"type": "caribbean.CloseBetting"})
+    dealt = t.dealer({"type": "caribbean.CloseBetting"})
     assert dealt["phase"] == "deciding"
     due = t.show("alice")["expected"]["due"]
     # CSP-12: a player reads who is due in their own box only (the view names no other player)
@@ -176,9 +183,9 @@ def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_
     the supervisor is taken; the supervisor's ClearFault resumes the round where it stood, or
     the supervisor's Void (on a legal ground the report shows, with its reason) voids it."""
     t = Table(client, "csp-1")
-    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.dealer({"type": "tables.OpenRound"})
     t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
-    assert t.ok("dealer", {"type": "caribbean.CloseBetting"})["phase"] == "deciding"
+    assert t.dealer({"type": "caribbean.CloseBetting"})["phase"] == "deciding"
     alice = _balance(runtime, "alice")
     held = t.ok("dealer", {"type": "tables.ReportFault", "reason": "a card may be exposed"})
     assert held["events"] == ["tables.TableFaulted"] and held["phase"] == "deciding"
@@ -216,7 +223,7 @@ def test_a_dealers_fault_report_holds_the_round_and_a_supervisor_decides_BAC_10_
         assert t.show()["fault"] is not None  # the table stays stopped until cleared
         clear = {"type": "tables.ClearFault", "supervisor": "supervisor", "reason": "checked"}
         t.ok("supervisor", clear)
-        t.ok("dealer", {"type": "tables.OpenRound"})
+        t.dealer({"type": "tables.OpenRound"})
 
 
 def test_a_virtual_table_offers_and_takes_no_physical_act_CSP_11(
@@ -229,9 +236,9 @@ def test_a_virtual_table_offers_and_takes_no_physical_act_CSP_11(
     the same text whatever the card, nothing changes, and neither ``expected`` nor
     ``can_issue`` offers them."""
     t = Table(client, "csp-1")
-    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.dealer({"type": "tables.OpenRound"})
     t.ok("alice", {"type": "caribbean.PlaceAnte", "box": 1, "player": "alice", "amount": 1_000})
-    t.ok("dealer", {"type": "caribbean.CloseBetting"})
+    t.dealer({"type": "caribbean.CloseBetting"})
     seq = t.show("dealer")["seq"]
     r = runtime.service("csp-1").state.round
     hole = str(r.dealer_cards[0])
@@ -290,12 +297,12 @@ def test_a_live_baccarat_round_with_a_wrong_card(client: TestClient, runtime: Ru
         {"type": "baccarat.Cut", "cutter": "dealer", "cutter_id": "dealer", "position": 100},
     )
     t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})  # BAC-2.1: one per deck
-    t.ok("dealer", OPEN_BACCARAT)  # the demonstration round (BAC-2.2): cards, no wagers
+    t.dealer(OPEN_BACCARAT)  # the demonstration round (BAC-2.2): cards, no wagers
     for card in ("2s", "3s", "4s", "5s"):
         t.ok("dealer", {"type": "baccarat.DealCard", "card": card})
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     t.ok("alice", _wager("alice", 1, "banker", 1_000))
-    t.ok("dealer", {"type": "baccarat.CloseBetting"})
+    t.dealer({"type": "baccarat.CloseBetting"})
     # BAC-10: a card to the wrong slot is refused and flagged; a supervisor must act
     flagged = t.ok("dealer", {"type": "baccarat.DealCard", "card": "2h", "slot": "B3"})
     assert flagged["events"] == ["baccarat.CardRefused"]
@@ -345,9 +352,9 @@ def test_bac_live_ends_its_shoe_with_the_cut_cards_round_only_as_the_count_allow
             t.ok("dealer", {"type": "baccarat.DealCard", "card": str(card)})
 
     while t.show("dealer")["shoe"]["out"] < 34:
-        t.ok("dealer", OPEN_BACCARAT)
+        t.dealer(OPEN_BACCARAT)
         deal()
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     deal(0, 2)
     out = t.show("dealer")["shoe"]["out"] + 2
     report = {"type": "baccarat.CutCardOut"}
@@ -374,12 +381,12 @@ def test_bac_live_ends_its_shoe_with_the_cut_cards_round_only_as_the_count_allow
     t.ok("dealer", {"type": "tables.OpenShoe"})  # the shoe changed: cut, burn, rounds again
     t.ok("dealer", cut)
     t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
 
 
 def test_nobody_acts_for_another(client: TestClient) -> None:
     t = Table(client, "csp-1")
-    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.dealer({"type": "tables.OpenRound"})
     t.ok("bruno", {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 1_000})
     error = t.refused(
         "alice",
@@ -397,7 +404,7 @@ def test_nobody_acts_for_another(client: TestClient) -> None:
 
 def test_dealers_move_cards_never_money(client: TestClient) -> None:
     t = Table(client, "bac-1")
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     t.refused("dealer", _wager("dealer", 1, "banker", 1_000), 403, "api.role_cannot_issue")
     t.refused("dealer", {"type": "baccarat.Settle"}, 403, "api.service_only")
     t.refused("supervisor", {"type": "baccarat.Settle"}, 403, "api.service_only")
@@ -408,7 +415,7 @@ def test_dealers_move_cards_never_money(client: TestClient) -> None:
 
 def test_idempotency(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "bac-1")
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     alice = _balance(runtime, "alice")
     first = t.send("alice", _wager("alice", 1, "banker", 1_000), key="slip-1")
     again = t.send("alice", _wager("alice", 1, "banker", 1_000), key="slip-1")
@@ -445,7 +452,7 @@ def test_the_tick_prunes_idempotency_records_older_than_idempotency_days(
 
 def test_a_bet_slip_is_all_or_nothing(client: TestClient, runtime: Runtime) -> None:
     t = Table(client, "bac-1")
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     alice = _balance(runtime, "alice")
     slip = [_wager("alice", 1, "banker", 1_000), _wager("alice", 1, "tie", 10**9)]
     body = {"idempotency_key": "slip", "commands": slip}
@@ -527,7 +534,7 @@ def test_a_commands_token_is_checked_in_its_own_thread_at_every_request(
     worker thread: a token signed out, a disabled user's or an unknown one is refused (401) at
     its next command with nothing written, as on every other route."""
     t = Table(client, "bac-1")
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     alice = _balance(runtime, "alice")
     t.ok("alice", _wager("alice", 1, "banker", 1_000))
     assert client.post("/api/auth/logout", headers=t.as_("alice")).status_code == 200
@@ -558,15 +565,46 @@ def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtim
     )
     response = client.post("/api/tables/csp-1/close", json={"reason": "break"}, headers=sup)
     assert response.status_code == 200 and response.json()["status"] == "closed"
-    t.refused("dealer", {"type": "tables.OpenRound"}, 409, "tables.table_closed")
+    t.refused("dealer", {"type": "tables.OpenRound"}, 409, "tables.cycle_owns")
+    assert runtime.service("csp-1").cycle_step() is None  # a closed table opens no round
     assert (
         client.post("/api/tables/csp-1/open", json={"reason": ""}, headers=sup).status_code == 422
     )
     response = client.post("/api/tables/csp-1/open", json={"reason": "back"}, headers=sup)
     assert response.status_code == 200 and response.json()["status"] == "open"
-    t.ok("dealer", {"type": "tables.OpenRound"})
+    t.dealer({"type": "tables.OpenRound"})
     actions = runtime.store.read(lambda tx: [a.action for a in tx.audit_entries()])
     assert "table close" in actions and "table open" in actions
+
+
+def test_the_round_cycle_is_paused_and_resumed_by_a_supervisor_only_and_audited(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """``PauseCycle`` / ``ResumeCycle`` (tables/cycle.py) go where the supervisor's commands
+    go (``/commands``): a dealer or a player is refused (403), a supervisor's is recorded in
+    the audit log with the reason; a dealer's open or close at a virtual table is refused
+    (409 ``tables.cycle_owns``, naming what to do instead)."""
+    t = Table(client, "bac-1")
+    runtime.tick()  # the cycle opens bac-1's first round
+    assert t.show("alice")["cycle"]["step"] == "close"
+    pause = {"type": "tables.PauseCycle", "supervisor": "supervisor", "reason": "screen check"}
+    t.refused("dealer", {**pause, "supervisor": "dealer"}, 403, "api.role_cannot_issue")
+    t.refused("alice", {**pause, "supervisor": "alice"}, 403, "api.role_cannot_issue")
+    t.refused("supervisor", {**pause, "supervisor": "someone"}, 403, "api.acts_for_another")
+    error = t.refused("dealer", {"type": "baccarat.CloseBetting"}, 409, "tables.cycle_owns")
+    assert "PauseCycle" in error["text"]
+    t.ok("supervisor", pause)
+    assert t.show()["cycle"] == {"step": None, "at": None, "idle": False, "paused": True}
+    t.refused("supervisor", pause, 409, "tables.cycle_paused_already")
+    runtime.clock.advance(3600)  # type: ignore[attr-defined]
+    assert all(done.table_id != "bac-1" for done in runtime.tick())  # bac-1 stands still
+    resume = {"type": "tables.ResumeCycle", "supervisor": "supervisor", "reason": "all fine"}
+    t.ok("supervisor", resume)
+    assert t.show()["cycle"]["step"] == "close"
+    entries = runtime.store.read(lambda tx: list(tx.audit_entries(table_id="bac-1")))
+    done = {(e.action, e.actor, e.reason) for e in entries}
+    assert ("command tables.PauseCycle", "supervisor", "screen check") in done
+    assert ("command tables.ResumeCycle", "supervisor", "all fine") in done
 
 
 def test_the_openapi_document_describes_every_command(client: TestClient) -> None:
@@ -664,7 +702,7 @@ def test_a_refusal_is_in_the_pages_language_game_words_too(client: TestClient) -
     sends) or the page's language cookie, which wins over the browser's own header — the
     games' words in it translated (``{kind:term}``: 莊對子, not ``banker_pair``)."""
     t = Table(client, "bac-1")
-    t.ok("dealer", OPEN_BACCARAT)
+    t.dealer(OPEN_BACCARAT)
     odd = _wager("alice", 1, "banker_pair", 1_001)  # not a multiple of the bet unit
     texts = {}
     for name, extra, cookie in (

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import login, server_settings
 from tests.server.serving import wait_for
+from tests.tables.support import close_betting, open_round
 
 from macau_tables.caribbean.commands import CloseBetting as CaribbeanClose
 from macau_tables.caribbean.commands import PlaceAnte
@@ -24,7 +25,6 @@ from macau_tables.server.settings import Settings
 from macau_tables.store import Store
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import FakeClock
-from macau_tables.tables.model import OpenRound
 
 
 def test_healthz_answers(client: TestClient) -> None:
@@ -60,17 +60,15 @@ def test_the_tick_issues_the_decision_time_out(runtime: Runtime) -> None:
     """CSP-6.4: an absent player's hand is folded when the decision time runs out — issued by
     the runtime's tick, not by a client."""
     service = runtime.service("csp-1")
-    service.submit_all(
-        [OpenRound(), PlaceAnte(1, "alice", 1_000), CaribbeanClose()],
-        idempotency_key="t-open",
-        actor="dealer",
-    )
+    open_round(service)
+    service.submit(PlaceAnte(1, "alice", 1_000), idempotency_key="t-ante", actor="alice")
+    close_betting(service, CaribbeanClose())
     assert service.expected() is not None and service.expected().phase == "deciding"
-    assert runtime.tick() == []  # nothing ripe yet
+    assert [d for d in runtime.tick() if d.table_id == "csp-1"] == []  # nothing ripe yet
     clock = runtime.clock
     assert isinstance(clock, FakeClock)
     clock.advance(31)
-    issued = runtime.tick()
+    issued = [d for d in runtime.tick() if d.table_id == "csp-1"]  # (bac-1 cycles by itself)
     assert [s.phase for s in issued] == ["settled"]  # folded by the clock, then settled
     assert "caribbean.DecisionMade" in issued[0].events
     assert service.round.is_over
@@ -310,9 +308,13 @@ def test_an_unexpected_error_is_logged_and_answered_without_detail(
 
 def test_a_replayed_request_is_counted_once(runtime: Runtime) -> None:
     service = runtime.service("csp-1")
+    open_round(service)  # the round cycle's opening, counted as its OpenRound
     for _ in range(2):
-        service.submit(OpenRound(), idempotency_key="t-replay", actor="dealer")
-    assert runtime.counters.snapshot()["accepted"] == {("csp-1", "OpenRound"): 1}
+        service.submit(PlaceAnte(1, "alice", 1_000), idempotency_key="t-replay", actor="alice")
+    assert runtime.counters.snapshot()["accepted"] == {
+        ("csp-1", "OpenRound"): 1,
+        ("csp-1", "PlaceAnte"): 1,
+    }
 
 
 def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
@@ -323,9 +325,8 @@ def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
     still taking wagers was not being dealt, so CSP-11.4 gives no ground to void it — it
     resumes, its ante in place."""
     service = runtime.service("csp-1")
-    service.submit_all(
-        [OpenRound(), PlaceAnte(1, "alice", 1_000)], idempotency_key="t-open", actor="dealer"
-    )
+    open_round(service)
+    service.submit(PlaceAnte(1, "alice", 1_000), idempotency_key="t-ante", actor="alice")
     assert service.round is not None and not service.round.is_over
     runtime.stop()
     other = Runtime(server_settings(), store, clock=FakeClock(), owner="next:1:serve")

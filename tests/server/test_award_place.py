@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from tests.server.conftest import login
+from tests.tables.support import close_betting, open_round
 
 from macau_tables.cards import DECK, Card
 from macau_tables.caribbean.commands import CloseBetting, PlaceAnte, PlaceJackpotWager, Raise
@@ -20,7 +21,6 @@ from macau_tables.rounds import Audience
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.audit import verify_database
 from macau_tables.tables.casino import UNIT
-from macau_tables.tables.model import OpenRound
 from macau_tables.tables.recall import recall
 
 Json = dict[str, Any]
@@ -57,10 +57,10 @@ def _caribbean_hit_at_box_1(runtime: Runtime) -> None:
     (box by box: box 1's five cards, then the dealer's) and raises."""
     svc = runtime.service("csp-1")
     svc.rng = Stacked(STRAIGHT_FLUSH + DEALER)
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     svc.submit(PlaceAnte(1, "alice", UNIT), idempotency_key="a", actor="alice")
     svc.submit(PlaceJackpotWager(1, "alice"), idempotency_key="j", actor="alice")
-    svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")
+    close_betting(svc, CloseBetting())
     svc.submit(Raise(1, "alice", 2 * UNIT), idempotency_key="r", actor="alice")
     assert svc.round.is_over
 

@@ -21,7 +21,8 @@ from macau_tables.store import ChainHead, IdempotencyRecord, Tx
 PARALLEL = 20
 WAIT = 30.0  # seconds: the most a barrier waits (a test that hangs fails instead)
 
-OPEN = {"type": "tables.OpenRound", "seated": [[1, "alice"]]}
+PAUSE = {"type": "tables.PauseCycle", "supervisor": "supervisor", "reason": "screen check"}
+"""A command every table takes once (a virtual table's round cycle opens its rounds itself)."""
 
 
 def _at_once(send: Callable[[int], Any], n: int = PARALLEL) -> list[Any]:
@@ -47,19 +48,19 @@ def _events(runtime: Runtime, table_id: str) -> int:
 def test_twenty_identical_commands_at_once_get_the_first_answer(
     client: TestClient, runtime: Runtime
 ) -> None:
-    dealer = login(client, "dealer")
+    supervisor = login(client, "supervisor")
     before = _events(runtime, "bac-1")
-    body = {"idempotency_key": "open-1", "command": OPEN}
+    body = {"idempotency_key": "pause-1", "command": PAUSE}
     answers = _at_once(
-        lambda _: client.post("/api/tables/bac-1/commands", json=body, headers=dealer)
+        lambda _: client.post("/api/tables/bac-1/commands", json=body, headers=supervisor)
     )
     assert _keys(answers) == [(200, None)] * PARALLEL
     assert len({a.text for a in answers}) == 1
     done = answers[0].json()
     assert done["first_seq"] == before + 1
-    assert _events(runtime, "bac-1") == done["last_seq"]  # opened once
-    other = {"idempotency_key": "open-1", "command": {**OPEN, "seated": [[2, "alice"]]}}
-    refused = client.post("/api/tables/bac-1/commands", json=other, headers=dealer)
+    assert _events(runtime, "bac-1") == done["last_seq"]  # paused once
+    other = {"idempotency_key": "pause-1", "command": {**PAUSE, "reason": "another"}}
+    refused = client.post("/api/tables/bac-1/commands", json=other, headers=supervisor)
     assert _keys([refused]) == [(409, "tables.idempotency_mismatch")]
 
 
@@ -103,7 +104,7 @@ def test_one_key_racing_at_two_tables_is_the_first_answer_or_a_mismatch(
     write — one commits first. Every request at its table gets its answer; every one at the
     other table, a different request under the key, ``tables.idempotency_mismatch``. (SQLite
     has one writer at a time: the two cannot overlap, and do not wait for each other.)"""
-    key = f"api:dealer:{uuid.uuid4().hex}"
+    key = f"api:supervisor:{uuid.uuid4().hex}"
     parties = 2 if runtime.store.dialect == "postgresql" else 1
     barrier = threading.Barrier(parties, timeout=WAIT)
     waited: set[str] = set()
@@ -122,11 +123,13 @@ def test_one_key_racing_at_two_tables_is_the_first_answer_or_a_mismatch(
         return found
 
     monkeypatch.setattr(Tx, "request_start", request_start)
-    dealer = login(client, "dealer")
-    body = {"idempotency_key": key.removeprefix("api:dealer:"), "command": OPEN}
+    supervisor = login(client, "supervisor")
+    body = {"idempotency_key": key.removeprefix("api:supervisor:"), "command": PAUSE}
     tables = ("bac-1", "csp-1")
     answers = _at_once(
-        lambda i: client.post(f"/api/tables/{tables[i % 2]}/commands", json=body, headers=dealer)
+        lambda i: client.post(
+            f"/api/tables/{tables[i % 2]}/commands", json=body, headers=supervisor
+        )
     )
     by_table = {t: _keys(answers[i::2]) for i, t in enumerate(tables)}
     winner = next(t for t in tables if by_table[t][0] == (200, None))

@@ -52,6 +52,7 @@ import pytest
 from fastapi.testclient import TestClient
 from tests.server.conftest import PASSWORD, add_held_table
 from tests.support import VISIBLE, cards_in
+from tests.tables.support import by_cycle
 
 from macau_tables import codec
 from macau_tables.baccarat.bets import seat
@@ -68,7 +69,7 @@ from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.clock import opening_date
-from macau_tables.tables.model import OpenRound
+from macau_tables.tables.model import OpenRound, PauseCycle, ResumeCycle
 
 PLAYERS = ("alice", "bruno", "carmen", "daniel")
 TABLES = ("csp-1", "bac-1", "bac-hold")
@@ -84,7 +85,14 @@ no chat, no strategy channel (CSP-12)."""
 def _add_held_table(runtime: Runtime) -> None:
     """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1)."""
     add_held_table(runtime.store, reason="leak test")
-    runtime.tick()  # the runtime takes the new table
+    # The tick takes the new table; the other tables' round cycles are paused meanwhile, so it
+    # opens no round there (the session's rounds are opened by the cycle with their seating).
+    served = [runtime.service(t) for t in ("bac-1", "csp-1")]
+    for n, svc in enumerate(served):
+        svc.submit(PauseCycle("supervisor", "setup"), idempotency_key=f"p{n}", actor="supervisor")
+    runtime.tick()
+    for n, svc in enumerate(served):
+        svc.submit(ResumeCycle("supervisor", "go"), idempotency_key=f"r{n}", actor="supervisor")
     assert "bac-hold" in runtime.table_ids()
 
 
@@ -155,6 +163,8 @@ class Session:
     # -- commands over HTTP ---------------------------------------------------------------
 
     def send(self, table: str, who: str, command: object, *, may_refuse: bool = False) -> bool:
+        if by_cycle(self.service(table), command):
+            return True  # a virtual table's open and close: its round cycle's, run at once
         response = self.client.post(
             f"/api/tables/{table}/commands",
             json={"idempotency_key": f"leak-{next(self.keys)}", "command": codec.encode(command)},

@@ -9,13 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.conftest import cycle_step, login
 
 from macau_tables.baccarat.roads import RoadEntry, bead_plate, big_road, big_road_grid
 from macau_tables.baccarat.sides import Side
 from macau_tables.server.runtime import Runtime
 
 HTML = {"Accept": "text/html"}
+
+
+BANKER = {
+    "type": "baccarat.PlaceWager",
+    "player": "alice",
+    "area": {"type": "baccarat.Area", "seated": False, "number": 1},
+    "kind": "banker",
+    "amount": 1_000,
+}
 
 
 def _send(
@@ -47,10 +56,16 @@ def _results(runtime: Runtime, table: str) -> list[RoadEntry]:
 def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
     client: TestClient, runtime: Runtime
 ) -> None:
-    dealer = login(client, "dealer")
+    alice = login(client, "alice")
+
+    def one_round(n: int) -> None:
+        """The round cycle opens; alice bets (a round with no wager is not dealt); it closes."""
+        cycle_step(client, "bac-1", {"type": "tables.OpenRound"})
+        _send(client, "bac-1", alice, BANKER, f"bet-{n}")
+        cycle_step(client, "bac-1", {"type": "baccarat.CloseBetting"})
+
     for n in range(5):
-        _send(client, "bac-1", dealer, {"type": "tables.OpenRound"}, f"open-{n}")
-        _send(client, "bac-1", dealer, {"type": "baccarat.CloseBetting"}, f"close-{n}")
+        one_round(n)
     response = client.get("/api/tables/bac-1/read/roads")  # public: results of settled rounds
     assert response.status_code == 200, response.text
     roads = response.json()
@@ -66,8 +81,7 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
     assert roads["shoe"]["number"] == 1
     assert roads["shoe"]["commitment"].startswith("merkle-v2:")  # the shoe's Merkle root
     # read again after one more round: only the new events are read, the same answer grows
-    _send(client, "bac-1", dealer, {"type": "tables.OpenRound"}, "open-5")
-    _send(client, "bac-1", dealer, {"type": "baccarat.CloseBetting"}, "close-5")
+    one_round(5)
     assert client.get("/api/tables/bac-1/read/roads").json()["rounds"] == 6
     # a game that offers no roads answers none (only how far the log was read); an unknown
     # table is 404
@@ -78,12 +92,8 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
 
 def test_the_board_shows_seating_as_the_caller_may_see_it(client: TestClient) -> None:
     dealer = login(client, "dealer")
-    _send(
-        client,
-        "bac-1",
-        dealer,
-        {"type": "tables.OpenRound", "seated": [[1, "alice"], [2, "bruno"]]},
-        "o",
+    cycle_step(
+        client, "bac-1", {"type": "tables.OpenRound", "seated": [[1, "alice"], [2, "bruno"]]}
     )
     assert client.get("/api/tables/bac-1/board", headers=dealer).json()["seated"] == [
         [1, "alice"],
@@ -92,9 +102,10 @@ def test_the_board_shows_seating_as_the_caller_may_see_it(client: TestClient) ->
     alice = client.get("/api/tables/bac-1/board", headers=login(client, "alice")).json()
     assert alice["seated"] == [[1, "alice"]]  # a player sees their own seat only
     public = client.get("/api/tables/bac-1/board").json()
-    assert public["seated"] == [] and public["seconds_left"] is None
+    # the betting countdown of the round cycle (bac-1: 15 s), by the server's clock
+    assert public["seated"] == [] and public["seconds_left"] == 15
     # Caribbean Stud: the decision timer (CSP-6.4) by the server's clock
-    _send(client, "csp-1", dealer, {"type": "tables.OpenRound"}, "co")
+    cycle_step(client, "csp-1", {"type": "tables.OpenRound"})
     _send(
         client,
         "csp-1",
@@ -102,7 +113,7 @@ def test_the_board_shows_seating_as_the_caller_may_see_it(client: TestClient) ->
         {"type": "caribbean.PlaceAnte", "box": 2, "player": "bruno", "amount": 1_000},
         "ca",
     )
-    _send(client, "csp-1", dealer, {"type": "caribbean.CloseBetting"}, "cc")
+    cycle_step(client, "csp-1", {"type": "caribbean.CloseBetting"})
     board = client.get("/api/tables/csp-1/board").json()
     assert board["seconds_left"] is not None and 0 < board["seconds_left"] <= 30
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
-from tests.server.conftest import login
+from tests.server.conftest import cycle_step, login
 
 from macau_tables.errors import StoreError
 from macau_tables.server import errors
@@ -64,12 +64,8 @@ def test_a_bet_while_the_store_is_unreachable_is_told_so_without_the_database_ur
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    dealer, alice = login(client, "dealer"), login(client, "alice")
-    body = {
-        "idempotency_key": "open",
-        "command": {"type": "tables.OpenRound", "seated": [[1, "alice"]]},
-    }
-    assert client.post("/api/tables/bac-1/commands", json=body, headers=dealer).status_code == 200
+    alice = login(client, "alice")
+    cycle_step(client, "bac-1", {"type": "tables.OpenRound", "seated": [[1, "alice"]]})
     parts = _unreachable(runtime, monkeypatch, tmp_path)
     caplog.set_level(logging.WARNING, logger="macau_tables.server")
     for language in ("en", "zh-Hant"):

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from tests.server.conftest import login
 from tests.support import VISIBLE, cards_in
+from tests.tables.support import close_betting, open_round
 
 from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.errors import StoreError
@@ -25,7 +26,6 @@ from macau_tables.server import auth, streams
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
-from macau_tables.tables.model import OpenRound
 from macau_tables.tables.publish import Hub, TableUpdate
 
 T = TypeVar("T")
@@ -75,11 +75,11 @@ def _sign_out(client: TestClient, token: str) -> None:
 def _play_caribbean_round(runtime: Runtime, n: int) -> int:
     """alice (box 1, with the jackpot wager) and bruno (box 2) play one round of ``csp-1``."""
     svc = runtime.service("csp-1")
-    _submit(runtime, "csp-1", OpenRound(), f"open{n}", "dealer")
+    open_round(runtime.service("csp-1"))
     _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), f"a{n}", "alice")
     _submit(runtime, "csp-1", PlaceJackpotWager(1, "alice"), f"j{n}", "alice")
     _submit(runtime, "csp-1", PlaceAnte(2, "bruno", UNIT), f"b{n}", "bruno")
-    seq = _submit(runtime, "csp-1", CloseBetting(), f"close{n}", "dealer")
+    seq = close_betting(runtime.service("csp-1"), CloseBetting()).last_seq
     while not svc.round.is_over:  # the decisions (CSP-6.5): alice raises, bruno folds
         due = svc.expected().due[0]  # type: ignore[union-attr]
         box, player = due.position, due.player
@@ -152,10 +152,10 @@ def test_a_player_never_gets_another_box_s_cards(
     runtime: Runtime, sockets: dict[str, Socket]
 ) -> None:
     svc = runtime.service("csp-1")
-    _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    open_round(runtime.service("csp-1"))
     _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), "a", "alice")
     _submit(runtime, "csp-1", PlaceAnte(2, "bruno", UNIT), "b", "bruno")
-    seq = _submit(runtime, "csp-1", CloseBetting(), "close", "dealer")  # the cards are out
+    seq = close_betting(runtime.service("csp-1"), CloseBetting()).last_seq  # the cards are out
     box1, box2 = svc.round.box(1), svc.round.box(2)
     assert len(box1.cards) == len(box2.cards) == 5
     alice = {c for m in _until(sockets["alice"], seq) for c in cards_in(m)}
@@ -175,7 +175,7 @@ def test_a_reconnecting_client_resumes_from_the_last_seq(
 ) -> None:
     with client.websocket_connect("/ws/tables/csp-1") as ws:
         seen = ws.receive_json()["seq"]
-    moved = _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    moved = open_round(runtime.service("csp-1")).last_seq
     assert moved > seen
     # The table moved on since: the current view at once.
     with client.websocket_connect(f"/ws/tables/csp-1?after={seen}") as ws:
@@ -209,9 +209,9 @@ def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
     client: TestClient, runtime: Runtime
 ) -> None:
     token = _token(client, "alice")
-    _submit(runtime, "csp-1", OpenRound(), "open", "dealer")
+    open_round(runtime.service("csp-1"))
     _submit(runtime, "csp-1", PlaceAnte(1, "alice", UNIT), "a", "alice")
-    _submit(runtime, "csp-1", CloseBetting(), "close", "dealer")
+    close_betting(runtime.service("csp-1"), CloseBetting())
     svc = runtime.service("csp-1")
     assert svc.expected().due[0].kind.value == "decision"  # type: ignore[union-attr]
     before = svc.view(Audience.public()).seq
@@ -448,7 +448,8 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
 ) -> None:
     """The ``table`` message says what the round waits for and which of its commands the
     user's role may send, exactly as ``GET /api/tables/{id}`` does: a page needs no request
-    after a message (a player may bet, the dealer closes the betting, the public nothing)."""
+    after a message (a player may bet, the public nothing; at a virtual table the round cycle
+    closes the betting, so the dealer is not offered it), and the cycle's countdown."""
     headers = {name: login(client, name) for name in ("alice", "dealer", "supervisor")}
     urls = {name: f"/ws/tables/csp-1?token={h['Authorization'].removeprefix('Bearer ')}"
             for name, h in headers.items()}  # fmt: skip
@@ -461,22 +462,24 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
         for ws in sockets.values():
             first = ws.receive_json()
             assert first["expected"] is None and first["can_issue"] == []
-        seq = _submit(runtime, "csp-1", OpenRound(), "open-x", "dealer")
+        seq = open_round(runtime.service("csp-1")).last_seq
         for name, ws in sockets.items():
             message = _until(ws, seq)[-1]
             shown = client.get("/api/tables/csp-1", headers=headers[name]).json()
             assert shown["seq"] == message["seq"] == seq
-            for key in ("status", "expected", "can_issue", "round_id", "view", "fault"):
+            for key in ("status", "expected", "can_issue", "round_id", "view", "fault", "cycle"):
                 assert message[key] == shown[key], (name, key)
             assert message["expected"]["phase"] == "betting"
-        # (with an ante in, the dealer may close the betting: at a virtual table nothing else)
+            assert message["cycle"]["step"] == "close" and message["cycle"]["at"]
+        # (with an ante in, the round could close: the cycle's, never offered to the dealer)
         _submit(runtime, "csp-1", PlaceAnte(2, "bruno", 5 * UNIT), "ante-x", "bruno")
         commands = {name: set(sockets_can) for name, sockets_can in (
             (n, client.get("/api/tables/csp-1", headers=headers[n]).json()["can_issue"])
             for n in sockets)}  # fmt: skip
     assert "caribbean.PlaceAnte" in commands["alice"]
     assert "caribbean.PlaceAnte" not in commands["dealer"]
-    assert commands["dealer"] and commands["dealer"].isdisjoint(commands["alice"])
+    assert "caribbean.CloseBetting" not in commands["dealer"]
+    assert commands["dealer"].isdisjoint(commands["alice"])
     assert commands["public"] == set()
 
 
@@ -496,9 +499,9 @@ def test_a_virtual_tables_socket_offers_no_physical_act_CSP_11(
     }
     with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
         ws.receive_json()
-        _submit(runtime, "csp-1", OpenRound(), "open-m", "dealer")
+        open_round(runtime.service("csp-1"))
         _submit(runtime, "csp-1", PlaceAnte(1, "alice", 5 * UNIT), "ante-m", "alice")
-        seq = _submit(runtime, "csp-1", CloseBetting(), "close-m", "dealer")
+        seq = close_betting(runtime.service("csp-1"), CloseBetting()).last_seq
         message = _until(ws, seq)[-1]
     assert message["expected"]["phase"] == "deciding"
     assert not physical & set(message["expected"]["commands"])
@@ -524,7 +527,7 @@ def test_a_table_stream_closes_once_its_session_expires(
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
         runtime.clock.advance(61)  # type: ignore[attr-defined]
-        _submit(runtime, "csp-1", OpenRound(), "open-expired", "dealer")  # a push
+        open_round(runtime.service("csp-1"))  # a push
         error, closed = _closed(ws)
         assert error["key"] == "auth.session_expired" and closed.code == streams.CLOSE_SIGNED_OUT
         jackpot.send_json({"type": "ping"})

@@ -4,6 +4,7 @@ checks of the invariants every test repeats."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from fractions import Fraction
@@ -13,8 +14,10 @@ from macau_tables.approvals import Approval
 from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind
 from macau_tables.baccarat.rules import default_limits as baccarat_limits
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
+from macau_tables.rounds import CycleStep, cycle_step_of
 from macau_tables.store import Store, TableMode, TableStatus
-from macau_tables.tables import FakeClock, TableService
+from macau_tables.tables import FakeClock, OpenRound, Submitted, TableService
+from macau_tables.tables.cycle import betting
 
 START = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # Monday 10:00 in Macau
 APPLIED, EFFECTIVE = date(2025, 12, 1), date(2025, 12, 5)
@@ -110,6 +113,60 @@ def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: A
     return TableService(
         store, table_id, clock=clock or FakeClock(START), owner=f"test:{table_id}", **kw
     )
+
+
+_keys = itertools.count(1)
+
+
+def open_round(svc: TableService, seated: tuple[tuple[int, str], ...] = ()) -> Submitted:
+    """Open ``svc``'s next round: a live table's dealer sends ``OpenRound(seated)``; at a
+    virtual table its round cycle opens it (:meth:`TableService.cycle_step`, run at once: the
+    result pause is not waited for), seating ``seated`` (baccarat BAC-15), else the last
+    round's seating."""
+    if svc.setup.live:
+        return svc.submit(OpenRound(seated), idempotency_key=f"open-{next(_keys)}", actor="dealer")
+    opened = svc.state.rounds
+    for _ in range(4):
+        done = svc.cycle_step(seated=seated or None)
+        if done is None:
+            break
+        if svc.state.rounds > opened:
+            return done
+    raise AssertionError(f"the cycle of {svc.table_id} opened no round")
+
+
+def close_betting(svc: TableService, command: object) -> Submitted:
+    """Close the betting of ``svc``'s round: a live table's dealer sends ``command`` (the
+    game's ``CloseBetting``); at a virtual table the round cycle closes it at the end of the
+    countdown (:meth:`TableService.cycle_step`, run at once)."""
+    if svc.setup.live:
+        return svc.submit(command, idempotency_key=f"close-{next(_keys)}", actor="dealer")
+    for _ in range(3):  # (a countdown first recorded, e.g. after a fault was cleared)
+        done = svc.cycle_step()
+        if done is None:
+            break
+        if not betting(svc.round):
+            return done
+    raise AssertionError(f"the cycle of {svc.table_id} did not close the betting")
+
+
+def by_cycle(svc: TableService, command: object) -> bool:
+    """At a virtual table, the dealer's ``command`` that is its round cycle's step
+    (``OpenRound``, a game's ``CloseBetting``: ``tables.cycle_owns`` from a client) run by the
+    cycle at once (:func:`open_round` — nothing when the cycle's tick already opened the round
+    — or :func:`close_betting`): ``True``; ``False`` for any other command or table (the
+    caller submits it as before)."""
+    if svc.setup.live:
+        return False
+    step = cycle_step_of(type(command))
+    if step is CycleStep.OPEN:
+        if not betting(svc.round):
+            open_round(svc, tuple(getattr(command, "seated", ())))
+        return True
+    if step is CycleStep.CLOSE:
+        close_betting(svc, command)
+        return True
+    return False
 
 
 def ledger_total(store: Store) -> int:

@@ -4,8 +4,6 @@ service, on SQLite and PostgreSQL: the baccarat tables' banker/player difference
 
 from __future__ import annotations
 
-import pytest
-
 from macau_tables.baccarat.bets import standing
 from macau_tables.baccarat.commands import CloseBetting, PlaceWager
 from macau_tables.baccarat.demo import MAX_DIFFERENCE
@@ -14,9 +12,8 @@ from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
 from macau_tables.tables.casino import create_demo_casino
-from macau_tables.tables.model import OpenRound
 
-from .support import service
+from .support import close_betting, open_round, service
 
 
 def test_the_demo_baccarat_tables_limit_the_banker_player_difference_BAC_14(
@@ -31,7 +28,7 @@ def test_the_demo_baccarat_tables_limit_the_banker_player_difference_BAC_14(
     configs = {t.table_id: t.config_id for t in casino.tables}
     assert configs["bac-live"] == configs["bac-1"]
     svc = service(store, "bac-1", rng=SeededRandom(3))
-    svc.submit(OpenRound(), idempotency_key="open", actor="dealer")  # shoe, demo round, round
+    open_round(svc)  # the round cycle opens: shoe, demo round, round
     svc.submit(
         PlaceWager("alice", standing(1), WagerKind.BANKER, 600_000),
         idempotency_key="a",
@@ -43,16 +40,17 @@ def test_the_demo_baccarat_tables_limit_the_banker_player_difference_BAC_14(
         actor="bruno",
     )
     before = store.read(lambda tx: len(tx.read_events("bac-1")))
-    with pytest.raises(RuleViolation) as refused:
-        svc.submit(CloseBetting(), idempotency_key="close", actor="dealer")
-    assert refused.value.rule == "BAC-14"
-    assert (refused.value.params["banker"], refused.value.params["player"]) == (600_000, 90_000)
-    assert refused.value.params["limit"] == MAX_DIFFERENCE
-    assert store.read(lambda tx: len(tx.read_events("bac-1"))) == before  # nothing written
+    refused = svc.round.check(CloseBetting())  # what the cycle finds at the countdown's end
+    assert isinstance(refused, RuleViolation) and refused.rule == "BAC-14"
+    assert (refused.params["banker"], refused.params["player"]) == (600_000, 90_000)
+    assert refused.params["limit"] == MAX_DIFFERENCE
+    svc.cycle_step()  # the close is refused: the round keeps betting on a new countdown
+    log = store.read(lambda tx: tx.read_events("bac-1"))
+    assert [r.type for r in log[before:]] == ["tables.CycleDeadline"]  # no card, no money
     svc.submit(
         PlaceWager("carmen", standing(3), WagerKind.PLAYER, 10_000),
         idempotency_key="c",
         actor="carmen",
     )
-    done = svc.submit(CloseBetting(), idempotency_key="close2", actor="dealer")
+    done = close_betting(svc, CloseBetting())
     assert "baccarat.BettingClosed" in done.events

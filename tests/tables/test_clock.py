@@ -18,9 +18,17 @@ from macau_tables.caribbean.events import DecisionMade
 from macau_tables.errors import ConfigError
 from macau_tables.rounds import DEALER, DueKind
 from macau_tables.store import Store
-from macau_tables.tables import ClearFault, FakeClock, OpenRound, ReportFault, opening_date
+from macau_tables.tables import ClearFault, FakeClock, ReportFault, opening_date
 
-from .support import START, baccarat_rules, caribbean_rules, casino, service
+from .support import (
+    START,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    close_betting,
+    open_round,
+    service,
+)
 
 _n = 0
 
@@ -37,10 +45,10 @@ def test_an_absent_player_s_hand_is_folded_when_the_decision_timer_runs_out_CSP_
     casino(store, {"c1": ("caribbean", caribbean_rules(decision_timeout_seconds=30), False)})
     clock = FakeClock(START)
     svc = service(store, "c1", clock)
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 100), "p1")
     send(svc, PlaceAnte(2, "p2", 200), "p2")
-    send(svc, CloseBetting())  # the decisions are due from now
+    close_betting(svc, CloseBetting())  # the decisions are due from now
     assert svc.next_deadline() == START + timedelta(seconds=30)
     clock.advance(10)
     send(svc, Raise(1, "p1", 200), "p1")
@@ -54,7 +62,9 @@ def test_an_absent_player_s_hand_is_folded_when_the_decision_timer_runs_out_CSP_
     assert r.is_over and r.box(2).timed_out and not r.box(1).timed_out
     made = [e for e in r.events if isinstance(e, DecisionMade)]
     assert [(e.box, e.timed_out) for e in made] == [(1, False), (2, True)]
-    assert svc.tick() == [] and svc.next_deadline() is None
+    # what runs next is the round cycle's result pause before the next round
+    assert svc.tick() == []
+    assert svc.next_deadline() == clock.now() + timedelta(seconds=svc.state.rules.result_seconds)
     audit = store.read(lambda tx: tx.read_events("c1"))
     assert any(r.type == "caribbean.RoundSettled" for r in audit)
 
@@ -63,7 +73,7 @@ def test_time_outs_are_not_issued_while_a_fault_is_in_force(store: Store) -> Non
     casino(store, {"b1": ("baccarat", baccarat_rules(), False)})
     clock = FakeClock(START)
     svc = service(store, "b1", clock)
-    send(svc, OpenRound(((1, "p1"),)))
+    open_round(svc, ((1, "p1"),))
     send(svc, ReportFault("card reader failure"), "supervisor")
     clock.advance(3600)
     assert svc.tick() == []
@@ -79,9 +89,9 @@ def test_a_held_round_s_decision_timer_stops_and_starts_afresh_once_cleared_CSP_
     casino(store, {"c1": ("caribbean", caribbean_rules(decision_timeout_seconds=30), False)})
     clock = FakeClock(START)
     svc = service(store, "c1", clock)
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 100), "p1")
-    send(svc, CloseBetting())
+    close_betting(svc, CloseBetting())
     clock.advance(20)
     send(svc, ReportFault("the dealer saw a card face up"), "dealer")
     assert svc.next_deadline() is None
@@ -100,10 +110,10 @@ def test_a_held_round_s_decision_timer_stops_and_starts_afresh_once_cleared_CSP_
 def play_until_a_holder_reveal(svc: Any) -> None:
     """Open rounds until one stops at a holder's reveal (BAC-16)."""
     for _ in range(20):
-        send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+        open_round(svc, ((1, "p1"), (2, "p2")))
         send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
         send(svc, PlaceWager("p2", seat(2), WagerKind.PLAYER, 1000), "p2")
-        send(svc, BacClose())
+        close_betting(svc, BacClose())
         due = svc.expected().due
         if due and due[0].kind is DueKind.REVEAL and due[0].player is not None:
             return

@@ -19,9 +19,9 @@ from macau_tables.cards import new_shoe
 from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
-from macau_tables.tables import OpenRound, OpenShoe
+from macau_tables.tables import OpenShoe
 
-from .support import baccarat_rules, casino, service
+from .support import baccarat_rules, casino, open_round, service
 
 _n = 0
 
@@ -70,7 +70,7 @@ def test_the_cutter_of_a_live_shoe_is_the_dealer_or_a_player_at_the_table_BAC_2_
     assert (_cut_event(svc).cutter, _cut_event(svc).cutter_id) == (S.Cutter.DEALER, "dealer-7")
     send(svc, S.Burn((None,) * 8))
 
-    send(svc, OpenRound(((1, "p1"),)))
+    open_round(svc, ((1, "p1"),))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 1_000), "p1")
     send(svc, PlaceWager("p2", standing(1), WagerKind.PLAYER, 1_000), "p2")
     order = list(new_shoe(8))
@@ -95,7 +95,7 @@ def test_a_virtual_shoe_is_cut_by_the_virtual_dealer_BAC_2_1(store: Store) -> No
     rules = baccarat_rules(shoe=ShoeSettings(decks=8, demo_rounds=0), card_holding=False)
     casino(store, {"l1": ("baccarat", rules, False)})
     svc = service(store, "l1", rng=SeededRandom(4))
-    send(svc, OpenRound(((1, "p1"),)))
+    open_round(svc, ((1, "p1"),))
     cut = _cut_event(svc)
     assert (cut.cutter, cut.cutter_id) == (S.Cutter.DEALER, VIRTUAL_DEALER)
     svc.close()

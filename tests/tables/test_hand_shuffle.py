@@ -22,10 +22,9 @@ from macau_tables.caribbean import (
 from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.rng import SeededRandom
 from macau_tables.store import Store
-from macau_tables.tables import OpenRound
 from macau_tables.tables.audit import verify_database
 
-from .support import caribbean_rules, casino, ledger_total, service
+from .support import caribbean_rules, casino, close_betting, ledger_total, open_round, service
 
 _n = 0
 
@@ -48,9 +47,9 @@ def _refused(store: Store, svc: Any, command: object, rule: str, key: str) -> Ma
 
 
 def _open(svc: Any) -> None:
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 100), "p1")
-    send(svc, CloseBetting())
+    close_betting(svc, CloseBetting())
 
 
 CARDS = [Card.parse(c) for c in ("2c", "5d", "9h", "Js", "Ac", "3h", "6s", "8d", "Qc", "Kh")]
@@ -104,10 +103,10 @@ def test_no_hand_shuffle_at_a_shuffler_table_nor_at_a_virtual_one_CSP_3(store: S
     assert machine.round.dealt == 1
     machine.close()
     virtual = service(store, "V1", rng=SeededRandom(2))
-    send(virtual, OpenRound())
+    open_round(virtual)
     _refused(store, virtual, ShuffleAndCut(), "", "tables.mode_refuses")
     send(virtual, PlaceAnte(1, "p1", 100), "p1")
-    send(virtual, CloseBetting())
+    close_betting(virtual, CloseBetting())
     assert virtual.round.dealt > 0  # dealt by the service from its committed deck
     virtual.close()
 
@@ -122,12 +121,12 @@ def test_the_hand_shuffle_and_cut_is_recorded_only_for_an_open_round_before_its_
     )
     svc = service(store, "H2")
     _refused(store, svc, ShuffleAndCut(), "CSP-3", "caribbean.shuffle_and_cut_not_now")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, ShuffleAndCut())  # during the betting, before any card: allowed
     first = svc.round.round_id
     assert svc.state.deal.cut_for == first
     send(svc, PlaceAnte(1, "p1", 100), "p1")
-    send(svc, CloseBetting())
+    close_betting(svc, CloseBetting())
     for card in CARDS:
         send(svc, DealCard(card))
     send(svc, Fold(1, "p1"), "p1")

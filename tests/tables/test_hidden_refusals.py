@@ -53,6 +53,7 @@ from macau_tables.rounds import (
     TableMode,
     accepts,
     acting,
+    cycle_step_of,
     is_command,
 )
 from macau_tables.server.api_tables import ISSUERS
@@ -63,7 +64,15 @@ from macau_tables.tables import model as M
 from macau_tables.tables.engine import TableState, execute
 from macau_tables.voids import Ground
 
-from .support import PureTable, baccarat_rules, caribbean_rules, casino, service
+from .support import (
+    PureTable,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    close_betting,
+    open_round,
+    service,
+)
 
 PLAYERS = ("p1", "p2", "p3")
 SUPERVISOR = "sue"
@@ -517,6 +526,9 @@ class _Served:
 
     def run(self, command: object) -> object:
         self.n += 1
+        if not self.svc.setup.live and cycle_step_of(type(command)) is not None:
+            # a virtual table's round cycle opens and closes (tables.cycle_owns for a client)
+            return self.svc.cycle_step(seated=getattr(command, "seated", None) or None)
         return self.svc.submit(command, idempotency_key=f"walk-{self.n}", actor=self.actor)
 
 
@@ -592,9 +604,9 @@ def test_a_virtual_table_refuses_every_physical_act_with_one_key_whatever_the_ca
     still face down; the table's ``expected`` offers none of them."""
     casino(store, {"csp-1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "csp-1", rng=SeededRandom(5))
-    svc.submit(M.OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     svc.submit(C.PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
-    svc.submit(C.CloseBetting(), idempotency_key="c", actor="dealer")
+    close_betting(svc, C.CloseBetting())
     r = svc.state.round
     assert r.expected_next().phase == "deciding"
     hole = next(c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if not up)

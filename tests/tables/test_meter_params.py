@@ -9,16 +9,15 @@ import pytest
 from macau_tables.caribbean.commands import PlaceAnte
 from macau_tables.errors import MacauTablesError
 from macau_tables.store import Store
-from macau_tables.tables import OpenRound
 from macau_tables.tables.meters import change_meter_params
 
-from .support import CARIBBEAN_SEED, caribbean_rules, casino, service
+from .support import CARIBBEAN_SEED, caribbean_rules, casino, open_round, service
 
 
 def test_meter_parameters_refused_while_a_round_is_open_CSP_10_8(store: Store) -> None:
     casino(store, {"t1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "t1")
-    svc.submit(OpenRound(), idempotency_key="open", actor="dealer")
+    open_round(svc)
     svc.submit(PlaceAnte(1, "p1", 500), idempotency_key="a1", actor="p1")
     before = store.read(lambda tx: tx.meter("m-car"))
     with pytest.raises(MacauTablesError) as exc:

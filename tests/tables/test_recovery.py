@@ -32,7 +32,6 @@ from macau_tables.store.verify import verify
 from macau_tables.tables import (
     ClearFault,
     MemoryVault,
-    OpenRound,
     OpenShoe,
     ReportFault,
     TableError,
@@ -46,7 +45,9 @@ from .support import (
     baccarat_rules,
     caribbean_rules,
     casino,
+    close_betting,
     ledger_total,
+    open_round,
     service,
 )
 
@@ -60,7 +61,10 @@ def send(svc: Any, command: object, actor: str = "dealer") -> Any:
 
 
 def log_types(store: Store, table_id: str, after: int = 0) -> list[str]:
-    return [r.type for r in store.read(lambda tx: tx.read_events(table_id, after=after))]
+    """The types of the table's records after ``after``, but the round cycle's own (its
+    deadlines: tests/tables/test_cycle.py looks at those)."""
+    records = store.read(lambda tx: tx.read_events(table_id, after=after))
+    return [r.type for r in records if not r.type.startswith("tables.Cycle")]
 
 
 def balances(store: Store) -> dict[str, int]:
@@ -88,11 +92,11 @@ def test_a_caribbean_round_in_its_decisions_survives_a_restart_and_settles_CSP_1
     sealed order survived (lost, the deck is recorded lost and never revealed)."""
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     send(svc, PlaceJackpotWager(1, "p1"), "p1")
     send(svc, PlaceAnte(2, "p2", 300), "p2")
-    head = send(svc, CloseBetting()).last_seq  # the cards are out, the decisions are due
+    head = close_betting(svc, CloseBetting()).last_seq  # the cards are out, decisions due
     cards = [b.cards for b in svc.round.in_play]
     del svc  # the process dies here
     vault = None if vault_kept else MemoryVault()  # a new process has an empty vault
@@ -131,11 +135,11 @@ def test_a_three_of_a_kind_raised_against_a_qualifying_dealer_is_paid_after_a_cr
     resumes and pays the ante 1:1 and the raise 3:1 (CSP-9), not a void."""
     casino(store, {"l1": ("caribbean", caribbean_rules(), True)})
     svc = service(store, "l1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     send(svc, PlaceJackpotWager(1, "p1"), "p1")
     send(svc, PlaceAnte(2, "p2", 300), "p2")
-    send(svc, CloseBetting())
+    close_betting(svc, CloseBetting())
     for card in (*LIVE_DEAL.split()[:5], "2s", "3s", "4s", "6d", "8c", *LIVE_DEAL.split()[5:]):
         send(svc, DealCard(Card.parse(card)))
     send(svc, Raise(1, "p1", 1000), "p1")
@@ -161,7 +165,7 @@ def test_a_virtual_deal_cut_short_by_a_crash_is_void_with_the_jackpot_wagers_car
 
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     send(svc, PlaceJackpotWager(1, "p1"), "p1")
     send(svc, PlaceAnte(2, "p2", 300), "p2")
@@ -176,7 +180,7 @@ def test_a_virtual_deal_cut_short_by_a_crash_is_void_with_the_jackpot_wagers_car
         return automatic(self, batch, play=play)
 
     monkeypatch.setattr(CaribbeanDealing, "automatic", dies_after_three_cards)
-    head = send(svc, CloseBetting()).last_seq
+    head = close_betting(svc, CloseBetting()).last_seq
     monkeypatch.setattr(CaribbeanDealing, "automatic", automatic)
     assert dealt and svc.round.dealt == 3
     del svc
@@ -208,7 +212,7 @@ def test_a_virtual_deal_cut_short_resumes_from_its_deck_when_the_deck_survived_C
 
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     automatic = CaribbeanDealing.automatic
 
@@ -219,7 +223,7 @@ def test_a_virtual_deal_cut_short_resumes_from_its_deck_when_the_deck_survived_C
         return automatic(self, batch, play=play)
 
     monkeypatch.setattr(CaribbeanDealing, "automatic", stops_after_four)
-    send(svc, CloseBetting())
+    close_betting(svc, CloseBetting())
     monkeypatch.setattr(CaribbeanDealing, "automatic", automatic)
     del svc
     again = service(store, "c1")  # same process: the deck's sealed order is in the vault
@@ -251,7 +255,7 @@ def test_a_baccarat_round_whose_cards_are_all_recorded_resumes_BAC_10(store: Sto
     casino(store, {"l1": ("baccarat", rules, True)})
     svc = service(store, "l1")
     open_live_shoe(svc)
-    send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+    open_round(svc, ((1, "p1"), (2, "p2")))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
     send(svc, PlaceWager("p2", seat(2), WagerKind.PLAYER, 1000), "p2")
     send(svc, PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
@@ -277,7 +281,7 @@ def test_a_virtual_baccarat_round_still_betting_resumes_and_its_shoe_goes_on_BAC
     after the restart (nothing was dealt), its wagers in place."""
     casino(store, {"b1": ("baccarat", baccarat_rules(card_holding=False), False)})
     svc = service(store, "b1")
-    send(svc, OpenRound(((1, "p1"), (2, "p2"))))
+    open_round(svc, ((1, "p1"), (2, "p2")))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
     send(svc, PlaceWager("p2", seat(2), WagerKind.JACKPOT, 100), "p2")
     del svc
@@ -286,7 +290,7 @@ def test_a_virtual_baccarat_round_still_betting_resumes_and_its_shoe_goes_on_BAC
     assert log_types(store, "b1")[-1] == "tables.RoundRecovered"
     money = balances(store)
     assert money["wallet:p1"] == BANKROLL - 2000 and money["wallet:p2"] == BANKROLL - 100
-    send(again, CloseBettingBac())  # the service deals and settles it
+    close_betting(again, CloseBettingBac())  # the service deals and settles it
     assert again.round.is_over and again.round.settlement is not None
     Bots(again, PLAYERS[:2], seed=5).play(3)  # the same shoe goes on
     assert again.state.deal.shoes == 1
@@ -298,7 +302,7 @@ def test_a_virtual_baccarat_shoe_lost_in_a_crash_voids_the_round_and_a_new_shoe_
 ) -> None:
     casino(store, {"b1": ("baccarat", baccarat_rules(card_holding=False), False)})
     svc = service(store, "b1")
-    send(svc, OpenRound(((1, "p1"),)))
+    open_round(svc, ((1, "p1"),))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
     del svc
     again = service(store, "b1", vault=MemoryVault())
@@ -323,7 +327,7 @@ def live_round_cut_short(store: Store) -> Any:
     casino(store, {"l1": ("baccarat", rules, True)})
     svc = service(store, "l1")
     open_live_shoe(svc)
-    send(svc, OpenRound(((1, "p1"),)))
+    open_round(svc, ((1, "p1"),))
     send(svc, PlaceWager("p1", seat(1), WagerKind.BANKER, 2000), "p1")
     send(svc, BacDeal(Card.parse("2s")))
     send(svc, BacDeal(Card.parse("3h")))
@@ -371,15 +375,16 @@ def test_only_a_supervisors_decision_on_a_BAC_10_ground_voids_a_resumed_live_rou
     assert r.void.ground.supervisor == "sup-1" and r.void.ground.evidence is not None
     assert balances(store)["wallet:p1"] == BANKROLL
     send(again, ClearFault("sup-1", "shoe checked"), "sup-1")
-    assert again.state.deal.shoe.out == 10  # the two cards stay out of the shoe
-    send(again, OpenRound(((1, "p1"),)))
+    # the shoe took the two cards: the next round is dealt after them
+    assert again.state.deal.shoe.out == 10
+    open_round(again, ((1, "p1"),))
     check_invariants(store, "l1", again)
 
 
 def test_a_fault_recorded_before_a_crash_is_still_in_force_after_it(store: Store) -> None:
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     send(svc, ReportFault("dealer console failure"), "dealer")
     assert not svc.round.is_over and svc.status is TableStatus.FAULT  # held, not void
@@ -389,24 +394,22 @@ def test_a_fault_recorded_before_a_crash_is_still_in_force_after_it(store: Store
     assert again.state.fault is not None and again.state.fault.reason == "dealer console failure"
     assert not again.round.is_over  # still held for the supervisor
     assert store.read(lambda tx: tx.table("c1")).status is TableStatus.FAULT
-    with pytest.raises(TableError) as exc:
-        send(again, OpenRound())
-    assert exc.value.key == "tables.in_fault"
+    assert again.cycle_step() is None  # the fault stops the round cycle too
     with pytest.raises(TableError):
         again.open_table(actor="manager", reason="try")
     send(again, ClearFault("sup-9", "console replaced"), "sup-9")
     assert store.read(lambda tx: tx.table("c1")).status is TableStatus.OPEN
-    send(again, CloseBetting())  # the held round goes on
+    close_betting(again, CloseBetting())  # the held round goes on
     send(again, Fold(1, "p1"), "p1")
     assert again.round.settlement is not None
-    send(again, OpenRound())
+    open_round(again)
     check_invariants(store, "c1", again)
 
 
 def test_recovery_is_recorded_once_even_when_two_starts_race(store: Store) -> None:
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    send(svc, OpenRound())
+    open_round(svc)
     send(svc, PlaceAnte(1, "p1", 500), "p1")
     del svc
     first = service(store, "c1")
@@ -419,7 +422,7 @@ def test_recovery_is_recorded_once_even_when_two_starts_race(store: Store) -> No
     assert [x.action for x in recovered] == ["resume", "resume"]  # never void twice
     assert first.round == second.round and not second.round.is_over
     assert balances(store)["wallet:p1"] == BANKROLL - 500  # still in the round (CSP-11.4)
-    send(second, CloseBetting())
+    close_betting(second, CloseBetting())
     send(second, Fold(1, "p1"), "p1")
     check_invariants(store, "c1", second)
 
@@ -444,9 +447,9 @@ def test_a_resumed_virtual_round_whose_shoe_was_lost_still_gets_the_dealers_reve
             send(table, Reveal(step.side, step.part, "p1"), "p1")
 
     for _ in range(40):  # until a hand is complete with its first four cards (BAC-9)
-        send(svc, OpenRound(((1, "p1"),)))
+        open_round(svc, ((1, "p1"),))
         send(svc, PlaceWager("p1", seat(1), WagerKind.PLAYER, 2000), "p1")  # banker: no holder
-        send(svc, CloseBettingBac())
+        close_betting(svc, CloseBettingBac())
         if svc.round.due_slot() is None:
             break
         reveal_as_p1(svc)
@@ -479,7 +482,7 @@ def test_a_request_landing_while_the_next_process_takes_the_table_is_recovered_C
 
     def renew_after_the_last_commit(self: Any, now: Any, *, force: bool = False) -> None:
         if self is not dying._lease and not late:  # the dead process's last request lands
-            late.append(send(dying, OpenRound()))  # after the table was read, before the lease
+            late.append(dying.cycle_step())  # after the table was read, before the lease
         renew(self, now, force=force)
 
     monkeypatch.setattr(links.Lease, "renew", renew_after_the_last_commit)

@@ -49,7 +49,9 @@ from .support import (
     baccarat_rules,
     caribbean_rules,
     casino,
+    close_betting,
     ledger_total,
+    open_round,
     service,
 )
 
@@ -96,7 +98,7 @@ def test_idempotent_retry_returns_the_first_result_and_other_parameters_are_refu
 ) -> None:
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
-    opened = svc.submit(OpenRound(), idempotency_key="k-open", actor="dealer")
+    opened = open_round(svc)  # the round cycle opens it (a client may not, tables.cycle_owns)
     first = svc.submit(PlaceAnte(1, "p1", 500), idempotency_key="k1", actor="p1")
     again = svc.submit(PlaceAnte(1, "p1", 500), idempotency_key="k1", actor="p1")
     assert isinstance(first, Submitted) and again == first
@@ -119,7 +121,7 @@ def test_a_refused_command_writes_nothing_and_publishes_nothing(store: Store) ->
     store.run(lambda tx: tx.add_player("poor", "Poor"))
     store.run(lambda tx: tx.deposit("poor", 50, actor="cashier", reason="test"))
     svc = service(store, "c1")
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     got: list[Any] = []
     svc.subscribe(Audience.public(), got.append)
     head = store.read(lambda tx: tx.chain_head("c1"))
@@ -150,9 +152,9 @@ def test_a_table_that_is_not_a_demonstration_refuses_a_seeded_source(store: Stor
     assert exc.value.key == "core.rng_not_production"
     store.run(lambda tx: approve_program(tx, running_program(), actor="lab", reason="release"))
     svc = service(store, "c1")  # the CSPRNG (and the program approved: see test_program.py)
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
-    svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")
+    close_betting(svc, CloseBetting())
     assert svc.state.deal.deck is not None and svc.state.deal.deck.production
 
 
@@ -167,8 +169,8 @@ def test_a_table_refuses_to_open_with_an_option_lacking_an_approval_CSP_13_BAC_1
         with pytest.raises(RuleViolation) as exc:
             svc.open_table(actor="manager", reason="morning")
         assert exc.value.rule == rule
-        with pytest.raises(RuleViolation) as exc:
-            svc.submit(OpenRound(), idempotency_key=f"{table_id}-o", actor="dealer")
+        with pytest.raises(RuleViolation) as exc:  # nor does its round cycle open a round
+            open_round(svc)
         assert exc.value.rule == rule
         assert store.read(lambda tx, t=table_id: tx.chain_head(t)).seq == 0
 
@@ -179,11 +181,9 @@ def test_opening_and_closing_the_table_is_audited_and_a_closed_table_opens_no_ro
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     svc = service(store, "c1")
     svc.close_table(actor="manager", reason="end of shift")
-    with pytest.raises(TableError) as exc:
-        svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
-    assert exc.value.key == "tables.table_closed"
+    assert svc.cycle_step() is None and svc.tick() == [] and svc.round is None
     svc.open_table(actor="manager", reason="next shift")
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     actions = [e.action for e in store.read(lambda tx: tx.audit_entries(table_id="c1"))]
     assert actions.count("table_closed") == 1 and actions.count("table_open") >= 2
 
@@ -217,11 +217,11 @@ def test_views_are_published_per_audience_after_each_commit(store: Store) -> Non
     }
     for name, audience in audiences.items():
         svc.subscribe(audience, got[name].append)
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a1", actor="p1")
     svc.submit(PlaceAnte(2, "p2", 100), idempotency_key="a2", actor="p2")
     svc.submit(PlaceJackpotWager(1, "p1"), idempotency_key="j1", actor="p1")
-    svc.submit(CloseBetting(), idempotency_key="c", actor="dealer")
+    close_betting(svc, CloseBetting())
     for name, audience in audiences.items():
         last = got[name][-1]
         assert isinstance(last, TableUpdate) and last.audience == audience
@@ -240,7 +240,7 @@ def test_jackpot_wagers_refused_while_the_meter_link_is_down_and_taken_when_it_i
     svc = service(store, "c1")
     updates: list[Any] = []
     svc.subscribe(Audience.public(), updates.append)
-    svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(svc)
     svc.submit(PlaceAnte(1, "p1", 100), idempotency_key="a", actor="p1")
     svc.meter_link_lost("jackpot controller offline")
     assert svc.meter_link == (False, "jackpot controller offline")
@@ -282,7 +282,8 @@ def test_shoe_reveals_are_stored_for_the_store_s_verification(store: Store) -> N
     assert all("order" not in (s.revealed or {}) for s in shoes)
     log = store.read(lambda tx: tx.read_events("c1"))
     assert sum(r.type == "tables.ShoeRevealed" for r in log) == 3
-    decoded = [r.decode(store.read(lambda tx: tx.config_resolver())) for r in log[-1:]]
+    revealed = [r for r in log if r.type == "tables.ShoeRevealed"][-1:]
+    decoded = [r.decode(store.read(lambda tx: tx.config_resolver())) for r in revealed]
     assert isinstance(decoded[0], ShoeRevealed) and decoded[0].verified
     assert svc.status is TableStatus.OPEN
 
@@ -291,22 +292,22 @@ def test_a_bet_slip_is_one_request_all_or_nothing(store: Store) -> None:
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     store.run(lambda tx: tx.add_player("poor", "Poor"))
     svc = service(store, "c1")
+    with pytest.raises(TableError) as owned:  # the round cycle opens (tables.cycle_owns)
+        svc.submit_all([OpenRound(), PlaceAnte(1, "p1", 500)], idempotency_key="s0", actor="x")
+    assert owned.value.key == "tables.cycle_owns"
+    open_round(svc)
     head = store.read(lambda tx: tx.chain_head("c1"))
-    slip = [OpenRound(), PlaceAnte(1, "p1", 500), PlaceAnte(2, "poor", 100)]
+    slip = [PlaceAnte(1, "p1", 500), PlaceAnte(2, "poor", 100)]
     with pytest.raises(MacauTablesError) as exc:  # the last wager: an empty wallet
         svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk")
     assert exc.value.key == "ledger.insufficient_funds"
-    assert store.read(lambda tx: tx.chain_head("c1")) == head and svc.round is None
-    slip[2] = PlaceJackpotWager(1, "p1")
+    assert store.read(lambda tx: tx.chain_head("c1")) == head and not svc.round.in_play
+    slip[1] = PlaceJackpotWager(1, "p1")
     done = svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk")
-    assert done.events[:3] == (
-        "caribbean.RoundOpened",
-        "caribbean.AntePlaced",
-        "caribbean.JackpotWagerPlaced",
-    )
+    assert done.events[:2] == ("caribbean.AntePlaced", "caribbean.JackpotWagerPlaced")
     assert svc.submit_all(slip, idempotency_key="slip", actor="cashier-desk") == done
     with pytest.raises(TableError) as exc2:
-        svc.submit_all(slip[:2], idempotency_key="slip", actor="cashier-desk")
+        svc.submit_all(slip[:1], idempotency_key="slip", actor="cashier-desk")
     assert exc2.value.key == "tables.idempotency_mismatch"
     assert wallets(store)["p1"] == BANKROLL - 600
 
@@ -337,10 +338,10 @@ def test_a_service_whose_table_moved_on_reads_the_log_again(store: Store) -> Non
     casino(store, {"c1": ("caribbean", caribbean_rules(), False)})
     stale = service(store, "c1")
     other = service(store, "c1")  # the same owner: it takes the table over
-    other.submit(OpenRound(), idempotency_key="o", actor="dealer")
+    open_round(other)  # the round and its countdown (records 1, 2)
     other.submit(PlaceAnte(1, "p1", 100), idempotency_key="a1", actor="p1")
     done = stale.submit(PlaceAnte(2, "p2", 100), idempotency_key="a2", actor="p2")
-    assert done.first_seq == 3 and stale.round.box(1) is not None
+    assert done.first_seq == 4 and stale.round.box(1) is not None
     assert replayed(store, "c1") == stale.state
 
 
@@ -370,11 +371,11 @@ def test_recall_says_settled_or_void_as_the_game_closed_the_round(store: Store, 
     svc = service(store, "t1", rng=SeededRandom(11))
     Bots(svc, PLAYERS[:2], seed=11).play(2)
     if game == "caribbean":
-        svc.submit(OpenRound(), idempotency_key="o", actor="dealer")
+        open_round(svc)
         svc.submit(PlaceAnte(1, "p1", UNIT), idempotency_key="a", actor="p1")
         void: object = CarVoid("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup")
     else:
-        svc.submit(OpenRound(((1, "p1"),)), idempotency_key="o", actor="dealer")
+        open_round(svc, ((1, "p1"),))
         wager = PlaceWager("p1", seat(1), WagerKind.BANKER, UNIT)
         svc.submit(wager, idempotency_key="a", actor="p1")
         void = BacVoid("sup", "a card fell on the floor", Ground.UNCORRECTABLE)

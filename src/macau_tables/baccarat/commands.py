@@ -15,7 +15,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf
-from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
+from ..rounds import EVERY_MODE, LIVE_ONLY, CycleStep, Dealer, Issuer, TableMode
 from ..voids import Evidence, Ground
 from .bets import Area
 from .rules import TieOption, WagerKind
@@ -137,6 +137,7 @@ class CloseBetting:
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+    CYCLE: ClassVar[CycleStep] = CycleStep.CLOSE
 
 
 @dataclass(frozen=True, slots=True)

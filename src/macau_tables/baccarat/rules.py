@@ -41,6 +41,7 @@ from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
 from ..jackpot import Combination, Meter
 from ..paytable import PayLine, PayNote, Payout, Paytable
+from ..timings import CYCLE_FIELDS, check_cycle_settings
 
 __all__ = [
     "ALL_WAGERS",
@@ -301,7 +302,9 @@ class BaccaratRules:
     * ``jackpot_wager``: the fixed jackpot wager amount; ``jackpot_contribution`` (exact
       ``Fraction``), ``jackpot_seed``, ``jackpot_fixed_awards`` (BAC-17: heavenly straight,
       four of a kind, double pair, three of a kind, single pair);
-    * ``approvals``: the regulator's :class:`~macau_tables.approvals.Approval` records.
+    * ``approvals``: the regulator's :class:`~macau_tables.approvals.Approval` records;
+    * ``betting_seconds`` (15), ``result_seconds`` (5), ``idle_after_rounds`` (3),
+      ``countdown_closes`` (``True``): the table's round cycle (:mod:`macau_tables.timings`).
     """
 
     shoe: ShoeSettings = field(default_factory=ShoeSettings)
@@ -329,6 +332,12 @@ class BaccaratRules:
         )
     )
     approvals: tuple[Approval, ...] = ()
+    betting_seconds: int = 15
+    result_seconds: int = 5
+    idle_after_rounds: int = 3
+    countdown_closes: bool = True
+
+    __codec_omit_default__ = CYCLE_FIELDS  # (a class attribute, not a field)
 
     def __post_init__(self) -> None:
         if not isinstance(self.shoe, ShoeSettings):
@@ -358,6 +367,12 @@ class BaccaratRules:
             # BAC-7.2: the machine deals every card face up, so nobody can hold them.
             raise ConfigError("shoe.card_holding_with_machine")
         _int(self.holding_timeout_seconds, "holding_timeout_seconds", minimum=1)
+        check_cycle_settings(
+            self.betting_seconds,
+            self.result_seconds,
+            self.idle_after_rounds,
+            self.countdown_closes,
+        )
         jw = _int(self.jackpot_wager, "jackpot_wager", minimum=1)
         if jw % unit:
             raise ConfigError("shoe.jackpot_wager_not_multiple", value=jw, unit=unit)

@@ -14,7 +14,7 @@ from typing import ClassVar
 from ..cards import Card
 from ..jackpot import Meter
 from ..rng import CardLeaf, ShoeCommitment
-from ..rounds import EVERY_MODE, LIVE_ONLY, Dealer, Issuer, TableMode
+from ..rounds import EVERY_MODE, LIVE_ONLY, CycleStep, Dealer, Issuer, TableMode
 from ..voids import Evidence, Ground
 
 __all__ = [
@@ -99,6 +99,7 @@ class CloseBetting:
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+    CYCLE: ClassVar[CycleStep] = CycleStep.CLOSE
 
     shoe_commitment: ShoeCommitment | str | None = None
 

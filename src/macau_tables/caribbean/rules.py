@@ -25,6 +25,7 @@ from ..approvals import Approval, ApprovalRequirement, check_approvals
 from ..errors import ConfigError
 from ..jackpot import STRAIGHT_FLUSH_METER_FRACTION, Combination, Meter
 from ..paytable import PayLine, PayNote, Payout, Paytable
+from ..timings import CYCLE_FIELDS, check_cycle_settings
 from .hands import HandCategory
 
 __all__ = [
@@ -152,6 +153,8 @@ class CaribbeanRules:
     * ``jackpot_seed``: the meter's restart amount (CSP-10.8);
     * ``dealing_procedure``: :class:`DealingProcedure` (CSP-3, CSP-7);
     * ``decision_timeout_seconds``: an absent player's hand is folded after this (CSP-6.4);
+    * ``betting_seconds`` (20), ``result_seconds`` (5), ``idle_after_rounds`` (3),
+      ``countdown_closes`` (``True``): the table's round cycle (:mod:`macau_tables.timings`);
     * ``boxes``: 7 (CSP-2);
     * ``approvals``: the regulator's :class:`~macau_tables.approvals.Approval` records (CSP-13).
 
@@ -171,6 +174,12 @@ class CaribbeanRules:
     decision_timeout_seconds: int = 30
     boxes: int = BOXES
     approvals: tuple[Approval, ...] = ()
+    betting_seconds: int = 20
+    result_seconds: int = 5
+    idle_after_rounds: int = 3
+    countdown_closes: bool = True
+
+    __codec_omit_default__ = CYCLE_FIELDS  # (a class attribute, not a field)
 
     def __post_init__(self) -> None:
         unit = _int(self.bet_unit, "bet_unit", minimum=1)
@@ -210,6 +219,12 @@ class CaribbeanRules:
                 ) from exc
             object.__setattr__(self, "dealing_procedure", procedure)
         _int(self.decision_timeout_seconds, "decision_timeout_seconds", minimum=1)
+        check_cycle_settings(
+            self.betting_seconds,
+            self.result_seconds,
+            self.idle_after_rounds,
+            self.countdown_closes,
+        )
         if self.boxes != BOXES or isinstance(self.boxes, bool):
             raise ConfigError("caribbean.boxes_fixed", boxes=BOXES, value=repr(self.boxes))
         approvals = tuple(self.approvals)

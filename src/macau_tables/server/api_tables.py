@@ -24,7 +24,13 @@
 Which tables take a command is read from the command too (its ``MODES``,
 :func:`macau_tables.rounds.modes_of`): a virtual table refuses a physical act (a card by hand,
 an exposure, a misdeal …) with 409 ``tables.mode_refuses`` whatever the cards, and
-``expected`` / ``can_issue`` never offer one (the table service's ``expected()``).
+``expected`` / ``can_issue`` never offer one (the table service's ``expected()``). A virtual
+table's round cycle opens its rounds and closes their betting (:mod:`macau_tables.tables.cycle`):
+a client's ``tables.OpenRound`` or game ``CloseBetting`` there is 409 ``tables.cycle_owns``,
+never offered either; a supervisor pauses and resumes the cycle of any table with
+``tables.PauseCycle`` / ``tables.ResumeCycle`` (audited, as every supervisor's command). A
+table's answer carries the cycle's public state (``cycle``: the countdown's deadline, idle,
+paused).
 
 Who may send a command is read from the command itself (:func:`macau_tables.rounds.acting`),
 never from the game: a player's command (``Issuer.PLAYER``) only from a player, for themselves
@@ -94,6 +100,9 @@ for _key, _status in (
     ("tables.shoe_in_use", 409),
     ("tables.shoe_exhausted", 409),
     ("tables.mode_refuses", 409),
+    ("tables.cycle_owns", 409),
+    ("tables.cycle_paused_already", 409),
+    ("tables.cycle_not_paused", 409),
     ("tables.leaf_from_client", 422),
     ("tables.unknown_round", 404),
     ("tables.service_settles", 403),
@@ -374,13 +383,15 @@ def list_tables(
         row["served_here"] = row["table_id"] in served
         found = None if row["served_here"] else why.get(row["table_id"])
         row["not_served"] = None if found is None else {"key": found[0], "params": found[1]}
-        row["shoe"] = None
+        row["shoe"] = row["cycle"] = None
         if row["served_here"]:
             try:
                 service = runtime.service(row["table_id"])
             except MacauTablesError:  # taken over by another process meanwhile
                 continue
             row["shoe"] = dict(service.dealing.progress(service.state.deal))
+            cycle = service.view(Audience.public()).cycle
+            row["cycle"] = None if cycle is None else cycle.to_json()
     return rows
 
 
@@ -408,6 +419,7 @@ def show_table(
         **expectation(service.expected(), principal),
         "fault": update.fault,
         "meter_link": update.meter_link,
+        "cycle": None if update.cycle is None else update.cycle.to_json(),
         "shoe": dict(service.dealing.progress(service.state.deal)),
         "rules": codec.encode(service.state.rules),
     }

@@ -49,9 +49,10 @@ from starlette.requests import HTTPConnection
 
 from ..errors import MacauTablesError
 from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
+from ..tables import cycle
 from ..tables.clock import Clock, SystemClock
 from ..tables.links import dead_on_this_host, default_owner
-from ..tables.model import Submitted
+from ..tables.model import OpenRound, Submitted
 from ..tables.service import TableService
 from ..tables.signing import ArchiveKey, load_key
 from .principal import UserRole
@@ -144,6 +145,24 @@ class CountedService(TableService):
                 commands, idempotency_key=idempotency_key, actor=actor
             ),
         )
+
+    def _cycle_run(
+        self, action: cycle.Action, seated: tuple[tuple[int, str], ...] | None
+    ) -> Submitted:
+        """The round cycle's step, counted as the command it issued (``OpenRound``, the game's
+        ``CloseBetting``; a countdown started again issues none)."""
+        with self._lock:
+            close = cycle.close_command(self.state.round)
+            before = self._seq
+            result = super()._cycle_run(action, seated)
+            issued: tuple[object, ...] = ()
+            if action is cycle.Action.OPEN:
+                issued = (OpenRound(),)
+            elif action is cycle.Action.CLOSE and close is not None and result.phase != "betting":
+                issued = (close,)
+            if self._seq != before:
+                self.counters.accept(self.table_id, issued, result)
+            return result
 
     def _counted(self, commands: Sequence[object], run: Callable[[], Submitted]) -> Submitted:
         with self._lock:  # the service's own (re-entrant): one request at a time

@@ -17,8 +17,10 @@ process), with the last hits the store recorded.
 Messages the server sends (JSON text):
 
 * ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
-  "meter_link", "status", "expected", "can_issue"}`` — the view after record ``seq`` of the
-  table's log (the event id a client resumes from), with the table's status, what the round
+  "meter_link", "cycle", "status", "expected", "can_issue"}`` — the view after record ``seq``
+  of the table's log (the event id a client resumes from), with the round cycle's public state
+  (``cycle``: ``{"step", "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC;
+  a player's socket wakes an idle table), the table's status, what the round
   waits for (``expected``: phase, due, command names — as the audience may read it, through
   the gate :mod:`macau_tables.visibility`: the public reads no player id) and which of those
   commands the
@@ -87,6 +89,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
 from ..rounds import Audience, Expected, TableMode
+from ..tables.cycle import offered
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
 from . import auth
@@ -151,6 +154,7 @@ def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> d
         "view": None if update.view is None else codec.encode(update.view),
         "fault": update.fault,
         "meter_link": update.meter_link,
+        "cycle": None if update.cycle is None else update.cycle.to_json(),
         **(extra or {}),
     }
 
@@ -189,15 +193,15 @@ class _Texts:
         self._expected: tuple[object, Expected | None] = (None, None)
 
     def expected(self, round_: Any, mode: TableMode) -> Expected | None:
-        """``round_.expected_next()`` with only the commands a table of ``mode`` accepts
-        (:meth:`~macau_tables.rounds.Expected.in_mode`; ``None`` without a round), asked once
+        """``round_.expected_next()`` with only the commands a table of ``mode`` offers
+        (:func:`~macau_tables.tables.cycle.offered`; ``None`` without a round), asked once
         per round value for all the table's sockets (a round is a frozen value: the same one
         expects the same; a table's mode does not change)."""
         if round_ is None:
             return None
         last, expected = self._expected
         if last is not round_:
-            expected = round_.expected_next().in_mode(mode)
+            expected = offered(round_.expected_next(), mode)
             self._expected = (round_, expected)  # replaced whole: safe from any thread
         return expected
 
@@ -728,6 +732,10 @@ async def _serve_table(
             conn.outbox.offer_threadsafe(lambda: message)
 
     subscription = await run_in_threadpool(service.subscribe, audience, callback)
+    if principal is not None and principal.role is UserRole.PLAYER:
+        # A player came to the table: an idle table wakes (tables/cycle.py).
+        with contextlib.suppress(MacauTablesError):
+            await run_in_threadpool(service.wake, principal.name)
     try:
         await conn.run()
     finally:

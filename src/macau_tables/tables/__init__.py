@@ -11,10 +11,12 @@ The API in one place::
 
     service = TableService(store, table_id, clock=SystemClock(), rng=None, owner=None)
     service.open_table(actor=..., reason=...)            # approvals checked (CSP-13/BAC-19)
-    service.submit(OpenRound(), idempotency_key=k, actor=who)          # -> Submitted
+    service.submit(OpenRound(), idempotency_key=k, actor=who)   # a live table's dealer
     service.submit(PlaceAnte(1, "alice", 500), idempotency_key=k2, actor="alice")
     service.submit_all([cmd, cmd, ...], idempotency_key=k3, actor=who)  # all or nothing
-    service.tick()                      # time-outs (CSP-6.4, BAC-16), meter retry, lease
+    service.tick()        # time-outs (CSP-6.4, BAC-16), the round cycle, meter retry, lease
+    service.wake(player)  # a player opened an idle table's page: its countdown starts
+    service.cycle_step()  # the cycle's next step at once (autoplay, tests, benchmarks only)
     service.subscribe(Audience.of_player("alice"), callback)  # TableUpdate / MeterUpdate
     service.round, service.expected(), service.view(audience), service.state
     service.meter_link_lost(reason) / service.meter_link_restored()
@@ -23,8 +25,10 @@ The API in one place::
 
 Commands are the games' own (``caribbean.PlaceAnte``, ``baccarat.PlaceWager``, a live console's
 ``DealCard``, the shoe's ``Cut``/``Burn``…) and the table commands :class:`OpenRound`,
-:class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`. A virtual table deals, reveals
-for its virtual dealer and settles by itself; the settlement is always the service's (it reads
+:class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`, :class:`PauseCycle`,
+:class:`ResumeCycle`. A virtual table runs its round cycle (:mod:`.cycle`: it opens its rounds,
+counts down and closes the betting itself), deals, reveals for its virtual dealer and settles
+by itself; the settlement is always the service's (it reads
 the meter under lock). Refusals are ``RuleViolation`` (the law), :class:`TableError`
 (``tables.*``) or the store's (``ledger.insufficient_funds``, ``store.*``); a refused command
 writes and publishes nothing.
@@ -44,7 +48,9 @@ from .model import (
     Hit,
     OpenRound,
     OpenShoe,
+    PauseCycle,
     ReportFault,
+    ResumeCycle,
     RoundRecovered,
     Sealed,
     ShoeLost,
@@ -78,9 +84,11 @@ __all__ = [
     "MeterUpdate",
     "OpenRound",
     "OpenShoe",
+    "PauseCycle",
     "Played",
     "Record",
     "ReportFault",
+    "ResumeCycle",
     "RoundRecovered",
     "Sealed",
     "SealedVault",

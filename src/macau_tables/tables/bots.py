@@ -3,8 +3,10 @@
 For ``macau-tables autoplay``, the tests and the benchmarks. A bot is a client like any other:
 it asks the round what is due (``expected_next()``) and submits commands with idempotency keys
 through :meth:`TableService.submit`; the service deals from its CSPRNG shoe, settles, persists
-and publishes as for real players. The ``seed`` drives only the bots' choices (boxes, amounts,
-raise or fold, side wagers), never the cards.
+and publishes as for real players. The table's round cycle opens each round and closes its
+betting (:mod:`.cycle`); the driver runs the cycle's next step at once
+(:meth:`TableService.cycle_step`) instead of waiting for its countdown. The ``seed`` drives
+only the bots' choices (boxes, amounts, raise or fold, side wagers), never the cards.
 
 The choices are each game's (its plug-in's :class:`~macau_tables.plugin.BotPolicy`: a random
 rule, not advice, CSP-12); this module only drives them: open the round with the policy's
@@ -23,8 +25,8 @@ from typing import Any
 from ..errors import MacauTablesError
 from ..games import GAMES
 from ..plugin import Answer
-from ..rounds import DueKind
-from .model import OpenRound, Submitted, TableError
+from .cycle import betting
+from .model import Submitted, TableError
 from .service import TableService
 
 __all__ = ["Bots", "Played"]
@@ -104,7 +106,7 @@ class Bots:
         r = self.service.round
         if r is None or r.is_over:
             self._run(opening, close)
-        elif r.expected_next().due[0].kind is DueKind.WAGERS:
+        elif betting(r):
             self._close(close)  # resumed while taking wagers: close its betting
         for _ in range(64):
             r = self.service.round
@@ -120,37 +122,59 @@ class Bots:
         return r
 
     def _run(self, wagers: list[tuple[object, str]], close: object) -> None:
-        """Open the round, place ``wagers`` (command, player) and close the betting: in one
-        request when batched (falling back to one by one when the table or a wallet refuses
-        one of them), else one request each, a refused wager skipped."""
-        opening = self._open_command()
+        """Have the cycle open the round, place ``wagers`` (command, player), and have the
+        cycle close the betting: the wagers in one request when batched (falling back to one
+        by one when the table or a wallet refuses one of them), else one request each, a
+        refused wager skipped."""
+        self._open()
         if self.batched:
             try:
                 self.commands += 1
                 self.service.submit_all(
-                    [opening, *(c for c, _ in wagers), close],
+                    [c for c, _ in wagers],
                     idempotency_key=f"bot:{uuid.uuid4().hex}",
                     actor=self.actor,
                 )
+                self._close(close)
                 return
             except MacauTablesError:
                 self.refused += 1
-        self.submit(opening)
         for command, player in wagers:
             self.attempt(command, actor=player)
         self._close(close)
 
+    def _open(self) -> None:
+        """Run the round cycle until it has opened the next round (its result pause not
+        waited for), with the players seated (baccarat BAC-15)."""
+        opened = self.service.state.rounds
+        for _ in range(4):
+            self.commands += 1
+            if self.service.cycle_step(seated=self._seating()) is None:
+                break
+            if self.service.state.rounds > opened and betting(self.service.round):
+                return
+        r = self.service.round
+        raise TableError(
+            "tables.bots_stuck",
+            round_id="-" if r is None else r.round_id,
+            phase="-" if r is None else str(r.expected_next().phase),
+        )
+
     def _close(self, close: object) -> None:
-        """Close the betting of the open round (given first the first player's smallest wager
-        when the round cannot close without one: the policy's ``filler``)."""
+        """Have the round cycle close the betting of the open round now (given first the first
+        player's smallest wager when the round cannot close without one: the policy's
+        ``filler``). ``close``: the game's own close, which the cycle issues itself."""
+        del close
         first = self.players[0]
         filler = self.policy.filler(self.service.state, first)
         if filler is not None:
             self.submit(filler, actor=first)
-        self.submit(close)
+        self.commands += 1
+        self.service.cycle_step()
 
-    def _open_command(self) -> OpenRound:
-        return OpenRound(self.policy.seating(self.players))
+    def _seating(self) -> tuple[tuple[int, str], ...] | None:
+        """The seating of the round the cycle opens (the policy's; ``None``: the last round's)."""
+        return self.policy.seating(self.players) or None
 
     def _answer(self, answers: list[Answer]) -> None:
         """Submit the players' ``answers`` to what the round waits for: those with a fallback

@@ -50,15 +50,20 @@ from ..rng import RandomSource
 from ..rounds import Issuer, Round, accepts, is_command, issuer_of
 from ..store.chain import chain_hash
 from ..voids import Evidence, Ground, is_void_command, shows, shuffler_failed, void_since
+from .cycle import CycleState, fold
 from .dealing import Dealing
 from .model import (
     TABLE_EVENTS,
     ClearFault,
+    CyclePaused,
+    CycleResumed,
     FaultCleared,
     Hit,
     OpenRound,
     OpenShoe,
+    PauseCycle,
     ReportFault,
+    ResumeCycle,
     RoundRecovered,
     Sealed,
     ShoeRevealed,
@@ -98,7 +103,8 @@ class TableState:
     """A table between commands. ``round``: the current round, or the last one once it is over
     (``None`` before the first); ``rounds``: rounds opened so far (round ids are
     ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force;
-    ``shuffler_out``: a shuffling machine failed and was not yet recorded replaced (CSP-11.4)."""
+    ``shuffler_out``: a shuffling machine failed and was not yet recorded replaced (CSP-11.4);
+    ``cycle``: the round cycle's state (:mod:`.cycle`)."""
 
     setup: TableSetup
     rules: Any
@@ -107,6 +113,7 @@ class TableState:
     rounds: int = 0
     fault: TableFaulted | None = None
     shuffler_out: bool = False
+    cycle: CycleState = field(default_factory=CycleState)
 
     @property
     def round_open(self) -> bool:
@@ -160,6 +167,7 @@ class Batch:
     hits: list[tuple[str, Hit]] = field(default_factory=list)
     snapshotted: bool = False
     waiting: str | None = None
+    carried_in: str | None = None
 
     # -- the steps ---------------------------------------------------------------------------
 
@@ -188,10 +196,12 @@ class Batch:
         return False
 
     def open(self, round_: Any) -> None:
-        """A round was opened: it becomes the table's round; its first events are recorded."""
+        """A round was opened: it becomes the table's round; its first events are recorded
+        (``carried_in`` notes whether it took over wagers from the last round)."""
         s = self.state
+        self.carried_in = str(round_.round_id) if s.carried() else None
         self.state = TableState(
-            s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.shuffler_out
+            s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.shuffler_out, s.cycle
         )
         self._record_round(round_, tuple(round_.events))
 
@@ -216,7 +226,9 @@ class Batch:
             events = self._with_evidence(new.round_id, events)
             new = type(new).replay((*current.events, *events))
         # (the fields given directly: dataclasses.replace costs more than the rules here)
-        self.state = TableState(s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.shuffler_out)
+        self.state = TableState(
+            s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.shuffler_out, s.cycle
+        )
         self._record_round(new, events)
         return events
 
@@ -293,7 +305,9 @@ class Batch:
     def dealt(self, deal: Any, events: Sequence[object], round_id: str | None = None) -> None:
         """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""
         s = self.state
-        self.state = TableState(s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.shuffler_out)
+        self.state = TableState(
+            s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.shuffler_out, s.cycle
+        )
         self.records.extend(Record(round_id, e) for e in events)
         for e in events:
             if isinstance(e, ShoeRevealed) and not e.verified:
@@ -302,13 +316,17 @@ class Batch:
                 self.table_event(TableFaulted(f"shoe {e.shoe_id} failed its check", "service"))
 
     def table_event(self, event: object, round_id: str | None = None) -> None:
-        """Record a table event (:mod:`.model`); a fault goes into force or is cleared."""
+        """Record a table event (:mod:`.model`); a fault goes into force or is cleared; the
+        round cycle's state follows (:func:`.cycle.fold`)."""
+        s = self.state
         if isinstance(event, TableFaulted):
-            self.state = replace(self.state, fault=event)
+            s = replace(s, fault=event)
         elif isinstance(event, FaultCleared):
-            self.state = replace(self.state, fault=None)
+            s = replace(s, fault=None)
         elif isinstance(event, ShufflerReplacement):
-            self.state = replace(self.state, shuffler_out=False)
+            s = replace(s, shuffler_out=False)
+        cycle = fold(s.cycle, event)
+        self.state = s if cycle is s.cycle else replace(s, cycle=cycle)
         self.records.append(Record(round_id, event))
 
     def seal(self, sealed: Sealed, round_id: str | None = None) -> None:
@@ -335,10 +353,12 @@ def execute(batch: Batch, command: object) -> Batch:
 
     Refuses (``TableError``): first, a command the table's mode does not accept (its
     ``MODES``: ``tables.mode_refuses``, whatever the cards); anything but :class:`ClearFault`
-    while a fault is in force; a new round while one is open; a jackpot wager while the meter
-    cannot be reached; a fault report or clearance without its reason (or supervisor); clearing
-    a fault not in force. The round contract and the shoe procedure refuse the rest
-    (``RuleViolation`` naming the rule).
+    (or the cycle's :class:`PauseCycle` / :class:`ResumeCycle`) while a fault is in force; a
+    new round while one is open; a jackpot wager while the meter cannot be reached; a fault
+    report or clearance without its reason (or supervisor); clearing a fault not in force;
+    pausing a paused round cycle (``tables.cycle_paused_already``) or
+    resuming one that is not paused (``tables.cycle_not_paused``). The round contract and the
+    shoe procedure refuse the rest (``RuleViolation`` naming the rule).
 
     A :class:`ReportFault` holds the open round (no void, no money moved: BAC-10, CSP-11.4,
     "dealers report, supervisors decide"); while the fault is in force the only commands taken
@@ -354,7 +374,7 @@ def execute(batch: Batch, command: object) -> Batch:
         # the command's type and the table's mode alone, never on a card.
         raise TableError("tables.mode_refuses", command=type(command).__name__, mode=mode.value)
     if state.fault is not None and not (
-        isinstance(command, ClearFault) or _decides(state, command)
+        isinstance(command, ClearFault | PauseCycle | ResumeCycle) or _decides(state, command)
     ):
         raise TableError("tables.in_fault", table=state.setup.table_id, reason=state.fault.reason)
     if isinstance(command, OpenRound):
@@ -378,6 +398,16 @@ def execute(batch: Batch, command: object) -> Batch:
         # Recorded with the held round's id: the evidence a void of that round stands on.
         held = batch.round_id if state.round_open else None
         batch.table_event(TableFaulted(text_field(command.reason, "reason"), batch.actor), held)
+    elif isinstance(command, PauseCycle):
+        if state.cycle.paused is not None:
+            raise TableError("tables.cycle_paused_already", table=state.setup.table_id)
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(CyclePaused(supervisor, text_field(command.reason, "reason")))
+    elif isinstance(command, ResumeCycle):
+        if state.cycle.paused is None:
+            raise TableError("tables.cycle_not_paused", table=state.setup.table_id)
+        supervisor = text_field(command.supervisor, "supervisor")
+        batch.table_event(CycleResumed(supervisor, text_field(command.reason, "reason")))
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -472,8 +502,9 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     """``base`` (the state a snapshot or a fresh table stands for) after ``events`` (the log
     after it, in order)."""
     current = [] if base.round is None else list(base.round.events)
-    rounds, fault, out = base.rounds, base.fault, base.shuffler_out
+    rounds, fault, out, cycle = base.rounds, base.fault, base.shuffler_out, base.cycle
     for e in events:
+        cycle = fold(cycle, e)
         if dealing.opens_round(e):
             current, rounds = [e], rounds + 1
         elif isinstance(e, TableFaulted):
@@ -490,7 +521,9 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     game = GAMES[base.setup.game]
     r = game.replay(current) if current else None
     deal = dealing.load(base.deal, events)
-    return replace(base, round=r, rounds=rounds, fault=fault, deal=deal, shuffler_out=out)
+    return replace(
+        base, round=r, rounds=rounds, fault=fault, deal=deal, shuffler_out=out, cycle=cycle
+    )
 
 
 SNAPSHOT_VERSION: Final = 1
@@ -498,7 +531,7 @@ SNAPSHOT_VERSION: Final = 1
 
 def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
     """``state`` as JSON-ready data (no sealed order): its round's events, the dealing state,
-    the rounds counter and the fault."""
+    the rounds counter, the fault and the round cycle."""
     r = state.round
     return {
         "v": SNAPSHOT_VERSION,
@@ -507,6 +540,7 @@ def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
         "shuffler_out": state.shuffler_out,
         "round": [] if r is None else [codec.encode(e) for e in r.events],
         "deal": dict(dealing.snapshot(state.deal)),
+        "cycle": state.cycle.snapshot(),
     }
 
 
@@ -531,4 +565,5 @@ def restore(
         rounds=int(data["rounds"]),
         fault=None if fault is None else codec.decode(fault, expect=TableFaulted),
         shuffler_out=bool(data.get("shuffler_out", False)),
+        cycle=CycleState.restore(data.get("cycle")),
     )

@@ -3,7 +3,7 @@
 Everything a client sends to a table is either a game command (``caribbean.PlaceAnte``,
 ``baccarat.PlaceWager``, …: checked by the round contract) or one of the *table commands* here
 (:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`,
-:class:`ReleaseAward`). The service
+:class:`ReleaseAward`, :class:`PauseCycle`, :class:`ResumeCycle`). The service
 records, beside the games' events, a few *table events* in the same hash-chained log:
 :class:`ShoeCommitted` (a virtual shoe's leaf hashes, before its first card),
 :class:`CardsPublished` (the cards of a round the public view showed, with their leaves),
@@ -11,7 +11,9 @@ records, beside the games' events, a few *table events* in the same hash-chained
 :class:`TableFaulted` / :class:`FaultCleared` (a fault in force survives a restart) and
 :class:`RoundRecovered` (what start-up recovery did to a round left open, CSP-11.4 / BAC-10),
 :class:`AwardHeld` / :class:`AwardReleased` (a large jackpot award held for a supervisor and
-released by one: :mod:`.holds`).
+released by one: :mod:`.holds`), and the round cycle's own (:mod:`.cycle`):
+:class:`CycleDeadline` (when the betting closes, when the next round opens),
+:class:`CycleIdle` / :class:`CycleWoken` and :class:`CyclePaused` / :class:`CycleResumed`.
 
 Every type here is registered with :mod:`macau_tables.codec` under the namespace ``tables``
 (``tables.OpenRound``, …) when :mod:`macau_tables.tables` is imported.
@@ -26,21 +28,29 @@ from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
 from ..rng import CardLeaf, CardShown
-from ..rounds import EVERY_MODE, LIVE_ONLY, Issuer, TableMode
+from ..rounds import EVERY_MODE, LIVE_ONLY, CycleStep, Issuer, TableMode
 from ..voids import SYSTEM_GROUNDS, Ground
 
 __all__ = [
     "CODEC_TYPES",
+    "CYCLE_EVENTS",
     "AwardHeld",
     "AwardReleased",
     "CardsPublished",
     "ClearFault",
+    "CycleDeadline",
+    "CycleIdle",
+    "CyclePaused",
+    "CycleResumed",
+    "CycleWoken",
     "FaultCleared",
     "Hit",
     "OpenRound",
     "OpenShoe",
+    "PauseCycle",
     "ReleaseAward",
     "ReportFault",
+    "ResumeCycle",
     "RoundRecovered",
     "Sealed",
     "ShoeCommitted",
@@ -93,11 +103,13 @@ class TableSetup:
 class OpenRound:
     """Open the table's next round with the wagers the previous one carried out (CSP-11.1,
     BAC-12). ``seated``: seat number → player id (baccarat BAC-15 / BAC-16; ignored by
-    Caribbean Stud, whose boxes are taken by the wagers)."""
+    Caribbean Stud, whose boxes are taken by the wagers). At a virtual table the round cycle
+    opens the rounds (:mod:`.cycle`); a client's is refused there."""
 
     ISSUER: ClassVar[Issuer] = Issuer.DEALER
     ACTOR_FIELD: ClassVar[str | None] = None
     MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+    CYCLE: ClassVar[CycleStep] = CycleStep.OPEN
 
     seated: tuple[tuple[int, str], ...] = ()
 
@@ -170,7 +182,44 @@ class ReleaseAward:
     reason: str
 
 
-TableCommand = OpenRound | OpenShoe | ReportFault | ClearFault | ShufflerReplaced | ReleaseAward
+@dataclass(frozen=True, slots=True)
+class PauseCycle:
+    """Supervisor ``supervisor`` pauses the table's round cycle, saying ``reason`` (audited):
+    no countdown runs, no round is opened or closed by the cycle until :class:`ResumeCycle`;
+    a round in play goes on (its decision and card-holding time-outs still run, CSP-6.4,
+    BAC-16)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeCycle:
+    """Supervisor ``supervisor`` resumes the paused round cycle, saying ``reason``: a fresh
+    countdown (or the next round) starts from now."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.SUPERVISOR
+    ACTOR_FIELD: ClassVar[str | None] = "supervisor"
+    MODES: ClassVar[frozenset[TableMode]] = EVERY_MODE
+
+    supervisor: str
+    reason: str
+
+
+TableCommand = (
+    OpenRound
+    | OpenShoe
+    | ReportFault
+    | ClearFault
+    | ShufflerReplaced
+    | ReleaseAward
+    | PauseCycle
+    | ResumeCycle
+)
 """The commands the service itself handles (everything else goes to the round or the shoe)."""
 
 
@@ -332,6 +381,63 @@ class AwardReleased:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class CycleDeadline:
+    """The round cycle's next step falls due ``at`` (ISO 8601, UTC): ``step`` ``"close"``, the
+    betting of round ``round_id`` closes (the end of its countdown); ``"open"``, the next
+    round opens (after round ``round_id``'s result was shown). ``quiet``: the countdowns in a
+    row that ended with no wager before this one; ``carried``: the round took over wagers from
+    the last one (BAC-12, CSP-11.1), so it is played even if no new wager comes. Recorded, so a
+    restart keeps the deadline."""
+
+    step: CycleStep
+    at: str
+    round_id: str | None
+    quiet: int = 0
+    carried: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CycleIdle:
+    """The table idles: ``rounds_without_wager`` countdowns in a row ended with no wager; no
+    countdown runs until a player opens the table's page or bets (:class:`CycleWoken`)."""
+
+    rounds_without_wager: int
+
+
+@dataclass(frozen=True, slots=True)
+class CycleWoken:
+    """The idle table woke up: ``by`` (a player who opened its page or bet)."""
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class CyclePaused:
+    """Supervisor ``supervisor`` paused the round cycle (:class:`PauseCycle`)."""
+
+    supervisor: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CycleResumed:
+    """Supervisor ``supervisor`` resumed the round cycle (:class:`ResumeCycle`)."""
+
+    supervisor: str
+    reason: str
+
+
+CYCLE_EVENTS: Final[tuple[type, ...]] = (
+    CycleDeadline,
+    CycleIdle,
+    CycleWoken,
+    CyclePaused,
+    CycleResumed,
+)
+"""The round cycle's events (table events: in no round)."""
+
+
 TableEvent = (
     ShoeCommitted
     | CardsPublished
@@ -343,6 +449,11 @@ TableEvent = (
     | AwardHeld
     | AwardReleased
     | ShufflerReplacement
+    | CycleDeadline
+    | CycleIdle
+    | CycleWoken
+    | CyclePaused
+    | CycleResumed
 )
 """The events the service records beside the games' events."""
 
@@ -357,7 +468,9 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
     AwardHeld,
     AwardReleased,
     ShufflerReplacement,
+    *CYCLE_EVENTS,
 )
+"""Every table event (the service's own, in the log beside the games' events)."""
 
 
 # -- values -----------------------------------------------------------------------------------
@@ -444,6 +557,8 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     ClearFault,
     ShufflerReplaced,
     ReleaseAward,
+    PauseCycle,
+    ResumeCycle,
     *TABLE_EVENTS,
     Sealed,
     Hit,

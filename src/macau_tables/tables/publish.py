@@ -18,6 +18,8 @@ from typing import Any
 
 from ..rounds import Audience, require_audience
 from ..visibility import view_for
+from .cycle import CycleView
+from .cycle import view as cycle_view
 
 __all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
 
@@ -28,7 +30,9 @@ log = logging.getLogger(__name__)
 class TableUpdate:
     """What a subscriber receives after a commit: table ``table_id`` at record ``seq``, the
     round ``round_id`` as ``audience`` may see it (``view``; ``None`` before the first round),
-    the fault in force (its reason) and whether the meter can be reached. ``round`` is the
+    the fault in force (its reason), whether the meter can be reached and the round cycle's
+    public state (``cycle``: :class:`~.cycle.CycleView`, the same for every audience: the
+    countdown's deadline, idle, paused). ``round`` is the
     round the view was made of (a frozen value, ``None`` before the first round): what else a
     subscriber asks of it — what it expects next — is the same for every audience, asked once
     per round (it takes no part in comparisons)."""
@@ -40,6 +44,7 @@ class TableUpdate:
     view: Any
     fault: str | None
     meter_link: bool
+    cycle: CycleView | None = None
     round: Any = field(default=None, compare=False, repr=False)
 
 
@@ -60,6 +65,7 @@ def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) 
         view_for(r, audience),
         None if fault is None else fault.reason,
         meter_link,
+        cycle_view(state),
         r,
     )
 

@@ -16,6 +16,14 @@ the table's commands one at a time:
   holds the round no time-out is issued; once it is cleared the time-outs start afresh.
 * :meth:`~TableService.subscribe` ``(audience, callback)``: views per audience.
 
+The table's round cycle (:mod:`.cycle`) runs on the same tick: a virtual table opens its
+rounds, counts down, closes the betting, shows the result and opens the next by itself (a
+client's ``OpenRound`` or the game's ``CloseBetting`` is refused there: ``tables.cycle_owns``);
+it idles after rounds with no wager and :meth:`~TableService.wake` wakes it; a supervisor
+pauses and resumes it (``PauseCycle``, ``ResumeCycle``). Every deadline is recorded in the log.
+:meth:`~TableService.cycle_step` runs the cycle's next step at once, without waiting for its
+deadline: for in-process drivers only (autoplay, tests, benchmarks); no server route calls it.
+
 A table that is not a demonstration table refuses a seeded random source
 (:func:`~macau_tables.rng.require_production`). A table whose meter cannot be reached refuses
 jackpot wagers and says so (``tables.meter_link_down``) until the link is back.
@@ -35,8 +43,9 @@ from typing import Any, Final, TypeVar
 from .. import codec
 from ..errors import StoreError
 from ..rng import RandomSource, SystemRandom, require_production
-from ..rounds import Audience, Expected
+from ..rounds import Audience, Expected, TableMode, cycle_step_of
 from ..store import Store, TableStatus, Tx, TxKind
+from . import cycle
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
@@ -215,9 +224,10 @@ class TableService:
         Refuses, with nothing written: an empty key or actor (``tables.text_required``);
         something that is no command (``tables.not_a_command``); a key already used for
         another request (``tables.idempotency_mismatch``); a new round at a table that is not
-        open (``tables.table_closed``); whatever the law refuses (``RuleViolation`` naming the
-        rule) and the service refuses (``TableError``); a wallet too short for a wager
-        (``ledger.insufficient_funds``)."""
+        open (``tables.table_closed``); at a virtual table, a step its round cycle takes itself
+        — ``OpenRound``, the game's ``CloseBetting`` (``tables.cycle_owns``); whatever the law
+        refuses (``RuleViolation`` naming the rule) and the service refuses (``TableError``); a
+        wallet too short for a wager (``ledger.insufficient_funds``)."""
         return self._submit((command,), request_digest(command), idempotency_key, actor)
 
     def submit_all(
@@ -240,6 +250,12 @@ class TableService:
             return release_awards(self, commands, request, idempotency_key, actor)
         key = text_field(idempotency_key, "idempotency_key")
         who = text_field(actor, "actor")
+
+        if self.setup.mode is TableMode.VIRTUAL:
+            for command in commands:
+                if cycle_step_of(type(command)) is not None:
+                    # The electronic table's cycle owns opening and closing (.cycle).
+                    raise TableError("tables.cycle_owns", command=type(command).__name__)
 
         def step(batch: Batch) -> None:
             for command in commands:
@@ -320,6 +336,7 @@ class TableService:
             lookup=_round_lookup(tx, self.table_id),
         )
         step(batch)
+        cycle.bookkeep(batch)  # the deadlines this batch's outcome calls for, in its transaction
         hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
         result, snapped = persist(
             tx,
@@ -368,7 +385,9 @@ class TableService:
         meter that could not be reached (and settle what waited for it); issue every time-out
         now ripe — the decision time-out (CSP-6.4, ``decision_timeout_seconds``) and the card
         holding time-out (BAC-16, ``holding_timeout_seconds``). Each issued command is an
-        ordinary idempotent submission (key ``"<table>:timeout:<seq>"``). Returns them."""
+        ordinary idempotent submission (key ``"<table>:timeout:<seq>"``). Then the round cycle's
+        steps now due (:mod:`.cycle`: opening, closing at the countdown's end, the next
+        countdown, idling; key ``"<table>:cycle:<seq>"``). Returns what was submitted."""
         when = now or self.clock.now()
         done: list[Submitted] = []
         with self._lock:
@@ -391,15 +410,73 @@ class TableService:
                         actor="clock",
                     )
                 )
+            for _ in range(8):
+                action = self._cycle_due(when)
+                if action is None:
+                    break
+                done.append(self._cycle_run(action, None))
         return done
 
+    # -- the round cycle -------------------------------------------------------------------
+
+    def _cycle_due(self, when: datetime) -> cycle.Action | None:
+        return cycle.due(self.state, when, open_for_rounds=self.status is TableStatus.OPEN)
+
+    def _cycle_run(
+        self, action: cycle.Action, seated: tuple[tuple[int, str], ...] | None
+    ) -> Submitted:
+        return self._run(
+            lambda b: cycle.perform(b, action, seated),
+            key=f"{self.table_id}:cycle:{self._seq}",
+            request=codec.sha256({"cycle": action.value, "seq": self._seq}),
+            actor="cycle",
+            kind=TxKind.ROUND,
+        )
+
+    def cycle_step(self, *, seated: tuple[tuple[int, str], ...] | None = None) -> Submitted | None:
+        """Run the round cycle's next step now, as :meth:`tick` would at its recorded deadline
+        (the same code, without waiting): open the next round (``seated``: its seating, else
+        the last round's), close the betting, or record a missing deadline. For in-process
+        drivers that must not wait (autoplay, tests, benchmarks); no server route calls it.
+        Returns what was submitted, ``None`` when no step is pending (a round in play that
+        waits for players or the dealer, a fault, a pause, an idle table, a closed table)."""
+        with self._lock:
+            ahead = cycle.pending(self.state)
+            now = self.clock.now()
+            when = now if ahead is None else max(datetime.fromisoformat(ahead.at), now)
+            action = self._cycle_due(when)
+            if action is None:
+                return None
+            return self._cycle_run(action, seated)
+
+    def wake(self, by: str) -> bool:
+        """A player (``by``) opened the table's page: an idle table wakes (recorded) and its
+        countdown starts. ``False`` (nothing written) when the table does not idle."""
+        who = text_field(by, "by")
+        with self._lock:
+            if not self.state.cycle.idle:
+                return False
+            woken: list[bool] = []
+            self._run(
+                lambda b: woken.append(cycle.wake(b, who)),
+                key=f"{self.table_id}:wake:{self._seq}",
+                request=codec.sha256({"wake": self._seq}),
+                actor=who,
+                kind=TxKind.ROUND,
+            )
+            return bool(woken and woken[0])
+
     def next_deadline(self) -> datetime | None:
-        """When the next time-out falls due (``None``: none is running — nor while a fault
-        holds the round: no time-out is issued then, CSP-6.4, BAC-16)."""
+        """When the next time-out or the round cycle's next step falls due (``None``: none is
+        running — nor while a fault holds the round: no time-out is issued then, CSP-6.4,
+        BAC-16, and the cycle stands still)."""
         with self._lock:
             if self.state.fault is not None:
                 return None
-            return self._timers.next_deadline(self.state.round, self.dealing)
+            timeout = self._timers.next_deadline(self.state.round, self.dealing)
+            ahead = cycle.pending(self.state)
+            step = None if ahead is None else datetime.fromisoformat(ahead.at)
+            return min((d for d in (timeout, step) if d is not None), default=None)
 
     def _automatic_due(self) -> bool:
         """Whether an automatic step waits (e.g. a settlement that waited for the meter)."""
@@ -496,9 +573,12 @@ class TableService:
 
     def expected(self) -> Expected | None:
         """What the current round waits for (``None`` before the first round), with only the
-        commands the table's mode accepts (``MODES``: a virtual table offers no physical act)."""
+        commands the table's mode accepts (``MODES``: a virtual table offers no physical act,
+        nor the steps its round cycle takes itself)."""
         r = self.state.round
-        return None if r is None else r.expected_next().in_mode(self.setup.mode)
+        if r is None:
+            return None
+        return cycle.offered(r.expected_next(), self.setup.mode)
 
     def view(self, audience: Audience) -> TableUpdate:
         """What ``audience`` may see of the table now (the round's ``view``)."""

@@ -8,6 +8,7 @@ import { connect } from "./socket.js";
 import { commandForm, resolve } from "./commands.js";
 import { combinationName } from "./jackpot_words.js";
 import { el, gameName, modeName, statusName } from "./tables_info.js";
+import { cycleForm } from "./supervisor_cycle.js";
 
 const me = document.querySelector('meta[name="signed-in"]').getAttribute("content");
 const waitingNode = document.getElementById("sup-waiting");
@@ -124,7 +125,7 @@ function notServed(table) {
 
 async function drawTables() {
   tables = await api("/api/tables");
-  const signature = JSON.stringify(tables.map((x) => [x.table_id, x.status, x.fault, x.not_served]));
+  const signature = JSON.stringify(tables.map((x) => [x.table_id, x.status, x.fault, x.not_served, x.cycle && x.cycle.paused]));
   if (signature === lastTables) {
     for (const table of tables) {
       const cell = tablesNode.querySelector(`tr[data-table="${table.table_id}"] td.num`);
@@ -155,7 +156,7 @@ async function drawTables() {
               ...notServed(table),
             ),
             el("td", { class: "num", text: table.meter_amount === null ? "—" : money(table.meter_amount) }),
-            el("td", {}, statusForm(table), el("a", { href: `/dealer/${table.table_id}`, text: t("pages.lobby_deal") })),
+            el("td", {}, statusForm(table), ...cycleForm(table, me, drawTables), el("a", { href: `/dealer/${table.table_id}`, text: t("pages.lobby_deal") })),
           ),
         ),
       ),

@@ -8,6 +8,7 @@ import { api, clearError, once, send, showError, showStatus } from "./api.js";
 import { has, money, pageData, t } from "./i18n.js";
 import { verifyProof } from "./merkle.js";
 import { connect } from "./socket.js";
+import "./cycle.js"; // the round cycle's label and notice (a "table-state" listener)
 
 export const page = pageData() || {};
 
@@ -134,7 +135,7 @@ export function followTable(render, { wallet = false } = {}) {
   function boardKeyOf(s) {
     const e = s.expected;
     if (!e || !e.commands.length) return `seq ${s.seq} ${s.status} ${s.fault}`;
-    return JSON.stringify([s.round_id, e.phase, e.due, s.status, s.fault]);
+    return JSON.stringify([s.round_id, e.phase, e.due, s.status, s.fault, s.cycle]);
   }
 
   /** Show state `s` (a GET answer or a socket message); `readBoard` forces /board. */
@@ -145,6 +146,7 @@ export function followTable(render, { wallet = false } = {}) {
     const key = boardKeyOf(shown);
     const newBoard = readBoard || !board || key !== boardKey;
     showTableState(shown);
+    document.dispatchEvent(new CustomEvent("table-state", { detail: shown })); // cycle.js
     if (board) render(shown, board); // the view at once; the board follows when it changed
     if (newBoard) {
       board = await api(`${path}/board`);
