@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from macau_tables import codec
-from macau_tables.baccarat.bets import seat, standing
+from macau_tables.baccarat.bets import standing
 from macau_tables.baccarat.commands import CloseBetting as BacClose
 from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.rules import WagerKind
@@ -33,7 +33,7 @@ from macau_tables.tables import (
     TableError,
     TableService,
 )
-from macau_tables.tables.model import CycleDeadline, CycleIdle, CycleWoken
+from macau_tables.tables.model import CycleDeadline
 
 from .support import START, baccarat_rules, caribbean_rules, casino, service
 
@@ -55,11 +55,6 @@ def deadline(svc: TableService) -> CycleDeadline:
     d = svc.state.cycle.deadline
     assert d is not None
     return d
-
-
-def events(store: Store, table_id: str) -> list[object]:
-    rows = store.read(lambda tx: tx.read_events(table_id))
-    return [codec.decode(r.payload, rules=lambda _: None) if False else r.type for r in rows]
 
 
 TABLES = {
@@ -123,7 +118,6 @@ def test_a_client_s_open_or_close_is_refused_at_a_virtual_table(
         send(svc, OpenRound())
     assert info.value.key == "tables.cycle_owns"
     svc.tick()
-    seq = svc.view_seq() if hasattr(svc, "view_seq") else None
     with pytest.raises(TableError) as info:
         send(svc, close)
     assert info.value.key == "tables.cycle_owns" and "PauseCycle" in str(info.value)
@@ -133,7 +127,6 @@ def test_a_client_s_open_or_close_is_refused_at_a_virtual_table(
             idempotency_key="slip",
             actor="p1",
         )
-    del seq
     names = [c.__name__ for c in svc.expected().commands]
     assert "CloseBetting" not in names and "OpenRound" not in names
 
@@ -355,8 +348,3 @@ def test_cycle_settings_are_validated_and_old_configurations_keep_their_digest()
     ):
         with pytest.raises(ConfigError):
             replace(caribbean_rules(), **{field: value})
-
-
-def test_seat_and_kinds_are_used() -> None:  # keep imports honest
-    assert seat(1) != standing(1)
-    assert CycleIdle(3) != CycleWoken("p1")
