@@ -11,6 +11,8 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.commands import CloseBetting as BacClose
@@ -20,10 +22,20 @@ from macau_tables.baccarat.sides import Side
 from macau_tables.errors import MacauTablesError, RuleViolation
 from macau_tables.rounds import DueKind
 from macau_tables.store import Store
+from macau_tables.store.verify import verify
 from macau_tables.tables import LeaveSeat, SeatLeft, SeatTaken, TableError, TakeSeat
 from macau_tables.tables.engine import restore, snapshot
+from macau_tables.tables.storage import read_table
 
-from .support import baccarat_rules, caribbean_rules, casino, close_betting, open_round, service
+from .support import (
+    PureTable,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    close_betting,
+    open_round,
+    service,
+)
 
 _keys = itertools.count(1)
 
@@ -77,6 +89,10 @@ def test_players_take_and_leave_seats_and_the_next_round_is_seated_so_BAC_15(
     finish(svc)
     open_round(svc)
     assert svc.round.seated == ((3, "p1"),)
+    # The state the log rebuilds is the live one (the seating included); verify passes.
+    assert store.read(lambda tx: read_table(tx, "b1")).state == svc.state
+    found = verify(store)
+    assert found.ok, found.failure
 
 
 def finish(svc: Any) -> None:
@@ -162,3 +178,45 @@ def test_the_card_holder_is_the_seated_player_with_the_largest_wager_BAC_16(
     due = svc.expected().due
     if due and due[0].kind is DueKind.REVEAL:  # (a demonstration round deals no holder)
         assert due[0].player in {"p1", "p2"}
+
+
+_PLAYERS = ("p1", "p2", "p3")
+_SEATS = baccarat_rules().seats
+_ACTS = st.lists(
+    st.one_of(
+        st.tuples(st.just("take"), st.sampled_from(_PLAYERS), st.integers(-1, _SEATS + 1)),
+        st.tuples(st.just("leave"), st.sampled_from(_PLAYERS), st.just(0)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(acts=_ACTS)
+def test_any_sequence_of_seat_commands_keeps_one_player_per_seat_BAC_15(
+    acts: list[tuple[str, str, int]],
+) -> None:
+    """BAC-15 (pure engine, no database): whatever players try, each seat holds at most one
+    player and each player at most one seat; an accepted command does what it says, a refused
+    one changes nothing; the log rebuilds the same seating."""
+    table = PureTable("baccarat", baccarat_rules())
+    model: dict[int, str] = {}
+    for act, player, number in acts:
+        before = table.state
+        command = TakeSeat(player, number) if act == "take" else LeaveSeat(player)
+        try:
+            table.run(command)
+        except RuleViolation as exc:
+            assert exc.rule == "BAC-15"
+            assert table.state == before
+            continue
+        if act == "take":
+            assert 1 <= number <= _SEATS and number not in model
+            assert player not in model.values()
+            model[number] = player
+        else:
+            mine = [n for n, p in model.items() if p == player]
+            assert mine
+            del model[mine[0]]
+        assert table.state.seating == tuple(sorted(model.items()))
+    assert table.reloaded().seating == table.state.seating
