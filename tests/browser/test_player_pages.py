@@ -306,17 +306,61 @@ def _held_table(live: Live) -> None:
     wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
 
 
+def _cycle_to_a_seated_round(live: Live, table: str, player: str, bettor: str) -> None:
+    """Run ``table``'s round cycle at once (:meth:`TableService.cycle_step`: the step its tick
+    takes at the recorded deadline, without the wait) until a round that seats ``player``
+    takes wagers (BAC-15: the seating is fixed when the round opens). A round still taking
+    bets without ``player`` seated is played out: ``bettor`` bets in a standing area (a
+    countdown with no wager only starts again) and the cycle closes it."""
+    service = live.runtime.service(table)
+    keys = iter(range(1, 100))
+
+    def step() -> bool:
+        r = service.round
+        offered = _shown(live, table, bettor)["expected"] or {"commands": []}
+        if r is None or "baccarat.PlaceWager" not in offered["commands"]:
+            service.cycle_step()  # (the next round opens, or the betting of a round taking none)
+            return False
+        if player in dict(r.seated).values():
+            return True
+        if not any(w.player == bettor for w in r.wagers):
+            wager = {
+                "type": "baccarat.PlaceWager",
+                "player": bettor,
+                "area": {"type": "baccarat.Area", "seated": False, "number": 2},
+                "kind": "banker",
+                "amount": 1_000,
+            }
+            _send(live, table, bettor, wager, f"seat-filler-{r.round_id}-{next(keys)}")
+        service.cycle_step()
+        return False
+
+    wait_until(f"a round of {table} seating {player}", step)
+
+
 def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live: Live) -> None:
-    """alice, seated with the largest player wager, holds the player's cards: her page shows
-    them to her and offers to turn them; bruno's page shows them face down until she does."""
+    """alice takes seat 1 on her page at the virtual table (BAC-15: from the next round the
+    cycle opens); seated with the largest player wager, she holds the player's cards (BAC-16):
+    her page shows them to her and offers to turn them; bruno's page shows them face down
+    until she does."""
     _held_table(live)
-    _open_betting(live, "bac-hold", "hold-open-1", seated=[[1, "alice"]])
     alice = page_of()
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
     received: list[str] = []  # everything bruno's browser is sent
     _record(bruno, received)
     login(bruno, "bruno", then="/tables/bac-hold")
+    seat_controls = alice.locator("#seat-controls")
+    seat_controls.wait_for(state="visible")
+    alice.locator("#seat-number").select_option("1")
+    assert alice.locator("#seat-take").inner_text() == "Take seat 1"
+    alice.locator("#seat-take").click()
+    alice.locator("#seat-leave").wait_for(state="visible")
+    axe_check(alice, what="baccarat seat controls")
+    _cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
+    wait_until(
+        "alice's seat", lambda: alice.locator("#my-seat").inner_text() == "You sit at seat 1"
+    )
     for page in (alice, bruno):
         wait_until("betting open", page.locator(".bet-area[data-kind='player']").is_enabled)
     alice.locator("#area").select_option("seat:1")
@@ -325,7 +369,7 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     bruno.locator("#area").select_option("standing:2")
     bruno.locator(".bet-area[data-kind='banker']").click()
     wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
-    _send(live, "bac-hold", "dealer", {"type": "baccarat.CloseBetting"}, "hold-close-1")
+    live.runtime.service("bac-hold").cycle_step()  # the countdown's end, now: betting closes
     squeeze = alice.locator("#squeeze")
     squeeze.wait_for(state="visible")
     # alice sees the player's two cards, bruno sees them face down (BAC-16)

@@ -66,6 +66,8 @@ EXPECTED: dict[type, tuple[Issuer, str | None]] = {
     ShuffleAndCut: (Issuer.DEALER, None),  # CSP-3(1), a live hand-shuffled deck
     model.PauseCycle: (Issuer.SUPERVISOR, "supervisor"),  # the round cycle (tables/cycle.py)
     model.ResumeCycle: (Issuer.SUPERVISOR, "supervisor"),
+    model.TakeSeat: (Issuer.PLAYER, "player"),  # BAC-15: a player, for themselves only
+    model.LeaveSeat: (Issuer.PLAYER, "player"),  # BAC-15
 }
 
 COMMAND_UNIONS = (bac.Command, shoe.ShoeCommand, csp.Command, model.TableCommand)

@@ -30,7 +30,9 @@ a client's ``tables.OpenRound`` or game ``CloseBetting`` there is 409 ``tables.c
 never offered either; a supervisor pauses and resumes the cycle of any table with
 ``tables.PauseCycle`` / ``tables.ResumeCycle`` (audited, as every supervisor's command). A
 table's answer carries the cycle's public state (``cycle``: the countdown's deadline, idle,
-paused).
+paused). Since the cycle opens the rounds there, a player takes a free seat and leaves it with
+``tables.TakeSeat`` / ``tables.LeaveSeat`` (for themselves; BAC-15: from the next round the
+cycle opens); at a live table the dealer seats the players in ``tables.OpenRound``.
 
 Who may send a command is read from the command itself (:func:`macau_tables.rounds.acting`),
 never from the game: a player's command (``Issuer.PLAYER``) only from a player, for themselves

@@ -197,11 +197,15 @@ def table_board(
     runtime: Annotated[Runtime, Depends(runtime_dependency)],
     principal: Annotated[Principal | None, Depends(auth.optional_principal)],
 ) -> dict[str, Any]:
-    """``{"table_id", "seconds_left", "seated", "shoe_waits", "procedure_waits"}``: the
+    """``{"table_id", "seconds_left", "seated", "seating", "seats", "shoe_waits",
+    "procedure_waits"}``: the
     seconds (rounded up) before the table's next time-out (CSP-6.4 decision, BAC-16 card
     holding) by the server's clock, ``null`` when none runs; ``seated`` the current round's
     seating (seat, player) — all of it for the dealer and supervisors (the console opens the
     next round with it), the caller's own seat for a player, none for the public (BAC-15);
+    ``seating`` the seating the next round opens with (at a virtual table the seats players
+    took, ``tables.TakeSeat`` / ``tables.LeaveSeat``: fixed when the round opens), shown the
+    same way; ``seats`` the seats the game's rules declare (``null``: a game without seats);
     the dealer's commands the shoe procedure (BAC-2.1) and the round's deck (CSP-3(1)) wait
     for."""
     service = runtime.service(table_id)
@@ -211,17 +215,27 @@ def table_board(
         delta = (deadline - service.clock.now()).total_seconds()
         left = max(0, math.ceil(delta))
     seated = [[int(n), str(p)] for n, p in getattr(service.round, "seated", None) or ()]
-    if principal is None:
-        seated = []
-    elif principal.role is UserRole.PLAYER:
-        seated = [s for s in seated if s[1] == principal.name]
+    seating = _seen([[n, p] for n, p in service.state.seated_now()], principal)
+    seats = getattr(service.state.rules, "seats", None)
     return {
         "table_id": table_id,
         "seconds_left": left,
-        "seated": seated,
+        "seated": _seen(seated, principal),
+        "seating": seating,
+        "seats": seats if isinstance(seats, int) and not isinstance(seats, bool) else None,
         "shoe_waits": _shoe_waits(service),
         "procedure_waits": _procedure_waits(service),
     }
+
+
+def _seen(seating: list[list[Any]], principal: Principal | None) -> list[list[Any]]:
+    """What the caller may see of a seating (BAC-15): all of it for staff, a player's own
+    seat for a player, nothing for the public."""
+    if principal is None:
+        return []
+    if principal.role is UserRole.PLAYER:
+        return [s for s in seating if s[1] == principal.name]
+    return seating
 
 
 def _procedure_waits(service: Any) -> str | None:

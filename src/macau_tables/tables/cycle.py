@@ -236,15 +236,15 @@ def _closable(round_: Any, cycle: CycleState) -> bool:
 
 
 def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | None) -> None:
-    """Do ``action`` (from :func:`due`) in ``batch``: open the next round (with ``seated``,
+    """Do ``action`` (from :func:`due`) in ``batch``: open the next round (with ``seated`` when
+    given; else the seating the players took at the table, BAC-15, when any was recorded;
     else the last round's seating), close the betting, or count down again; then
     :func:`bookkeep`."""
     from .engine import execute
 
     state = batch.state
     if action is Action.OPEN:
-        last = () if state.round is None else tuple(getattr(state.round, "seated", ()) or ())
-        execute(batch, OpenRound(last if seated is None else seated))
+        execute(batch, OpenRound(state.seated_now() if seated is None else seated))
     elif action is Action.CLOSE:
         r = state.round
         if r is None:  # nothing to close (due() gives CLOSE only for a round taking bets)

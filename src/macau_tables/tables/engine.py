@@ -53,12 +53,14 @@ from ..voids import Evidence, Ground, is_void_command, shows, shuffler_failed, v
 from .cycle import CycleState, fold
 from .dealing import Dealing
 from .model import (
+    SEATING_EVENTS,
     TABLE_EVENTS,
     ClearFault,
     CyclePaused,
     CycleResumed,
     FaultCleared,
     Hit,
+    LeaveSeat,
     OpenRound,
     OpenShoe,
     PauseCycle,
@@ -66,12 +68,15 @@ from .model import (
     ResumeCycle,
     RoundRecovered,
     Sealed,
+    SeatLeft,
+    SeatTaken,
     ShoeRevealed,
     ShufflerReplaced,
     ShufflerReplacement,
     TableError,
     TableFaulted,
     TableSetup,
+    TakeSeat,
     text_field,
 )
 
@@ -104,7 +109,9 @@ class TableState:
     (``None`` before the first); ``rounds``: rounds opened so far (round ids are
     ``"<table_id>-<n>"``); ``deal``: the game's dealing state; ``fault``: the fault in force;
     ``shuffler_out``: a shuffling machine failed and was not yet recorded replaced (CSP-11.4);
-    ``cycle``: the round cycle's state (:mod:`.cycle`)."""
+    ``cycle``: the round cycle's state (:mod:`.cycle`); ``seating``: the seating players took at
+    a virtual table (seat → player id, by seat: :class:`TakeSeat` / :class:`LeaveSeat`, BAC-15),
+    ``None`` while none was recorded (the cycle then opens with the last round's)."""
 
     setup: TableSetup
     rules: Any
@@ -114,6 +121,14 @@ class TableState:
     fault: TableFaulted | None = None
     shuffler_out: bool = False
     cycle: CycleState = field(default_factory=CycleState)
+    seating: tuple[tuple[int, str], ...] | None = None
+
+    def seated_now(self) -> tuple[tuple[int, str], ...]:
+        """Who sits where for the next round: the seating recorded at the table, else the last
+        round's (``()``: nobody)."""
+        if self.seating is not None:
+            return self.seating
+        return () if self.round is None else tuple(getattr(self.round, "seated", ()) or ())
 
     @property
     def round_open(self) -> bool:
@@ -201,7 +216,15 @@ class Batch:
         s = self.state
         self.carried_in = str(round_.round_id) if s.carried() else None
         self.state = TableState(
-            s.setup, s.rules, s.deal, round_, s.rounds + 1, s.fault, s.shuffler_out, s.cycle
+            s.setup,
+            s.rules,
+            s.deal,
+            round_,
+            s.rounds + 1,
+            s.fault,
+            s.shuffler_out,
+            s.cycle,
+            s.seating,
         )
         self._record_round(round_, tuple(round_.events))
 
@@ -227,7 +250,7 @@ class Batch:
             new = type(new).replay((*current.events, *events))
         # (the fields given directly: dataclasses.replace costs more than the rules here)
         self.state = TableState(
-            s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.shuffler_out, s.cycle
+            s.setup, s.rules, s.deal, new, s.rounds, s.fault, s.shuffler_out, s.cycle, s.seating
         )
         self._record_round(new, events)
         return events
@@ -306,7 +329,7 @@ class Batch:
         """The dealing state became ``deal`` by ``events`` (recorded, moving no money)."""
         s = self.state
         self.state = TableState(
-            s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.shuffler_out, s.cycle
+            s.setup, s.rules, deal, s.round, s.rounds, s.fault, s.shuffler_out, s.cycle, s.seating
         )
         self.records.extend(Record(round_id, e) for e in events)
         for e in events:
@@ -325,6 +348,8 @@ class Batch:
             s = replace(s, fault=None)
         elif isinstance(event, ShufflerReplacement):
             s = replace(s, shuffler_out=False)
+        elif isinstance(event, SEATING_EVENTS):
+            s = replace(s, seating=event.seating)  # type: ignore[attr-defined]
         cycle = fold(s.cycle, event)
         self.state = s if cycle is s.cycle else replace(s, cycle=cycle)
         self.records.append(Record(round_id, event))
@@ -357,7 +382,8 @@ def execute(batch: Batch, command: object) -> Batch:
     new round while one is open; a jackpot wager while the meter cannot be reached; a fault
     report or clearance without its reason (or supervisor); clearing a fault not in force;
     pausing a paused round cycle (``tables.cycle_paused_already``) or
-    resuming one that is not paused (``tables.cycle_not_paused``). The round contract and the
+    resuming one that is not paused (``tables.cycle_not_paused``); a seat that cannot be
+    taken or left (:func:`_seat`, BAC-15). The round contract and the
     shoe procedure refuse the rest (``RuleViolation`` naming the rule).
 
     A :class:`ReportFault` holds the open round (no void, no money moved: BAC-10, CSP-11.4,
@@ -408,6 +434,8 @@ def execute(batch: Batch, command: object) -> Batch:
             raise TableError("tables.cycle_not_paused", table=state.setup.table_id)
         supervisor = text_field(command.supervisor, "supervisor")
         batch.table_event(CycleResumed(supervisor, text_field(command.reason, "reason")))
+    elif isinstance(command, TakeSeat | LeaveSeat):
+        _seat(batch, command)
     elif isinstance(command, ClearFault):
         if state.fault is None:
             raise TableError("tables.no_fault", table=state.setup.table_id)
@@ -426,6 +454,38 @@ def execute(batch: Batch, command: object) -> Batch:
         batch.dealing.admit(batch, command)
     advance(batch)
     return batch
+
+
+def _seat(batch: Batch, command: TakeSeat | LeaveSeat) -> None:
+    """A player takes a free seat or leaves theirs at a virtual table (BAC-15): recorded with
+    the table's seating after it, which the round cycle opens the next round with (a round in
+    play keeps the seating it was opened with). Refused (``RuleViolation`` BAC-15): a game whose
+    rules declare no seats (its boxes are taken by the wagers), a seat outside ``1 … seats``,
+    a seat another player holds, a player already seated (leave first), leaving without a
+    seat."""
+    state = batch.state
+    table = state.setup.table_id
+    seats = getattr(state.rules, "seats", None)
+    if not isinstance(seats, int) or isinstance(seats, bool) or seats < 1:
+        raise RuleViolation("BAC-15", "tables.no_seats", table=table)
+    player = text_field(command.player, "player")
+    seating = dict(state.seated_now())
+    mine = next((n for n, p in seating.items() if p == player), None)
+    if isinstance(command, TakeSeat):
+        seat = command.seat
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= seats:
+            raise RuleViolation("BAC-15", "tables.seat_out_of_range", seat=repr(seat), seats=seats)
+        if mine is not None:
+            raise RuleViolation("BAC-15", "tables.already_seated", seat=mine)
+        if seat in seating:
+            raise RuleViolation("BAC-15", "tables.seat_taken", seat=seat)
+        seating[seat] = player
+        batch.table_event(SeatTaken(player, seat, tuple(sorted(seating.items()))))
+        return
+    if mine is None:
+        raise RuleViolation("BAC-15", "tables.not_seated", table=table)
+    del seating[mine]
+    batch.table_event(SeatLeft(player, mine, tuple(sorted(seating.items()))))
 
 
 def _decides(state: TableState, command: object) -> bool:
@@ -503,9 +563,12 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     after it, in order)."""
     current = [] if base.round is None else list(base.round.events)
     rounds, fault, out, cycle = base.rounds, base.fault, base.shuffler_out, base.cycle
+    seating = base.seating
     for e in events:
         cycle = fold(cycle, e)
-        if dealing.opens_round(e):
+        if isinstance(e, SEATING_EVENTS):
+            seating = e.seating  # type: ignore[attr-defined]
+        elif dealing.opens_round(e):
             current, rounds = [e], rounds + 1
         elif isinstance(e, TableFaulted):
             fault = e
@@ -522,7 +585,14 @@ def load(base: TableState, events: Sequence[object], dealing: Dealing) -> TableS
     r = game.replay(current) if current else None
     deal = dealing.load(base.deal, events)
     return replace(
-        base, round=r, rounds=rounds, fault=fault, deal=deal, shuffler_out=out, cycle=cycle
+        base,
+        round=r,
+        rounds=rounds,
+        fault=fault,
+        deal=deal,
+        shuffler_out=out,
+        cycle=cycle,
+        seating=seating,
     )
 
 
@@ -531,7 +601,7 @@ SNAPSHOT_VERSION: Final = 1
 
 def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
     """``state`` as JSON-ready data (no sealed order): its round's events, the dealing state,
-    the rounds counter, the fault and the round cycle."""
+    the rounds counter, the fault, the round cycle and the seating (``None``: none recorded)."""
     r = state.round
     return {
         "v": SNAPSHOT_VERSION,
@@ -541,6 +611,7 @@ def snapshot(state: TableState, dealing: Dealing) -> dict[str, Any]:
         "round": [] if r is None else [codec.encode(e) for e in r.events],
         "deal": dict(dealing.snapshot(state.deal)),
         "cycle": state.cycle.snapshot(),
+        "seating": None if state.seating is None else [[n, p] for n, p in state.seating],
     }
 
 
@@ -566,4 +637,12 @@ def restore(
         fault=None if fault is None else codec.decode(fault, expect=TableFaulted),
         shuffler_out=bool(data.get("shuffler_out", False)),
         cycle=CycleState.restore(data.get("cycle")),
+        seating=_seating(data.get("seating")),
     )
+
+
+def _seating(data: Any) -> tuple[tuple[int, str], ...] | None:
+    """A snapshot's ``"seating"`` (one written before seats were taken at the table: ``None``)."""
+    if data is None:
+        return None
+    return tuple((int(n), str(p)) for n, p in data)

@@ -3,7 +3,8 @@
 Everything a client sends to a table is either a game command (``caribbean.PlaceAnte``,
 ``baccarat.PlaceWager``, …: checked by the round contract) or one of the *table commands* here
 (:class:`OpenRound`, :class:`OpenShoe`, :class:`ReportFault`, :class:`ClearFault`,
-:class:`ReleaseAward`, :class:`PauseCycle`, :class:`ResumeCycle`). The service
+:class:`ReleaseAward`, :class:`PauseCycle`, :class:`ResumeCycle`, and a player's
+:class:`TakeSeat` / :class:`LeaveSeat` at a virtual table). The service
 records, beside the games' events, a few *table events* in the same hash-chained log:
 :class:`ShoeCommitted` (a virtual shoe's leaf hashes, before its first card),
 :class:`CardsPublished` (the cards of a round the public view showed, with their leaves),
@@ -13,7 +14,8 @@ records, beside the games' events, a few *table events* in the same hash-chained
 :class:`AwardHeld` / :class:`AwardReleased` (a large jackpot award held for a supervisor and
 released by one: :mod:`.holds`), and the round cycle's own (:mod:`.cycle`):
 :class:`CycleDeadline` (when the betting closes, when the next round opens),
-:class:`CycleIdle` / :class:`CycleWoken` and :class:`CyclePaused` / :class:`CycleResumed`.
+:class:`CycleIdle` / :class:`CycleWoken` and :class:`CyclePaused` / :class:`CycleResumed`;
+and the seating of a virtual table: :class:`SeatTaken` / :class:`SeatLeft` (BAC-15).
 
 Every type here is registered with :mod:`macau_tables.codec` under the namespace ``tables``
 (``tables.OpenRound``, …) when :mod:`macau_tables.tables` is imported.
@@ -34,6 +36,8 @@ from ..voids import SYSTEM_GROUNDS, Ground
 __all__ = [
     "CODEC_TYPES",
     "CYCLE_EVENTS",
+    "SEATING_EVENTS",
+    "VIRTUAL_ONLY",
     "AwardHeld",
     "AwardReleased",
     "CardsPublished",
@@ -45,6 +49,7 @@ __all__ = [
     "CycleWoken",
     "FaultCleared",
     "Hit",
+    "LeaveSeat",
     "OpenRound",
     "OpenShoe",
     "PauseCycle",
@@ -53,6 +58,8 @@ __all__ = [
     "ResumeCycle",
     "RoundRecovered",
     "Sealed",
+    "SeatLeft",
+    "SeatTaken",
     "ShoeCommitted",
     "ShoeLost",
     "ShoeRevealed",
@@ -64,6 +71,7 @@ __all__ = [
     "TableEvent",
     "TableFaulted",
     "TableSetup",
+    "TakeSeat",
     "request_digest",
     "text_field",
 ]
@@ -210,6 +218,38 @@ class ResumeCycle:
     reason: str
 
 
+VIRTUAL_ONLY: Final[frozenset[TableMode]] = frozenset({TableMode.VIRTUAL})
+"""The modes of a command only a virtual table takes (a live table's dealer seats players)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSeat:
+    """Player ``player`` takes free seat ``seat`` (1 … the rules' ``seats``) at a virtual table
+    (BAC-15). The seating is fixed when a round opens: a seat taken during a round takes effect
+    when the round cycle opens the next one. At a live table the dealer seats the players in
+    :class:`OpenRound`. A game whose rules declare no seats (its boxes are taken by the wagers,
+    as Caribbean Stud's by the antes) refuses it."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = VIRTUAL_ONLY
+
+    player: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    """Player ``player`` leaves their seat at a virtual table (BAC-15): from the next round
+    the round cycle opens, the seat is free (a round in play keeps its seating)."""
+
+    ISSUER: ClassVar[Issuer] = Issuer.PLAYER
+    ACTOR_FIELD: ClassVar[str | None] = "player"
+    MODES: ClassVar[frozenset[TableMode]] = VIRTUAL_ONLY
+
+    player: str
+
+
 TableCommand = (
     OpenRound
     | OpenShoe
@@ -219,6 +259,8 @@ TableCommand = (
     | ReleaseAward
     | PauseCycle
     | ResumeCycle
+    | TakeSeat
+    | LeaveSeat
 )
 """The commands the service itself handles (everything else goes to the round or the shoe)."""
 
@@ -428,6 +470,31 @@ class CycleResumed:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """Player ``player`` took seat ``seat`` (:class:`TakeSeat`); ``seating`` is the table's
+    seating after it (seat → player id, by seat): what the round cycle opens the next round
+    with (BAC-15)."""
+
+    player: str
+    seat: int
+    seating: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """Player ``player`` left seat ``seat`` (:class:`LeaveSeat`); ``seating`` is the table's
+    seating after it."""
+
+    player: str
+    seat: int
+    seating: tuple[tuple[int, str], ...]
+
+
+SEATING_EVENTS: Final[tuple[type, ...]] = (SeatTaken, SeatLeft)
+"""The events that change a virtual table's seating (table events: in no round)."""
+
+
 CYCLE_EVENTS: Final[tuple[type, ...]] = (
     CycleDeadline,
     CycleIdle,
@@ -454,6 +521,8 @@ TableEvent = (
     | CycleWoken
     | CyclePaused
     | CycleResumed
+    | SeatTaken
+    | SeatLeft
 )
 """The events the service records beside the games' events."""
 
@@ -469,6 +538,7 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
     AwardReleased,
     ShufflerReplacement,
     *CYCLE_EVENTS,
+    *SEATING_EVENTS,
 )
 """Every table event (the service's own, in the log beside the games' events)."""
 
@@ -559,6 +629,8 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     ReleaseAward,
     PauseCycle,
     ResumeCycle,
+    TakeSeat,
+    LeaveSeat,
     *TABLE_EVENTS,
     Sealed,
     Hit,

@@ -75,6 +75,43 @@ document.getElementById("squeeze-turn").addEventListener("click", (event) => {
   table.command({ type: "baccarat.Reveal", side: due.side, part: due.part, by: me }, event.currentTarget);
 });
 
+// BAC-15: at a virtual table the player takes a free seat or leaves theirs; the seating is
+// fixed when a round opens, so a seat taken or left counts from the next round. (At a live
+// table the dealer seats the players.)
+const seatControls = document.getElementById("seat-controls");
+const seatNumber = document.getElementById("seat-number");
+const seatTake = document.getElementById("seat-take");
+const seatLeave = document.getElementById("seat-leave");
+seatControls.hidden = page.mode !== "virtual";
+
+function labelTake() {
+  seatTake.textContent = t("play.seat_take", { number: Number(seatNumber.value) });
+}
+seatNumber.addEventListener("change", labelTake);
+labelTake();
+
+async function seatCommand(cmd, control) {
+  await table.command(cmd, control);
+  await table.refresh({ board: true }); // the seating is on the board
+}
+seatTake.addEventListener("click", () =>
+  seatCommand({ type: "tables.TakeSeat", player: me, seat: Number(seatNumber.value) }, seatTake),
+);
+seatLeave.addEventListener("click", () => seatCommand({ type: "tables.LeaveSeat", player: me }, seatLeave));
+
+function renderSeat(board) {
+  if (seatControls.hidden) return;
+  const next = (board.seating || []).find((s) => s[1] === me);
+  const now = (board.seated || []).find((s) => s[1] === me);
+  seatTake.hidden = Boolean(next);
+  seatNumber.disabled = Boolean(next);
+  seatLeave.hidden = !next;
+  const status = document.getElementById("seat-status");
+  if (next && (!now || now[0] !== next[0])) status.textContent = t("play.seat_from_next", { number: next[0] });
+  else if (!next && now) status.textContent = t("play.seat_left_next", { number: now[0] });
+  else status.textContent = "";
+}
+
 let roadsSeq = -1;
 
 function render(shown, board) {
@@ -86,6 +123,7 @@ function render(shown, board) {
     seatNote.textContent = t("play.your_seat", { number: seat[0] });
     if (!localStorage.getItem(`area:${page.table_id}`)) areaSelect.value = `seat:${seat[0]}`;
   }
+  renderSeat(board);
   const canBet = accepts(shown, "baccarat.PlaceWager") && view && !view.demo;
   for (const button of document.querySelectorAll(".bet-area")) {
     if (button.dataset.busy !== "1") button.disabled = !canBet;
