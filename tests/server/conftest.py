@@ -103,22 +103,48 @@ def login(client: TestClient, name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def add_demo_table(
+    store: Store,
+    table_id: str,
+    *,
+    name: str,
+    game: str,
+    mode: TableMode,
+    config_id: str,
+    rules: Any,
+    meter_id: str,
+    reason: str,
+) -> None:
+    """One more open demonstration table ``table_id`` of ``game`` in ``mode`` on its own
+    configuration ``config_id`` (``rules``) and the demonstration meter ``meter_id``."""
+
+    def build(tx: Any) -> None:
+        tx.put_config(game, config_id, rules)
+        tx.create_table(
+            table_id,
+            name=name,
+            game=game,
+            mode=mode,
+            demo=True,
+            config_id=config_id,
+            meter_id=meter_id,
+        )
+        tx.set_table_status(table_id, TableStatus.OPEN, actor="test", reason=reason)
+
+    store.run(build)
+
+
 def add_held_table(store: Store, *, reason: str) -> None:
     """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), open
     (the leak session and the squeeze's browser test play it)."""
-    rules = replace(demo_baccarat_rules(), card_holding=True)
-
-    def build(tx: Any) -> None:
-        tx.put_config("baccarat", "bac-8d-hold", rules)
-        tx.create_table(
-            "bac-hold",
-            name="Baccarat (card holding)",
-            game="baccarat",
-            mode=TableMode.VIRTUAL,
-            demo=True,
-            config_id="bac-8d-hold",
-            meter_id="m-baccarat",
-        )
-        tx.set_table_status("bac-hold", TableStatus.OPEN, actor="test", reason=reason)
-
-    store.run(build)
+    add_demo_table(
+        store,
+        "bac-hold",
+        name="Baccarat (card holding)",
+        game="baccarat",
+        mode=TableMode.VIRTUAL,
+        config_id="bac-8d-hold",
+        rules=replace(demo_baccarat_rules(), card_holding=True),
+        meter_id="m-baccarat",
+        reason=reason,
+    )

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, login, server_settings
+from tests.server.conftest import PASSWORD, add_demo_table, login, server_settings
 
 from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
 from macau_tables.caribbean.rules import DealingProcedure
 from macau_tables.rounds import TableMode
 from macau_tables.server.runtime import Runtime, prepare
-from macau_tables.store import Store, TableStatus
+from macau_tables.store import Store
 from macau_tables.tables.clock import FakeClock
 
 HTML = {"Accept": "text/html"}
@@ -38,22 +38,17 @@ def runtime(store: Store) -> Iterator[Runtime]:
 
 
 def _add_hand_table(store: Store) -> None:
-    rules = replace(demo_caribbean_rules(), dealing_procedure=DealingProcedure.SHOE)
-
-    def build(tx: Any) -> None:
-        tx.put_config("caribbean", "csp-hand", rules)
-        tx.create_table(
-            "csp-hand",
-            name="Caribbean Stud (hand shuffle)",
-            game="caribbean",
-            mode=TableMode.LIVE,
-            demo=True,
-            config_id="csp-hand",
-            meter_id="m-caribbean",
-        )
-        tx.set_table_status("csp-hand", TableStatus.OPEN, actor="test", reason="CSP-3")
-
-    store.run(build)
+    add_demo_table(
+        store,
+        "csp-hand",
+        name="Caribbean Stud (hand shuffle)",
+        game="caribbean",
+        mode=TableMode.LIVE,
+        config_id="csp-hand",
+        rules=replace(demo_caribbean_rules(), dealing_procedure=DealingProcedure.SHOE),
+        meter_id="m-caribbean",
+        reason="CSP-3",
+    )
 
 
 def _post(client: TestClient, who: dict[str, str], command: dict[str, Any], key: str) -> Any:
