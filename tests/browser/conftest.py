@@ -4,9 +4,13 @@
   in a thread, serving ``create_app`` on a scratch SQLite database holding the demonstration
   casino (``bac-1``, ``bac-live``, ``csp-1``; meters ``m-baccarat``, ``m-caribbean``) and the
   five one-time users with the passwords :data:`PASSWORD` (cheap argon2, as the server tests).
-  Its clock is the real one and its tick thread runs (time-outs, CSP-6.4, BAC-16). ``live.url``,
+  Its clock is the real one and its tick thread runs (time-outs, CSP-6.4, BAC-16, and the round
+  cycle: the virtual tables open and close their rounds themselves, with the timings
+  :data:`CYCLE` given them as a new configuration version before the server starts). ``live.url``,
   ``live.runtime``, ``live.store``, ``live.token(name)`` (bearer headers for API calls made by
-  the test itself, with ``live.api``, an ``httpx.Client`` on the server).
+  the test itself, with ``live.api``, an ``httpx.Client`` on the server); ``live.shown(table)``
+  the table as a user's API answers it, ``live.betting(table)`` waits until the cycle's round
+  takes wagers, ``live.closed(table)`` until the cycle closed its betting.
 * ``browser`` (session) — ``/usr/bin/chromium`` headless (``executable_path``: never
   ``playwright install``). Missing, it skips — and FAILS under ``MACAU_TABLES_REQUIRE_ALL=1``.
 * ``page`` — a fresh context (1366×768, English browser) and page; the test FAILS on any console
@@ -36,11 +40,13 @@ import httpx
 import pytest
 from argon2 import PasswordHasher
 
+from macau_tables.rounds import TableMode
 from macau_tables.server import auth
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
 from macau_tables.store import Store
+from macau_tables.tables.reconfigure import change_table_config
 from tests.conftest import REQUIRE_ALL
 
 CHROMIUM = Path(os.environ.get("MACAU_TABLES_CHROMIUM", "/usr/bin/chromium"))
@@ -50,6 +56,15 @@ DOCS_SCREENSHOTS = os.environ.get("MACAU_TABLES_DOCS_SCREENSHOTS") == "1"
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
 WAIT_SECONDS = 20.0
 """The longest any wait of these tests lasts (a bound, never an assertion on timing)."""
+CYCLE: dict[str, int] = {"betting_seconds": 8, "result_seconds": 12, "idle_after_rounds": 3}
+"""The round cycle of the session's virtual tables (``bac-1``, ``csp-1``; tables/cycle.py): a
+shorter countdown than the demonstration's, so a round a test bets in closes soon, and a longer
+result pause, so a test reads a settled round (its cards, results, roads) before the next one
+opens. A wait for the next round lasts up to :data:`ROUND_WAIT`."""
+ROUND_WAIT = WAIT_SECONDS + CYCLE["result_seconds"] + CYCLE["betting_seconds"]
+"""The bound of a wait that may span a result pause and a countdown."""
+WAGERS = ("PlaceWager", "PlaceAnte")
+"""The commands (by name) a round takes while it takes wagers."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -102,6 +117,52 @@ class Live:
             self.tokens[name] = {"Authorization": f"Bearer {response.json()['token']}"}
         return self.tokens[name]
 
+    def shown(self, table: str, name: str = "alice") -> Any:
+        """``GET /api/tables/{table}`` as ``name`` sees it."""
+        response = self.api.get(f"/api/tables/{table}", headers=self.token(name))
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def takes_wagers(self, table: str, name: str = "alice") -> Any:
+        """The table as ``name`` sees it when its round takes wagers now, else ``None``."""
+        shown = self.shown(table, name)
+        commands = (shown["expected"] or {}).get("commands", [])
+        return shown if any(c.endswith(WAGERS) for c in commands) else None
+
+    def betting(self, table: str, name: str = "alice") -> Any:
+        """Wait until the round cycle of virtual ``table`` has a round taking wagers (it opens
+        the next one after the result pause); returns the table as ``name`` sees it."""
+        return wait_until(
+            f"a round of {table} taking wagers",
+            lambda: self.takes_wagers(table, name),
+            timeout=ROUND_WAIT,
+        )
+
+    def closed(self, table: str, round_id: str) -> Any:
+        """Wait until the round cycle closed the betting of ``round_id`` at ``table`` (at the end
+        of its countdown: a round with a wager closes); returns the table as seen then."""
+
+        def done() -> Any:
+            shown = self.shown(table)
+            return shown if shown["round_id"] != round_id or not self.takes_wagers(table) else None
+
+        return wait_until(f"the cycle to close {round_id}", done, timeout=ROUND_WAIT)
+
+
+def _cycle_timings(tx: Any) -> None:
+    """Give every virtual table of the casino the round cycle :data:`CYCLE` (a new
+    configuration version, as ``POST /api/admin/tables/{id}/config`` makes; before the server
+    starts, so between rounds)."""
+    for table in tx.tables():
+        if table.mode is TableMode.VIRTUAL:
+            change_table_config(
+                tx,
+                table.table_id,
+                changes=CYCLE,
+                actor="admin",
+                reason="browser tests: a short round cycle",
+            )
+
 
 @pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
@@ -112,6 +173,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     path = tmp_path_factory.mktemp("browser") / "casino.db"
     store = Store.open(f"sqlite:///{path}")
     prepare(store, password=PASSWORD.__getitem__)
+    store.run(_cycle_timings)
     settings = Settings.of({"tick_seconds": 0.2, "log_requests": False, "login_attempts": 1000})
     runtime = Runtime(settings, store)
     runtime.start()

@@ -31,6 +31,39 @@ STAFF_DATA = (
 """Names as stored: the players' and the signed-in user's."""
 
 
+def _closed_between_rounds(live: Live, table: str) -> Any:
+    """Close virtual Caribbean ``table`` (supervisor) and let the round its cycle holds open
+    end: alice antes in box 6, the cycle closes the betting at the countdown's end and she
+    folds; a closed table opens no next round, so its configuration and meter may change then.
+    Returns the answer to the close (reopen the table when it was 200)."""
+    closed = live.api.post(
+        f"/api/tables/{table}/close",
+        json={"reason": "a change between rounds"},
+        headers=live.token("supervisor"),
+    )
+    svc = live.runtime.service(table)
+    if svc.round is None or svc.round.is_over:
+        return closed
+    round_id = str(svc.round.round_id)
+
+    def send(command: dict[str, Any], key: str) -> None:
+        sent = live.api.post(
+            f"/api/tables/{table}/commands",
+            json={"idempotency_key": f"{key}-{round_id}", "command": command},
+            headers=live.token("alice"),
+        )
+        assert sent.status_code == 200, sent.text
+
+    if live.takes_wagers(table):
+        send({"type": "caribbean.PlaceAnte", "box": 6, "player": "alice", "amount": 1_000}, "ba")
+        live.closed(table, round_id)
+    wait_until("alice's decision", lambda: svc.round.is_over or live.shown(table)["expected"])
+    if not svc.round.is_over:
+        send({"type": "caribbean.Fold", "box": 6, "player": "alice"}, "bf")
+    wait_until("the round over", lambda: svc.round.is_over)
+    return closed
+
+
 def _balance(live: Live, name: str) -> int:
     found = live.api.get("/api/wallets/me", headers=live.token(name))
     assert found.status_code == 200, found.text
@@ -312,9 +345,7 @@ def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
     listed = live.api.get("/api/admin/tables", headers=live.token("admin")).json()["tables"]
     csp = next(t for t in listed if t["table_id"] == "csp-1")
     option = next(o for o in csp["options"] if not isinstance(o["value"], (dict, list)))
-    closed = live.api.post(
-        "/api/tables/csp-1/close", json={"reason": "approval"}, headers=supervisor
-    )
+    closed = _closed_between_rounds(live, "csp-1")  # a configuration changes between rounds
     login(page, "admin", then="/admin")
     form = page.locator("[data-approval-form='csp-1']")
     form.wait_for()
@@ -345,6 +376,8 @@ def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
 def test_an_admin_changes_a_meters_seed_from_its_next_hit_CSP_10_8(page: Any, live: Live) -> None:
     meters = live.api.get("/api/meters").json()["meters"]
     meter = next(m for m in meters if m["id"] == "m-caribbean")
+    # a meter's parameters change while no linked table has a round open (CSP-10.8)
+    closed = _closed_between_rounds(live, "csp-1")
     login(page, "admin", then="/admin")
     page.locator("#seed-meter option[value='m-caribbean']").wait_for(state="attached")
     page.get_by_label("Meter", exact=True).select_option("m-caribbean")
@@ -360,6 +393,11 @@ def test_an_admin_changes_a_meters_seed_from_its_next_hit_CSP_10_8(page: Any, li
     again = live.api.get("/api/meters/m-caribbean").json()
     assert again["seed_pending"] == meter["seed"]
     axe_check(page, what="admin seed form")
+    if closed.status_code == 200:
+        opened = live.api.post(
+            "/api/tables/csp-1/open", json={"reason": "seed set"}, headers=live.token("supervisor")
+        )
+        assert opened.status_code == 200, opened.text
 
 
 def test_an_admin_adds_and_disables_a_user(page_of: Any, live: Live) -> None:

@@ -1,7 +1,7 @@
 """The dealer console in a real browser (issue 11): a dealer opens a live shoe and deals live
 baccarat rounds by keyboard, a card the law refuses is shown at once (BAC-7, BAC-10) and the
-round waits for a supervisor, who corrects it or voids it from the console; a virtual table's
-round is opened and closed from the console.
+round waits for a supervisor, who corrects it or voids it from the console; at a virtual table
+the console offers no open or close (its round cycle opens and closes) and follows the round.
 
 The tables are the session's live server's (``bac-live``: live mode, card entry by the dealer;
 ``csp-1``: virtual), shared with the other browser tests: each test starts from whatever state
@@ -196,23 +196,23 @@ def test_a_supervisor_voids_a_round_waiting_for_them(page_of: Any, live: Live) -
     shot(supervisor, "dealer-console-void-supervisor-en")
 
 
-def test_a_virtual_round_is_opened_and_closed_from_the_console(page: Any, live: Live) -> None:
+def test_a_virtual_round_is_opened_and_closed_by_the_cycle_not_the_console(
+    page: Any, live: Live
+) -> None:
+    """At a virtual table (``csp-1``) the round cycle opens and closes the rounds: the console
+    has no open or close button; it follows the round the cycle opened, closed and dealt."""
     login(page, "dealer", then="/dealer/csp-1")
-    opened = page.locator("#open-round")
-    close = page.locator("#close-betting")
     phase = page.locator("#phase")
-    wait_until(
-        "the console ready",
-        lambda: opened.is_enabled() or phase.get_attribute("data-phase") == "betting",
-    )
-    if opened.is_enabled():
-        opened.click()
+    shown = live.betting("csp-1")
     wait_until("betting open", lambda: phase.get_attribute("data-phase") == "betting")
+    assert page.locator("#open-round").is_hidden()
+    assert page.locator("#close-betting").is_hidden()
     assert page.locator("#card-panel").is_hidden()  # a virtual table deals itself
+    round_id = shown["round_id"]
     ante = live.api.post(
         "/api/tables/csp-1/commands",
         json={
-            "idempotency_key": f"console-ante-{page.locator('#round-id').inner_text()}",
+            "idempotency_key": f"console-ante-{round_id}",
             "command": {
                 "type": "caribbean.PlaceAnte",
                 "box": 4,
@@ -224,19 +224,20 @@ def test_a_virtual_round_is_opened_and_closed_from_the_console(page: Any, live: 
     )
     assert ante.status_code == 200, ante.text
     wait_until("the ante on the console", lambda: page.locator("#wagers tbody tr").count() >= 1)
-    wait_until("betting can close", close.is_enabled)  # CSP: once a box has an ante
-    close.click()
+    # the cycle closes the betting at the countdown's end (CSP: a box has an ante)
+    live.closed("csp-1", round_id)
     wait_until("the decision due", lambda: _due(page)[0] == "decision")
     # the page shows the view at once and reads the board (the countdown) after it
     wait_until(
         "the decision's countdown",
         lambda: bool(page.locator("#countdown").get_attribute("data-seconds")),
     )
+    assert page.locator("#close-betting").is_hidden()
     shot(page, "dealer-console-caribbean-en")
     fold = live.api.post(
         "/api/tables/csp-1/commands",
         json={
-            "idempotency_key": f"console-fold-{page.locator('#round-id').inner_text()}",
+            "idempotency_key": f"console-fold-{round_id}",
             "command": {"type": "caribbean.Fold", "box": 4, "player": "alice"},
         },
         headers=live.token("alice"),

@@ -2,15 +2,16 @@
 round settle and the wallet and the roadmaps change; a Caribbean Stud hand from the ante to the
 showdown; what a player's browser receives carries no card the law has not revealed to them.
 
-The dealer's side of each round is sent by the test itself through the API (the dealer
-console has its own tests, ``test_dealer_console.py``)."""
+The virtual tables (``bac-1``, ``csp-1``) run their own round cycle: the tests wait for it to
+open a round, bet in its countdown and wait for it to close the betting (conftest ``CYCLE``:
+the session's timings); nobody sends the dealer's open or close there."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Any
 
-from tests.browser.conftest import Live, axe_check, login, shot, wait_until
+from tests.browser.conftest import CYCLE, Live, axe_check, login, shot, wait_until
 from tests.browser.test_public_pages import english_left, table_names
 from tests.server.conftest import add_held_table
 
@@ -64,16 +65,36 @@ def _balance(page: Any) -> int:
     return int(page.locator("#wallet").get_attribute("data-balance") or "0")
 
 
+def _fresh_countdown(page: Any) -> None:
+    """Wait until the page's betting countdown has most of its time left (a countdown ending
+    with no wager starts again), so what the test checks after its bet is seen before the
+    cycle closes the betting. A wait, not an assertion on timing."""
+    least = CYCLE["betting_seconds"] - 3
+    label = page.locator("#countdown-label")
+    countdown = page.locator("#countdown")
+    wait_until(
+        "a fresh betting countdown",
+        lambda: (
+            label.get_attribute("data-step") == "close"
+            and int(countdown.get_attribute("data-seconds") or 0) >= least
+        ),
+        timeout=CYCLE["betting_seconds"] * 3,
+    )
+
+
 def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Live) -> None:
-    _open_betting(live, "bac-1", "bp-open-1", seated=[[1, "alice"], [2, "bruno"]])
+    """alice bets in the cycle's countdown; the cycle closes the betting at its end and the
+    round is dealt and settled with nobody at the dealer console."""
+    live.betting("bac-1")
     login(page, "alice", then="/tables/bac-1")
     page.wait_for_selector("#wallet[data-balance]")
-    before = _balance(page)
-    rounds_before = int(page.locator("#roads").get_attribute("data-rounds") or "0")
     # the bet areas open while the round takes wagers (expected.commands)
     banker = page.locator(".bet-area[data-kind='banker']")
     wait_until("betting open", banker.is_enabled)
-    page.locator("#area").select_option("seat:1")
+    _fresh_countdown(page)
+    before = _balance(page)
+    rounds_before = int(page.locator("#roads").get_attribute("data-rounds") or "0")
+    page.locator("#area").select_option("standing:1")
     banker.click()
     wait_until("the wager on the layout", lambda: page.locator("#my-wagers tbody tr").count() == 1)
     wait_until("the stake left the wallet", lambda: _balance(page) == before - 1_000)
@@ -83,8 +104,8 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     # event (only /board, when the round's phase or awaited step changes)
     reads: list[str] = []
     page.on("request", lambda r: reads.append(r.url.split("?")[0]) if r.method == "GET" else None)
-    _send(live, "bac-1", "dealer", {"type": "baccarat.CloseBetting"}, "bp-close-1")
-    # the round settles: cards as revealed, the outcome, my result, the wallet and the roads
+    # the cycle closes the betting at the countdown's end; the round settles: cards as
+    # revealed, the outcome, my result, the wallet and the roads
     wait_until("the result", lambda: page.locator("#outcome").get_attribute("data-winner"))
     wait_until("my result", lambda: page.locator("#results tbody tr").count() == 1)
     assert not [u for u in reads if u.endswith("/api/tables/bac-1")], reads
@@ -118,17 +139,35 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
 def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, live: Live) -> None:
     """A stale page (betting closed meanwhile): the refusal in the page's language, nothing
     changed, and the page recovers by itself."""
-    _open_betting(live, "bac-1", "bp-open-2", seated=[[1, "alice"]])
+    live.betting("bac-1")
     page = page_of(locale="zh-TW")  # a first visit in Chinese: Accept-Language decides
     login(page, "alice", then="/tables/bac-1")
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
     page.wait_for_selector("#wallet[data-balance]")
     banker = page.locator(".bet-area[data-kind='banker']")
     wait_until("betting open", banker.is_enabled)
-    before = _balance(page)
-    # the dealer closes betting; a stale page sends its bet after that
-    _send(live, "bac-1", "dealer", {"type": "baccarat.CloseBetting"}, "bp-close-2")
+    # bruno bets, so the cycle closes the betting at the countdown's end; a stale page sends
+    # its bet after that
+    shown = live.betting("bac-1", "bruno")
+    _send(
+        live,
+        "bac-1",
+        "bruno",
+        {
+            "type": "baccarat.PlaceWager",
+            "player": "bruno",
+            "area": {"type": "baccarat.Area", "seated": False, "number": 2},
+            "kind": "player",
+            "amount": 1000,
+        },
+        f"bp-bet-2-{shown['round_id']}",
+    )
+    live.closed("bac-1", shown["round_id"])
     page.locator("#page-error").wait_for(state="hidden")
+    # (alice's wallet as the closed round left it: a wager of hers carried over from a tie
+    # was played in it)
+    before = live.api.get("/api/wallets/me", headers=live.token("alice")).json()["balance"]
+    wait_until("the page's wallet", lambda: _balance(page) == before)
     shown = _shown(live, "bac-1", "alice")
     command = {
         "type": "baccarat.PlaceWager",
@@ -159,21 +198,23 @@ def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, liv
     wait_until("the bet areas closed", lambda: not banker.is_enabled())
     assert _shown(live, "bac-1", "alice")["seq"] >= shown["seq"]
     wait_until("nothing taken from the wallet", lambda: _balance(page) == before)
+    assert live.api.get("/api/wallets/me", headers=live.token("alice")).json()["balance"] == before
 
 
 def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
-    _open_betting(live, "csp-1", "cp-open-1")
+    live.betting("csp-1")
     login(page, "bruno", then="/tables/csp-1")
     page.wait_for_selector("#wallet[data-balance]")
     ante = page.locator("#place-ante")
     wait_until("betting open", ante.is_enabled)
+    _fresh_countdown(page)
     page.locator("#box").select_option("3")
     page.locator("#ante").fill("10.00")
     ante.click()
     wait_until("the ante placed", lambda: "3" in (page.locator("#my-box").inner_text() or ""))
     shot(page, "caribbean-betting-en")
-    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "cp-close-1")
-    # the player's own five cards and the dealer's up card; raise / fold with a timer
+    # the cycle closes the betting at the countdown's end: the player's own five cards and
+    # the dealer's up card; raise / fold with a timer
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     assert page.locator("#dealer-cards .card:not(.card-back)").count() == 1
     raise_button = page.locator("#raise")
@@ -206,15 +247,16 @@ def test_a_player_verifies_their_own_cards_against_the_published_root(
     """Common rules "Randomness": "verify my cards" proves, in the browser, exactly the cards
     the player's view shows — during the decision their five cards and the dealer's up card,
     after the showdown the dealer's whole hand too — each against the shoe's Merkle root."""
-    _open_betting(live, "csp-1", "vp-open-1")
+    live.betting("csp-1")
     login(page, "alice", then="/tables/csp-1?lang=zh-Hant")
     ante = page.locator("#place-ante")
     wait_until("betting open", ante.is_enabled)
+    _fresh_countdown(page)
     page.locator("#box").select_option("4")
     page.locator("#ante").fill("10.00")
     ante.click()
     wait_until("the ante placed", lambda: "4" in (page.locator("#my-box").inner_text() or ""))
-    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "vp-close-1")
+    # the cycle closes the betting at the countdown's end
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     mine = {page.locator("#my-cards .card").nth(i).get_attribute("data-card") for i in range(5)}
     page.locator("#my-proofs summary").click()
@@ -244,31 +286,39 @@ def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, li
     """Caribbean Stud (CSP-6.5): until the showdown, alice's page source and every message her
     browser receives hold her five cards and the dealer's up card — never a card of another
     box nor the dealer's four face-down cards (read afterwards from the round's recall)."""
-    _open_betting(live, "csp-1", "leak-open-1")
-    _send(
-        live,
-        "csp-1",
-        "bruno",
-        {"type": "caribbean.PlaceAnte", "box": 5, "player": "bruno", "amount": 1_000},
-        "leak-ante-bruno",
-    )
+    live.betting("csp-1")
     page = page_of()
     received: list[str] = []
     _record(page, received)
     login(page, "alice", then="/tables/csp-1")
     ante = page.locator("#place-ante")
     wait_until("betting open", ante.is_enabled)
+    _fresh_countdown(page)
     page.locator("#box").select_option("2")
     ante.click()
     wait_until("the ante placed", lambda: "2" in page.locator("#my-box").inner_text())
-    _send(live, "csp-1", "dealer", {"type": "caribbean.CloseBetting"}, "leak-close-1")
+    round_id = live.shown("csp-1")["round_id"]
+    _send(
+        live,
+        "csp-1",
+        "bruno",
+        {"type": "caribbean.PlaceAnte", "box": 5, "player": "bruno", "amount": 1_000},
+        f"leak-ante-bruno-{round_id}",
+    )
+    # the cycle closes the betting at the countdown's end
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     wait_until("the decision open", page.locator("#fold").is_enabled)
     before_showdown = "\n".join([page.content(), *received])
     up_card = page.locator("#dealer-cards .card:not(.card-back)").get_attribute("data-card")
     mine = {page.locator("#my-cards .card").nth(i).get_attribute("data-card") for i in range(5)}
     page.locator("#fold").click()
-    _send(live, "csp-1", "bruno", {"type": "caribbean.Fold", "box": 5, "player": "bruno"}, "lf-b")
+    _send(
+        live,
+        "csp-1",
+        "bruno",
+        {"type": "caribbean.Fold", "box": 5, "player": "bruno"},
+        f"lf-b-{round_id}",
+    )
     wait_until("the showdown", lambda: page.locator("#results tbody tr").count() >= 1)
     recalled = live.api.get(
         "/api/tables/csp-1/recall", params={"last": 1}, headers=live.token("supervisor")

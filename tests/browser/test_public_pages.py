@@ -15,11 +15,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from macau_tables.cards import Card
-from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, prove_all
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT
-from macau_tables.tables.model import OpenRound
 from tests.browser.conftest import PASSWORD, Live, axe_check, login, shot, wait_until
 
 LANGS = ("en", "zh-Hant")
@@ -90,19 +89,20 @@ def test_the_lobby_shows_the_tables_and_the_meters_in_both_languages(
 def _play_caribbean_round(live: Live) -> None:
     """alice (box 1, with the jackpot wager) and bruno (box 2) play one round of ``csp-1``
     through the table service, as another table's players would (CSP-10: alice's jackpot wager
-    contributes to the linked meter)."""
+    contributes to the linked meter); the table's round cycle opens the round and closes its
+    betting at the countdown's end."""
     svc = live.runtime.service("csp-1")
     tag = uuid.uuid4().hex[:8]
 
     def submit(command: object, key: str, actor: str) -> None:
         svc.submit(command, idempotency_key=f"{key}-{tag}", actor=actor)
 
-    if svc.round is None or svc.round.is_over:
-        submit(OpenRound(), "open", "dealer")
+    round_id = live.betting("csp-1")["round_id"]
     submit(PlaceAnte(1, "alice", UNIT), "a", "alice")
     submit(PlaceJackpotWager(1, "alice"), "j", "alice")
     submit(PlaceAnte(2, "bruno", UNIT), "b", "bruno")
-    submit(CloseBetting(), "close", "dealer")
+    live.closed("csp-1", round_id)
+    wait_until("the deal", lambda: svc.round.is_over or svc.expected().due)  # type: ignore[union-attr]
     while not svc.round.is_over:  # the decisions (CSP-6.5): alice raises, bruno folds
         due = svc.expected().due[0]  # type: ignore[union-attr]
         box, player = due.position, due.player
