@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 from tests.server.serving import Server, wait_for
 
 from macau_tables import codec
-from macau_tables.baccarat.bets import seat
-from macau_tables.baccarat.commands import CloseBetting, PlaceWager
+from macau_tables.baccarat.bets import standing
+from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.store import Store
-from macau_tables.tables.model import OpenRound
 
 FAST = {"MACAU_TABLES_LEASE_SECONDS": "5", "MACAU_TABLES_TICK_SECONDS": "0.1"}
 """A short lease (renewed every ~2.5 s by the tick) so that a take-over comes quickly, long
@@ -48,24 +48,39 @@ def _bearer(server: Server, name: str, password: str) -> dict[str, str]:
 
 
 def _jackpot_round(server: Server, table: str, credentials: dict[str, str]) -> None:
-    """One baccarat round through ``server``'s API: the dealer opens it with alice seated,
-    alice bets banker and the jackpot wager (BAC-17: its contribution goes to the linked
-    meter at settlement), the dealer closes the betting; the virtual shoe deals and settles."""
-    dealer = _bearer(server, "dealer", credentials["dealer"])
+    """One baccarat round through ``server``'s API: the table's round cycle opens it, alice
+    bets banker and the jackpot wager in a standing area (BAC-17: its contribution goes to
+    the linked meter at settlement), the cycle closes the betting at the end of its countdown;
+    the virtual shoe deals and settles. Nobody at the dealer console."""
     alice = _bearer(server, "alice", credentials["alice"])
-    for key, headers, command in (
-        ("open", dealer, OpenRound(((1, "alice"),))),
-        ("banker", alice, PlaceWager("alice", seat(1), WagerKind.BANKER, 1_000)),
-        ("jackpot", alice, PlaceWager("alice", seat(1), WagerKind.JACKPOT, 1_000)),
-        ("close", dealer, CloseBetting()),
+
+    def table_answer() -> dict[str, Any]:
+        answer = server.get(f"/api/tables/{table}", headers=alice)
+        assert answer.status_code == 200, answer.text
+        return dict(answer.json())
+
+    def betting() -> str | None:
+        answer = table_answer()
+        return answer["round_id"] if "baccarat.PlaceWager" in answer["can_issue"] else None
+
+    round_id = wait_for("the cycle opens a round taking bets", betting)
+    for key, command in (
+        ("banker", PlaceWager("alice", standing(1), WagerKind.BANKER, 1_000)),
+        ("jackpot", PlaceWager("alice", standing(1), WagerKind.JACKPOT, 1_000)),
     ):
         sent = server.post(
             f"/api/tables/{table}/commands",
-            headers=headers,
+            headers=alice,
             json={"idempotency_key": f"multi-{key}", "command": codec.encode(command)},
         )
         assert sent.status_code == 200, sent.text
-    assert sent.json()["phase"] == "settled"
+        assert sent.json()["round_id"] == round_id  # both in the round the cycle opened
+
+    def settled() -> bool:
+        answer = table_answer()
+        return bool(answer["round_id"] != round_id or answer["expected"]["phase"] == "settled")
+
+    wait_for("the cycle closes the betting and the round settles", settled)
 
 
 def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(

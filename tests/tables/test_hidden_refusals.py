@@ -102,7 +102,8 @@ def _all_command_types() -> set[type]:
 
 def test_every_command_class_declares_the_table_modes_it_is_accepted_in() -> None:
     """Each command class says, itself, which table modes accept it: the physical acts only a
-    live table has (CSP-11, BAC-4, BAC-10, BAC-2.1, BAC-3), everything else everywhere."""
+    live table has (CSP-11, BAC-4, BAC-10, BAC-2.1, BAC-3), a player's own seat only a virtual one
+    (BAC-15), everything else everywhere."""
     live_only = {
         C.DealCard,
         C.ReportExposedCard,
@@ -118,9 +119,10 @@ def test_every_command_class_declares_the_table_modes_it_is_accepted_in() -> Non
         S.ConfirmCutCardOut,
         M.OpenShoe,
     }
+    virtual_only = {M.TakeSeat, M.LeaveSeat}  # BAC-15: a live table's dealer seats players
     for cls in _all_command_types():
         assert "MODES" in vars(cls), cls
-        assert accepts(TableMode.LIVE, cls), cls
+        assert accepts(TableMode.LIVE, cls) is (cls not in virtual_only), cls
         assert accepts(TableMode.VIRTUAL, cls) is (cls not in live_only), cls
 
 
