@@ -14,6 +14,7 @@ from tests.server.test_api_admin import audit, refused
 from tests.tables.support import open_round
 
 from macau_tables import codec
+from macau_tables.games import GAMES
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
@@ -123,10 +124,33 @@ def test_a_change_is_refused_during_a_round_and_takes_effect_from_the_next(
     service = runtime.service("csp-1")
     Bots(service, ["alice", "bruno"], seed=7, actor="test").play(1)  # a round under csp-v1
     open_round(service)
+    ante = GAMES[service.setup.game].bots.filler(service.state, "alice")  # her smallest ante
+    service.submit(ante, idempotency_key=uuid.uuid4().hex, actor="alice")
     body = {"changes": {"royal_flush_odds": 80}, "approvals": [APPROVAL_80]}
     refused(change(client, admin, **body), 409, "tables.config_round_open")
     assert config_id(runtime) == "csp-v1" and audit(runtime, "admin_table_config") == []
     assert service.state.rules.royal_flush_odds == 100  # the round in progress keeps its rules
+
+
+def test_a_change_goes_through_while_the_cycle_holds_an_empty_round_open(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """A virtual table's cycle keeps a round taking bets open while nobody bets: nothing is at
+    stake, so the change is taken; that round keeps the rules it opened with, the next round
+    runs the new version (CSP-13)."""
+    admin = login(client, "admin")
+    service = runtime.service("csp-1")
+    open_round(service)
+    empty = service.round
+    assert empty is not None and not empty.is_over and not service.state.round_at_stake
+    body = {"changes": {"royal_flush_odds": 80}, "approvals": [APPROVAL_80]}
+    done = change(client, admin, **body)
+    assert done.status_code == 200, done.text
+    assert service.state.rules.royal_flush_odds == 80  # from the next round
+    assert service.round is not None and service.round.round_id == empty.round_id
+    assert service.round.rules.royal_flush_odds == 100  # the empty round keeps its rules
+    Bots(service, ["alice", "bruno"], seed=9, actor="test").play(2)
+    assert service.round.rules.royal_flush_odds == 80
 
 
 def test_the_next_round_runs_the_new_version_and_old_rounds_still_verify(

@@ -187,7 +187,7 @@ def _takes_wagers(round_: Any) -> bool:
     return any(issuer_of(c) is Issuer.PLAYER for c in round_.expected_next().commands)
 
 
-def _has_wager(round_: Any, cycle: CycleState) -> bool:
+def has_wager(round_: Any, cycle: CycleState) -> bool:
     """Whether ``round_`` has a wager: one was placed in it (an event of it moved money) or it
     took over wagers from the last round (``cycle.carried``)."""
     if cycle.carried == str(round_.round_id):
@@ -232,7 +232,7 @@ def _closable(round_: Any, cycle: CycleState) -> bool:
     close = close_command(round_)
     if close is None or round_.check(close) is not None:
         return False
-    return _has_wager(round_, cycle) or not _takes_wagers(round_)
+    return has_wager(round_, cycle) or not _takes_wagers(round_)
 
 
 def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | None) -> None:
@@ -250,7 +250,7 @@ def perform(batch: Batch, action: Action, seated: tuple[tuple[int, str], ...] | 
         if r is None:  # nothing to close (due() gives CLOSE only for a round taking bets)
             return
         close = close_command(r)
-        wagered = _has_wager(r, state.cycle)
+        wagered = has_wager(r, state.cycle)
         if close is not None and r.check(close) is None and (wagered or not _takes_wagers(r)):
             execute(batch, close)
             bookkeep(batch)

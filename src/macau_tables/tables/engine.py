@@ -50,7 +50,7 @@ from ..rng import RandomSource
 from ..rounds import Issuer, Round, accepts, is_command, issuer_of
 from ..store.chain import chain_hash
 from ..voids import Evidence, Ground, is_void_command, shows, shuffler_failed, void_since
-from .cycle import CycleState, fold
+from .cycle import CycleState, betting, fold, has_wager
 from .dealing import Dealing
 from .model import (
     SEATING_EVENTS,
@@ -134,6 +134,18 @@ class TableState:
     def round_open(self) -> bool:
         """A round is in progress."""
         return self.round is not None and not self.round.is_over
+
+    @property
+    def round_at_stake(self) -> bool:
+        """A round is in progress with something at stake: past its betting, or taking bets
+        with a wager in it (placed, or taken over from the last round). An empty round taking
+        bets — the one a virtual table's cycle keeps open while nobody bets — is not: the
+        table's configuration and its meter's parameters may change under it (they apply
+        from the next round; the round in play keeps the rules it opened with)."""
+        r = self.round
+        if r is None or r.is_over:
+            return False
+        return not betting(r) or has_wager(r, self.cycle)
 
     def carried(self) -> tuple[Any, ...]:
         """What the next round takes over from the last one (its ``carried_out()``)."""

@@ -18,11 +18,12 @@ __all__ = ["change_meter_params", "tables_in_round"]
 
 
 def tables_in_round(tx: Tx, meter_id: str) -> list[str]:
-    """The tables linked to ``meter_id`` with a round in progress (their log, replayed)."""
+    """The tables linked to ``meter_id`` with a round in progress that has something at
+    stake (their log, replayed; an empty round taking bets has none: ``round_at_stake``)."""
     return [
         t.table_id
         for t in tx.tables()
-        if t.meter_id == meter_id and read_table(tx, t.table_id).state.round_open
+        if t.meter_id == meter_id and read_table(tx, t.table_id).state.round_at_stake
     ]
 
 

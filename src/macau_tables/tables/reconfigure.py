@@ -63,9 +63,11 @@ def change_table_config(
     ``approvals`` records added (one already there is not added twice). In ``tx``; the caller
     reloads the table's service.
 
-    Refuses, nothing written: a round in progress (``tables.config_round_open``: finish or void
-    it first); new shoe settings while a shoe is in play (``tables.config_shoe_in_play``: a
-    shoe runs under the settings it opened with, BAC-1); a field that is not changed this way
+    Refuses, nothing written: a round in progress with a wager in it or past its betting
+    (``tables.config_round_open``: finish or void it first; an empty round taking bets keeps
+    its rules and the change applies from the next); new shoe settings while a shoe is in
+    play (``tables.config_shoe_in_play``: a shoe runs under the settings it opened with,
+    BAC-1); a field that is not changed this way
     (``tables.config_field_fixed``); an unknown field or a value of the wrong shape (the
     codec's ``CodecError``); a value the rules refuse (their ``ConfigError``, e.g.
     ``caribbean.royal_odds_range``); no change at all (``tables.config_unchanged``); at an open
@@ -73,7 +75,7 @@ def change_table_config(
     BAC-19); a table that would not load under the new version (e.g.
     ``tables.meter_seed_mismatch``: the meter restarts from the seed it has)."""
     loaded = read_table(tx, table_id)
-    if loaded.state.round_open:
+    if loaded.state.round_at_stake:
         raise TableError("tables.config_round_open", table=table_id)
     rules: Any = loaded.state.rules
     setup = loaded.state.setup
