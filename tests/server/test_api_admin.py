@@ -18,7 +18,9 @@ from tests.server.conftest import PASSWORD, login, server_settings
 from tests.tables.support import open_round
 
 from macau_tables.baccarat import shoe as S
-from macau_tables.baccarat.commands import DealCard
+from macau_tables.baccarat.bets import standing
+from macau_tables.baccarat.commands import DealCard, PlaceWager
+from macau_tables.baccarat.rules import WagerKind
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import Card
 from macau_tables.errors import ConfigError
@@ -249,7 +251,12 @@ def test_meter_parameters_change_between_rounds_only(client: TestClient, runtime
     refused(
         client.post("/api/meters/nope/params", json={"seed": 1, "reason": "x"}, headers=admin), 404
     )
-    open_round(runtime.service("bac-1"))
+    bac = runtime.service("bac-1")
+    open_round(bac)
+    # the empty round the cycle holds open stops nothing; a wager in it does (CSP-10.8)
+    assert not bac.state.round_at_stake
+    bet = PlaceWager("alice", standing(1), WagerKind.BANKER, bac.state.rules.bet_unit * 10)
+    bac.submit(bet, idempotency_key=uuid.uuid4().hex, actor="alice")
     refused(
         client.post(url, json={"seed": 2_000_000, "reason": "new promotion"}, headers=admin),
         409,
