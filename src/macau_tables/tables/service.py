@@ -437,8 +437,8 @@ class TableService:
         """Run the round cycle's next step now, as :meth:`tick` would at its recorded deadline
         (the same code, without waiting): open the next round (``seated``: its seating, else
         the seating the players took at the table, BAC-15, else the last round's), close the
-        betting, or record a missing deadline. For in-process
-        drivers that must not wait (autoplay, tests, benchmarks); no server route calls it.
+        betting, or record a missing deadline. For in-process drivers that must not wait
+        (autoplay, tests, benchmarks); no server route calls it.
         Returns what was submitted, ``None`` when no step is pending (a round in play that
         waits for players or the dealer, a fault, a pause, an idle table, a closed table)."""
         with self._lock:
