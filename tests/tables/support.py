@@ -118,6 +118,12 @@ def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: A
 _keys = itertools.count(1)
 
 
+def send(svc: TableService, command: object, actor: str = "dealer") -> Submitted:
+    """Submit ``command`` to ``svc`` as ``actor`` (default the dealer), one request under a
+    fresh idempotency key."""
+    return svc.submit(command, idempotency_key=f"send-{next(_keys)}", actor=actor)
+
+
 def open_round(svc: TableService, seated: tuple[tuple[int, str], ...] = ()) -> Submitted:
     """Open ``svc``'s next round: a live table's dealer sends ``OpenRound(seated)``; at a
     virtual table its round cycle opens it (:meth:`TableService.cycle_step`, run at once: the

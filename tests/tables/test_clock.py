@@ -27,16 +27,9 @@ from .support import (
     casino,
     close_betting,
     open_round,
+    send,
     service,
 )
-
-_n = 0
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"c{_n}", actor=actor)
 
 
 def test_an_absent_player_s_hand_is_folded_when_the_decision_timer_runs_out_CSP_6_4(

@@ -21,16 +21,9 @@ from macau_tables.store import Store
 from macau_tables.store.verify import verify
 from macau_tables.tables import OpenRound, OpenShoe
 
-from .support import PureTable, baccarat_rules, casino, ledger_total, service
+from .support import PureTable, baccarat_rules, casino, ledger_total, send, service
 
-_n = 0
 BEHIND = 356  # the cut card this far from the end of an 8-deck shoe: out at card 60 (BAC-2.1)
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"cut{_n}", actor=actor)
 
 
 def _order(seed: int) -> list[Card]:

@@ -7,7 +7,6 @@ resumes the recorded deadline, not a fresh timer."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -35,13 +34,7 @@ from macau_tables.tables import (
 )
 from macau_tables.tables.model import CycleDeadline
 
-from .support import START, baccarat_rules, caribbean_rules, casino, service
-
-_keys = itertools.count(1)
-
-
-def send(svc: TableService, command: object, actor: str = "dealer") -> Any:
-    return svc.submit(command, idempotency_key=f"k{next(_keys)}", actor=actor)
+from .support import START, baccarat_rules, caribbean_rules, casino, send, service
 
 
 def bet(svc: TableService, player: str = "p1", amount: int = 100) -> Any:

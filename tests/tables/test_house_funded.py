@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
-from typing import Any
 
 from macau_tables.cards import Card
 from macau_tables.caribbean import (
@@ -32,7 +31,7 @@ from macau_tables.tables.reports import (
     totals,
 )
 
-from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, service
+from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, send, service
 
 STRAIGHT_FLUSH = ("5h", "6h", "7h", "8h", "9h")
 DEALER_JUNK = ("2c", "3d", "4s", "Jc", "Kd")
@@ -41,14 +40,6 @@ AWARDS = JackpotFixedAwards(
     royal_flush=0, straight_flush=FIXED, four_of_a_kind=0, full_house=0, flush=0
 )
 CONTRIBUTION = 70  # 7/10 of a 100 jackpot wager (support.caribbean_rules)
-
-_n = 0
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"hf{_n}", actor=actor)
 
 
 def test_a_fixed_award_above_the_meter_share_is_funded_by_the_house_and_reported_CSP_10_8(

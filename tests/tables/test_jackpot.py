@@ -26,7 +26,7 @@ from macau_tables.rounds import DEALER, Audience
 from macau_tables.store import Store
 from macau_tables.tables import MeterUpdate, OpenRound
 
-from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, service
+from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, send, service
 
 STRAIGHT_FLUSH = ("5h", "6h", "7h", "8h", "9h")
 DEALER_JUNK = ("2c", "3d", "4s", "Jc", "Kd")  # king high: does not qualify
@@ -34,14 +34,6 @@ AWARDS = JackpotFixedAwards(
     royal_flush=0, straight_flush=0, four_of_a_kind=50_000, full_house=15_000, flush=10_000
 )
 CONTRIBUTION = 70  # 7/10 of a 100 jackpot wager (support.caribbean_rules)
-
-_n = 0
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"j{_n}", actor=actor)
 
 
 def two_live_tables(store: Store) -> tuple[Any, Any]:

@@ -48,16 +48,9 @@ from .support import (
     close_betting,
     ledger_total,
     open_round,
+    send,
     service,
 )
-
-_n = 0
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"r{_n}", actor=actor)
 
 
 def log_types(store: Store, table_id: str, after: int = 0) -> list[str]:

@@ -40,20 +40,12 @@ from macau_tables.tables.audit import verify_database
 from macau_tables.tables.reconfigure import change_table_config
 from macau_tables.voids import Ground
 
-from .support import BANKROLL, baccarat_rules, caribbean_rules, casino, service
+from .support import BANKROLL, baccarat_rules, caribbean_rules, casino, send, service
 from .test_recovery import balances, check_invariants, open_live_shoe
-
-_n = 0
 
 # a deck order for a live Caribbean round with one box (shuffler: five to the box, then five to
 # the dealer, CSP-7.2)
 CARDS = ("As", "Ks", "Qs", "Js", "Ts", "2c", "3d", "4h", "5s", "7c")
-
-
-def send(svc: Any, command: object, actor: str = "dealer") -> Any:
-    global _n
-    _n += 1
-    return svc.submit(command, idempotency_key=f"v{_n}", actor=actor)
 
 
 def refused(svc: Any, command: object, key: str, rule: str | None = None) -> None:
