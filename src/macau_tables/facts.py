@@ -3,8 +3,9 @@
 What the per-position report (``macau-tables report --by-position``) shows, computed once, when
 the round settles, by the game's plug-in (:attr:`macau_tables.plugin.GamePlugin.facts`, from the
 event that settled the round and its :class:`~macau_tables.rounds.WagerResult` lines — the rules'
-own figures) and recorded in the table's hash-chained log right after that event
-(:class:`SettlementFacts`, the codec's ``tables.SettlementFacts``), so that the report reads
+own figures) and recorded in the table's hash-chained log after that event, in the same
+transaction (:class:`SettlementFacts`, the codec's ``tables.SettlementFacts``; after the awards
+it held, if any), so that the report reads
 them instead of replaying every round; ``verify`` derives them again from the settlement and
 finds any that differ (:mod:`macau_tables.tables.facts`).
 
@@ -63,7 +64,7 @@ class FactLine:
 
 @dataclass(frozen=True, slots=True)
 class SettlementFacts:
-    """A settled round's facts (recorded in its table's log right after its settlement)."""
+    """A settled round's facts (recorded in its table's log after its settlement)."""
 
     lines: tuple[FactLine, ...]
 

@@ -182,7 +182,8 @@ class GamePlugin:
     facts: Callable[[object], SettlementFacts | None] = _no_facts
     """The settlement facts (:mod:`macau_tables.facts`) of the round ``event`` settled, from
     the event alone; ``None`` when ``event`` settles no round (a void, any other event). The
-    table service records them right after the event; ``verify`` derives them again."""
+    table service records them after the event (when a wager was settled); ``verify``
+    derives them again."""
 
     def replay(self, events: Sequence[object]) -> Any:
         """The round its recorded ``events`` make (the round class's ``replay``)."""

@@ -2,7 +2,7 @@
 settlement, summed by the per-position report, read back whole by ``verify``.
 
 A row is one :class:`~macau_tables.facts.FactLine` of one round: the projection of the
-``tables.SettlementFacts`` event recorded right after the round's settlement (``derived``
+``tables.SettlementFacts`` event recorded after the round's settlement (``derived``
 false, ``seq`` that event's), or — for a round settled before schema v10 — the line derived once
 by ``db upgrade`` from the settlement itself (``derived`` true, ``seq`` the settlement's: the
 old chain is not rewritten). The SQL stays here, in the store; what a fact means is

@@ -324,7 +324,7 @@ login_failures = Table(
 # -- schema v10: settlement facts (migration v0010_settlement_facts) ----------------------------
 # A settled round's money per betting position and wager kind (macau_tables.facts), what
 # ``report --by-position`` sums. Each row is either the projection of the tables.SettlementFacts
-# event recorded right after the settlement (``seq`` that event's, ``derived`` false) or, for a
+# event recorded after the settlement (``seq`` that event's, ``derived`` false) or, for a
 # round settled before v10, derived once by the upgrade from its settlement event (``seq`` the
 # settlement's, ``derived`` true: the old chain is never rewritten). ``at``: when the settlement
 # was recorded (the report's gaming day). ``verify`` derives every row again.

@@ -335,7 +335,7 @@ class Batch:
                 self.state = replace(self.state, shuffler_out=True)
             self.records.append(Record(round_id, e, tuple(round_.postings(e))))
             facts = facts_of(e)
-            if facts is not None:  # the settlement's facts, right after it (the reports')
+            if facts is not None and facts.lines:  # a settlement's facts, after it (reports')
                 self.records.append(Record(round_id, facts))
             hits = hits_of(e)
             if hits:

@@ -89,12 +89,19 @@ def _records(tx: Tx, table_id: str, types: Sequence[str]) -> list[EventRecord]:
 
 def backfill(tx: Tx) -> int:
     """Derive and store the facts of every settled round that has none (no facts event in its
-    chain, no stored row); returns how many rounds got them. Run by ``db upgrade`` (schema
-    v10); running it again does nothing."""
+    chain, no stored row; a facts event without its rows is stored as recorded); returns how
+    many rounds got them. Run by ``db upgrade`` (schema v10); running it again does nothing."""
     done = 0
     for table in sorted(tx.tables(), key=lambda t: t.table_id):
-        recorded = {r.round_id for r in _records(tx, table.table_id, [FACTS_TYPE])}
         stored = {row.round_id for row in fact_rows(tx, table.table_id)}
+        recorded = set()
+        resolver = tx.config_resolver()
+        for r in _records(tx, table.table_id, [FACTS_TYPE]):
+            recorded.add(r.round_id)
+            if r.round_id is not None and r.round_id not in stored:
+                # A facts event whose rows are gone (a database downgraded and upgraded again).
+                project(tx, table.table_id, [r.decode(resolver)], [r])
+                done += 1
         for record, facts in _settlements(tx, table):
             rid = record.round_id
             if rid is None or rid in recorded or rid in stored or not facts.lines:

@@ -2,7 +2,7 @@
 position and wager kind (:mod:`macau_tables.facts`), what ``report --by-position`` sums instead
 of replaying every round.
 
-From v10 the table service records a round's facts in its hash-chained log right after its
+From v10 the table service records a round's facts in its hash-chained log after its
 settlement (a ``tables.SettlementFacts`` event) and stores them here in the same transaction.
 For the rounds settled before, this upgrade derives them once, through each game's plug-in, from
 the settlement event in the log, and stores them marked ``derived`` (``seq`` the settlement's):
