@@ -32,7 +32,7 @@ from ..store import schema as s
 from ..store.facts_rows import FactRow, fact_rows, put_facts
 from .findings import Finding, finding
 
-__all__ = ["FACTS_TYPE", "backfill", "check_facts", "project"]
+__all__ = ["FACTS_TYPE", "backfill", "check_facts", "check_table_facts", "project"]
 
 FACTS_TYPE = "tables.SettlementFacts"
 """The codec name of the facts event (:class:`~macau_tables.facts.SettlementFacts`)."""
@@ -123,13 +123,15 @@ def check_facts(tx: Tx) -> Finding | None:
     """The first settlement fact, of any table, that is not what its round's plug-in derives
     from its settlement (module docstring); ``None`` when all hold."""
     for table in sorted(tx.tables(), key=lambda t: t.table_id):
-        found = _check_table(tx, table)
+        found = check_table_facts(tx, table)
         if found is not None:
             return found
     return None
 
 
-def _check_table(tx: Tx, table: TableRecord) -> Finding | None:
+def check_table_facts(tx: Tx, table: TableRecord) -> Finding | None:
+    """:func:`check_facts` for one table (what a verification that splits its work by table
+    runs in each table's job)."""
     table_id = table.table_id
 
     def fail(record: str, key: str, /, **params: object) -> Finding:
