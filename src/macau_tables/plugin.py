@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .facts import SettlementFacts
 from .jackpot import Meter
 from .rounds import Due, Round, TableMode, accepts, is_command
 
@@ -145,6 +146,11 @@ class Demonstration:
     tables: tuple[DemoTableSpec, ...]
 
 
+def _no_facts(event: object) -> SettlementFacts | None:
+    """A game that records no settlement facts (none of its events settles a round)."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class GamePlugin:
     """Everything the table service, the server and the pages know of one game.
@@ -156,7 +162,8 @@ class GamePlugin:
     players; ``demo``: its part of the demonstration casino; ``term``: the message key of the
     game's name, ``pages.game_<name>`` (the pages' scripts name a game by that key);
     ``words``: its words a password must not lean on; ``read_models``: name → a new
-    :class:`ReadModel` (none: the game offers none)."""
+    :class:`ReadModel` (none: the game offers none); ``settling`` / ``facts``: the events
+    that settle a round and the settlement facts of one (:mod:`macau_tables.facts`)."""
 
     name: str
     round_class: type[Round]
@@ -169,6 +176,14 @@ class GamePlugin:
     term: str
     words: tuple[str, ...] = ()
     read_models: Mapping[str, Callable[[], ReadModel]] = field(default_factory=dict)
+    settling: tuple[type, ...] = ()
+    """The game's events that settle a round whole (each carries its settlement's
+    :class:`~macau_tables.rounds.WagerResult` lines): what :attr:`facts` reads."""
+    facts: Callable[[object], SettlementFacts | None] = _no_facts
+    """The settlement facts (:mod:`macau_tables.facts`) of the round ``event`` settled, from
+    the event alone; ``None`` when ``event`` settles no round (a void, any other event). The
+    table service records them after the event (when a wager was settled); ``verify``
+    derives them again."""
 
     def replay(self, events: Sequence[object]) -> Any:
         """The round its recorded ``events`` make (the round class's ``replay``)."""

@@ -254,3 +254,38 @@ class PureTable:
 
         base = TableState(self.setup, self.state.rules, self.dealing.initial())
         return load(base, self.log, self.dealing)
+
+
+def replayed_positions(tx: Any, day: date) -> list[Any]:
+    """The per-position report of gaming day ``day`` as it was computed before settlement
+    facts: every round settled that day replayed and closed again through its rules
+    (:func:`macau_tables.tables.recall.settled_wagers`), its wagers summed per position — the
+    oracle the report from stored facts must equal."""
+    from macau_tables.store.history import settled_round_ids
+    from macau_tables.tables.recall import settled_wagers
+    from macau_tables.tables.reports import PositionFigures, day_bounds
+
+    fields = ("wagers", "drop", "paid", "commission", "contributions", "awards", "win")
+
+    def order(spot: str) -> tuple[str, int, str]:
+        word, _, number = spot.rpartition(" ")
+        return (word, int(number), spot) if number.isdigit() else (spot, 0, spot)
+
+    start, end = day_bounds(day)
+    out: list[Any] = []
+    for table in sorted(tx.tables(), key=lambda t: t.table_id):
+        sums: dict[str, dict[str, int]] = {}
+        for round_id in settled_round_ids(tx, table.table_id, start, end):
+            for w in settled_wagers(tx, table, round_id):
+                f = sums.setdefault(w.spot, dict.fromkeys(fields, 0))
+                f["wagers"] += 1
+                f["drop"] += 0 if w.carried_in else w.stake
+                f["paid"] += w.paid
+                f["commission"] += w.commission
+                f["contributions"] += w.meter
+                f["awards"] += w.award_from_meter + w.award_from_house
+                f["win"] += w.house + w.commission - w.award_from_house
+        out += [
+            PositionFigures(table.table_id, spot, **sums[spot]) for spot in sorted(sums, key=order)
+        ]
+    return out

@@ -78,10 +78,11 @@ def test_an_award_at_the_threshold_is_held_then_released_once_CSP_10(store: Stor
     paid_without_award = wallet(store, "p1") - before
     verified(store)
 
-    # The settlement and its hold are one transaction's events, in that order.
+    # The settlement, its hold and its facts are one transaction's events, in that order.
     last = store.read(lambda tx: tx.read_events("L1", round_id=str(svc.round.round_id)))
-    assert last[-1].type == "tables.AwardHeld"
-    assert last[-2].type.endswith("RoundSettled")
+    assert last[-1].type == "tables.SettlementFacts"
+    assert last[-2].type == "tables.AwardHeld"
+    assert last[-3].type.endswith("RoundSettled")
 
     # Recall shows the award held; the report does not count it as win.
     (rec,) = store.read(lambda tx: recall(tx, "L1", 1, audience=Audience.supervisor()))

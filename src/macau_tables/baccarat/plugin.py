@@ -5,13 +5,25 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..facts import SettlementFacts, settlement_facts
 from ..plugin import GamePlugin
 from . import CODEC_TYPES, audit, bots, demo, read_models
 from .dealing import BaccaratDealing
+from .events import RoundSettled
 from .round import BaccaratRound
 from .rules import BaccaratRules
 
-__all__ = ["PLUGIN"]
+__all__ = ["PLUGIN", "facts"]
+
+
+def facts(event: object) -> SettlementFacts | None:
+    """The settlement facts of the round ``event`` settled (its settlement's lines, per
+    position and wager kind); ``None`` for any other event (a void moves the stakes back:
+    no fact)."""
+    if isinstance(event, RoundSettled):
+        return settlement_facts(event.settlement.lines)
+    return None
+
 
 PLUGIN: Final = GamePlugin(
     name="baccarat",
@@ -25,5 +37,7 @@ PLUGIN: Final = GamePlugin(
     term="pages.game_baccarat",
     words=("punto", "banco", "banker", "player"),
     read_models=read_models.READ_MODELS,
+    settling=(RoundSettled,),
+    facts=facts,
 )
 """Baccarat, as the table service, the server and the pages know it."""

@@ -44,13 +44,14 @@ __all__ = [
     "players",
     "postings",
     "schema_info",
+    "settlement_facts",
     "shoes",
     "snapshots",
     "transactions",
     "users",
 ]
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 10
 """The schema version this code reads and writes (``schema_info.version``)."""
 
 HASH = String(64)
@@ -318,4 +319,35 @@ login_failures = Table(
     Column("address", String(100), nullable=False),
     Index("ix_login_failures_user", "user_name", "at"),
     Index("ix_login_failures_address", "address", "at"),
+)
+
+# -- schema v10: settlement facts (migration v0010_settlement_facts) ----------------------------
+# A settled round's money per betting position and wager kind (macau_tables.facts), what
+# ``report --by-position`` sums. Each row is either the projection of the tables.SettlementFacts
+# event recorded after the settlement (``seq`` that event's, ``derived`` false) or, for a
+# round settled before v10, derived once by the upgrade from its settlement event (``seq`` the
+# settlement's, ``derived`` true: the old chain is never rewritten). ``at``: when the settlement
+# was recorded (the report's gaming day). ``verify`` derives every row again.
+
+settlement_facts = Table(
+    "settlement_facts",
+    metadata,
+    Column("table_id", ID, ForeignKey("casino_tables.table_id"), primary_key=True),
+    Column("round_id", ID, primary_key=True),
+    Column("spot", String(60), primary_key=True),
+    Column("kind", String(60), primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("derived", Boolean, nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+    Column("wagers", Integer, nullable=False),
+    Column("staked", BigInteger, nullable=False),
+    Column("dropped", BigInteger, nullable=False),
+    Column("paid", BigInteger, nullable=False),
+    Column("commission", BigInteger, nullable=False),
+    Column("contributions", BigInteger, nullable=False),
+    Column("carried", BigInteger, nullable=False),
+    Column("award_from_meter", BigInteger, nullable=False),
+    Column("award_from_house", BigInteger, nullable=False),
+    Column("house", BigInteger, nullable=False),
+    Index("ix_settlement_facts_at", "at", "table_id"),
 )

@@ -8,7 +8,9 @@
    ledger summing to zero;
 2. every table's rounds re-derived through the rules (:mod:`.rederive`): the postings of each
    event, each settlement computed again, the meter each jackpot settlement was given against
-   the ledger, every reveal against its published commitment.
+   the ledger, every reveal against its published commitment;
+3. every settlement's facts (what the per-position report reads: :mod:`.facts`) derived again
+   from its settlement by the game's plug-in, against the facts event and the stored rows.
 
 It returns a :class:`Verified` with the counts and the first :class:`~.findings.Finding`
 (naming the check, the table and the record). Reads only: it works while a table is stopped by
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from ..store import ChainHead, Store, Tx
 from ..store.history import meter_postings
 from ..store.verify import BATCH, verify_tx
+from .facts import check_facts
 from .findings import Finding, from_store
 from .rederive import Counts, LoggedEvent, MeterBalance, StoredTx, rederive_table
 
@@ -119,6 +122,8 @@ def verify_in(tx: Tx, *, progress: Callable[[str], None] | None = None) -> Verif
         )
         if found is not None:
             break
+    if found is None:
+        found = check_facts(tx)  # the settlement facts the reports read (.facts)
     return replace(
         start,
         finding=found,

@@ -329,10 +329,14 @@ class Batch:
 
     def _record_round(self, round_: Round, events: Sequence[object]) -> None:
         round_id, hits_of = round_.round_id, self.dealing.hits
+        facts_of = GAMES[self.state.setup.game].facts
         for e in events:
             if shuffler_failed(e) and not self.state.shuffler_out:
                 self.state = replace(self.state, shuffler_out=True)
             self.records.append(Record(round_id, e, tuple(round_.postings(e))))
+            facts = facts_of(e)
+            if facts is not None and facts.lines:  # a settlement's facts, after it (reports')
+                self.records.append(Record(round_id, facts))
             hits = hits_of(e)
             if hits:
                 self.hits.extend((round_id, h) for h in hits)

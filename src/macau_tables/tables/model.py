@@ -15,7 +15,9 @@ records, beside the games' events, a few *table events* in the same hash-chained
 released by one: :mod:`.holds`), and the round cycle's own (:mod:`.cycle`):
 :class:`CycleDeadline` (when the betting closes, when the next round opens),
 :class:`CycleIdle` / :class:`CycleWoken` and :class:`CyclePaused` / :class:`CycleResumed`;
-and the seating of a virtual table: :class:`SeatTaken` / :class:`SeatLeft` (BAC-15).
+and the seating of a virtual table: :class:`SeatTaken` / :class:`SeatLeft` (BAC-15);
+and after each settlement its facts (:class:`~macau_tables.facts.SettlementFacts`: the money
+per position and wager kind the per-position report reads, :mod:`macau_tables.facts`).
 
 Every type here is registered with :mod:`macau_tables.codec` under the namespace ``tables``
 (``tables.OpenRound``, …) when :mod:`macau_tables.tables` is imported.
@@ -29,6 +31,7 @@ from typing import ClassVar, Final
 from .. import codec
 from ..cards import Card
 from ..errors import CodecError, MacauTablesError
+from ..facts import FactLine, SettlementFacts
 from ..rng import CardLeaf, CardShown
 from ..rounds import EVERY_MODE, LIVE_ONLY, CycleStep, Issuer, TableMode
 from ..voids import SYSTEM_GROUNDS, Ground
@@ -523,6 +526,7 @@ TableEvent = (
     | CycleResumed
     | SeatTaken
     | SeatLeft
+    | SettlementFacts
 )
 """The events the service records beside the games' events."""
 
@@ -539,6 +543,7 @@ TABLE_EVENTS: Final[tuple[type, ...]] = (
     ShufflerReplacement,
     *CYCLE_EVENTS,
     *SEATING_EVENTS,
+    SettlementFacts,
 )
 """Every table event (the service's own, in the log beside the games' events)."""
 
@@ -632,6 +637,7 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     TakeSeat,
     LeaveSeat,
     *TABLE_EVENTS,
+    FactLine,
     Sealed,
     Hit,
     Submitted,

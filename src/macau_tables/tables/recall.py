@@ -30,6 +30,7 @@ from typing import Any
 
 from .. import codec
 from ..cards import Card
+from ..facts import SettlementFacts
 from ..games import GAMES
 from ..rounds import Audience, WagerResult
 from ..store import TableRecord, Tx
@@ -216,7 +217,7 @@ def recall_round(tx: Tx, table: TableRecord, round_id: str, *, audience: Audienc
     notes = tuple(
         f"#{r.seq} {type(e).__name__}: {_summary(e)}"
         for r, e in decoded
-        if isinstance(e, TABLE_EVENTS)
+        if isinstance(e, TABLE_EVENTS) and not isinstance(e, SettlementFacts)
     )
     first, last = records[0], records[-1]
     txs = transactions_of_events(tx, table.table_id, first.seq, last.seq)

@@ -28,7 +28,10 @@ the ledger:
 Per betting position (``report --by-position``; STANDARDS "meters for drop, wagers and
 payouts per betting position"): each box or seat of each table over the rounds *settled* that
 day, from their settlements (:class:`~macau_tables.rounds.WagerResult`, the rules' own
-figures, which ``verify`` checks against the ledger): ``wagers`` settled, ``drop`` (their
+figures, which ``verify`` checks against the ledger), as the game's plug-in summed them into the
+round's *settlement facts* when it settled (:mod:`macau_tables.facts`: stored with the
+settlement and read here in one query, no round replayed; ``verify`` derives them again):
+``wagers`` settled, ``drop`` (their
 stakes taken from wallets in that round: a stake carried in from an earlier round was dropped
 then), ``paid`` to the players (stakes back, wins, awards), ``commission``, ``contributions``
 to the meter, ``awards`` and ``win`` (the table bank's net, the commission, less the awards the
@@ -49,11 +52,12 @@ from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from typing import Any
 
+from ..facts import FactLine
 from ..money import format_minor, format_percent
 from ..store import TableRecord, Tx
-from ..store.history import balances_at, event_counts, posting_totals, settled_round_ids
+from ..store.facts_rows import position_sums
+from ..store.history import balances_at, event_counts, posting_totals
 from .clock import MACAU
-from .recall import settled_wagers
 
 __all__ = [
     "COLUMNS",
@@ -302,35 +306,42 @@ def _spot_order(spot: str) -> tuple[str, int, str]:
     return (word, int(number), spot) if number.isdigit() else (spot, 0, spot)
 
 
+def _figures(table_id: str, line: FactLine) -> PositionFigures:
+    return PositionFigures(
+        table_id,
+        line.spot,
+        wagers=line.wagers,
+        drop=line.dropped,
+        paid=line.paid,
+        commission=line.commission,
+        contributions=line.contributions,
+        awards=line.awards,
+        win=line.win,
+    )
+
+
 def position_figures(
     tx: Tx, table: TableRecord, start: datetime, end: datetime
 ) -> tuple[PositionFigures, ...]:
     """``table``'s figures per betting position over the rounds settled in ``[start, end)``,
-    by position."""
-    sums: dict[str, dict[str, int]] = {}
-    for round_id in settled_round_ids(tx, table.table_id, start, end):
-        for w in settled_wagers(tx, table, round_id):
-            f = sums.setdefault(w.spot, dict.fromkeys(POSITION_FIELDS, 0))
-            f["wagers"] += 1
-            f["drop"] += 0 if w.carried_in else w.stake
-            f["paid"] += w.paid
-            f["commission"] += w.commission
-            f["contributions"] += w.meter
-            f["awards"] += w.award_from_meter + w.award_from_house
-            f["win"] += w.house + w.commission - w.award_from_house
+    by position (from the stored settlement facts)."""
+    sums = position_sums(tx, start, end)
     return tuple(
-        PositionFigures(table.table_id, spot, **sums[spot])
-        for spot in sorted(sums, key=_spot_order)
+        _figures(table.table_id, sums[t, spot])
+        for t, spot in sorted(sums, key=lambda k: _spot_order(k[1]))
+        if t == table.table_id
     )
 
 
 def day_positions(tx: Tx, day: date) -> list[PositionFigures]:
-    """Every table's per-position figures on gaming day ``day``, by table and position."""
+    """Every table's per-position figures on gaming day ``day``, by table and position: the
+    sums of the stored settlement facts (:mod:`macau_tables.facts`) of the rounds settled that
+    day, in one query (no round is replayed)."""
     start, end = day_bounds(day)
+    sums = position_sums(tx, start, end)
     return [
-        f
-        for table in sorted(tx.tables(), key=lambda t: t.table_id)
-        for f in position_figures(tx, table, start, end)
+        _figures(table_id, sums[table_id, spot])
+        for table_id, spot in sorted(sums, key=lambda k: (k[0], _spot_order(k[1])))
     ]
 
 

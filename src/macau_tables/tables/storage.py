@@ -5,8 +5,9 @@ it, folded into a :class:`~.engine.TableState`. :func:`persist` writes one
 :class:`~.engine.Batch` inside the caller's transaction: the sealed shoes' commitments, the
 events (hash-chained by the store), each event's ledger postings, the side records of table
 events (shoe reveals, faults, recoveries: the shoes table, the table's status, the audit log),
-the meter's hits (awards that took money from the meter, in the order they were paid) and, now
-and then between rounds, a snapshot.
+the meter's hits (awards that took money from the meter, in the order they were paid), each
+settlement's facts (:mod:`.facts`, beside their event) and, now and then between rounds, a
+snapshot.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..store import (
 from .adapters import dealing_for
 from .dealing import Dealing
 from .engine import Batch, TableState, load, restore, snapshot
+from .facts import project
 from .model import (
     FaultCleared,
     RoundRecovered,
@@ -116,9 +118,11 @@ def persist(
         # read again; a writer that moved on meanwhile makes the insert fail on the log's key.
         at = ChainHead(seq, head) if not stored else ChainHead(stored[-1].seq, stored[-1].hash)
         events = [r.event for r in group]
-        stored += tx.append_events(
+        appended = tx.append_events(
             table_id, events, round_id=round_id, expected_seq=at.seq, head=at
         )
+        project(tx, table_id, events, appended)  # a settlement's facts, for the reports
+        stored += appended
     entries = [
         LedgerEntry(
             rec.postings,

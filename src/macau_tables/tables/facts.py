@@ -1,0 +1,182 @@
+"""Settlement facts in the store: recorded with each settlement, back-filled once for the
+rounds settled before schema v10, and checked by ``verify`` (:mod:`macau_tables.facts` says
+what a fact is).
+
+* :func:`project` — in the settling transaction (:func:`.storage.persist`): each
+  ``tables.SettlementFacts`` event just appended is stored in ``settlement_facts`` too, the
+  table the per-position report sums (:func:`macau_tables.store.facts_rows.position_sums`);
+* :func:`backfill` — ``db upgrade`` to schema v10 (migration ``v0010_settlement_facts``): each
+  round settled before, which has no facts event in its chain, gets its facts derived by its
+  game's plug-in from its settlement event and stored *derived* (the chain is not rewritten);
+* :func:`check_facts` — ``verify``: for every table, the facts the plug-in derives from each
+  settlement event equal the facts event recorded after it (if any) and the stored rows
+  (``derived`` exactly when no facts event was recorded, at the settlement's time); no fact is
+  stored for a round that did not settle. The first difference is a finding.
+
+Nothing here names a game: the plug-in says which events settle a round (``settling``) and
+what their facts are (``facts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from sqlalchemy import select
+
+from .. import codec
+from ..facts import FactLine, SettlementFacts
+from ..games import GAMES
+from ..store import EventRecord, TableRecord, Tx
+from ..store import schema as s
+from ..store.facts_rows import FactRow, fact_rows, put_facts
+from .findings import Finding, finding
+
+__all__ = ["FACTS_TYPE", "backfill", "check_facts", "check_table_facts", "project"]
+
+FACTS_TYPE = "tables.SettlementFacts"
+"""The codec name of the facts event (:class:`~macau_tables.facts.SettlementFacts`)."""
+
+
+def project(tx: Tx, table_id: str, events: Sequence[object], stored: Sequence[EventRecord]) -> None:
+    """Store the facts among ``events`` just appended as ``stored`` (same order)."""
+    for event, record in zip(events, stored, strict=True):
+        if isinstance(event, SettlementFacts) and record.round_id is not None:
+            put_facts(
+                tx,
+                table_id,
+                record.round_id,
+                seq=record.seq,
+                at=record.recorded_at,
+                derived=False,
+                lines=event.lines,
+            )
+
+
+def _settlements(tx: Tx, table: TableRecord) -> list[tuple[EventRecord, SettlementFacts]]:
+    """``table``'s settling events, in chain order, each with the facts its plug-in derives."""
+    plugin = GAMES[table.game]
+    names = [codec.type_name(t) for t in plugin.settling]
+    if not names:
+        return []
+    return [
+        (r, facts)
+        for r in _records(tx, table.table_id, names)
+        if (facts := plugin.facts(r.decode(tx.config_resolver()))) is not None
+    ]
+
+
+def _records(tx: Tx, table_id: str, types: Sequence[str]) -> list[EventRecord]:
+    """``table_id``'s records of ``types``, in chain order."""
+    c = s.events.c
+    rows = tx.connection.execute(
+        select(s.events).where(c.table_id == table_id, c.type.in_(types)).order_by(c.seq)
+    )
+    return [
+        EventRecord(
+            r.table_id,
+            int(r.seq),
+            r.round_id,
+            r.type,
+            r.payload,
+            r.prev_hash,
+            r.hash,
+            r.recorded_at,
+        )
+        for r in rows
+    ]
+
+
+def backfill(tx: Tx) -> int:
+    """Derive and store the facts of every settled round that has none (no facts event in its
+    chain, no stored row; a facts event without its rows is stored as recorded); returns how
+    many rounds got them. Run by ``db upgrade`` (schema v10); running it again does nothing."""
+    done = 0
+    for table in sorted(tx.tables(), key=lambda t: t.table_id):
+        stored = {row.round_id for row in fact_rows(tx, table.table_id)}
+        recorded = set()
+        resolver = tx.config_resolver()
+        for r in _records(tx, table.table_id, [FACTS_TYPE]):
+            recorded.add(r.round_id)
+            if r.round_id is not None and r.round_id not in stored:
+                # A facts event whose rows are gone (a database downgraded and upgraded again).
+                project(tx, table.table_id, [r.decode(resolver)], [r])
+                done += 1
+        for record, facts in _settlements(tx, table):
+            rid = record.round_id
+            if rid is None or rid in recorded or rid in stored or not facts.lines:
+                continue
+            put_facts(
+                tx,
+                table.table_id,
+                rid,
+                seq=record.seq,
+                at=record.recorded_at,
+                derived=True,
+                lines=facts.lines,
+            )
+            done += 1
+    return done
+
+
+def check_facts(tx: Tx) -> Finding | None:
+    """The first settlement fact, of any table, that is not what its round's plug-in derives
+    from its settlement (module docstring); ``None`` when all hold."""
+    for table in sorted(tx.tables(), key=lambda t: t.table_id):
+        found = check_table_facts(tx, table)
+        if found is not None:
+            return found
+    return None
+
+
+def check_table_facts(tx: Tx, table: TableRecord) -> Finding | None:
+    """:func:`check_facts` for one table (what a verification that splits its work by table
+    runs in each table's job)."""
+    table_id = table.table_id
+
+    def fail(record: str, key: str, /, **params: object) -> Finding:
+        return finding("facts", "settlement_facts", record, table_id, key, **params)
+
+    resolver = tx.config_resolver()
+    events = {r.round_id: (r, r.decode(resolver)) for r in _records(tx, table_id, [FACTS_TYPE])}
+    rows: dict[str, list[FactRow]] = {}
+    for row in fact_rows(tx, table_id):
+        rows.setdefault(row.round_id, []).append(row)
+    settled: set[str | None] = set()
+    for record, facts in _settlements(tx, table):
+        rid = record.round_id
+        settled.add(rid)
+        here = f"{table_id}#{record.seq}"
+        logged = events.get(rid)
+        if logged is not None and logged[1] != facts:
+            return fail(
+                f"{table_id}#{logged[0].seq}", "operations.verify_facts_event", round_id=rid
+            )
+        mine = rows.get(rid or "", [])
+        seq, derived, at = (
+            (logged[0].seq, False, logged[0].recorded_at)
+            if logged is not None
+            else (record.seq, True, record.recorded_at)
+        )
+        if _ordered(r.line for r in mine) != _ordered(facts.lines) or any(
+            not _same(r, seq, derived, at) for r in mine
+        ):
+            return fail(here, "operations.verify_facts", round_id=rid)
+    for rid, (event_record, _) in events.items():
+        if rid not in settled:
+            return fail(
+                f"{table_id}#{event_record.seq}", "operations.verify_facts_event", round_id=rid
+            )
+    for rid, mine in rows.items():
+        if rid not in settled:
+            return fail(f"{table_id}#{mine[0].seq}", "operations.verify_facts", round_id=rid)
+    return None
+
+
+def _ordered(lines: Iterable[FactLine]) -> tuple[FactLine, ...]:
+    """``lines`` by spot, then kind (whatever order the database read them in)."""
+    return tuple(sorted(lines, key=lambda x: (x.spot, x.kind)))
+
+
+def _same(row: FactRow, seq: int, derived: bool, at: datetime) -> bool:
+    return row.seq == seq and row.derived == derived and row.at == at
