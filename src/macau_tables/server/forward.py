@@ -30,10 +30,8 @@ import contextlib
 import hmac
 import logging
 import re
-from collections.abc import AsyncIterator
 from typing import Final
 
-import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from websockets.asyncio.client import ClientConnection, unix_connect
 from websockets.exceptions import InvalidHandshake
@@ -95,7 +93,8 @@ class Forwarder:
         self.runtime = runtime
         self.secret = secret.encode()
         self.timeout = timeout
-        self._clients: dict[str, httpx.AsyncClient] = {}
+        self.limit = runtime.settings.body_limit_bytes
+        self._pools: dict[str, _Pool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -124,10 +123,9 @@ class Forwarder:
         try:
             await self.app(scope, receive, send)
         finally:
-            for client in self._clients.values():
-                with contextlib.suppress(Exception):
-                    await client.aclose()
-            self._clients.clear()
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
 
     def _inbound(self, scope: Scope, token: bytes | None) -> Scope:
         """A request that says it was forwarded: believed (its client and scheme restored)
@@ -152,64 +150,61 @@ class Forwarder:
             headers.append((_CLIENT_HEADER, f"{client[0]}:{client[1]}".encode()))
         return headers
 
-    def _client(self, path: str) -> httpx.AsyncClient:
-        client = self._clients.get(path)
-        if client is None:
-            client = httpx.AsyncClient(
-                transport=httpx.AsyncHTTPTransport(uds=path),
-                timeout=httpx.Timeout(self.timeout, connect=5.0),
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-            )
-            self._clients[path] = client
-        return client
+    def _pool(self, path: str) -> _Pool:
+        pool = self._pools.get(path)
+        if pool is None:
+            pool = self._pools[path] = _Pool(path)
+        return pool
 
     async def _http(self, path: str, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = [(k, v) for k, v in scope["headers"] if k not in _HOP_BY_HOP and k not in _OURS]
-        headers += self._ours(scope)
-        query = scope.get("query_string", b"")
-        target = scope.get("raw_path") or scope["path"].encode()
-        url = "http://worker" + target.decode("latin-1") + ("?" + query.decode() if query else "")
-        consumed = False
-
-        async def body() -> AsyncIterator[bytes]:
-            nonlocal consumed
-            consumed = True
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return
-                yield message.get("body", b"")
-                if not message.get("more_body", False):
-                    return
-
-        client = self._client(path)
-        request = client.build_request(scope["method"], url, headers=headers, content=body())
-        try:
-            response = await client.send(request, stream=True)
-        except httpx.TransportError:
-            if consumed:
-                log.warning("forwarding %s to %s failed", scope["path"], path, exc_info=True)
-                await _plain(send, 502, b"the worker serving this table did not answer")
+        chunks: list[bytes] = []
+        size = 0
+        while True:  # the body (small: the holder refuses one over body_limit_bytes)
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left
+            chunk = message.get("body", b"")
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.limit:  # this process's own app refuses it (413)
+                await self.app(scope, _replay(chunks, receive, message), send)
                 return
-            await self.app(scope, receive, send)  # the holder is gone: as if not forwarded
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        headers = [
+            (k, v)
+            for k, v in scope["headers"]
+            if k not in _HOP_BY_HOP and k not in _OURS and k != b"content-length"
+        ]
+        headers += self._ours(scope)
+        headers.append((b"content-length", str(len(body)).encode()))
+        target = scope.get("raw_path") or scope["path"].encode()
+        query = scope.get("query_string", b"")
+        head = b"%s %s%s HTTP/1.1\r\n" % (
+            scope["method"].encode(),
+            target,
+            b"?" + query if query else b"",
+        )
+        head += b"".join(b"%s: %s\r\n" % (k, v) for k, v in headers) + b"\r\n"
+        pool = self._pool(path)
+        try:
+            exchange = await pool.exchange(head + body, scope["method"] == "HEAD", self.timeout)
+        except _Unanswered:
+            await _plain(send, 502, b"the worker serving this table did not answer")
+            return
+        except OSError:  # the holder is gone (nothing was sent): as if not forwarded
+            await self.app(scope, _replay([body], receive, None), send)
             return
         try:
-            out = [
-                (k.lower(), v)
-                for k, v in response.headers.raw
-                if k.lower() not in _HOP_BY_HOP and k.lower() != b"content-length"
-            ]
-            length = response.headers.get("content-length")
-            if length is not None:
-                out.append((b"content-length", length.encode()))
-            status = response.status_code
-            await send({"type": "http.response.start", "status": status, "headers": out})
-            async for chunk in response.aiter_raw():
-                if chunk:
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        finally:
-            await response.aclose()
+            await exchange.relay(send)
+        except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+            log.warning("forwarding %s to %s failed", scope["path"], path, exc_info=True)
+            exchange.discard()
+            if not exchange.started:
+                await _plain(send, 502, b"the worker serving this table did not answer")
+            return
+        pool.release(exchange)
 
     async def _websocket(self, path: str, scope: Scope, receive: Receive, send: Send) -> None:
         host = (_header(scope, b"host") or b"localhost").decode("latin-1")
@@ -284,6 +279,159 @@ async def _relay(upstream: ClientConnection, receive: Receive, send: Send) -> No
         code, reason = CLOSE_HOLDER_GONE, "worker gone"
     with contextlib.suppress(Exception):
         await send({"type": "websocket.close", "code": code, "reason": reason})
+
+
+def _replay(chunks: list[bytes], receive: Receive, last: Message | None) -> Receive:
+    """``receive`` that gives the body already read (``chunks``) again first."""
+    queue: list[Message]
+    if last is None or not last.get("more_body", False):  # the whole body was read
+        queue = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+    else:
+        queue = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
+
+    async def replayed() -> Message:
+        if queue:
+            return queue.pop(0)
+        return await receive()
+
+    return replayed
+
+
+class _Unanswered(Exception):
+    """The request reached the holder, its answer did not come back (never sent again)."""
+
+
+class _Exchange:
+    """One forwarded request's answer, read from the holder's connection."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        head_only: bool,
+        timeout: float,
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.head_only = head_only
+        self.timeout = timeout
+        self.started = False
+        self.reusable = True
+        self.raw: bytes | None = None  # the answer's head, when already read
+
+    async def status_line(self) -> bytes:
+        async with asyncio.timeout(self.timeout):
+            return await self.reader.readuntil(b"\r\n\r\n")
+
+    async def relay(self, send: Send) -> None:
+        """Send the answer (status, headers, body) on as it comes."""
+        raw = self.raw if self.raw is not None else await self.status_line()
+        lines = raw[:-4].split(b"\r\n")
+        status = int(lines[0].split(b" ", 2)[1])
+        headers: list[tuple[bytes, bytes]] = []
+        length: int | None = None
+        chunked = False
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            name, value = name.strip().lower(), value.strip()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding":
+                chunked = b"chunked" in value.lower()
+            elif name == b"connection" and b"close" in value.lower():
+                self.reusable = False
+            if name not in _HOP_BY_HOP:
+                headers.append((name, value))
+        no_body = self.head_only or status in (204, 304) or 100 <= status < 200
+        self.started = True
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        if no_body:
+            await send({"type": "http.response.body", "body": b""})
+            return
+        async with asyncio.timeout(self.timeout):
+            if length is not None:
+                left = length
+                while left > 0:
+                    chunk = await self.reader.read(min(left, 1 << 16))
+                    if not chunk:
+                        raise asyncio.IncompleteReadError(b"", left)
+                    left -= len(chunk)
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            elif chunked:
+                while True:
+                    size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                    if size == 0:
+                        await self.reader.readuntil(b"\r\n")  # no trailers from uvicorn
+                        break
+                    chunk = await self.reader.readexactly(size + 2)
+                    await send(
+                        {"type": "http.response.body", "body": chunk[:-2], "more_body": True}
+                    )
+            else:  # to the connection's end
+                self.reusable = False
+                while chunk := await self.reader.read(1 << 16):
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    def discard(self) -> None:
+        self.reusable = False
+        self.writer.close()
+
+
+class _Pool:
+    """Kept-alive connections to one worker's private socket."""
+
+    KEEP: Final = 64
+    IDLE_SECONDS: Final = 2.0
+    """A connection idle this long is not used again: the holder (uvicorn) closes idle ones
+    after 5 s, and a request must never meet a connection as it closes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]] = []
+
+    async def exchange(self, request: bytes, head_only: bool, timeout: float) -> _Exchange:
+        """Send ``request`` on a kept-alive connection (one the holder closed meanwhile is
+        replaced: nothing was read from it) or a new one; the answer's head is read."""
+        now = asyncio.get_running_loop().time()
+        while self.idle:
+            reader, writer, since = self.idle.pop()
+            if writer.is_closing() or reader.at_eof() or now - since > self.IDLE_SECONDS:
+                writer.close()
+                continue
+            exchange = _Exchange(reader, writer, head_only, timeout)
+            try:
+                writer.write(request)
+                await writer.drain()
+                raw = await exchange.status_line()
+            except (ConnectionError, asyncio.IncompleteReadError) as exc:
+                writer.close()
+                if isinstance(exc, asyncio.IncompleteReadError) and exc.partial:
+                    raise _Unanswered from exc  # the holder began to answer: never sent twice
+                continue  # closed by the holder as it idled, nothing read: try another
+            except TimeoutError as exc:
+                writer.close()
+                raise _Unanswered from exc
+            exchange.raw = raw
+            return exchange
+        async with asyncio.timeout(5.0):
+            reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
+        exchange = _Exchange(reader, writer, head_only, timeout)
+        writer.write(request)
+        await writer.drain()
+        return exchange
+
+    def release(self, exchange: _Exchange) -> None:
+        writer = exchange.writer
+        if exchange.reusable and len(self.idle) < self.KEEP and not writer.is_closing():
+            self.idle.append((exchange.reader, writer, asyncio.get_running_loop().time()))
+        else:
+            exchange.writer.close()
+
+    def close(self) -> None:
+        for _, writer, _ in self.idle:
+            writer.close()
+        self.idle.clear()
 
 
 async def _plain(send: Send, status: int, text: bytes) -> None:
