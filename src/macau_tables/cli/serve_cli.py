@@ -281,7 +281,6 @@ def _serve_worker(settings: Settings, store: Store, group: Path, index: int, fd:
     parent = os.getppid()
     try:
         log_config = _configure_logging()
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per forwarded request
         shared, private, path = worker_sockets(fd, group, index)
         with refusals():
             runtime = Runtime(settings, store, owner=worker_owner(path), worker=index)
