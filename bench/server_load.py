@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 60]
         [--think-ms 10000] [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
-        [--profile PATH]
+        [--profile PATH] [--workers N]
 
 1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
    on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
@@ -39,6 +39,10 @@ Usage::
 
 ``--profile PATH``: py-spy (``pip install py-spy``) samples the server over the measured phase
 (only threads holding the interpreter: where its CPU goes) into PATH, collapsed stacks.
+
+``--workers N`` (PostgreSQL): ``serve --workers N`` — N server processes on the port, the tables
+spread among them by lease, each forwarding what names another's table to it; the server's CPU
+time and context switches are then those of every process of the group.
 
 It prints both rates and their ratio (HTTP / in-process), the latencies and the errors. Goal:
 200 clients, p99 under 50 ms, no errors. Exit status 0 when met.
@@ -152,22 +156,32 @@ def free_port() -> int:
         return port
 
 
-def start_server(url: str, port: int, log: Path, clients: int) -> subprocess.Popen[bytes]:
+def start_server(
+    url: str, port: int, log: Path, clients: int, workers: int = 1
+) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "MACAU_TABLES_DEMO_USERS": "false",
         "MACAU_TABLES_MAX_WEBSOCKETS": str(max(1000, 2 * clients)),
     }
     command = [str(VENV_BIN / "macau-tables"), "serve", "--database", url, "--port", str(port)]
+    if workers > 1:
+        command += ["--workers", str(workers)]
     with log.open("wb") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 60
+    seen: set[tuple[str, ...]] = set()  # the tables each ready answer named (each worker's)
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit(f"the server exited ({proc.returncode}): see {log}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return proc
+            ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1)
+            if ready.status_code == 200:
+                body = ready.json()
+                seen.add(tuple(body["tables"]))
+                everywhere = {t for tables in seen for t in tables} >= set(body["elsewhere"])
+                if workers == 1 or (len(seen) >= workers and everywhere):
+                    return proc  # with workers: each answered, every table is served
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
@@ -175,13 +189,28 @@ def start_server(url: str, port: int, log: Path, clients: int) -> subprocess.Pop
     raise SystemExit(f"the server did not become ready: see {log}")
 
 
+def family(pid: int) -> list[int]:
+    """Process ``pid`` and its descendants (``serve --workers``: the workers) — Linux."""
+    found = [pid]
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [p for c in children.read_text().split() for p in family(int(c))]
+        except OSError:
+            continue
+    return found
+
+
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` so far (Linux ``/proc``; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time so far of process ``pid`` and its descendants (Linux ``/proc``;
+    NaN elsewhere)."""
+    total = 0.0
+    for one in family(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def switches(pid: int) -> dict[str, int]:
@@ -189,7 +218,8 @@ def switches(pid: int) -> dict[str, int]:
     id) — each a thread that waited: for a lock, the interpreter, I/O, another thread's answer
     (Linux ``/proc``; nothing elsewhere)."""
     out: dict[str, int] = {}
-    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+    statuses = [s for one in family(pid) for s in Path(f"/proc/{one}/task").glob("*/status")]
+    for status in statuses:
         try:
             lines = status.read_text().splitlines()
         except OSError:
@@ -457,6 +487,7 @@ def main() -> int:
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--json", default=None)
     parser.add_argument("--profile", default=None, help="py-spy's collapsed stacks to PATH")
+    parser.add_argument("--workers", type=int, default=1, help="serve --workers N (PostgreSQL)")
     args = parser.parse_args()
     if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= 11:
         parser.error("--clients 1..1000, --per-table 1..11 (a table's players)")
@@ -468,7 +499,7 @@ def main() -> int:
         tables = set_up(url, args.clients, args.per_table)
         log = Path(tempfile.mkdtemp(prefix="mt-serve-")) / "serve.log"
         port = free_port()
-        proc = start_server(url, port, log, args.clients)
+        proc = start_server(url, port, log, args.clients, args.workers)
         try:
             load, elapsed = asyncio.run(
                 run_load(port, proc.pid, tables, args.seconds, args.think_ms / 1000, args.profile)
@@ -487,6 +518,7 @@ def main() -> int:
     waited = sum(t.waited_out for t in tables)
     result = {
         "backend": args.backend,
+        "workers": args.workers,
         "clients": args.clients,
         "think_ms": args.think_ms,
         "tables": len(tables),

@@ -15,6 +15,10 @@
    it — every request committed on its own — and whoever serves the table next resolves it by
    the law (CSP-11.4, BAC-10).
 
+``--workers N`` (PostgreSQL only): N server processes share the port, the tables spread
+among them by lease, each forwarding what names a table another one holds
+(:mod:`macau_tables.server.workers`, :mod:`macau_tables.server.forward`).
+
 Logs are JSON lines on standard error (one per request: method, path, status, ms, user).
 """
 
@@ -22,20 +26,27 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import signal
+import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from types import FrameType
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 import typer
 
 from ..store import Store
+from ..store.engine import resolve_url
 from .apps import app
 from .database import DATABASE_HELP, refusals
+
+if TYPE_CHECKING:
+    from ..server.settings import Settings
 
 __all__ = ["JsonLines", "serve"]
 
@@ -134,13 +145,21 @@ def serve(
         "--tables",
         help="Tables this process serves, comma-separated (default: all; $MACAU_TABLES_TABLES).",
     ),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        help="Server processes sharing the port, the tables spread among them by lease "
+        "(PostgreSQL only; default 1; $MACAU_TABLES_WORKERS).",
+    ),
+    worker_index: int | None = typer.Option(None, "--worker-index", hidden=True),
+    worker_group: str | None = typer.Option(None, "--worker-group", hidden=True),
+    worker_fd: int | None = typer.Option(None, "--worker-fd", hidden=True),
 ) -> None:
     """Serve the casino's tables over HTTP and WebSockets (docs/server.md)."""
-    import uvicorn
-
     from ..server.app import create_app
     from ..server.runtime import Runtime, prepare
     from ..server.settings import Settings
+    from ..server.workers import check_backend, run_group
 
     with refusals():
         settings = Settings.load(
@@ -149,8 +168,13 @@ def serve(
             port=port,
             database=database,
             tables=None if tables is None else [t for t in tables.split(",") if t.strip()],
+            workers=workers,
         )
+        check_backend(resolve_url(settings.database).get_backend_name(), settings.workers)
         store = Store.open(settings.database)
+    if worker_group is not None and worker_fd is not None:
+        _serve_worker(settings, store, Path(worker_group), worker_index or 0, worker_fd)
+        return
     try:
         with refusals():
             runtime = Runtime(settings, store)  # (a bad audit_sign_key is refused here)
@@ -176,32 +200,100 @@ def serve(
             typer.echo("Users exist already (their credentials were printed on the first start).")
         sys.stdout.flush()
         log_config = _configure_logging()
+        if settings.workers > 1:
+            argv = ["serve", *_given(host, port, database, config, tables, settings.workers)]
+            typer.echo(f"{settings.workers} workers (docs/server.md, 'Several workers')")
+            sys.stdout.flush()
+            code = run_group(settings.host, settings.port, settings.workers, argv)
+            log.info("stopped: every worker")
+            raise typer.Exit(code)
         with refusals():
             runtime.start()
         try:
-            server = uvicorn.Server(
-                uvicorn.Config(
-                    create_app(runtime),
-                    host=settings.host,
-                    port=settings.port,
-                    log_config=log_config,
-                    access_log=False,
-                    timeout_graceful_shutdown=5,
-                    ws_max_size=settings.body_limit_bytes,
-                    # Views are small and sent on loopback or a casino's LAN: compressing each
-                    # message for hundreds of sockets costs the event loop more than it saves.
-                    ws_per_message_deflate=False,
-                    # The app believes forwarded headers from `trusted_proxies` only (its own
-                    # middleware, create_app); uvicorn's would trust 127.0.0.1 by default.
-                    proxy_headers=False,
-                )
-            )
-            with _signals_after_uvicorn() as received:
-                server.run()
-            if received:
-                log.info("stopping on %s", signal.Signals(received[0]).name)
+            _run_uvicorn(create_app(runtime), settings, log_config)
         finally:
             runtime.stop()
             log.info("stopped: every table released")
+    finally:
+        store.close()
+
+
+def _uvicorn_config(app: Any, settings: Settings, log_config: dict[str, object]) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=log_config,
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        ws_max_size=settings.body_limit_bytes,
+        # Views are small and sent on loopback or a casino's LAN: compressing each
+        # message for hundreds of sockets costs the event loop more than it saves.
+        ws_per_message_deflate=False,
+        # The app believes forwarded headers from `trusted_proxies` only (its own
+        # middleware, create_app); uvicorn's would trust 127.0.0.1 by default.
+        proxy_headers=False,
+    )
+
+
+def _run_uvicorn(
+    app: Any,
+    settings: Settings,
+    log_config: dict[str, object],
+    sockets: list[socket.socket] | None = None,
+) -> None:
+    import uvicorn
+
+    server = uvicorn.Server(_uvicorn_config(app, settings, log_config))
+    with _signals_after_uvicorn() as received:
+        server.run(sockets=sockets)
+    if received:
+        log.info("stopping on %s", signal.Signals(received[0]).name)
+
+
+def _given(
+    host: str | None,
+    port: int | None,
+    database: str | None,
+    config: str | None,
+    tables: str | None,
+    workers: int,
+) -> list[str]:
+    """The options a worker is started with: those given to the parent (the environment is
+    inherited), and the count."""
+    given = {"--host": host, "--port": port, "--database": database, "--config": config}
+    given["--tables"] = tables
+    argv = [p for name, value in given.items() if value is not None for p in (name, str(value))]
+    return [*argv, "--workers", str(workers)]
+
+
+def _serve_worker(settings: Settings, store: Store, group: Path, index: int, fd: int) -> None:
+    """One worker of ``serve --workers`` (:mod:`macau_tables.server.workers`): the parent
+    prepared the database; this process serves its share of the tables on the inherited
+    socket and forwards the rest to their holders."""
+    from ..server.app import create_app
+    from ..server.forward import Forwarder
+    from ..server.runtime import Runtime
+    from ..server.workers import read_secret, watch_parent, worker_owner, worker_sockets
+
+    parent = os.getppid()
+    try:
+        log_config = _configure_logging()
+        shared, private, path = worker_sockets(fd, group, index)
+        with refusals():
+            runtime = Runtime(settings, store, owner=worker_owner(path), worker=index)
+            runtime.start()
+        try:
+            app = create_app(runtime)
+            app.add_middleware(Forwarder, runtime=runtime, secret=read_secret(group))
+            watch_parent(parent)
+            log.info("worker %d serving %s", index, ",".join(runtime.table_ids()) or "no table yet")
+            _run_uvicorn(app, settings, log_config, [shared, private])
+        finally:
+            runtime.stop()
+            path.unlink(missing_ok=True)
+            log.info("worker %d stopped: its tables released", index)
     finally:
         store.close()

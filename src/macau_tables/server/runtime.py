@@ -183,7 +183,9 @@ class Runtime:
     ``owner`` names the lease holder: by default the process (``"<host>:<pid>:serve"``), so
     two runtimes of one process are the same holder; a test simulating another process gives
     another owner. ``service_factory(store, table_id, clock=, owner=, lease_seconds=,
-    hold_awards_from=)`` makes the services (default :class:`CountedService`)."""
+    hold_awards_from=)`` makes the services (default :class:`CountedService`). With
+    ``settings.workers`` > 1 the process is worker number ``worker`` of ``serve --workers``:
+    it takes its share of the tables (:meth:`_within_share`)."""
 
     def __init__(
         self,
@@ -193,8 +195,11 @@ class Runtime:
         clock: Clock | None = None,
         owner: str | None = None,
         service_factory: Callable[..., TableService] | None = None,
+        worker: int = 0,
     ) -> None:
         self.settings = settings
+        self.worker = worker
+        """This process's number among ``settings.workers`` (``serve --workers``), from 0."""
         self.store = store
         self.clock: Clock = clock or SystemClock()
         self.owner = owner or default_owner("serve")
@@ -210,6 +215,8 @@ class Runtime:
         self._elsewhere: dict[str, tuple[str, dict[str, Any]]] = {}
         self._known: set[str] = set()
         self._held: set[str] = set()  # tables whose lease another process holds now
+        self._holders: dict[str, str] = {}  # table -> its lease's owner (another process's)
+        self._unserved_since: dict[str, float] = {}  # table -> first seen served by none
         self._refreshed = 0.0  # when the tables were last read (monotonic)
         self._pruned: float | None = None  # when idempotency records were last pruned (monotonic)
         self._meters: dict[str, int] = {}
@@ -324,6 +331,11 @@ class Runtime:
         with self._lock:
             self._known = {t.table_id for t in records}
             self._held = {t.table_id for t in records if self._held_elsewhere(t)}
+            self._holders = {
+                t.table_id: t.lease_owner
+                for t in records
+                if t.table_id in self._held and t.lease_owner is not None
+            }
             self._refreshed = time.monotonic()
 
     def _held_elsewhere(self, record: TableRecord) -> bool:
@@ -348,7 +360,7 @@ class Runtime:
             ]
             for table_id in (t for t in wanted if t in self._held):
                 self._not_served(table_id, "tables.leased")
-            wanted = [t for t in wanted if t not in self._held]
+            wanted = self._within_share([t for t in wanted if t not in self._held])
         for table_id in wanted:
             try:
                 service = self._open(table_id)
@@ -366,6 +378,51 @@ class Runtime:
                 self._services[table_id] = service
                 taken = self._elsewhere.pop(table_id, None) is not None
             log.info("table %s %s", table_id, "taken over" if taken else "served")
+
+    def _within_share(self, free: list[str]) -> list[str]:
+        """Of the ``free`` tables (configured, not served here, no other lease running), those
+        to try now (the runtime's lock is held). One process (``settings.workers`` 1): all of
+        them. One of several workers: while it serves fewer than its share (the configured
+        tables divided by ``workers``, rounded up), starting at its own place in the sorted
+        list (``worker``: the workers do not all reach for the same tables first); beyond its
+        share, only a table no process has taken for ``lease_seconds`` (its holder died, or a
+        worker never started) — so that the tables spread evenly when the workers start, and
+        none stays unserved when one of them is gone."""
+        workers = self.settings.workers
+        if workers <= 1:
+            return free
+        now = time.monotonic()
+        for table_id in list(self._unserved_since):
+            if table_id not in free:
+                del self._unserved_since[table_id]
+        for table_id in free:
+            self._unserved_since.setdefault(table_id, now)
+        configured = sorted(t for t in self._known if self.settings.serves(t))
+        share = -(-len(configured) // workers)
+        start = (self.worker * share) % max(1, len(configured))
+        order = {t: (i - start) % len(configured) for i, t in enumerate(configured)}
+        room = share - len(self._services)
+        chosen: list[str] = []
+        for table_id in sorted(free, key=lambda t: order.get(t, 0)):
+            if room > 0:
+                chosen.append(table_id)
+                room -= 1
+            elif now - self._unserved_since[table_id] >= self.settings.lease_seconds:
+                chosen.append(table_id)
+        return chosen
+
+    def holder(self, table_id: str) -> str | None:
+        """The owner of the lease another process holds on ``table_id`` (as last read from the
+        store, at most a tick ago), ``None`` when this process serves it or none does."""
+        with self._lock:
+            if table_id in self._services:
+                return None
+            return self._holders.get(table_id)
+
+    def serves_now(self, table_id: str) -> bool:
+        """Whether this process serves ``table_id`` now (no store read)."""
+        with self._lock:
+            return table_id in self._services
 
     def _open(self, table_id: str) -> TableService:
         common: dict[str, Any] = {

@@ -49,6 +49,11 @@ class Settings:
     """The store's URL (``None``: ``MACAU_TABLES_DATABASE`` or ``sqlite:///macau-tables.db``)."""
     tables: tuple[str, ...] | None = None
     """The tables this process serves (``None``: every table of the casino)."""
+    workers: int = 1
+    """Server processes on this machine sharing the port (``serve --workers N``; PostgreSQL
+    only — SQLite has one writer, it is served by one process). Each takes its share of the
+    tables by their lease; a request or socket for a table another worker holds is forwarded
+    to it over a private local socket (docs/server.md, "Several workers")."""
     lease_seconds: float = 30.0
     """How long a table's lease runs without renewal: another process takes the table over
     this long after its holder died (a holder killed on the same host: at once)."""
