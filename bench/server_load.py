@@ -400,18 +400,21 @@ async def run_load(
 
 def server_side(log: Path) -> list[float]:
     """The players' bets as the server timed them: the request log's ``ms`` of each ``POST
-    …/commands`` not sent by the dealer (from the ASGI app's start to its answer)."""
+    …/commands`` not sent by the dealer (from the ASGI app's start to its answer) or socket
+    command (``WS-COMMAND``: from the message read to its answer queued)."""
     found: list[float] = []
     for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        if "/commands" not in line:
+        if "/commands" not in line and "WS-COMMAND" not in line:
             continue
         try:
             record = json.loads(line)
         except ValueError:
             continue
+        posted = record.get("method") == "POST" and str(record.get("path", "")).endswith(
+            "/commands"
+        )
         if (
-            record.get("method") == "POST"
-            and str(record.get("path", "")).endswith("/commands")
+            (posted or record.get("method") == "WS-COMMAND")
             and record.get("user") not in (None, DEALER)
             and record.get("status") == 200
         ):

@@ -45,7 +45,9 @@ channel, :mod:`.streams`); a command message is not relayed to anyone.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -55,6 +57,7 @@ from ..errors import AuthError, MacauTablesError
 from . import auth
 from .api_tables import read_request, run_request
 from .errors import error_body, for_client, status_for
+from .ops import access_log
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -131,6 +134,32 @@ class CommandLane:
                 self.in_flight -= 1
 
     async def _one(self, message: dict[str, Any]) -> None:
+        started = time.perf_counter()
+        answer = await self._answer(message)
+        if answer["type"] == "refused":
+            status, error = answer["status"], answer["error"]["key"]
+        else:
+            status, error = 200, None
+        self._log(status, error, time.perf_counter() - started)
+        self.send(answer)
+
+    def _log(self, status: int, error: str | None, seconds: float) -> None:
+        """The command's line in the request log (``log_requests``), as a request's: method
+        ``"WS-COMMAND"``, the socket's path, the answer's status, ``ms``, ``user``, ``error``."""
+        if not self.runtime.settings.log_requests:
+            return
+        user = None if self.session is None else self.session.principal.name
+        line = {
+            "method": "WS-COMMAND",
+            "path": f"/ws/tables/{self.table_id}",
+            "status": status,
+            "ms": round(seconds * 1000, 2),
+            "user": user,
+            "error": error,
+        }
+        access_log.info(json.dumps(line, separators=(",", ":")))
+
+    async def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         sent_key = message.get("idempotency_key")
         key = sent_key if isinstance(sent_key, str) else None
         body = {k: v for k, v in message.items() if k != "type"}
@@ -142,14 +171,12 @@ class CommandLane:
             refusal = for_client(ended.refusal)
             raise LaneClose(CLOSE_SIGNED_OUT, refusal, self._refused(key, refusal)) from None
         except MacauTablesError as exc:
-            self.send(self._refused(key, for_client(exc)))
-            return
+            return self._refused(key, for_client(exc))
         except Exception:  # a bug: said as REST says it (500, nothing more)
             log.exception("socket command failed at %s", self.table_id)
             refused = self._refused(key, MacauTablesError("server.internal"))
-            self.send({**refused, "status": 500})
-            return
-        self.send({"type": "ack", "idempotency_key": key, "result": result})
+            return {**refused, "status": 500}
+        return {"type": "ack", "idempotency_key": key, "result": result}
 
     def _refused(self, key: str | None, error: MacauTablesError) -> dict[str, Any]:
         return {
