@@ -395,3 +395,51 @@ def test_the_socket_caps_default_fits_a_thousand_players_from_one_address() -> N
     public = streams._client_key(Loopback(), None)  # type: ignore[arg-type]
     admitted = [gate.enter(public, total=total, per_client=per_client) for _ in range(40)]
     assert admitted.count(True) == per_client  # the public of one address: its cap
+
+
+def test_a_dealer_s_command_over_the_socket_is_taken_as_over_rest(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """Who may send what follows REST (``api_tables.authorise``): the dealer's fault report is
+    acknowledged on the dealer's socket and holds the table (BAC-10)."""
+    with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'dealer')}") as ws:
+        ws.receive_json()
+        send_command(ws, "fault", {"type": "tables.ReportFault", "reason": "a card on the floor"})
+        ack, _ = answer(ws, "fault")
+    assert ack["type"] == "ack", ack
+    assert ack["result"]["events"] == ["tables.TableFaulted"]
+    assert client.get("/api/tables/bac-1").json()["fault"]
+
+
+def test_the_sessions_read_answers_each_session_as_the_one_by_one_lookup(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """``auth.session_refusals`` (one read, ``users_ops.sessions``) says of each session what
+    the per-session lookup says: standing, signed out, of a disabled user, expired, unknown —
+    over more sessions than one statement asks for."""
+    from macau_tables.server import auth
+
+    names = ("alice", "bruno", "dealer", "supervisor")
+    tokens = {name: token(client, name) for name in names}
+    client.post("/api/auth/logout", headers={"Authorization": f"Bearer {tokens['bruno']}"})
+    off = client.post(
+        "/api/admin/users/dealer/disable", json={"reason": "test"}, headers=login(client, "admin")
+    )
+    assert off.status_code == 200, off.text
+    now = runtime.clock.now()
+    sessions = [
+        auth.SocketSession(Principal(n, UserRole.PLAYER), now, tokens[n], "token") for n in names
+    ]
+    sessions += [
+        auth.SocketSession(Principal("x", UserRole.PLAYER), now, f"unknown-{n}", "token")
+        for n in range(users_ops.SESSIONS_PER_STATEMENT + 5)
+    ]
+    together = auth.session_refusals(runtime.store, sessions, runtime.clock.now)
+    one_by_one = [auth.session_refusal(runtime.store, s, runtime.clock.now) for s in sessions[:6]]
+    keys = [None if r is None else r.key for r in together]
+    assert keys[:4] == [None, "auth.session_unknown", "auth.session_unknown", None]
+    assert set(keys[4:]) == {"auth.session_unknown"}
+    assert keys[:6] == [None if r is None else r.key for r in one_by_one]
+    runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
+    expired = auth.session_refusals(runtime.store, sessions[:1], runtime.clock.now)[0]
+    assert expired is not None and expired.key == "auth.session_expired"
