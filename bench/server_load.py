@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python bench/server_load.py [--clients 200] [--per-table 10] [--seconds 60]
         [--think-ms 10000] [--backend sqlite|postgresql] [--workdir DIR] [--json PATH]
-        [--profile PATH] [--workers N]
+        [--profile PATH] [--workers N] [--bets-over socket|rest]
 
 1. **Set-up** (not measured): a scratch database (``bench/service_db.scratch_url``: a SQLite file
    on disk, or a scratch PostgreSQL database), the demonstration casino, and enough virtual
@@ -16,8 +16,10 @@ Usage::
    log on); every client signs in through ``POST /api/auth/token``.
 3. **Load** (``--seconds``, bounded in clients and time): ONE asyncio process runs every client.
    Each player holds a WebSocket on its table (``/ws/tables/{id}``, its own audience) and, when
-   a view shows a new round taking bets, sends its wager with ``POST
-   /api/tables/{id}/commands`` (a banker or player bet of one unit in a standing area).
+   a view shows a new round taking bets, sends its wager (a banker or player bet of one unit in
+   a standing area) as a command message on that socket, answered by its ``ack``
+   (``--bets-over socket``, the default: docs/server.md "Commands over the socket"), or with
+   ``POST /api/tables/{id}/commands`` (``--bets-over rest``).
    **Arrival model** (``--think-ms``, the betting window, default 10 s, shorter than the
    table's betting countdown): each player bets once per round at a uniformly random moment
    of the window, as people at a table do. Nobody deals: each table runs its round cycle on
@@ -261,9 +263,34 @@ class Load:
     keys: int = 0
     server_cpu: float = 0.0
     server_switches: int = 0
+    bets_over: str = "socket"
 
     def running(self) -> bool:
         return time.monotonic() < self.stop_at
+
+    async def bet(self, ws: Any, table: str, who: str, command: object) -> tuple[bool, float]:
+        """``command`` sent as ``--bets-over`` says: on the player's table socket (sent →
+        its ``ack`` read; the views meanwhile are read as they come) or ``POST …/commands``."""
+        if self.bets_over == "rest":
+            return await self.post(table, who, command)
+        self.keys += 1
+        key = f"b{self.keys}"
+        started = time.perf_counter()
+        message = {"type": "command", "idempotency_key": key, "command": codec.encode(command)}
+        await ws.send(json.dumps(message))
+        while True:
+            text = await ws.recv()
+            self.messages += 1
+            if f'"idempotency_key":"{key}"' not in text:
+                continue  # a view: not parsed
+            answer = json.loads(text)
+            if answer.get("type") in ("ack", "refused") and answer["idempotency_key"] == key:
+                break
+        elapsed = time.perf_counter() - started
+        if answer["type"] == "refused":
+            self.errors[f"{answer['status']} {answer['error']['key']}"] += 1
+            return False, elapsed
+        return True, elapsed
 
     async def post(self, table: str, who: str, command: object) -> tuple[bool, float]:
         self.keys += 1
@@ -329,7 +356,7 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                         await asyncio.sleep(rnd.uniform(0, load.think))
                     kind = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
                     wager = PlaceWager(name, table.area(name), kind, UNIT)
-                    ok, elapsed = await load.post(table.table_id, name, wager)
+                    ok, elapsed = await load.bet(ws, table.table_id, name, wager)
                     if ok:
                         load.latencies.append(elapsed)
                 table.pending.discard(name)
@@ -371,6 +398,7 @@ async def run_load(
     seconds: float,
     think: float,
     profile: str | None = None,
+    bets_over: str = "socket",
 ) -> tuple[Load, float]:
     base = f"http://127.0.0.1:{port}"
     clients = sum(len(t.players) for t in tables)
@@ -379,7 +407,7 @@ async def run_load(
     async with httpx.AsyncClient(limits=limits, timeout=30) as http:
         names = [DEALER, *(p for t in tables for p in t.players)]
         tokens = await sign_in(base, http, names)
-        load = Load(base, http, tokens, stop_at=float("inf"), think=think)
+        load = Load(base, http, tokens, stop_at=float("inf"), think=think, bets_over=bets_over)
         rnd = random.Random(2026)
         players = [
             asyncio.create_task(player(load, t, p, random.Random(rnd.random())))
@@ -402,18 +430,21 @@ async def run_load(
 
 def server_side(log: Path) -> list[float]:
     """The players' bets as the server timed them: the request log's ``ms`` of each ``POST
-    …/commands`` not sent by the dealer (from the ASGI app's start to its answer)."""
+    …/commands`` not sent by the dealer (from the ASGI app's start to its answer) or socket
+    command (``WS-COMMAND``: from the message read to its answer queued)."""
     found: list[float] = []
     for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        if "/commands" not in line:
+        if "/commands" not in line and "WS-COMMAND" not in line:
             continue
         try:
             record = json.loads(line)
         except ValueError:
             continue
+        posted = record.get("method") == "POST" and str(record.get("path", "")).endswith(
+            "/commands"
+        )
         if (
-            record.get("method") == "POST"
-            and str(record.get("path", "")).endswith("/commands")
+            (posted or record.get("method") == "WS-COMMAND")
             and record.get("user") not in (None, DEALER)
             and record.get("status") == 200
         ):
@@ -488,6 +519,13 @@ def main() -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--profile", default=None, help="py-spy's collapsed stacks to PATH")
     parser.add_argument("--workers", type=int, default=1, help="serve --workers N (PostgreSQL)")
+    parser.add_argument(
+        "--bets-over",
+        choices=("socket", "rest"),
+        default="socket",
+        help="how a player sends a bet: a command message on its table socket (default) or "
+        "POST /api/tables/{id}/commands",
+    )
     args = parser.parse_args()
     if not 1 <= args.clients <= 1000 or not 1 <= args.per_table <= 11:
         parser.error("--clients 1..1000, --per-table 1..11 (a table's players)")
@@ -502,7 +540,15 @@ def main() -> int:
         proc = start_server(url, port, log, args.clients, args.workers)
         try:
             load, elapsed = asyncio.run(
-                run_load(port, proc.pid, tables, args.seconds, args.think_ms / 1000, args.profile)
+                run_load(
+                    port,
+                    proc.pid,
+                    tables,
+                    args.seconds,
+                    args.think_ms / 1000,
+                    args.profile,
+                    args.bets_over,
+                )
             )
         finally:
             stop_server(proc)
@@ -521,6 +567,7 @@ def main() -> int:
         "workers": args.workers,
         "clients": args.clients,
         "think_ms": args.think_ms,
+        "bets_over": args.bets_over,
         "tables": len(tables),
         "seconds": round(elapsed, 1),
         "rounds": rounds,

@@ -573,14 +573,14 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
     """The store unreachable for a moment does not close every signed-in socket: the check is
     tried again at the next interval (and then closes a signed-out user's socket)."""
     _check_sessions_every(runtime, 0.05)
-    real = auth.session_refusal
+    real = auth.session_refusals
     failures: list[int] = []
 
     def unreachable(*args: Any) -> Any:
         failures.append(1)
         raise StoreError("store.unavailable", url="test", error="test")
 
-    monkeypatch.setattr(auth, "session_refusal", unreachable)
+    monkeypatch.setattr(auth, "session_refusals", unreachable)
     alice = _token(client, "alice")
     with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
         assert ws.receive_json()["type"] == "table"
@@ -588,7 +588,7 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
         assert len(failures) >= 2  # asked, failed, asked again
-        monkeypatch.setattr(auth, "session_refusal", real)
+        monkeypatch.setattr(auth, "session_refusals", real)
         _sign_out(client, alice)
         error, closed = _closed(ws)
         assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT

@@ -50,7 +50,8 @@ import functools
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import codec
 from ..errors import CodecError, MacauTablesError
@@ -61,7 +62,7 @@ from ..tables.reports import table_rows
 from ..tables.service import TableService
 from ..visibility import expected_for
 from . import auth
-from .errors import register_status
+from .errors import invalid_request, register_status
 from .principal import Principal, UserRole
 from .runtime import Runtime, runtime_dependency
 from .schemas import COMMAND, ERROR_RESPONSES, ProvedCard, ShoeProof, submitted_model
@@ -74,7 +75,10 @@ __all__ = [
     "authorise",
     "expectation",
     "may_issue",
+    "read_request",
     "router",
+    "run_request",
+    "screen",
 ]
 
 MAX_SLIP: Final = 32
@@ -199,6 +203,12 @@ async def _screen(request: Request) -> None:
         body = await request.json()
     except Exception:  # not JSON: the framework answers it (server.invalid_request)
         return
+    screen(body)
+
+
+def screen(body: object) -> None:
+    """:func:`_screen`'s refusals of a request's JSON ``body`` (already parsed): a type that is
+    no command, or the table service's own."""
     if not isinstance(body, dict):
         return
     items: list[tuple[str, object]] = [("$.command", body.get("command"))]
@@ -216,6 +226,19 @@ async def _screen(request: Request) -> None:
             raise CodecError("core.codec_unknown_type", path=where, type=repr(name)) from exc
         if issuer_of(cls) is Issuer.SERVICE:
             raise MacauTablesError("api.service_only", type=name)
+
+
+def read_request(body: object) -> CommandRequest:
+    """The :class:`CommandRequest` of a JSON ``body`` read elsewhere than from an HTTP request
+    (the table socket's ``command`` message, without its ``type``), refused as ``POST
+    …/commands`` refuses it: :func:`screen`'s refusals first, then a body the model does not
+    take is 422 ``server.invalid_request`` with the same ``where`` and ``reason``."""
+    screen(body)
+    try:
+        return CommandRequest.model_validate(body)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e.get("loc", ()))} for e in exc.errors()]
+        raise invalid_request(RequestValidationError(errors)) from None
 
 
 MAX_DEPTH: Final = 32
@@ -442,6 +465,21 @@ def submit(
 ) -> dict[str, Any]:
     """Run the command(s) at the table, idempotently (module docstring)."""
     principal = signed_in()  # who asks, before anything else: 401 / 403 refused here
+    return run_request(runtime, table_id, principal, body)
+
+
+def run_request(
+    runtime: Runtime, table_id: str, principal: Principal, body: CommandRequest
+) -> dict[str, Any]:
+    """``body``'s command, or bet slip (all or nothing), run at ``table_id`` for
+    ``principal`` (signed in, their session checked by the caller): decoded, authorised
+    (:func:`authorise`), submitted under the idempotency key ``api:{name}:{key}`` and, for a
+    supervisor's command, audited; returns the codec's encoding of the
+    :class:`~macau_tables.tables.model.Submitted`. The one meaning of a command request:
+    ``POST /api/tables/{id}/commands`` and the table socket's ``command`` message
+    (:mod:`.socket_commands`) both call it, so a retry on either finds the other's answer.
+    Blocking (it writes the store; it returns once the commit is durable): call it from a
+    worker thread. Raises the refusals (:class:`MacauTablesError`)."""
     payloads = body.payloads()
     no_nul(body.idempotency_key, "$.idempotency_key")
     if body.commands is None:

@@ -45,9 +45,10 @@ off until the endpoint calls what it returns). :func:`optional_principal` (the p
 dependency, so a helper dependency and its route may both use it.
 
 WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?token=``, or the
-session cookie from the same origin). An open socket asks again whether its session still stands
-(:func:`session_refusal`: signed out, its user disabled, expired — on any server process) every
-``session_check_seconds``.
+session cookie from the same origin). The open sockets of a process ask again whether their
+sessions still stand (:func:`session_refusals`: signed out, the user disabled, expired — on any
+server process) in one read every ``session_check_seconds`` (:mod:`.session_watch`); a command
+sent on a socket checks its session first, as a request does (:func:`session_refusal`).
 
 Privileged actions are recorded with :func:`record_action` (who, their role, when by the store's
 clock, why, details) in the store's audit log.
@@ -64,7 +65,7 @@ import hmac
 import math
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -122,6 +123,7 @@ __all__ = [
     "safe_next",
     "same_origin",
     "session_refusal",
+    "session_refusals",
     "sign_in",
     "slow_down",
     "unlock_user",
@@ -548,15 +550,25 @@ def _lookup_session(
         return ops.session(tx, digest), clock() if clock else tx.now()
 
     found, now = store.read(read)
+    refusal = _refusal(found, kind, now)
+    if refusal is not None:
+        raise refusal
+    assert found is not None
+    return Principal(found.user_name, UserRole(found.role), via=kind), found.expires_at
+
+
+def _refusal(found: ops.SessionRecord | None, kind: str, now: datetime) -> AuthRefused | None:
+    """Why session ``found`` (of ``kind``, asked ``now``) does not stand: unknown (none, of
+    another kind, its user disabled), expired; ``None`` when it stands."""
     if found is None or found.kind != kind or found.disabled:
-        raise AuthRefused("auth.session_unknown", headers=_BEARER)
+        return AuthRefused("auth.session_unknown", headers=_BEARER)
     if found.expires_at <= now:
-        raise AuthRefused(
+        return AuthRefused(
             "auth.session_expired",
             headers=_BEARER,
             expired=found.expires_at.isoformat(timespec="seconds"),
         )
-    return Principal(found.user_name, UserRole(found.role), via=kind), found.expires_at
+    return None
 
 
 _DEFAULT_PORTS: Final = {"http": "80", "https": "443"}
@@ -898,6 +910,24 @@ def session_refusal(
     except AuthRefused as refusal:
         return refusal
     return None
+
+
+def session_refusals(
+    store: Store,
+    sessions: Sequence[SocketSession],
+    clock: Callable[[], datetime] | None = None,
+) -> list[MacauTablesError | None]:
+    """:func:`session_refusal` of many sessions in ONE read of the store
+    (:func:`~macau_tables.store.users_ops.sessions`): for each of ``sessions``, in order, why it
+    no longer stands, or ``None``. The table sockets of a process are checked so, all at once,
+    every ``session_check_seconds`` (:mod:`.session_watch`)."""
+    digests = [_digest(s.secret) for s in sessions]
+
+    def read(tx: Tx) -> tuple[dict[str, ops.SessionRecord], datetime]:
+        return ops.sessions(tx, digests), clock() if clock else tx.now()
+
+    found, now = store.read(read)
+    return [_refusal(found.get(d), s.kind, now) for d, s in zip(digests, sessions, strict=True)]
 
 
 # -- the audit log --------------------------------------------------------------------------------

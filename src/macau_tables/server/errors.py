@@ -54,6 +54,7 @@ __all__ = [
     "error_body",
     "for_client",
     "install_handlers",
+    "invalid_request",
     "language_of",
     "register_status",
     "status_for",
@@ -178,10 +179,14 @@ def error_response(
     )
 
 
-def _validation_params(exc: RequestValidationError) -> dict[str, Any]:
+def invalid_request(exc: RequestValidationError) -> MacauTablesError:
+    """``server.invalid_request`` (422) for a request the models do not take: ``where`` (the
+    first error's place, ``body.command.amount``) and ``reason`` (its message)."""
     first: dict[str, Any] = dict(exc.errors()[0]) if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()))
-    return {"where": where or "-", "reason": str(first.get("msg", "invalid"))}
+    return MacauTablesError(
+        "server.invalid_request", where=where or "-", reason=str(first.get("msg", "invalid"))
+    )
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -194,7 +199,7 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def unreadable(request: Request, exc: RequestValidationError) -> JSONResponse:
-        err = MacauTablesError("server.invalid_request", **_validation_params(exc))
+        err = invalid_request(exc)
         request.state.error_key = err.key
         return error_response(err, language_of(request))
 

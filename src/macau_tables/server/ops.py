@@ -15,7 +15,8 @@
 ``macau_tables.server.access`` logger — ``method``, ``path``, ``status``, ``ms``, ``user`` (the
 principal the auth dependency put on ``request.state.principal``, else ``null``) and ``error``
 (the refusal's message key) — and observing the latency histogram; and one line per WebSocket
-when it ends (``method`` ``"WS"``, ``status`` its close code, ``ms`` how long it was open).
+when it ends (``method`` ``"WS"``, ``status`` its close code, ``ms`` how long it was open); a
+command sent on a table socket writes its own (``"WS-COMMAND"``, :mod:`.socket_commands`).
 :class:`BodyLimit` refuses a body larger than ``settings.body_limit_bytes`` (413
 ``server.body_too_large``).
 

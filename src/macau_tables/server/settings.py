@@ -90,13 +90,20 @@ class Settings:
     that holds no such key stops it."""
     body_limit_bytes: int = 64 * 1024
     """The largest request body (or WebSocket message) accepted."""
-    max_websockets: int = 1000
-    """The most WebSocket connections served at once."""
+    max_websockets: int = 4000
+    """The most WebSocket connections served at once: 1,000 players each with a table page
+    and the lobby open, twice over, with the staff's and the displays' (each socket costs a
+    file descriptor: the process's ``ulimit -n`` must exceed it)."""
     max_websockets_per_client: int = 32
-    """The most WebSocket connections one client address holds at once."""
+    """The most WebSocket connections one client holds at once: a signed-in user by name
+    (wherever they connect from: a thousand players behind one address, a load generator on
+    loopback, each have their own), anyone else by address."""
     websocket_queue: int = 256
-    """The messages other than views (meters, hits, pongs) one WebSocket may have waiting
-    before it is closed as too slow (views are coalesced: only the newest waits)."""
+    """The messages other than views (meters, hits, pongs, command answers) one WebSocket may
+    have waiting before it is closed as too slow (views are coalesced: only the newest waits)."""
+    websocket_commands: int = 16
+    """The commands one table socket may have in flight (sent, not yet answered; at least 1):
+    one more closes it (4429, a flood). Its commands run in the order sent, one at a time."""
     jackpot_supervisor_threshold: int = 10_000_000
     """A jackpot payment of at least this (minor units) needs a supervisor's authorisation."""
     secure_cookies: bool | None = None

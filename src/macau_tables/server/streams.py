@@ -38,10 +38,13 @@ Messages the server sends (JSON text):
 
 Messages a client may send: ``{"type": "ping"}`` and ``{"type": "resume", "after": SEQ}``
 (also ``?after=SEQ`` on connecting): when the table has moved on since ``SEQ`` the current
-view is sent at once; when it has not, nothing is resent. Nothing else: CSP-12 forbids any
+view is sent at once; when it has not, nothing is resent. On a table's stream, also the REST
+contract's commands, ``{"type": "command", "idempotency_key", "command" | "commands"}``, each
+answered to its sender alone with ``{"type": "ack", …}`` or ``{"type": "refused", …}``
+(:mod:`.socket_commands`; a flood closes with 4429). Nothing else: CSP-12 forbids any
 advice, chat or strategy channel into a Caribbean Stud table, and a view stream is not one —
-anything but those two messages (one nesting more than 16 arrays and objects is refused before it
-is parsed) closes the socket with 1008 (policy violation) and a reason;
+anything but those messages (one holding more than :data:`_MAX_NESTING` arrays and objects is
+refused before it is parsed) closes the socket with 1008 (policy violation) and a reason;
 the server never relays anything a client says. Refusals (each closes the socket after the
 ``error`` message): a message over ``body_limit_bytes`` (1009), an unknown table (4404), a
 table served by another process (4409), a client too slow to take its messages (its queue of
@@ -51,8 +54,9 @@ connections in the process or from one client (1013, try again later), and a tab
 whose session or token has expired (4401, ``auth.session_expired``: checked by the runtime's
 clock before each message is sent and every ``tick_seconds`` meanwhile — the socket does not
 stay signed in; the jackpot stream, public, goes on) or no longer stands (4401,
-``auth.session_unknown``: its user signed out or was disabled, on any server process — asked of
-the store every ``session_check_seconds``, before a message is sent or at a tick).
+``auth.session_unknown``: its user signed out or was disabled, on any server process — the
+process asks the store about every open table stream's session in one read every
+``session_check_seconds``, :mod:`.session_watch`).
 
 Views are coalesced: each ``table`` message is a whole snapshot of what the audience may see
 after record ``seq``, so a socket whose previous view has not been sent yet when the next event
@@ -92,14 +96,16 @@ from ..rounds import Audience, Expected, TableMode
 from ..tables.cycle import offered
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
-from . import auth
-from .api_tables import audience_of, expectation
+from . import auth, session_watch
+from .api_tables import MAX_SLIP, audience_of, expectation
 from .errors import error_body, for_client, language_of, status_for
 from .paytables import linked_awards
 from .principal import Principal, UserRole
 from .runtime import Runtime, get_runtime
+from .socket_commands import CLOSE_FLOOD, CommandLane, LaneClose
 
 __all__ = [
+    "CLOSE_FLOOD",
     "CLOSE_OVERSIZED",
     "CLOSE_POLICY",
     "CLOSE_SIGNED_OUT",
@@ -130,9 +136,11 @@ CLOSE_SLOW: Final = 4408
 CLOSE_TABLE_ELSEWHERE: Final = 4409
 """Another server process serves the table (connect to that one)."""
 
-_MAX_NESTING: Final = 16
-"""The most arrays and objects a client's message may hold in all: a control message is one flat
-object, so anything past this is refused unparsed, as any other message (1008)."""
+_MAX_NESTING: Final = 8 * (MAX_SLIP + 2)
+"""The most arrays and objects a client's message may hold in all (a control message is one flat
+object; a ``command`` message a bet slip of at most ``MAX_SLIP`` commands, each a few objects
+deep), far below the JSON parser's recursion: anything past this is refused unparsed, as any
+other message (1008)."""
 
 _STATUS_CLOSE: Final = {404: CLOSE_TABLE_UNKNOWN, 409: CLOSE_TABLE_ELSEWHERE}
 
@@ -293,12 +301,16 @@ def _client_key(websocket: WebSocket, principal: Principal | None) -> str:
 
 
 class _Closing(Exception):
-    """End the connection with ``code`` after sending ``error``."""
+    """End the connection with ``code`` after sending ``first`` (a command's ``refused``
+    message, when there is one) and ``error``."""
 
-    def __init__(self, code: int, error: MacauTablesError) -> None:
+    def __init__(
+        self, code: int, error: MacauTablesError, first: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(error.key)
         self.code = code
         self.error = error
+        self.first = first
 
 
 class _Marker:
@@ -474,9 +486,6 @@ class _Connection:
         self.websocket = websocket
         self.runtime = runtime
         self.session = session  # closed at the next push or tick after its expiry
-        self.check_every = runtime.settings.session_check_seconds
-        # when the store is next asked whether the session still stands (the loop's time)
-        self.check_at = asyncio.get_running_loop().time() + self.check_every
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
@@ -484,12 +493,32 @@ class _Connection:
             lambda update, extra: None
         )
         self.last_sent: str | None = None
+        self.lane: CommandLane | None = None  # a table stream's commands (socket_commands)
+        # why the process's session watch found the session no longer standing (session_watch)
+        self.revoked: asyncio.Future[MacauTablesError] = asyncio.get_running_loop().create_future()
+
+    def revoke(self, refusal: MacauTablesError) -> None:
+        """From any thread (the session watch's): the session no longer stands; the socket
+        closes (4401) with ``refusal``."""
+
+        def settle() -> None:
+            if not self.revoked.done():
+                self.revoked.set_result(refusal)
+
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the socket is gone
+            self.revoked.get_loop().call_soon_threadsafe(settle)
 
     async def run(self) -> None:
-        """Send the queue and read the client until either ends; close with the reason."""
+        """Send the queue, read the client, run its commands (a table stream) and wait for the
+        session watch's word, until one ends; close with the reason."""
         sender = asyncio.create_task(self._send_loop())
         receiver = asyncio.create_task(self._receive_loop())
-        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        tasks = {sender, receiver}
+        if self.lane is not None:
+            tasks.add(asyncio.create_task(self._command_loop(self.lane)))
+        if self.session is not None:
+            tasks.add(asyncio.create_task(self._session_ended()))
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
         for task in pending:
@@ -498,6 +527,9 @@ class _Connection:
         for task in done:
             exc = task.exception()
             if isinstance(exc, _Closing):
+                if exc.first is not None:
+                    with contextlib.suppress(Exception):
+                        await self.websocket.send_text(_dumps(exc.first))
                 await _close(self.websocket, exc.code, exc.error)
                 return
             if exc is not None and not isinstance(exc, WebSocketDisconnect):
@@ -516,23 +548,22 @@ class _Connection:
 
     async def _still_signed_in(self) -> None:
         """Close (4401) a socket whose session or token no longer stands in the store (signed
-        out, its user disabled — on any server process): asked every
-        ``session_check_seconds``, one read in a worker thread."""
-        if self.session is None or self.check_every <= 0:
-            return
-        loop = asyncio.get_running_loop()
-        if loop.time() < self.check_at:
-            return
+        out, its user disabled — on any server process): the process's session watch asks the
+        store about every socket's session in one read every ``session_check_seconds``
+        (:mod:`.session_watch`) and tells this one (:meth:`revoke`)."""
+        if self.revoked.done():
+            raise _Closing(CLOSE_SIGNED_OUT, self.revoked.result())
+
+    async def _session_ended(self) -> None:
+        """Close (4401) the socket as soon as the session watch says its session ended."""
+        raise _Closing(CLOSE_SIGNED_OUT, await self.revoked)
+
+    async def _command_loop(self, lane: CommandLane) -> None:
+        """Run the client's commands (:mod:`.socket_commands`), in order, off the loop."""
         try:
-            refusal = await run_in_threadpool(
-                auth.session_refusal, self.runtime.store, self.session, self.runtime.clock.now
-            )
-        except MacauTablesError as exc:  # the store unreachable: asked again at the next check
-            log.warning("session check failed: %s", exc.key)
-            refusal = None
-        self.check_at = loop.time() + self.check_every
-        if refusal is not None:
-            raise _Closing(CLOSE_SIGNED_OUT, refusal)
+            await lane.run()
+        except LaneClose as exc:
+            raise _Closing(exc.code, exc.error, exc.first) from None
 
     async def _next(self) -> dict[str, Any] | _Marker | None:
         """The next message to send; with a session, the expiry is checked at every tick
@@ -600,9 +631,16 @@ class _Connection:
             self._handle(text)
 
     def _handle(self, text: str | None) -> None:
-        """Take ``ping`` and ``resume``; refuse everything else (CSP-12)."""
+        """Take ``ping``, ``resume`` and, on a table stream, ``command``
+        (:mod:`.socket_commands`); refuse everything else (CSP-12)."""
         message = _parsed(text)
         kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "command" and isinstance(message, dict) and self.lane is not None:
+            try:
+                self.lane.take(message)  # run in order, answered with "ack" or "refused"
+            except LaneClose as exc:  # a flood: 4429
+                raise _Closing(exc.code, exc.error) from None
+            return
         if kind == "ping" and isinstance(message, dict) and set(message) == {"type"}:
             self.outbox.offer(lambda: {"type": "pong"})
             return
@@ -612,7 +650,8 @@ class _Connection:
                 self.on_resume(after)
                 return
         # CSP-12: no advice, chat or strategy channel into a table — whatever the game, the
-        # stream takes nothing but its two control messages.
+        # stream takes nothing but its two control messages and the REST contract's commands
+        # (answered to their sender alone, never relayed).
         raise _Closing(
             CLOSE_POLICY, RuleViolation("CSP-12", "streams.refused", message=_shown(text))
         )
@@ -723,6 +762,13 @@ async def _serve_table(
 
     conn.render_table = render
     conn.on_resume = resume
+    conn.lane = CommandLane(
+        runtime,
+        table_id,
+        session,
+        lambda message: conn.outbox.offer(lambda: message),
+        language_of(websocket),
+    )
 
     def callback(update: object) -> None:
         if isinstance(update, TableUpdate):
@@ -736,10 +782,16 @@ async def _serve_table(
         # A player came to the table: an idle table wakes (tables/cycle.py).
         with contextlib.suppress(MacauTablesError):
             await run_in_threadpool(service.wake, principal.name)
+    # its session checked with every other socket's, in one read per interval (session_watch)
+    unwatch = (
+        None if session is None else session_watch.watch_of(runtime).watch(session, conn.revoke)
+    )
     try:
         await conn.run()
     finally:
         subscription.close()
+        if unwatch is not None:
+            unwatch()
 
 
 @router.websocket("/ws/jackpot")

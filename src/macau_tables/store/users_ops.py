@@ -11,6 +11,7 @@ Refusals are :class:`~macau_tables.errors.AuthError` with ``auth.*`` keys.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -41,6 +42,7 @@ __all__ = [
     "put_session",
     "record_failure",
     "session",
+    "sessions",
     "set_password_hash",
     "set_user_disabled",
     "unlock",
@@ -264,6 +266,46 @@ def session(tx: Tx, token_sha256: str) -> SessionRecord | None:
         row.expires_at,
         bool(row.disabled),
     )
+
+
+SESSIONS_PER_STATEMENT: Final = 900
+"""The most sessions :func:`sessions` asks of the database in one statement (SQLite's oldest
+builds take at most 999 parameters in one)."""
+
+
+def sessions(tx: Tx, tokens_sha256: Iterable[str]) -> dict[str, SessionRecord]:
+    """:func:`session` of many at once: the sessions or tokens whose secrets hash to
+    ``tokens_sha256`` (expired or not) by that hash; one absent there has none. One statement
+    for up to :data:`SESSIONS_PER_STATEMENT` of them (the table sockets' session check asks for
+    all the process's sockets in one read: :mod:`macau_tables.server.session_watch`)."""
+    wanted = sorted(set(tokens_sha256))
+    sess, u = s.auth_sessions, s.users
+    found: dict[str, SessionRecord] = {}
+    for start in range(0, len(wanted), SESSIONS_PER_STATEMENT):
+        chunk = wanted[start : start + SESSIONS_PER_STATEMENT]
+        rows = tx.connection.execute(
+            select(
+                sess.c.token_sha256,
+                sess.c.user_name,
+                u.c.role,
+                sess.c.kind,
+                sess.c.created_at,
+                sess.c.expires_at,
+                u.c.disabled,
+            )
+            .join(u, u.c.name == sess.c.user_name)
+            .where(sess.c.token_sha256.in_(chunk))
+        )
+        for row in rows:
+            found[str(row.token_sha256)] = SessionRecord(
+                str(row.user_name),
+                str(row.role),
+                str(row.kind),
+                row.created_at,
+                row.expires_at,
+                bool(row.disabled),
+            )
+    return found
 
 
 def delete_session(tx: Tx, token_sha256: str) -> bool:
