@@ -253,7 +253,8 @@ class Store:
             options = {BEGIN_OPTION: "DEFERRED" if readonly else "IMMEDIATE"}
         gate = self._sqlite_writer if self._sqlite_writer is not None and not readonly else None
         with gate or contextlib.nullcontext(), self.engine.connect() as conn:
-            conn = conn.execution_options(**options)
+            if options:
+                conn = conn.execution_options(**options)
             try:
                 with conn.begin():
                     tx = Tx(conn, clock=self.clock, readonly=readonly)
@@ -359,19 +360,15 @@ def _commit_pg(tx: Tx) -> dict[str, int]:
     parts.append(b"COMMIT")
     query = b"; ".join(parts)
     amounts: dict[str, int] = {}
-    if begin is not None:
-        raw.autocommit = True  # the query's own BEGIN and COMMIT: the driver sends none
     try:
-        with raw.cursor() as cursor:
-            cursor.execute(query, prepare=False)  # no parameters: the simple protocol
-            if begin is not None:
-                cursor.nextset()
-            if batch is not None:
-                tx._pg_done(batch, cursor.fetchall())
-                cursor.nextset()
-            for meter_id in meters:
-                amounts[meter_id] = int(cursor.fetchone()[0])
-                cursor.nextset()
+        results = _simple_query(raw, query)
+        at = 0 if begin is None else 1
+        if batch is not None:
+            tx._pg_done(batch, _text_rows(results[at]))
+            at += 1
+        for meter_id in meters:
+            amounts[meter_id] = int(results[at].get_value(0, 0))
+            at += 1
     except tx._driver_error as exc:
         if begin is not None:
             _abandon(raw)
@@ -383,11 +380,36 @@ def _commit_pg(tx: Tx) -> dict[str, int]:
         if refusal is not None:
             raise refusal from None
         raise tx.driver_failure(query.decode(), None, exc) from exc
-    finally:
-        if begin is not None:
-            _driver_default(raw)
     pending.clear()
     return amounts
+
+
+def _simple_query(raw: Any, query: bytes) -> list[Any]:
+    """Send ``query`` (no parameters: the simple protocol) on ``raw``'s libpq connection and
+    wait for all its results, as psycopg's cursor does but without a cursor, adaptation or
+    psycopg's own transaction handling (the query carries its ``BEGIN`` and ``COMMIT``;
+    psycopg reads the connection's transaction status from libpq when it next needs it).
+    The first failed statement's error is raised as psycopg raises it (SQLSTATE, diagnostics);
+    a lost connection raises psycopg's ``OperationalError``."""
+    from psycopg import errors, generators, pq
+
+    pgconn = raw.pgconn
+    pgconn.send_query(query)
+    results: list[Any] = raw.wait(generators.execute(pgconn))
+    for result in results:
+        if result.status == pq.ExecStatus.FATAL_ERROR:
+            raise errors.error_from_result(result, encoding=raw.info.encoding)
+    return results
+
+
+def _text_rows(result: Any) -> list[tuple[str | None, ...]]:
+    """The rows of a simple query's ``result`` (text format), each value as text."""
+    get = result.get_value
+    columns = range(result.nfields)
+    return [
+        tuple(None if (v := get(r, c)) is None else v.decode() for c in columns)
+        for r in range(result.ntuples)
+    ]
 
 
 _PG_CALL: Final = PG_CALL.encode()
@@ -434,12 +456,6 @@ def _abandon(raw: Any) -> None:
     refusal or error is raised next). A lost connection is left to the error's handling."""
     with contextlib.suppress(Exception):
         raw.rollback()
-
-
-def _driver_default(raw: Any) -> None:
-    """The driver begins transactions itself again (after the commit's round trip)."""
-    with contextlib.suppress(Exception):  # a lost connection: invalidated by the error
-        raw.autocommit = False
 
 
 class _Disconnected(Exception):
