@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
+from sqlalchemy import text
 
 from macau_tables.errors import StoreError
 from macau_tables.ledger import Account, AccountKind, Posting, Reason
@@ -210,3 +212,45 @@ def test_after_commit_callbacks_run_once_after_the_commit(store: Store) -> None:
     with pytest.raises(RuntimeError):
         store.run(failing)
     assert calls == ["published"]
+
+
+def test_every_subscriber_of_a_store_shares_one_listening_connection(store: Store) -> None:
+    """A server process subscribes once per table: a hundred tables on PostgreSQL must not
+    take a hundred LISTEN connections (``max_connections`` is 100 by default). All the
+    subscribers still hear every committed change, and a closed one no longer does."""
+    setup(store, seed=1_000)
+    heard: list[list[int]] = [[] for _ in range(30)]
+    lock = threading.Lock()
+    changed = threading.Condition(lock)
+
+    def subscriber(i: int) -> Callable[[str, int], None]:
+        def on_change(meter_id: str, amount: int) -> None:
+            with changed:
+                heard[i].append(amount)
+                changed.notify_all()
+
+        return on_change
+
+    def heard_by_all(amount: int, who: range) -> bool:
+        with changed:
+            return changed.wait_for(lambda: all(amount in heard[i] for i in who), timeout=5)
+
+    listeners = [store.listen_meters(subscriber(i)) for i in range(len(heard))]
+    if store.dialect == "postgresql":
+        with store.engine.connect() as conn:
+            listening = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+                )
+            ).scalar_one()
+        assert listening == 1
+    contribute(store, 25)
+    assert heard_by_all(1_025, range(len(heard)))
+    for listener in listeners[1:]:
+        listener.close()
+    contribute(store, 1)
+    assert heard_by_all(1_026, range(1))
+    listeners[0].close()
+    assert heard[0] == [1_025, 1_026]
+    assert all(h == [1_025] for h in heard[1:])

@@ -118,8 +118,9 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
   in the meter's own hash-chained log (``meter_log``), so a tampered meter row is found.
   ``store.listen_meters(callback: Callable[[str, int], None]) -> Listener`` — called with
   ``(meter_id, amount)`` after every commit that changed a meter's amount, in every process
-  (PostgreSQL ``LISTEN/NOTIFY`` on channel ``macau_meters``, payload ``"<meter_id>:<amount>"``;
-  in-process callbacks on SQLite). ``listener.close()`` stops it.
+  (PostgreSQL ``LISTEN/NOTIFY`` on channel ``macau_meters``, payload ``"<meter_id>:<amount>"``,
+  one listening connection per store shared by all its subscribers; in-process callbacks on
+  SQLite). ``listener.close()`` stops it.
 Idempotency, snapshots, shoes, audit
   ``idempotency_get(key) -> IdempotencyRecord | None``; ``idempotency_put(key, *, scope,
   request_sha256, response: Mapping) -> None`` (a key already stored: ``store.idempotency_exists``);

@@ -63,6 +63,11 @@ class _PgListener:
                     log.exception("meter listener lost its connection")
                 return
 
+    @property
+    def alive(self) -> bool:
+        """Still listening (its connection not lost, not closed)."""
+        return self._thread.is_alive()
+
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)

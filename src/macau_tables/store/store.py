@@ -30,6 +30,8 @@ from .tx import Tx
 if TYPE_CHECKING:  # alembic is imported when migrating or checking, not to run transactions
     from alembic.script import ScriptDirectory
 
+    from .notify import _PgListener
+
 __all__ = ["METER_CHANNEL", "Listener", "MeterCallback", "Store", "retry_delay"]
 
 T = TypeVar("T")
@@ -71,6 +73,7 @@ class Store:
         self.dialect: str = engine.dialect.name
         self._callbacks: list[MeterCallback] = []
         self._listeners: list[Listener] = []
+        self._pg_listener: _PgListener | None = None
         self._lock = threading.Lock()
         # SQLite takes one writer at a time: this process's writers queue here and are woken
         # the moment the one before commits, instead of polling SQLite's lock in its busy
@@ -293,23 +296,26 @@ class Store:
     def listen_meters(self, callback: MeterCallback) -> Listener:
         """Call ``callback(meter_id, amount)`` after every committed change of a meter's
         amount, made by this process or (PostgreSQL) any other; returns the subscription."""
-        if self.dialect == "postgresql":
-            from .notify import pg_listen
+        with self._lock:
+            stale = self._pg_listener is not None and not self._pg_listener.alive
+            if self.dialect == "postgresql" and (self._pg_listener is None or stale):
+                # One LISTEN connection per store, whatever the number of subscribers (every
+                # table of a server process subscribes: one connection each would exhaust
+                # PostgreSQL's ``max_connections`` at a hundred tables); it calls them all. One
+                # that lost its connection is replaced by the next subscription.
+                from .notify import pg_listen
 
-            pg = pg_listen(self.engine.url, METER_CHANNEL, callback)
-            listener = Listener(pg.close)
-        else:
+                pg = pg_listen(self.engine.url, METER_CHANNEL, self._dispatch)
+                self._pg_listener = pg
+                self._listeners.append(Listener(pg.close))
+            self._callbacks.append(callback)
+
+        def remove() -> None:
             with self._lock:
-                self._callbacks.append(callback)
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
 
-            def remove() -> None:
-                with self._lock:
-                    if callback in self._callbacks:
-                        self._callbacks.remove(callback)
-
-            listener = Listener(remove)
-        self._listeners.append(listener)
-        return listener
+        return Listener(remove)
 
     def _dispatch(self, meter_id: str, amount: int) -> None:
         with self._lock:
