@@ -88,10 +88,11 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience, Expected, TableMode
+from ..rounds import Audience, Expected, Role, TableMode
 from ..tables.cycle import offered
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
+from ..visibility import not_own, own_fields
 from . import auth
 from .api_tables import audience_of, expectation
 from .errors import error_body, for_client, language_of, status_for
@@ -142,9 +143,21 @@ _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
 
 
+VERSION: Final = 2
+"""The table messages' format (``"v"``): a shared part and a role or personal part (the
+module docstring); version 1 sent each audience's whole view in one ``table`` message."""
+
+PART_TYPES: Final = {Role.PLAYER: "mine"}
+"""The type of a part message by the audience's role: ``mine`` (a player's personal part);
+``role`` for the dealer's and a supervisor's (the public's sockets get no part)."""
+
+
 def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``"table"`` message of ``update`` (JSON-ready): its view encoded by the codec, with
-    ``extra`` (the table's ``status``, ``expected`` and ``can_issue``, see :func:`_now_of`)."""
+    """The whole state ``update`` shows its audience (JSON-ready; version 1's ``table``
+    message): the shared part with the audience's part laid over it
+    (:func:`macau_tables.visibility.merged`), with ``extra`` (the table's ``status``,
+    ``expected`` and ``can_issue``, see :func:`_now_of`) — what a page rebuilds from the
+    version 2 messages, and what ``GET /api/tables/{id}`` answers."""
     return {
         "type": "table",
         "table_id": update.table_id,
@@ -178,18 +191,58 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """A table's shared message as made for the update at ``seq``: its ``text`` (the same for
+    every socket), ``since`` (the ``seq`` it carries: the update at which the shared part last
+    changed), its ``body`` as encoded (compared with the next update's) and the public view
+    encoded (``view``: what a part holds beyond it is computed against it)."""
+
+    seq: int
+    since: int
+    body: str
+    text: str
+    view: dict[str, Any] | None
+    expected: Any
+
+
+def _shared_of(
+    update: TableUpdate, status: str, expected: Any
+) -> tuple[str, dict[str, Any] | None]:
+    """The shared part's JSON body of ``update`` and its public view encoded."""
+    view = None if update.public is None else codec.encode(update.public)
+    body = {
+        "round_id": update.round_id,
+        "view": view,
+        "expected": expected,
+        "cycle": None if update.cycle is None else update.cycle.to_json(),
+        "status": status,
+        "fault": update.fault,
+        "meter_link": update.meter_link,
+    }
+    return _dumps(body), view
+
+
+def _framed(head: dict[str, Any], name: str, body: str) -> str:
+    """``head`` with the pre-encoded JSON ``body`` as its last field ``name``."""
+    return f'{_dumps(head)[:-1]},"{name}":{body}}}'
+
+
 class _Texts:
-    """One table's ``table`` messages as sent, encoded once per update and role: the sockets
-    of one audience (the Hub gives them the same :class:`TableUpdate` object) and role are
-    sent the same text. An entry serves only the very update it was made from (``is``), so a
-    text never reaches a socket its view was not made for; entries older than the table's
-    newest ``seq`` are dropped."""
+    """One table's messages as sent: the shared message encoded once per update and the same
+    text sent to every socket of the table (kept as it was — its text and ``seq`` — while the
+    shared part does not change); a part encoded once per update, audience and role and sent
+    as is to every socket of that audience and role. A part serves only the very update it was
+    made from (``is``), so a text never reaches a socket its view was not made for; entries
+    older than the table's newest ``seq`` are dropped."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seq = -1
-        self._made: dict[tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], str]]
-        self._made = {}
+        self._made: dict[
+            tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], int, str]
+        ] = {}
+        self._shared: _Shared | None = None
         self._expected: tuple[object, Expected | None] = (None, None)
 
     def expected(self, round_: Any, mode: TableMode) -> Expected | None:
@@ -205,20 +258,68 @@ class _Texts:
             self._expected = (round_, expected)  # replaced whole: safe from any thread
         return expected
 
-    def text(self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None) -> str:
-        """The message of ``update`` with ``extra``, for a socket of ``role``."""
+    def shared(self, update: TableUpdate, status: str, mode: TableMode) -> _Shared:
+        """The shared message of ``update`` at a table of ``mode`` (made once per update for
+        the whole table)."""
+        with self._lock:
+            last = self._shared
+        if last is not None and last.seq == update.seq:
+            return last
+        expected = expectation(self.expected(update.round, mode), None, Audience.public())[
+            "expected"
+        ]
+        body, view = _shared_of(update, status, expected)
+        if last is not None and last.body == body and last.seq < update.seq:
+            made = _Shared(update.seq, last.since, body, last.text, last.view, last.expected)
+        else:
+            head = {"type": "table", "v": VERSION, "table_id": update.table_id, "seq": update.seq}
+            text = _framed(head, "shared", body)
+            made = _Shared(update.seq, update.seq, body, text, view, expected)
+        with self._lock:
+            if self._shared is None or self._shared.seq < made.seq:
+                self._shared = made
+        return made
+
+    def part(
+        self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None, shared: _Shared
+    ) -> str | None:
+        """The part message of ``update`` for a socket of ``role`` (``None``: the public's
+        socket, which the shared message serves whole): what the audience's view holds beyond
+        the shared one (:func:`macau_tables.visibility.own_fields`), its ``expected`` when it
+        reads otherwise than the shared part's, its ``can_issue``."""
+        if update.audience.role is Role.PUBLIC:
+            return None
         key = (update.audience, role)
         with self._lock:
             made = self._made.get(key)
-        if made is not None and made[0] is update and made[1] == extra:
-            return made[2]
-        text = _dumps(table_message(update, extra))
+        if made is not None and made[0] is update and made[1] == extra and made[2] == shared.since:
+            return made[3]
+        own = None if update.view is None else codec.encode(update.view)
+        part: dict[str, Any] = {
+            "audience": codec.encode(update.audience),
+            "view": own_fields(own, shared.view),
+            "can_issue": extra["can_issue"],
+        }
+        drop = not_own(own, shared.view)
+        if drop:
+            part["drop"] = drop
+        if extra["expected"] != shared.expected:
+            part["expected"] = extra["expected"]
+        head = {
+            "type": PART_TYPES.get(update.audience.role, "role"),
+            "v": VERSION,
+            "table_id": update.table_id,
+            "seq": update.seq,
+            "shared_seq": shared.since,
+            "part": part,
+        }
+        text = _dumps(head)
         with self._lock:
             if update.seq > self._seq:
                 self._made.clear()
                 self._seq = update.seq
             if update.seq == self._seq:
-                self._made[key] = (update, extra, text)
+                self._made[key] = (update, extra, shared.since, text)
         return text
 
 
@@ -480,10 +581,12 @@ class _Connection:
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
-        self.render_table: Callable[[TableUpdate, dict[str, Any]], str | None] = (
-            lambda update, extra: None
+        self.render_table: Callable[[TableUpdate, dict[str, Any]], list[tuple[str, str]]] = (
+            lambda update, extra: []
         )
-        self.last_sent: str | None = None
+        self.last_sent: dict[str, str] = {}
+        """The last text sent of each kind (the shared message, the part, the meters): one equal
+        to it is not sent again."""
 
     async def run(self) -> None:
         """Send the queue and read the client until either ends; close with the reason."""
@@ -564,25 +667,21 @@ class _Connection:
                 raise _Closing(
                     CLOSE_SLOW, MacauTablesError("streams.too_slow", size=self.outbox.size)
                 )
-            view: str | None = None
             if isinstance(message, _Marker):
                 # Let what is ready run first (a request's answer, the other sockets' sends):
                 # the view is taken when this socket's turn comes, the newest by then.
                 await asyncio.sleep(0)
                 pending = self.outbox.take_table()
-                view = None if pending is None else self.render_table(*pending)
-                if view is None:
-                    continue
-                text = view
+                texts = [] if pending is None else self.render_table(*pending)
             else:
                 text = _dumps(message)
-                if message["type"] == "meters":
-                    view = text
-            if view is not None and view == self.last_sent:
-                continue  # the same view again (a publish that changed nothing): not resent
-            await self.websocket.send_text(text)
-            if view is not None:
-                self.last_sent = view
+                texts = [("meters" if message["type"] == "meters" else "", text)]
+            for kind, text in texts:
+                if kind and self.last_sent.get(kind) == text:
+                    continue  # the same part again (a publish that changed it not): not resent
+                await self.websocket.send_text(text)
+                if kind:
+                    self.last_sent[kind] = text
 
     async def _receive_loop(self) -> None:
         while True:
@@ -705,20 +804,26 @@ async def _serve_table(
     latest: list[Pending] = []
     skip = [after]  # the first update is not sent when the client already has its seq
 
-    def render(update: TableUpdate, extra: dict[str, Any]) -> str | None:
+    def render(update: TableUpdate, extra: dict[str, Any]) -> list[tuple[str, str]]:
+        """The texts of ``update`` for this socket, in the order sent: its part (none for the
+        public), then the shared message — a client lays the part over the shared message
+        whose ``seq`` its ``shared_seq`` names."""
         latest[:] = [(update, extra)]
         if skip[0] is not None:
             already = update.seq == skip[0]
             skip[0] = None
             if already:
-                return None
-        return texts.text(update, extra, role)
+                return []
+        shared = texts.shared(update, extra["status"], service.setup.mode)
+        part = texts.part(update, extra, role, shared)
+        out = [("shared", shared.text)]
+        return out if part is None else [("part", part), *out]
 
     def resume(after: int) -> None:
         if conn.outbox.pending_table():
             return  # a newer view is on its way
         if latest and latest[0][0].seq != after:
-            conn.last_sent = None
+            conn.last_sent.clear()
             conn.outbox.offer_table(*latest[0])
 
     conn.render_table = render
