@@ -5,7 +5,10 @@ A session of rounds — Caribbean Stud (``csp-1``), baccarat (``bac-1``) and bac
 holding (``bac-hold``, configured here: BAC-16) — is played by four players, the dealer and the
 service through the HTTP API, while every table is watched over WebSockets by each player, the
 dealer, a supervisor, an admin and the public. EVERY message each client receives is recorded
-and checked against the law, not against the views' own code: the oracle is the one of
+— each part as sent (the shared part, the same text on every socket, held to the public's law;
+the socket's own ``mine`` or ``role`` part, held to its audience's; the public gets no part) and
+each whole view a page makes of them — and checked against the law, not against the views' own
+code: the oracle is the one of
 ``tests/support.py`` (``VISIBLE[game]`` — CSP-6.5 / CSP-7 / CSP-12: a player sees their own five
 cards and the dealer's face-up card until the showdown, never another box's nor the dealer's
 face-down cards; BAC-16: a held side's cards are face down to everyone but the holder until

@@ -14,18 +14,33 @@ BAC-16): this module never looks inside them.
 (:meth:`.runtime.Runtime.subscribe_meters`: PostgreSQL LISTEN/NOTIFY reaches every server
 process), with the last hits the store recorded.
 
-Messages the server sends (JSON text):
+Messages the server sends (JSON text). A table's view comes in parts (version 2, ``"v": 2``;
+the gate :mod:`macau_tables.visibility` makes all of them):
 
-* ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
-  "meter_link", "cycle", "status", "expected", "can_issue"}`` — the view after record ``seq``
-  of the table's log (the event id a client resumes from), with the round cycle's public state
-  (``cycle``: ``{"step", "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC;
-  a player's socket wakes an idle table), the table's status, what the round
-  waits for (``expected``: phase, due, command names — as the audience may read it, through
-  the gate :mod:`macau_tables.visibility`: the public reads no player id) and which of those
-  commands the
-  connected user's role may send (``can_issue``), the same fields as ``GET /api/tables/{id}``
-  (:func:`.api_tables.expectation`): a page needs no request after a message;
+* ``{"type": "table", "v": 2, "table_id", "seq", "shared": {"round_id", "view", "expected",
+  "cycle", "status", "fault", "meter_link"}}`` — the **shared part**, what every socket of the
+  table may receive: the public's view, what the round waits for without any player id (the
+  public reads none: BAC-15, CSP-12), the round cycle's public state (``cycle``: ``{"step",
+  "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC; a player's socket wakes
+  an idle table), the table's status, fault and meter link. Encoded once per event for the
+  whole table and sent as the same text to every socket; ``seq`` is the record after which it
+  took this value — an event that leaves it as it was (a bet: the public sees no wager) sends
+  it to nobody again;
+* ``{"type": "mine" | "role", "v": 2, "table_id", "seq", "shared_seq", "part": {"audience",
+  "view", "drop"?, "expected"?, "can_issue"}}`` — a player's **personal part** (``mine``) or the
+  dealer's or a supervisor's **role part** (``role``), after record ``seq`` (the event id a
+  client resumes from), to be laid over the shared message whose ``seq`` is ``shared_seq``:
+  ``view`` holds the fields of the audience's view that the shared view does not hold alike
+  (:func:`macau_tables.visibility.own_fields`: own wagers, held cards, a box's cards, the
+  layout…; ``null`` before the first round), ``drop`` the shared view's fields the audience's
+  view has not; ``expected`` as the audience may read it, when it reads otherwise than the
+  shared one (a due naming this player; the staff read every name); ``can_issue`` which of the
+  expected commands the connected user's role may send. Whole, never a difference from the
+  previous part: a socket that fell behind gets only the latest. The public's socket gets no
+  part. The part is sent before the shared message it names when both changed: a client shows
+  the pair once both are in (``static/js/socket.js`` ``tableParts``), and the pair is the same
+  state as ``GET /api/tables/{id}`` (its ``view``, ``expected``, ``can_issue``:
+  :func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
 * ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message
   (each meter with ``tables_awards``: every linked table's own fixed awards and the jackpot
@@ -54,14 +69,14 @@ stay signed in; the jackpot stream, public, goes on) or no longer stands (4401,
 ``auth.session_unknown``: its user signed out or was disabled, on any server process — asked of
 the store every ``session_check_seconds``, before a message is sent or at a tick).
 
-Views are coalesced: each ``table`` message is a whole snapshot of what the audience may see
-after record ``seq``, so a socket whose previous view has not been sent yet when the next event
-comes gets only the newest (a burst of bets, a slow reader: one message per send, not one per
-event; ``seq`` may jump, as after a resume). Each distinct message is built once: the table
-service makes one view per audience and event (:class:`~macau_tables.tables.publish.Hub`), and
-its encoded text is made once per update and role and sent as is to every socket of that
-audience (the public, the dealer, the supervisors; a player's own view only to that player's
-sockets: a text serves only the very update object it was made from).
+Views are coalesced: each part is whole, so a socket whose previous update has not been sent
+yet when the next event comes gets only the newest (a burst of bets, a slow reader: one part
+and at most one shared message per send, not one per event; ``seq`` may jump, as after a
+resume), and a part or shared text equal to the last one sent on the socket is not sent again.
+Each distinct message is built once: the table service makes one view per audience and event,
+all sharing one public view (:func:`~macau_tables.tables.publish.shared_publisher`); the shared
+text is encoded once per event for the whole table and a part once per event and audience and
+role (:class:`_Texts`; a part serves only the very update object it was made from).
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
 tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
@@ -109,7 +124,6 @@ __all__ = [
     "CLOSE_TABLE_UNKNOWN",
     "CLOSE_TRY_LATER",
     "router",
-    "table_message",
 ]
 
 log = logging.getLogger(__name__)
@@ -152,26 +166,6 @@ PART_TYPES: Final = {Role.PLAYER: "mine"}
 ``role`` for the dealer's and a supervisor's (the public's sockets get no part)."""
 
 
-def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The whole state ``update`` shows its audience (JSON-ready; version 1's ``table``
-    message): the shared part with the audience's part laid over it
-    (:func:`macau_tables.visibility.merged`), with ``extra`` (the table's ``status``,
-    ``expected`` and ``can_issue``, see :func:`_now_of`) — what a page rebuilds from the
-    version 2 messages, and what ``GET /api/tables/{id}`` answers."""
-    return {
-        "type": "table",
-        "table_id": update.table_id,
-        "seq": update.seq,
-        "round_id": update.round_id,
-        "audience": codec.encode(update.audience),
-        "view": None if update.view is None else codec.encode(update.view),
-        "fault": update.fault,
-        "meter_link": update.meter_link,
-        "cycle": None if update.cycle is None else update.cycle.to_json(),
-        **(extra or {}),
-    }
-
-
 def _now_of(
     service: TableService, update: TableUpdate, principal: Principal | None
 ) -> dict[str, Any]:
@@ -193,12 +187,15 @@ def _dumps(message: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Shared:
-    """A table's shared message as made for the update at ``seq``: its ``text`` (the same for
-    every socket), ``since`` (the ``seq`` it carries: the update at which the shared part last
+    """A table's shared message as made for the update at ``seq`` (``key``: that record, the
+    table's status and what else of the table the shared part shows — a table closed or
+    reopened changes its status without a record): its ``text`` (the same for every socket),
+    ``since`` (the ``seq`` it carries: the update at which the shared part last
     changed), its ``body`` as encoded (compared with the next update's) and the public view
     encoded (``view``: what a part holds beyond it is computed against it)."""
 
     seq: int
+    key: tuple[Any, ...]
     since: int
     body: str
     text: str
@@ -261,22 +258,23 @@ class _Texts:
     def shared(self, update: TableUpdate, status: str, mode: TableMode) -> _Shared:
         """The shared message of ``update`` at a table of ``mode`` (made once per update for
         the whole table)."""
+        key = (update.seq, status, update.fault, update.meter_link, update.cycle)
         with self._lock:
             last = self._shared
-        if last is not None and last.seq == update.seq:
+        if last is not None and last.key == key:
             return last
         expected = expectation(self.expected(update.round, mode), None, Audience.public())[
             "expected"
         ]
         body, view = _shared_of(update, status, expected)
-        if last is not None and last.body == body and last.seq < update.seq:
-            made = _Shared(update.seq, last.since, body, last.text, last.view, last.expected)
+        if last is not None and last.body == body and last.seq <= update.seq:
+            made = _Shared(update.seq, key, last.since, body, last.text, last.view, last.expected)
         else:
             head = {"type": "table", "v": VERSION, "table_id": update.table_id, "seq": update.seq}
             text = _framed(head, "shared", body)
-            made = _Shared(update.seq, update.seq, body, text, view, expected)
+            made = _Shared(update.seq, key, update.seq, body, text, view, expected)
         with self._lock:
-            if self._shared is None or self._shared.seq < made.seq:
+            if self._shared is None or self._shared.seq <= made.seq:
                 self._shared = made
         return made
 
