@@ -159,7 +159,8 @@ class Viewer:
     (:func:`macau_tables.visibility.merged`) into the state a page shows, in the shape of
     ``GET /api/tables/{id}`` (``type`` ``"table"``, ``seq``, ``round_id``, ``audience``,
     ``view``, ``expected``, ``can_issue``, ``status``, ``fault``, ``cycle``, ``meter_link``),
-    each time a part and the shared message it names (``shared_seq``) are both in; any other
+    each time the latest part and shared message go together (the part names this shared
+    message or an older one, ``shared_seq``: a part naming a newer one waits for it); any other
     message (``pong``, ``meter``, ``error``) as it came. ``raw``: every message received, as
     sent (the leak tests check each part too)."""
 
@@ -196,14 +197,14 @@ class Viewer:
     def whole(self) -> dict[str, Any] | None:
         """The view as the page shows it now (``None``: a part waits for its shared message)."""
         shared, part = self.shared, self.part
-        if shared is None or (part is not None and part["shared_seq"] != shared["seq"]):
+        if shared is None or (part is not None and part["shared_seq"] > shared["seq"]):
             return None
         body = shared["shared"]
         mine = {} if part is None else part["part"]
         return {
             "type": "table",
             "table_id": shared["table_id"],
-            "seq": shared["seq"] if part is None else part["seq"],
+            "seq": shared["seq"] if part is None else max(part["seq"], shared["seq"]),
             "round_id": body["round_id"],
             "audience": mine.get("audience", codec.encode(Audience.public())),
             "view": merged(body["view"], mine.get("view"), mine.get("drop", ())),

@@ -380,17 +380,22 @@ def test_one_shared_text_per_table_event_one_part_per_audience_never_another_s()
     assert json.loads(mine)["type"] == "mine" and json.loads(mine)["shared_seq"] == 5
     assert json.loads(mine)["part"]["audience"]["player"] == "alice"
     assert json.loads(theirs)["part"]["audience"]["player"] == "bruno"
-    # An equal update that is not the very object the text was made from gets its own text.
-    again = _update(5, Audience.of_player("alice"))
-    assert texts.part(again, extra, UserRole.PLAYER, shared) is not mine
+    # A later update of alice's that reads as her last part did: that very text, kept (its seq
+    # and shared_seq), so a socket that has it is not sent it again; one that reads otherwise
+    # is a new text.
+    again = _update(6, Audience.of_player("alice"))
+    later_shared = texts.shared(_update(6, Audience.public()), "open", TableMode.VIRTUAL)
+    assert texts.part(again, extra, UserRole.PLAYER, later_shared) == mine
+    changed = texts.part(again, {**extra, "can_issue": ["y"]}, UserRole.PLAYER, later_shared)
+    assert changed is not None and json.loads(changed)["seq"] == 6
     # Staff get a role part with their role's can_issue.
     staff = texts.part(_update(5, Audience.dealer()), {**extra, "can_issue": ["x"]},
                        UserRole.DEALER, shared)  # fmt: skip
     assert staff is not None and json.loads(staff)["type"] == "role"
     assert json.loads(staff)["part"]["can_issue"] == ["x"]
     # An event that changes nothing shared keeps the shared text (and its seq): not resent.
-    later = texts.shared(_update(6, Audience.public()), "open", TableMode.VIRTUAL)
-    assert later.text is shared.text and later.since == 5 and later.seq == 6
+    assert later_shared.text is shared.text and later_shared.since == 5
+    assert later_shared.seq == 6
     # One that changes it makes a new one.
     closed = texts.shared(_update(7, Audience.public()), "closed", TableMode.VIRTUAL)
     assert json.loads(closed.text)["seq"] == closed.since == 7

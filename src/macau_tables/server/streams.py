@@ -37,8 +37,11 @@ the gate :mod:`macau_tables.visibility` makes all of them):
   shared one (a due naming this player; the staff read every name); ``can_issue`` which of the
   expected commands the connected user's role may send. Whole, never a difference from the
   previous part: a socket that fell behind gets only the latest. The public's socket gets no
-  part. The part is sent before the shared message it names when both changed: a client shows
-  the pair once both are in (``static/js/socket.js`` ``tableParts``), and the pair is the same
+  part. A part that reads as it did against a newer shared part is not sent again (it keeps its
+  ``seq`` and ``shared_seq``); a part that changed is sent before the shared message it names:
+  a client shows its latest part laid over its latest shared message unless the part names a
+  newer one (``shared_seq`` above the shared message's ``seq``: that one comes next;
+  ``static/js/socket.js`` ``tableParts``), and the pair is the same
   state as ``GET /api/tables/{id}`` (its ``view``, ``expected``, ``can_issue``:
   :func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
@@ -240,6 +243,7 @@ class _Texts:
             tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], int, str]
         ] = {}
         self._shared: _Shared | None = None
+        self._last_parts: dict[tuple[Audience, UserRole | None], tuple[str, int, str]] = {}
         self._expected: tuple[object, Expected | None] = (None, None)
 
     def expected(self, round_: Any, mode: TableMode) -> Expected | None:
@@ -284,7 +288,11 @@ class _Texts:
         """The part message of ``update`` for a socket of ``role`` (``None``: the public's
         socket, which the shared message serves whole): what the audience's view holds beyond
         the shared one (:func:`macau_tables.visibility.own_fields`), its ``expected`` when it
-        reads otherwise than the shared part's, its ``can_issue``."""
+        reads otherwise than the shared part's, its ``can_issue``. A part that reads as the
+        audience's last one did (made against the shared part now) is that very text, with its
+        ``seq`` and ``shared_seq``: laid over the newer shared part it still makes the
+        audience's view, so it is not sent again (a new round phase sends most sockets the
+        shared message alone)."""
         if update.audience.role is Role.PUBLIC:
             return None
         key = (update.audience, role)
@@ -303,15 +311,22 @@ class _Texts:
             part["drop"] = drop
         if extra["expected"] != shared.expected:
             part["expected"] = extra["expected"]
-        head = {
-            "type": PART_TYPES.get(update.audience.role, "role"),
-            "v": VERSION,
-            "table_id": update.table_id,
-            "seq": update.seq,
-            "shared_seq": shared.since,
-            "part": part,
-        }
-        text = _dumps(head)
+        body = _dumps(part)
+        with self._lock:
+            last = self._last_parts.get(key)
+        if last is not None and last[0] == body and last[1] <= update.seq:
+            text = last[2]  # the part reads as it did, against this shared part too: kept
+        else:
+            head = {
+                "type": PART_TYPES.get(update.audience.role, "role"),
+                "v": VERSION,
+                "table_id": update.table_id,
+                "seq": update.seq,
+                "shared_seq": shared.since,
+            }
+            text = _framed(head, "part", body)
+            with self._lock:
+                self._last_parts[key] = (body, update.seq, text)
         with self._lock:
             if update.seq > self._seq:
                 self._made.clear()

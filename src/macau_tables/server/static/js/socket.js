@@ -104,9 +104,9 @@ export function connect(path, { onMessage, onState } = {}) {
  * the state a page shows: `take(message)` keeps the shared part (`table`: the same for every
  * socket of the table) and the socket's own part (`mine` for a player, `role` for the staff;
  * none for the public) and returns the whole state — the shape of GET /api/tables/{id}: view,
- * expected, can_issue, seq, round_id, status, fault, cycle, meter_link — once a part and the
- * shared part it names (`shared_seq`) are both in; `null` while one waits for the other, or for
- * any other message. The part's view fields are laid over the shared view, less those its
+ * expected, can_issue, seq, round_id, status, fault, cycle, meter_link — from the latest of
+ * each; `null` while a part waits for the newer shared part it names (`shared_seq`), or for any
+ * other message. The part's view fields are laid over the shared view, less those its
  * view has not (`drop`).
  */
 export function tableParts() {
@@ -118,7 +118,9 @@ export function tableParts() {
       if (message.type === "table") shared = message;
       else if (message.type === "mine" || message.type === "role") part = message;
       else return null;
-      if (!shared || (part && part.shared_seq !== shared.seq)) return null;
+      // a part naming a newer shared part waits for it (it comes next); one naming this shared
+      // part or an older one reads the same against this one (the server resends it otherwise)
+      if (!shared || (part && part.shared_seq > shared.seq)) return null;
       const body = shared.shared;
       const mine = part ? part.part : {};
       let view = body.view;
