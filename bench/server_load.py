@@ -381,6 +381,7 @@ class Load:
     errors: Counter[str] = field(default_factory=Counter)
     think: float = 0.0
     messages: int = 0
+    message_bytes: int = 0
     keys: int = 0
     server_cpu: float = 0.0
     server_switches: int = 0
@@ -498,15 +499,18 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                 except TimeoutError:
                     continue
                 load.messages += 1
+                load.message_bytes += len(text)
                 if '"phase":"betting"' not in text:
                     continue  # no round taking bets: not parsed (the load generator's own CPU)
                 message = json.loads(text)
-                view = message.get("view") if message.get("type") == "table" else None
+                # the shared part (streams.py, "v": 2): the public view, the same for everyone
+                shared = message.get("shared") if message.get("type") == "table" else None
+                view = None if shared is None else shared.get("view")
                 if view is None or view.get("phase") != "betting":
                     continue
-                if message["round_id"] == last_round:
+                if shared["round_id"] == last_round:
                     continue
-                last_round = message["round_id"]
+                last_round = shared["round_id"]
                 if name == table.players[0] and table.shoe is None:
                     table.rounds += 1  # a round the table's cycle opened (live: its dealer's)
                 if not view.get("demo") and load.running():
@@ -889,6 +893,9 @@ def main() -> int:
         "errors": dict(load.errors),
         "rounds_closed_before_every_bet": waited,
         "messages_received": load.messages,
+        "message_bytes_received": load.message_bytes,
+        "messages_per_bet": round(load.messages / accepted, 2) if accepted else None,
+        "message_bytes_per_bet": round(load.message_bytes / accepted) if accepted else None,
         "server_cpu_seconds": round(load.server_cpu, 1),
         "server_cpu_ms_per_bet": round(1000 * load.server_cpu / accepted, 2) if accepted else None,
         "server_switches_per_bet": round(load.server_switches / accepted, 1) if accepted else None,

@@ -277,7 +277,9 @@ def _gate_holds(game: Adapter, seed: int) -> None:
     """The gate (:mod:`macau_tables.visibility`) at every step of a random round: each
     audience's parts make its view; the shared part is the public view and names no player;
     a player's expectation names that player alone, staff's is whole; recall shows a round in
-    play as the live view and a closed round whole; no part carries a card the law hides."""
+    play as the live view and a closed round whole; no part carries a card the law hides; on
+    the wire an audience's part (what its encoded view holds beyond the shared one) laid over
+    the shared view gives its view back whole."""
     rnd = random.Random(seed)
     r = game.open(rnd)
     deck = game.deck(rnd)
@@ -299,6 +301,16 @@ def _gate_holds(game: Adapter, seed: int) -> None:
             parts = [seen.shared, seen.role, seen.personal]
             shown = {c for p in parts if p is not None for c in cards_in(codec.encode(p.view))}
             assert shown <= game.visible(r, audience)
+            # On the wire (the table sockets): the shared view encoded once, and an audience's
+            # part holding only what its view has beyond it — together its view, whole; the
+            # part carries no card the law hides from that audience either.
+            shared = codec.encode(seen.shared.view)
+            own = codec.encode(seen.view)
+            part = visibility.own_fields(own, shared)
+            assert part is not None and set(cards_in(part)) <= game.visible(r, audience)
+            assert visibility.merged(shared, part, visibility.not_own(own, shared)) == own
+            if audience.role is Role.PUBLIC:
+                assert part == {}
             recalled = visibility.recall_view(r, audience)
             assert (recalled is None) == r.is_over == visibility.is_closed(r)
             assert recalled is None or recalled == r.view(audience)

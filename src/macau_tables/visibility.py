@@ -19,6 +19,12 @@ which views are sent:
 * the **personal** part (:class:`PersonalPart`): a player's own view (their wagers, their cards,
   the cards they hold) and the expectation naming them alone.
 
+On the wire (the table sockets, :mod:`macau_tables.server.streams`) the shared part is encoded
+once per event and the same text sent to every socket of the table; a role or personal part
+carries only what its view holds beyond the shared one (:func:`own_fields`: the fields of the
+audience's encoded view that the public's does not hold alike), so a client rebuilds the
+audience's whole view by laying its part over the shared one (:func:`merged`).
+
 A round that is over (settled or void) is closed: its record may be shown whole to staff
 (:func:`is_closed`); until then a surface shows an audience that audience's live view and
 nothing else (:func:`recall_view`).
@@ -27,6 +33,7 @@ nothing else (:func:`recall_view`).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, overload
 
@@ -39,8 +46,12 @@ __all__ = [
     "SharedPart",
     "expected_for",
     "is_closed",
+    "merged",
+    "not_own",
+    "own_fields",
     "parts",
     "recall_view",
+    "shared_view",
     "view_for",
 ]
 
@@ -150,6 +161,58 @@ def parts(round_: Any, audience: Audience) -> Parts:
         mine = PersonalPart(who.player, view_for(round_, who), expected_for(expected, who))
         return Parts(who, shared, personal=mine)
     return Parts(who, shared, role=RolePart(who.role, view_for(round_, who), expected))
+
+
+def shared_view(round_: Any) -> Any:
+    """The shared part's view of ``round_``: the public's (``None`` without a round) — the one
+    view every socket of the table may receive."""
+    return view_for(round_, Audience.public())
+
+
+def own_fields(
+    own: Mapping[str, Any] | None, shared: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """What an audience's encoded view ``own`` holds beyond the shared (public) encoded view
+    ``shared``: each of its fields that ``shared`` lacks or holds with another value, whole
+    (``None`` when ``own`` is ``None``: no round). Every field a role's or player's view holds
+    that the public's does not — an own wager, a held card, the layout, a box's cards — is
+    there; a field equal in both is not repeated. Laid over ``shared``, less the fields ``own``
+    has not (:func:`merged`, :func:`not_own`), it gives ``own`` back whole."""
+    if own is None:
+        return None
+    if shared is None:
+        return dict(own)
+    missing = _MISSING
+    return {k: v for k, v in own.items() if shared.get(k, missing) != v}
+
+
+_MISSING: Any = object()
+
+
+def not_own(own: Mapping[str, Any] | None, shared: Mapping[str, Any] | None) -> list[str]:
+    """The fields of the shared encoded view that an audience's encoded view ``own`` does not
+    have (its view is another kind of value: a Caribbean player's holds no public box count):
+    a client drops them when it lays the part over the shared view (:func:`merged`)."""
+    if own is None or shared is None:
+        return []
+    return [k for k in shared if k not in own]
+
+
+def merged(
+    shared: Mapping[str, Any] | None,
+    own: Mapping[str, Any] | None,
+    drop: Sequence[str] = (),
+) -> dict[str, Any] | None:
+    """The view a client shows: the fields of a part (:func:`own_fields`) laid over the shared
+    view, less the shared fields its view has not (``drop``: :func:`not_own`) — the audience's
+    own view, whole (``None`` when there is neither); what the pages do
+    (``static/js/table.js``)."""
+    if own is None and shared is None:
+        return None
+    out = {**(shared or {}), **(own or {})}
+    for name in drop:
+        out.pop(name, None)
+    return out
 
 
 def is_closed(round_: Any) -> bool:

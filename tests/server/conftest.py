@@ -25,13 +25,16 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
+from macau_tables import codec
 from macau_tables.baccarat.demo import demo_rules as demo_baccarat_rules
+from macau_tables.rounds import Audience
 from macau_tables.server import auth
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
 from macau_tables.store import Store, TableMode, TableStatus
 from macau_tables.tables.clock import FakeClock
+from macau_tables.visibility import merged
 
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
 """The test password of each one-time user."""
@@ -148,3 +151,73 @@ def add_held_table(store: Store, *, reason: str) -> None:
         meter_id="m-baccarat",
         reason=reason,
     )
+
+
+class Viewer:
+    """A table socket (``/ws/tables/{id}``) read as whole views: its version 2 messages — the
+    shared ``table`` message and the socket's ``mine`` / ``role`` part — laid together
+    (:func:`macau_tables.visibility.merged`) into the state a page shows, in the shape of
+    ``GET /api/tables/{id}`` (``type`` ``"table"``, ``seq``, ``round_id``, ``audience``,
+    ``view``, ``expected``, ``can_issue``, ``status``, ``fault``, ``cycle``, ``meter_link``),
+    each time the latest part and shared message go together (the part names this shared
+    message or an older one, ``shared_seq``: a part naming a newer one waits for it); any other
+    message (``pong``, ``meter``, ``error``) as it came. ``raw``: every message received, as
+    sent (the leak tests check each part too)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.raw: list[dict[str, Any]] = []
+        self.shared: dict[str, Any] | None = None
+        self.part: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ws, name)
+
+    def __enter__(self) -> Viewer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.ws.__exit__(*exc)
+
+    def receive_json(self) -> dict[str, Any]:
+        """The next whole view (or other message)."""
+        while True:
+            message: dict[str, Any] = self.ws.receive_json()
+            self.raw.append(message)
+            if message.get("v") != 2:
+                return message
+            if message["type"] == "table":
+                self.shared = message
+            else:
+                self.part = message
+            whole = self.whole()
+            if whole is not None:
+                return whole
+
+    def whole(self) -> dict[str, Any] | None:
+        """The view as the page shows it now (``None``: a part waits for its shared message)."""
+        shared, part = self.shared, self.part
+        if shared is None or (part is not None and part["shared_seq"] > shared["seq"]):
+            return None
+        body = shared["shared"]
+        mine = {} if part is None else part["part"]
+        return {
+            "type": "table",
+            "table_id": shared["table_id"],
+            "seq": shared["seq"] if part is None else max(part["seq"], shared["seq"]),
+            "round_id": body["round_id"],
+            "audience": mine.get("audience", codec.encode(Audience.public())),
+            "view": merged(body["view"], mine.get("view"), mine.get("drop", ())),
+            "expected": mine.get("expected", body["expected"]),
+            "can_issue": mine.get("can_issue", []),
+            "status": body["status"],
+            "fault": body["fault"],
+            "cycle": body["cycle"],
+            "meter_link": body["meter_link"],
+        }
+
+
+def watch(client: TestClient, path: str, **kwargs: Any) -> Viewer:
+    """``client.websocket_connect(path, **kwargs)`` opened and read as a :class:`Viewer` (a
+    context manager: ``with watch(client, path) as ws``)."""
+    return Viewer(client.websocket_connect(path, **kwargs).__enter__())

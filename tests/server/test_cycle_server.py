@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.conftest import login, watch
 
 from macau_tables.rounds import Audience
 from macau_tables.server.runtime import Runtime
@@ -46,7 +46,7 @@ def test_rounds_cycle_with_nobody_at_the_console_while_a_player_watches(
     assert isinstance(clock, FakeClock)
     alice = login(client, "alice")
     svc = runtime.service("bac-1")
-    with client.websocket_connect(f"/ws/tables/bac-1?token={_token(client, 'alice')}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={_token(client, 'alice')}") as ws:
         ws.receive_json()
         runtime.tick()
         first = svc.round.round_id
@@ -86,10 +86,10 @@ def test_an_idle_table_wakes_when_a_player_opens_its_socket(
     assert shown["cycle"] == {"step": None, "at": None, "idle": True, "paused": False}
     board = client.get("/api/tables/csp-1/board").json()
     assert board["seconds_left"] is None
-    with client.websocket_connect("/ws/tables/csp-1") as ws:  # the public: no wake
+    with watch(client, "/ws/tables/csp-1") as ws:  # the public: no wake
         ws.receive_json()
     assert svc.state.cycle.idle
-    with client.websocket_connect(f"/ws/tables/csp-1?token={_token(client, 'bruno')}") as ws:
+    with watch(client, f"/ws/tables/csp-1?token={_token(client, 'bruno')}") as ws:
         message = ws.receive_json()  # the view now, or before the wake (then the wake's next)
         if message["cycle"]["idle"]:
             message = ws.receive_json()

@@ -5,7 +5,10 @@ A session of rounds — Caribbean Stud (``csp-1``), baccarat (``bac-1``) and bac
 holding (``bac-hold``, configured here: BAC-16) — is played by four players, the dealer and the
 service through the HTTP API, while every table is watched over WebSockets by each player, the
 dealer, a supervisor, an admin and the public. EVERY message each client receives is recorded
-and checked against the law, not against the views' own code: the oracle is the one of
+— each part as sent (the shared part, the same text on every socket, held to the public's law;
+the socket's own ``mine`` or ``role`` part, held to its audience's; the public gets no part) and
+each whole view a page makes of them — and checked against the law, not against the views' own
+code: the oracle is the one of
 ``tests/support.py`` (``VISIBLE[game]`` — CSP-6.5 / CSP-7 / CSP-12: a player sees their own five
 cards and the dealer's face-up card until the showdown, never another box's nor the dealer's
 face-down cards; BAC-16: a held side's cards are face down to everyone but the holder until
@@ -50,7 +53,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, add_held_table
+from tests.server.conftest import PASSWORD, Viewer, add_held_table, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import by_cycle
 
@@ -77,7 +80,7 @@ EXTRA_PASSWORD = "leak-test-password-1234"
 STAFF = ("dealer", "supervisor", "admin")
 RECALLS = ("supervisor", "admin")
 """The staff roles that have recall (the dealer has none)."""
-SENT_TYPES = {"table", "meter", "pong"}
+SENT_TYPES = {"table", "mine", "role", "meter", "pong"}
 """All the server ever sends on a table's socket besides an error before closing: no advice,
 no chat, no strategy channel (CSP-12)."""
 
@@ -136,11 +139,11 @@ class Session:
         self.received: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.law: dict[tuple[str, int], Any] = {}
         self._subs = [self._record_law(t) for t in TABLES]
-        self.sockets: dict[tuple[str, str], Any] = {}
+        self.sockets: dict[tuple[str, str], Viewer] = {}
         for table in TABLES:
             for viewer in self.audiences:
                 query = "" if viewer == "public" else f"?token={self.tokens[viewer]}"
-                ws = client.websocket_connect(f"/ws/tables/{table}{query}").__enter__()
+                ws = watch(client, f"/ws/tables/{table}{query}")
                 self.sockets[(table, viewer)] = ws
                 self.received[(table, viewer)] = []
 
@@ -213,12 +216,13 @@ class Session:
     # -- the socket side --------------------------------------------------------------------
 
     def drain(self, table: str) -> None:
-        """Read every socket of ``table`` up to the table's current record."""
-        seq = self.service(table).view(Audience.public()).seq
+        """Read every socket of ``table`` up to a pong: everything the table sent it before
+        (the whole views in ``received``, every part as sent in the socket's ``raw``)."""
         for viewer in self.audiences:
             ws, got = self.sockets[(table, viewer)], self.received[(table, viewer)]
-            while not got or got[-1].get("seq", -1) < seq or got[-1]["type"] != "table":
-                got.append(ws.receive_json())
+            ws.send_json({"type": "ping"})
+            while (message := ws.receive_json())["type"] != "pong":
+                got.append(message)
 
     # -- the other surfaces, polled while a round is in play -------------------------------
 
@@ -371,9 +375,8 @@ def _check(s: Session) -> Counter[str]:
     seen: Counter[str] = Counter()
     for table in TABLES:
         visible = VISIBLE[s.service(table).setup.game]
-        public = {m["seq"]: set(cards_in(m)) for m in s.received[(table, "public")] if "seq" in m}
         for viewer, audience in s.audiences.items():
-            _check_viewer(s, table, viewer, visible, audience, public, seen)
+            _check_viewer(s, table, viewer, visible, audience, seen)
     for table, viewer, surface, law, payload in s.polled:
         audience = s.audiences[viewer]
         shown = set(cards_in(payload))
@@ -390,22 +393,45 @@ def _check_viewer(
     viewer: str,
     visible: Any,
     audience: Audience,
-    public: dict[int, set[Any]],
     seen: Counter[str],
 ) -> None:
-    """What ``viewer`` received from ``table`` against the law (counted in ``seen``)."""
+    """What ``viewer`` received from ``table`` against the law (counted in ``seen``): every
+    message as sent — the shared part (the same text for every socket: the public's cards at
+    its ``seq``), the socket's own part (``mine``, ``role``: its audience's at its ``seq``) —
+    and every whole view the page makes of them (:class:`~tests.server.conftest.Viewer`)."""
+
+    def law_at(seq: int, who: Audience) -> set[Any]:
+        law = s.law[(table, seq)]
+        return set() if law is None else visible(law, who)
+
+    for message in s.sockets[(table, viewer)].raw:
+        assert message["type"] in SENT_TYPES, (table, viewer, message)
+        shown = set(cards_in(message))
+        if message["type"] in ("meter", "pong"):
+            assert not shown, (table, viewer, message)
+            continue
+        assert message["v"] == 2, message
+        if message["type"] == "table":  # the shared part: the public's, whoever receives it
+            leaked = shown - law_at(message["seq"], Audience.public())
+            seen["shared parts"] += 1
+        else:
+            assert viewer != "public", message  # the public gets the shared part only
+            assert codec.decode(message["part"]["audience"]) == audience
+            assert message["type"] == ("mine" if audience.player is not None else "role")
+            leaked = shown - law_at(message["seq"], audience)
+            seen["own parts"] += 1
+        assert not leaked, (table, viewer, message["type"], sorted(map(str, leaked)))
     for message in s.received[(table, viewer)]:
         assert message["type"] in SENT_TYPES, (table, viewer, message)
         if message["type"] != "table":
             assert not set(cards_in(message)), (table, viewer, message)
             continue
         assert codec.decode(message["audience"]) == audience
-        law = s.law[(table, message["seq"])]
         shown = set(cards_in(message))
-        leaked = shown - (set() if law is None else visible(law, audience))
+        leaked = shown - law_at(message["seq"], audience)
         assert not leaked, (table, viewer, message["seq"], sorted(map(str, leaked)))
         seen["messages"] += 1
-        if audience.player is not None and shown - public.get(message["seq"], set()):
+        if audience.player is not None and shown - law_at(message["seq"], Audience.public()):
             seen[f"private {table}"] += 1  # cards the law showed this player alone
 
 
@@ -435,6 +461,10 @@ def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:
     for table in TABLES:
         for message in s.received[(table, "public")]:
             yield f"socket {table}", message
+        for viewer in s.audiences:  # the shared part, the same text on every socket
+            for message in s.sockets[(table, viewer)].raw:
+                if message["type"] == "table":
+                    yield f"socket {table} (shared, to {viewer})", message
     for table, viewer, surface, _, payload in s.polled:
         if viewer == "public" and surface == "view":
             yield f"GET /api/tables/{table}", payload
@@ -532,6 +562,7 @@ def _session(s: Session, rounds: int) -> None:
     # Not vacuous: every viewer got views, players were shown their own Caribbean hands and
     # the holder the held baccarat cards before anyone else; every round was played out.
     assert seen["messages"] >= rounds * 5 * len(s.audiences)
+    assert seen["shared parts"] and seen["own parts"]
     assert seen["private csp-1"] > 0 and seen["private bac-hold"] > 0
     assert seen["private bac-1"] == 0  # without holding every card is turned as dealt
     assert all(s.service(t).round.is_over for t in TABLES)

@@ -15,13 +15,13 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from tests.server.conftest import login
+from tests.server.conftest import login, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import close_betting, open_round
 
 from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.errors import StoreError
-from macau_tables.rounds import Audience
+from macau_tables.rounds import Audience, TableMode
 from macau_tables.server import auth, streams
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
@@ -98,9 +98,8 @@ def sockets(client: TestClient) -> Iterator[dict[str, Socket]]:
     opened: dict[str, Socket] = {}
     try:
         for name in names:
-            ws = client.websocket_connect(f"/ws/tables/csp-1?token={tokens[name]}")
-            opened[name] = ws.__enter__()
-        opened["public"] = client.websocket_connect("/ws/tables/csp-1").__enter__()
+            opened[name] = watch(client, f"/ws/tables/csp-1?token={tokens[name]}")
+        opened["public"] = watch(client, "/ws/tables/csp-1")
         yield opened
     finally:
         for ws in opened.values():
@@ -173,15 +172,15 @@ def test_a_player_never_gets_another_box_s_cards(
 def test_a_reconnecting_client_resumes_from_the_last_seq(
     client: TestClient, runtime: Runtime
 ) -> None:
-    with client.websocket_connect("/ws/tables/csp-1") as ws:
+    with watch(client, "/ws/tables/csp-1") as ws:
         seen = ws.receive_json()["seq"]
     moved = open_round(runtime.service("csp-1")).last_seq
     assert moved > seen
     # The table moved on since: the current view at once.
-    with client.websocket_connect(f"/ws/tables/csp-1?after={seen}") as ws:
+    with watch(client, f"/ws/tables/csp-1?after={seen}") as ws:
         assert ws.receive_json()["seq"] == moved
     # Nothing changed since: nothing is resent (the first answer is the pong).
-    with client.websocket_connect(f"/ws/tables/csp-1?after={moved}") as ws:
+    with watch(client, f"/ws/tables/csp-1?after={moved}") as ws:
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
         # As a message: an old seq gets the view again, the current one nothing.
@@ -216,7 +215,7 @@ def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
     assert svc.expected().due[0].kind.value == "decision"  # type: ignore[union-attr]
     before = svc.view(Audience.public()).seq
     for message in REFUSED:
-        with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+        with watch(client, f"/ws/tables/csp-1?token={token}") as ws:
             ws.receive_json()
             if isinstance(message, bytes):
                 ws.send_bytes(message)
@@ -262,15 +261,15 @@ def test_a_deeply_nested_message_closes_1008_without_a_traceback(
 def test_unknown_tables_bad_seqs_and_oversized_messages_are_closed_with_a_reason(
     client: TestClient, runtime: Runtime
 ) -> None:
-    with client.websocket_connect("/ws/tables/no-such-table") as ws:
+    with watch(client, "/ws/tables/no-such-table") as ws:
         error, closed = _closed(ws)
     assert closed.code == streams.CLOSE_TABLE_UNKNOWN == 4404
     assert error["key"] == "server.table_unknown" and closed.reason == "server.table_unknown"
-    with client.websocket_connect("/ws/tables/csp-1?after=-3") as ws:
+    with watch(client, "/ws/tables/csp-1?after=-3") as ws:
         error, closed = _closed(ws)
     assert closed.code == 1008 and error["key"] == "streams.bad_after"
     limit = runtime.settings.body_limit_bytes
-    with client.websocket_connect("/ws/tables/csp-1") as ws:
+    with watch(client, "/ws/tables/csp-1") as ws:
         ws.receive_json()
         ws.send_text(json.dumps({"type": "ping", "pad": "x" * limit}))
         error, closed = _closed(ws)
@@ -282,7 +281,7 @@ def test_a_token_as_query_header_or_subprotocol_signs_in_a_forged_one_is_the_pub
     client: TestClient,
 ) -> None:
     token = _token(client, "bruno")
-    with client.websocket_connect("/ws/tables/csp-1", subprotocols=["bearer", token]) as ws:
+    with watch(client, "/ws/tables/csp-1", subprotocols=["bearer", token]) as ws:
         assert ws.accepted_subprotocol == "bearer"
         assert ws.receive_json()["audience"] == {
             "type": "core.Audience",
@@ -290,11 +289,9 @@ def test_a_token_as_query_header_or_subprotocol_signs_in_a_forged_one_is_the_pub
             "role": "player",
             "player": "bruno",
         }
-    with client.websocket_connect(
-        "/ws/tables/csp-1", headers={"Authorization": f"Bearer {token}"}
-    ) as ws:
+    with watch(client, "/ws/tables/csp-1", headers={"Authorization": f"Bearer {token}"}) as ws:
         assert ws.receive_json()["audience"]["player"] == "bruno"
-    with client.websocket_connect("/ws/tables/csp-1?token=forged") as ws:
+    with watch(client, "/ws/tables/csp-1?token=forged") as ws:
         assert ws.receive_json()["audience"]["role"] == "public"
 
 
@@ -303,20 +300,20 @@ def test_a_flood_of_connections_is_refused_1013(client: TestClient, runtime: Run
     dealer = login(client, "dealer")
     with client.websocket_connect("/ws/jackpot") as first:
         first.receive_json()
-        with client.websocket_connect("/ws/tables/bac-1") as second:
+        with watch(client, "/ws/tables/bac-1") as second:
             second.receive_json()
-            with client.websocket_connect("/ws/tables/csp-1") as third:
+            with watch(client, "/ws/tables/csp-1") as third:
                 error, closed = _closed(third)
             assert closed.code == streams.CLOSE_TRY_LATER == 1013
             assert error["key"] == "streams.too_many"
             # Another client (a signed-in user) still gets in.
-            with client.websocket_connect("/ws/tables/csp-1", headers=dealer) as other:
+            with watch(client, "/ws/tables/csp-1", headers=dealer) as other:
                 assert other.receive_json()["audience"]["role"] == "dealer"
-        with client.websocket_connect("/ws/tables/csp-1") as again:  # a place came free
+        with watch(client, "/ws/tables/csp-1") as again:  # a place came free
             assert again.receive_json()["type"] == "table"
         # The process's cap applies to everyone, signed in or not.
         runtime.settings = runtime.settings.replace(max_websockets=1)
-        with client.websocket_connect("/ws/tables/csp-1", headers=dealer) as other:
+        with watch(client, "/ws/tables/csp-1", headers=dealer) as other:
             _, closed = _closed(other)
         assert closed.code == 1013
 
@@ -366,27 +363,43 @@ def test_table_updates_are_coalesced_a_slow_reader_gets_the_newest_view() -> Non
     assert then is None
 
 
-def test_one_text_per_update_and_role_never_another_audience_s() -> None:
+def test_one_shared_text_per_table_event_one_part_per_audience_never_another_s() -> None:
     texts = streams._Texts()
     extra = {"status": "open", "expected": None, "can_issue": []}
     public = _update(5, Audience.public())
     alice, bruno = _update(5, Audience.of_player("alice")), _update(5, Audience.of_player("bruno"))
-    shared = texts.text(public, extra, None)
-    assert texts.text(public, dict(extra), None) is shared  # every public socket: one text
-    mine = texts.text(alice, extra, UserRole.PLAYER)
-    assert texts.text(alice, extra, UserRole.PLAYER) is mine
-    theirs = texts.text(bruno, extra, UserRole.PLAYER)
-    assert json.loads(mine)["audience"]["player"] == "alice"
-    assert json.loads(theirs)["audience"]["player"] == "bruno"
-    # An equal update that is not the very object the text was made from gets its own text.
-    again = _update(5, Audience.of_player("alice"))
-    assert texts.text(again, extra, UserRole.PLAYER) is not mine
-    # Another role's message (its can_issue) is its own, and an older update is still right.
-    staff = texts.text(public, {**extra, "can_issue": ["x"]}, UserRole.DEALER)
-    assert json.loads(staff)["can_issue"] == ["x"]
-    newer = texts.text(_update(6, Audience.public()), extra, None)
-    assert json.loads(newer)["seq"] == 6
-    assert json.loads(texts.text(public, extra, None))["seq"] == 5
+    shared = texts.shared(public, "open", TableMode.VIRTUAL)
+    # every socket of the table, whoever watches: the one shared text of the event
+    assert texts.shared(alice, "open", TableMode.VIRTUAL) is shared
+    assert json.loads(shared.text)["v"] == streams.VERSION == 2
+    assert texts.part(public, extra, None, shared) is None  # the public: the shared part only
+    mine = texts.part(alice, extra, UserRole.PLAYER, shared)
+    assert mine is not None and texts.part(alice, extra, UserRole.PLAYER, shared) is mine
+    theirs = texts.part(bruno, extra, UserRole.PLAYER, shared)
+    assert theirs is not None
+    assert json.loads(mine)["type"] == "mine" and json.loads(mine)["shared_seq"] == 5
+    assert json.loads(mine)["part"]["audience"]["player"] == "alice"
+    assert json.loads(theirs)["part"]["audience"]["player"] == "bruno"
+    # A later update of alice's that reads as her last part did: that very text, kept (its seq
+    # and shared_seq), so a socket that has it is not sent it again; one that reads otherwise
+    # is a new text.
+    again = _update(6, Audience.of_player("alice"))
+    later_shared = texts.shared(_update(6, Audience.public()), "open", TableMode.VIRTUAL)
+    assert texts.part(again, extra, UserRole.PLAYER, later_shared) == mine
+    changed = texts.part(again, {**extra, "can_issue": ["y"]}, UserRole.PLAYER, later_shared)
+    assert changed is not None and json.loads(changed)["seq"] == 6
+    # Staff get a role part with their role's can_issue.
+    staff = texts.part(_update(5, Audience.dealer()), {**extra, "can_issue": ["x"]},
+                       UserRole.DEALER, shared)  # fmt: skip
+    assert staff is not None and json.loads(staff)["type"] == "role"
+    assert json.loads(staff)["part"]["can_issue"] == ["x"]
+    # An event that changes nothing shared keeps the shared text (and its seq): not resent.
+    assert later_shared.text is shared.text and later_shared.since == 5
+    assert later_shared.seq == 6
+    # One that changes it makes a new one.
+    closed = texts.shared(_update(7, Audience.public()), "closed", TableMode.VIRTUAL)
+    assert json.loads(closed.text)["seq"] == closed.since == 7
+    assert json.loads(closed.text)["shared"]["status"] == "closed"
 
 
 def test_the_hub_makes_each_audience_s_update_once_per_publish() -> None:
@@ -456,9 +469,7 @@ def test_the_table_message_carries_expected_and_can_issue_as_the_get_answer(
     urls["public"] = "/ws/tables/csp-1"
     headers["public"] = {}
     with contextlib.ExitStack() as stack:
-        sockets = {
-            name: stack.enter_context(client.websocket_connect(u)) for name, u in urls.items()
-        }
+        sockets = {name: stack.enter_context(watch(client, u)) for name, u in urls.items()}
         for ws in sockets.values():
             first = ws.receive_json()
             assert first["expected"] is None and first["can_issue"] == []
@@ -497,7 +508,7 @@ def test_a_virtual_tables_socket_offers_no_physical_act_CSP_11(
         "caribbean.ShufflerFailure",
         "caribbean.DealCard",
     }
-    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+    with watch(client, f"/ws/tables/csp-1?token={token}") as ws:
         ws.receive_json()
         open_round(runtime.service("csp-1"))
         _submit(runtime, "csp-1", PlaceAnte(1, "alice", 5 * UNIT), "ante-m", "alice")
@@ -518,7 +529,7 @@ def test_a_table_stream_closes_once_its_session_expires(
     4401; before it, the stream goes on. The public jackpot stream is not closed."""
     token = _token(client, "alice")
     with (
-        client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws,
+        watch(client, f"/ws/tables/csp-1?token={token}") as ws,
         client.websocket_connect(f"/ws/jackpot?token={token}") as jackpot,
     ):
         assert ws.receive_json()["type"] == "table"
@@ -533,7 +544,7 @@ def test_a_table_stream_closes_once_its_session_expires(
         jackpot.send_json({"type": "ping"})
         assert jackpot.receive_json() == {"type": "pong"}
     # reconnecting with the expired token watches as the public (sign in again for more)
-    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as again:
+    with watch(client, f"/ws/tables/csp-1?token={token}") as again:
         assert again.receive_json()["audience"]["role"] == "public"
 
 
@@ -548,8 +559,8 @@ def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
     alice, bruno = _token(client, "alice"), _token(client, "bruno")
     admin = login(client, "admin")
     with (
-        client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as a,
-        client.websocket_connect(f"/ws/tables/csp-1?token={bruno}") as b,
+        watch(client, f"/ws/tables/csp-1?token={alice}") as a,
+        watch(client, f"/ws/tables/csp-1?token={bruno}") as b,
     ):
         assert a.receive_json()["type"] == "table" and b.receive_json()["type"] == "table"
         time.sleep(0.3)  # several checks: both sessions stand
@@ -582,7 +593,7 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
 
     monkeypatch.setattr(auth, "session_refusals", unreachable)
     alice = _token(client, "alice")
-    with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
+    with watch(client, f"/ws/tables/csp-1?token={alice}") as ws:
         assert ws.receive_json()["type"] == "table"
         time.sleep(0.3)
         ws.send_json({"type": "ping"})
@@ -601,7 +612,7 @@ def test_with_no_session_check_only_the_expiry_closes_a_stream(
     goes on until its session's expiry (the operator's choice, documented)."""
     _check_sessions_every(runtime, 0)
     alice = _token(client, "alice")
-    with client.websocket_connect(f"/ws/tables/csp-1?token={alice}") as ws:
+    with watch(client, f"/ws/tables/csp-1?token={alice}") as ws:
         assert ws.receive_json()["type"] == "table"
         _sign_out(client, alice)
         time.sleep(0.2)
@@ -618,7 +629,7 @@ def test_an_idle_table_stream_closes_at_the_tick_after_its_session_expires(
     """No message to send: the connection checks its session every ``tick_seconds``."""
     runtime.settings = dataclasses.replace(runtime.settings, tick_seconds=0.05)
     token = _token(client, "alice")
-    with client.websocket_connect(f"/ws/tables/csp-1?token={token}") as ws:
+    with watch(client, f"/ws/tables/csp-1?token={token}") as ws:
         assert ws.receive_json()["type"] == "table"
         runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
         error, closed = _closed(ws)  # nothing was pushed: the tick closed it

@@ -14,18 +14,36 @@ BAC-16): this module never looks inside them.
 (:meth:`.runtime.Runtime.subscribe_meters`: PostgreSQL LISTEN/NOTIFY reaches every server
 process), with the last hits the store recorded.
 
-Messages the server sends (JSON text):
+Messages the server sends (JSON text). A table's view comes in parts (version 2, ``"v": 2``;
+the gate :mod:`macau_tables.visibility` makes all of them):
 
-* ``{"type": "table", "table_id", "seq", "round_id", "audience", "view", "fault",
-  "meter_link", "cycle", "status", "expected", "can_issue"}`` — the view after record ``seq``
-  of the table's log (the event id a client resumes from), with the round cycle's public state
-  (``cycle``: ``{"step", "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC;
-  a player's socket wakes an idle table), the table's status, what the round
-  waits for (``expected``: phase, due, command names — as the audience may read it, through
-  the gate :mod:`macau_tables.visibility`: the public reads no player id) and which of those
-  commands the
-  connected user's role may send (``can_issue``), the same fields as ``GET /api/tables/{id}``
-  (:func:`.api_tables.expectation`): a page needs no request after a message;
+* ``{"type": "table", "v": 2, "table_id", "seq", "shared": {"round_id", "view", "expected",
+  "cycle", "status", "fault", "meter_link"}}`` — the **shared part**, what every socket of the
+  table may receive: the public's view, what the round waits for without any player id (the
+  public reads none: BAC-15, CSP-12), the round cycle's public state (``cycle``: ``{"step",
+  "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC; a player's socket wakes
+  an idle table), the table's status, fault and meter link. Encoded once per event for the
+  whole table and sent as the same text to every socket; ``seq`` is the record after which it
+  took this value — an event that leaves it as it was (a bet: the public sees no wager) sends
+  it to nobody again;
+* ``{"type": "mine" | "role", "v": 2, "table_id", "seq", "shared_seq", "part": {"audience",
+  "view", "drop"?, "expected"?, "can_issue"}}`` — a player's **personal part** (``mine``) or the
+  dealer's or a supervisor's **role part** (``role``), after record ``seq`` (the event id a
+  client resumes from), to be laid over the shared message whose ``seq`` is ``shared_seq``:
+  ``view`` holds the fields of the audience's view that the shared view does not hold alike
+  (:func:`macau_tables.visibility.own_fields`: own wagers, held cards, a box's cards, the
+  layout…; ``null`` before the first round), ``drop`` the shared view's fields the audience's
+  view has not; ``expected`` as the audience may read it, when it reads otherwise than the
+  shared one (a due naming this player; the staff read every name); ``can_issue`` which of the
+  expected commands the connected user's role may send. Whole, never a difference from the
+  previous part: a socket that fell behind gets only the latest. The public's socket gets no
+  part. A part that reads as it did against a newer shared part is not sent again (it keeps its
+  ``seq`` and ``shared_seq``); a part that changed is sent before the shared message it names:
+  a client shows its latest part laid over its latest shared message unless the part names a
+  newer one (``shared_seq`` above the shared message's ``seq``: that one comes next;
+  ``static/js/socket.js`` ``tableParts``), and the pair is the same
+  state as ``GET /api/tables/{id}`` (its ``view``, ``expected``, ``can_issue``:
+  :func:`.api_tables.expectation`): a page needs no request after a message;
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
 * ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message
   (each meter with ``tables_awards``: every linked table's own fixed awards and the jackpot
@@ -58,14 +76,14 @@ stay signed in; the jackpot stream, public, goes on) or no longer stands (4401,
 process asks the store about every open table stream's session in one read every
 ``session_check_seconds``, :mod:`.session_watch`).
 
-Views are coalesced: each ``table`` message is a whole snapshot of what the audience may see
-after record ``seq``, so a socket whose previous view has not been sent yet when the next event
-comes gets only the newest (a burst of bets, a slow reader: one message per send, not one per
-event; ``seq`` may jump, as after a resume). Each distinct message is built once: the table
-service makes one view per audience and event (:class:`~macau_tables.tables.publish.Hub`), and
-its encoded text is made once per update and role and sent as is to every socket of that
-audience (the public, the dealer, the supervisors; a player's own view only to that player's
-sockets: a text serves only the very update object it was made from).
+Views are coalesced: each part is whole, so a socket whose previous update has not been sent
+yet when the next event comes gets only the newest (a burst of bets, a slow reader: one part
+and at most one shared message per send, not one per event; ``seq`` may jump, as after a
+resume), and a part or shared text equal to the last one sent on the socket is not sent again.
+Each distinct message is built once: the table service makes one view per audience and event,
+all sharing one public view (:func:`~macau_tables.tables.publish.shared_publisher`); the shared
+text is encoded once per event for the whole table and a part once per event and audience and
+role (:class:`_Texts`; a part serves only the very update object it was made from).
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
 tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
@@ -92,10 +110,11 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .. import codec
 from ..errors import MacauTablesError, RuleViolation
-from ..rounds import Audience, Expected, TableMode
+from ..rounds import Audience, Expected, Role, TableMode
 from ..tables.cycle import offered
 from ..tables.publish import MeterUpdate, TableUpdate
 from ..tables.service import TableService
+from ..visibility import not_own, own_fields
 from . import auth, session_watch
 from .api_tables import MAX_SLIP, audience_of, expectation
 from .errors import error_body, for_client, language_of, status_for
@@ -114,7 +133,6 @@ __all__ = [
     "CLOSE_TABLE_UNKNOWN",
     "CLOSE_TRY_LATER",
     "router",
-    "table_message",
 ]
 
 log = logging.getLogger(__name__)
@@ -150,21 +168,13 @@ _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
 
 
-def table_message(update: TableUpdate, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``"table"`` message of ``update`` (JSON-ready): its view encoded by the codec, with
-    ``extra`` (the table's ``status``, ``expected`` and ``can_issue``, see :func:`_now_of`)."""
-    return {
-        "type": "table",
-        "table_id": update.table_id,
-        "seq": update.seq,
-        "round_id": update.round_id,
-        "audience": codec.encode(update.audience),
-        "view": None if update.view is None else codec.encode(update.view),
-        "fault": update.fault,
-        "meter_link": update.meter_link,
-        "cycle": None if update.cycle is None else update.cycle.to_json(),
-        **(extra or {}),
-    }
+VERSION: Final = 2
+"""The table messages' format (``"v"``): a shared part and a role or personal part (the
+module docstring); version 1 sent each audience's whole view in one ``table`` message."""
+
+PART_TYPES: Final = {Role.PLAYER: "mine"}
+"""The type of a part message by the audience's role: ``mine`` (a player's personal part);
+``role`` for the dealer's and a supervisor's (the public's sockets get no part)."""
 
 
 def _now_of(
@@ -186,18 +196,62 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """A table's shared message as made for the update at ``seq`` (``key``: that record, the
+    table's status and what else of the table the shared part shows — a table closed or
+    reopened changes its status without a record): its ``text`` (the same for every socket),
+    ``since`` (the ``seq`` it carries: the update at which the shared part last
+    changed), its ``body`` as encoded (compared with the next update's) and the public view
+    encoded (``view``: what a part holds beyond it is computed against it)."""
+
+    seq: int
+    key: tuple[Any, ...]
+    since: int
+    body: str
+    text: str
+    view: dict[str, Any] | None
+    expected: Any
+
+
+def _shared_of(
+    update: TableUpdate, status: str, expected: Any
+) -> tuple[str, dict[str, Any] | None]:
+    """The shared part's JSON body of ``update`` and its public view encoded."""
+    view = None if update.public is None else codec.encode(update.public)
+    body = {
+        "round_id": update.round_id,
+        "view": view,
+        "expected": expected,
+        "cycle": None if update.cycle is None else update.cycle.to_json(),
+        "status": status,
+        "fault": update.fault,
+        "meter_link": update.meter_link,
+    }
+    return _dumps(body), view
+
+
+def _framed(head: dict[str, Any], name: str, body: str) -> str:
+    """``head`` with the pre-encoded JSON ``body`` as its last field ``name``."""
+    return f'{_dumps(head)[:-1]},"{name}":{body}}}'
+
+
 class _Texts:
-    """One table's ``table`` messages as sent, encoded once per update and role: the sockets
-    of one audience (the Hub gives them the same :class:`TableUpdate` object) and role are
-    sent the same text. An entry serves only the very update it was made from (``is``), so a
-    text never reaches a socket its view was not made for; entries older than the table's
-    newest ``seq`` are dropped."""
+    """One table's messages as sent: the shared message encoded once per update and the same
+    text sent to every socket of the table (kept as it was — its text and ``seq`` — while the
+    shared part does not change); a part encoded once per update, audience and role and sent
+    as is to every socket of that audience and role. A part serves only the very update it was
+    made from (``is``), so a text never reaches a socket its view was not made for; entries
+    older than the table's newest ``seq`` are dropped."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seq = -1
-        self._made: dict[tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], str]]
-        self._made = {}
+        self._made: dict[
+            tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], int, str]
+        ] = {}
+        self._shared: _Shared | None = None
+        self._last_parts: dict[tuple[Audience, UserRole | None], tuple[str, int, str]] = {}
         self._expected: tuple[object, Expected | None] = (None, None)
 
     def expected(self, round_: Any, mode: TableMode) -> Expected | None:
@@ -213,20 +267,80 @@ class _Texts:
             self._expected = (round_, expected)  # replaced whole: safe from any thread
         return expected
 
-    def text(self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None) -> str:
-        """The message of ``update`` with ``extra``, for a socket of ``role``."""
+    def shared(self, update: TableUpdate, status: str, mode: TableMode) -> _Shared:
+        """The shared message of ``update`` at a table of ``mode`` (made once per update for
+        the whole table)."""
+        key = (update.seq, status, update.fault, update.meter_link, update.cycle)
+        with self._lock:
+            last = self._shared
+        if last is not None and last.key == key:
+            return last
+        expected = expectation(self.expected(update.round, mode), None, Audience.public())[
+            "expected"
+        ]
+        body, view = _shared_of(update, status, expected)
+        if last is not None and last.body == body and last.seq <= update.seq:
+            made = _Shared(update.seq, key, last.since, body, last.text, last.view, last.expected)
+        else:
+            head = {"type": "table", "v": VERSION, "table_id": update.table_id, "seq": update.seq}
+            text = _framed(head, "shared", body)
+            made = _Shared(update.seq, key, update.seq, body, text, view, expected)
+        with self._lock:
+            if self._shared is None or self._shared.seq <= made.seq:
+                self._shared = made
+        return made
+
+    def part(
+        self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None, shared: _Shared
+    ) -> str | None:
+        """The part message of ``update`` for a socket of ``role`` (``None``: the public's
+        socket, which the shared message serves whole): what the audience's view holds beyond
+        the shared one (:func:`macau_tables.visibility.own_fields`), its ``expected`` when it
+        reads otherwise than the shared part's, its ``can_issue``. A part that reads as the
+        audience's last one did (made against the shared part now) is that very text, with its
+        ``seq`` and ``shared_seq``: laid over the newer shared part it still makes the
+        audience's view, so it is not sent again (a new round phase sends most sockets the
+        shared message alone)."""
+        if update.audience.role is Role.PUBLIC:
+            return None
         key = (update.audience, role)
         with self._lock:
             made = self._made.get(key)
-        if made is not None and made[0] is update and made[1] == extra:
-            return made[2]
-        text = _dumps(table_message(update, extra))
+        if made is not None and made[0] is update and made[1] == extra and made[2] == shared.since:
+            return made[3]
+        own = None if update.view is None else codec.encode(update.view)
+        part: dict[str, Any] = {
+            "audience": codec.encode(update.audience),
+            "view": own_fields(own, shared.view),
+            "can_issue": extra["can_issue"],
+        }
+        drop = not_own(own, shared.view)
+        if drop:
+            part["drop"] = drop
+        if extra["expected"] != shared.expected:
+            part["expected"] = extra["expected"]
+        body = _dumps(part)
+        with self._lock:
+            last = self._last_parts.get(key)
+        if last is not None and last[0] == body and last[1] <= update.seq:
+            text = last[2]  # the part reads as it did, against this shared part too: kept
+        else:
+            head = {
+                "type": PART_TYPES.get(update.audience.role, "role"),
+                "v": VERSION,
+                "table_id": update.table_id,
+                "seq": update.seq,
+                "shared_seq": shared.since,
+            }
+            text = _framed(head, "part", body)
+            with self._lock:
+                self._last_parts[key] = (body, update.seq, text)
         with self._lock:
             if update.seq > self._seq:
                 self._made.clear()
                 self._seq = update.seq
             if update.seq == self._seq:
-                self._made[key] = (update, extra, text)
+                self._made[key] = (update, extra, shared.since, text)
         return text
 
 
@@ -489,10 +603,12 @@ class _Connection:
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
-        self.render_table: Callable[[TableUpdate, dict[str, Any]], str | None] = (
-            lambda update, extra: None
+        self.render_table: Callable[[TableUpdate, dict[str, Any]], list[tuple[str, str]]] = (
+            lambda update, extra: []
         )
-        self.last_sent: str | None = None
+        self.last_sent: dict[str, str] = {}
+        """The last text sent of each kind (the shared message, the part, the meters): one equal
+        to it is not sent again."""
         self.lane: CommandLane | None = None  # a table stream's commands (socket_commands)
         # why the process's session watch found the session no longer standing (session_watch)
         self.revoked: asyncio.Future[MacauTablesError] = asyncio.get_running_loop().create_future()
@@ -595,25 +711,21 @@ class _Connection:
                 raise _Closing(
                     CLOSE_SLOW, MacauTablesError("streams.too_slow", size=self.outbox.size)
                 )
-            view: str | None = None
             if isinstance(message, _Marker):
                 # Let what is ready run first (a request's answer, the other sockets' sends):
                 # the view is taken when this socket's turn comes, the newest by then.
                 await asyncio.sleep(0)
                 pending = self.outbox.take_table()
-                view = None if pending is None else self.render_table(*pending)
-                if view is None:
-                    continue
-                text = view
+                texts = [] if pending is None else self.render_table(*pending)
             else:
                 text = _dumps(message)
-                if message["type"] == "meters":
-                    view = text
-            if view is not None and view == self.last_sent:
-                continue  # the same view again (a publish that changed nothing): not resent
-            await self.websocket.send_text(text)
-            if view is not None:
-                self.last_sent = view
+                texts = [("meters" if message["type"] == "meters" else "", text)]
+            for kind, text in texts:
+                if kind and self.last_sent.get(kind) == text:
+                    continue  # the same part again (a publish that changed it not): not resent
+                await self.websocket.send_text(text)
+                if kind:
+                    self.last_sent[kind] = text
 
     async def _receive_loop(self) -> None:
         while True:
@@ -744,20 +856,26 @@ async def _serve_table(
     latest: list[Pending] = []
     skip = [after]  # the first update is not sent when the client already has its seq
 
-    def render(update: TableUpdate, extra: dict[str, Any]) -> str | None:
+    def render(update: TableUpdate, extra: dict[str, Any]) -> list[tuple[str, str]]:
+        """The texts of ``update`` for this socket, in the order sent: its part (none for the
+        public), then the shared message — a client lays the part over the shared message
+        whose ``seq`` its ``shared_seq`` names."""
         latest[:] = [(update, extra)]
         if skip[0] is not None:
             already = update.seq == skip[0]
             skip[0] = None
             if already:
-                return None
-        return texts.text(update, extra, role)
+                return []
+        shared = texts.shared(update, extra["status"], service.setup.mode)
+        part = texts.part(update, extra, role, shared)
+        out = [("shared", shared.text)]
+        return out if part is None else [("part", part), *out]
 
     def resume(after: int) -> None:
         if conn.outbox.pending_table():
             return  # a newer view is on its way
         if latest and latest[0][0].seq != after:
-            conn.last_sent = None
+            conn.last_sent.clear()
             conn.outbox.offer_table(*latest[0])
 
     conn.render_table = render

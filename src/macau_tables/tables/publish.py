@@ -16,12 +16,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rounds import Audience, require_audience
-from ..visibility import view_for
+from ..rounds import Audience, Role, require_audience
+from ..visibility import shared_view, view_for
 from .cycle import CycleView
 from .cycle import view as cycle_view
 
-__all__ = ["Hub", "MeterUpdate", "Subscription", "TableUpdate", "table_update"]
+__all__ = [
+    "Hub",
+    "MeterUpdate",
+    "Subscription",
+    "TableUpdate",
+    "shared_publisher",
+    "table_update",
+]
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +42,10 @@ class TableUpdate:
     countdown's deadline, idle, paused). ``round`` is the
     round the view was made of (a frozen value, ``None`` before the first round): what else a
     subscriber asks of it — what it expects next — is the same for every audience, asked once
-    per round (it takes no part in comparisons)."""
+    per round (it takes no part in comparisons). ``public`` is the shared part's view
+    (:func:`macau_tables.visibility.shared_view`: the public's), made once per publish and the
+    same object in every audience's update of that publish: the table sockets encode it once
+    for all (it takes no part in comparisons)."""
 
     table_id: str
     seq: int
@@ -46,28 +56,51 @@ class TableUpdate:
     meter_link: bool
     cycle: CycleView | None = None
     round: Any = field(default=None, compare=False, repr=False)
+    public: Any = field(default=None, compare=False, repr=False)
 
 
-def table_update(state: Any, seq: int, audience: Audience, *, meter_link: bool) -> TableUpdate:
+_UNSET: Any = object()
+
+
+def table_update(
+    state: Any, seq: int, audience: Audience, *, meter_link: bool, public: Any = _UNSET
+) -> TableUpdate:
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
     after record ``seq``: its round's ``view(audience)``, through the gate
     (:func:`macau_tables.visibility.view_for`). Made in the thread that publishes
     (which holds the table's lock), not later on the sockets' event loop: the loop serves
     every request's answer and every socket, and views made there (tried) showed no gain
-    (docs/benchmarks.md, "Table server under load")."""
+    (docs/benchmarks.md, "Table server under load"). ``public``: the shared part's view when
+    the caller made it already (:func:`shared_publisher`: once per publish)."""
     r = state.round
     fault = state.fault
+    if public is _UNSET:
+        public = shared_view(r)
+    who = require_audience(audience)
     return TableUpdate(
         state.setup.table_id,
         seq,
         audience,
         None if r is None else str(r.round_id),
-        view_for(r, audience),
+        public if who.role is Role.PUBLIC else view_for(r, who),
         None if fault is None else fault.reason,
         meter_link,
         cycle_view(state),
         r,
+        public,
     )
+
+
+def shared_publisher(state: Any, seq: int, *, meter_link: bool) -> Callable[[Audience], Any]:
+    """``make(audience)`` for :meth:`Hub.publish`: each audience's :func:`table_update` of
+    ``state`` at ``seq``, all sharing one public view made here (the shared part, made once per
+    publish, not once per audience)."""
+    public = shared_view(state.round)
+
+    def make(audience: Audience) -> TableUpdate:
+        return table_update(state, seq, audience, meter_link=meter_link, public=public)
+
+    return make
 
 
 @dataclass(frozen=True, slots=True)

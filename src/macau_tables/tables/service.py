@@ -72,7 +72,14 @@ from .model import (
     text_field,
 )
 from .program import require_approved_program
-from .publish import Hub, MeterUpdate, Subscription, TableUpdate, table_update
+from .publish import (
+    Hub,
+    MeterUpdate,
+    Subscription,
+    TableUpdate,
+    shared_publisher,
+    table_update,
+)
 from .storage import persist, read_table
 from .timers import DueTimers
 from .vault import DEFAULT_VAULT, SealedVault
@@ -591,14 +598,18 @@ class TableService:
         every commit, and the meter's :class:`~.publish.MeterUpdate` when it changes."""
         with self._lock:
             sub = self._hub.add(audience, callback)
-            self._hub.publish(self._update, only=sub)
+            self._hub.publish(self._updates(), only=sub)
             return sub
 
     def _update(self, audience: Audience) -> TableUpdate:
         return table_update(self.state, self._seq, audience, meter_link=self._link.up)
 
+    def _updates(self) -> Callable[[Audience], TableUpdate]:
+        """Each audience's update now, sharing one public view (the shared part)."""
+        return shared_publisher(self.state, self._seq, meter_link=self._link.up)
+
     def _publish(self) -> None:
-        self._hub.publish(self._update)
+        self._hub.publish(self._updates())
 
     # -- life --------------------------------------------------------------------------------
 

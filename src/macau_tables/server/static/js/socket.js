@@ -62,7 +62,8 @@ export function connect(path, { onMessage, onState } = {}) {
       } catch {
         return;
       }
-      if (typeof message.seq === "number") seq = message.seq;
+      // the newest record seen (a shared part kept since an earlier record carries its own)
+      if (typeof message.seq === "number") seq = seq === null ? message.seq : Math.max(seq, message.seq);
       if (message.type === "error") lastError = message.error;
       if (message.type !== "pong" && onMessage) onMessage(message);
     });
@@ -95,5 +96,52 @@ export function connect(path, { onMessage, onState } = {}) {
       if (socket) socket.close(1000);
     },
     seq: () => seq,
+  };
+}
+
+/**
+ * The table socket's version 2 messages (server/streams.py, docs/server.md) laid together into
+ * the state a page shows: `take(message)` keeps the shared part (`table`: the same for every
+ * socket of the table) and the socket's own part (`mine` for a player, `role` for the staff;
+ * none for the public) and returns the whole state — the shape of GET /api/tables/{id}: view,
+ * expected, can_issue, seq, round_id, status, fault, cycle, meter_link — from the latest of
+ * each; `null` while a part waits for the newer shared part it names (`shared_seq`), or for any
+ * other message. The part's view fields are laid over the shared view, less those its
+ * view has not (`drop`).
+ */
+export function tableParts() {
+  let shared = null;
+  let part = null;
+  return {
+    take(message) {
+      if (message.v !== 2) return null;
+      if (message.type === "table") shared = message;
+      else if (message.type === "mine" || message.type === "role") part = message;
+      else return null;
+      // a part naming a newer shared part waits for it (it comes next); one naming this shared
+      // part or an older one reads the same against this one (the server resends it otherwise)
+      if (!shared || (part && part.shared_seq > shared.seq)) return null;
+      const body = shared.shared;
+      const mine = part ? part.part : {};
+      let view = body.view;
+      if (mine.view) {
+        view = { ...(view || {}), ...mine.view };
+        for (const name of mine.drop || []) delete view[name];
+      }
+      const whole = {
+        table_id: shared.table_id,
+        seq: part ? Math.max(part.seq, shared.seq) : shared.seq,
+        round_id: body.round_id,
+        view,
+        expected: "expected" in mine ? mine.expected : body.expected,
+        can_issue: mine.can_issue || [],
+        status: body.status,
+        fault: body.fault,
+        cycle: body.cycle,
+        meter_link: body.meter_link,
+      };
+      if (mine.audience) whole.audience = mine.audience;
+      return whole;
+    },
   };
 }

@@ -246,4 +246,9 @@ function soon() {
 }
 
 await refresh();
-for (const table of tables) connect(`/ws/tables/${table.table_id}`, { onMessage: (m) => m.type === "table" && soon() });
+for (const table of tables) {
+  connect(`/ws/tables/${table.table_id}`, {
+    // the shared part or the supervisor's own part (server/streams.py): the table moved on
+    onMessage: (m) => (m.type === "table" || m.type === "role") && soon(),
+  });
+}

@@ -1,13 +1,13 @@
 // What every game page shares (player tables, dealer console): the table's live state from the
 // round contract's API — GET /api/tables/{id} once, then the WebSocket /ws/tables/{id}, whose
-// messages carry the view for this user with `expected` (what the round waits for and the
-// commands it accepts now) and `can_issue`; GET /api/tables/{id}/board the time-out countdown
+// shared part and this user's own part (socket.js tableParts) make the view for this user with
+// `expected` (what the round waits for and the commands it accepts now) and `can_issue`; GET /api/tables/{id}/board the time-out countdown
 // and seating when they can have changed. The pages never read a card the server did not put in this user's view.
 
 import { api, clearError, once, send, showError, showStatus } from "./api.js";
 import { has, money, pageData, t } from "./i18n.js";
 import { verifyProof } from "./merkle.js";
-import { connect } from "./socket.js";
+import { connect, tableParts } from "./socket.js";
 import "./cycle.js"; // the round cycle's label and notice (a "table-state" listener)
 
 export const page = pageData() || {};
@@ -184,9 +184,11 @@ export function followTable(render, { wallet = false } = {}) {
   setInterval(tick, 500);
 
   let opened = false;
+  const parts = tableParts(); // the shared part and this user's own, laid together
   connect(`/ws/tables/${encodeURIComponent(id)}`, {
     onMessage(message) {
-      if (message.type === "table") queue(() => take(message));
+      const whole = parts.take(message);
+      if (whole) queue(() => take(whole));
     },
     onState(state) {
       // after a reconnect the page reads the table again (what it missed, with its board)
