@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import cycle_step, login
+from tests.server.conftest import cycle_step, login, watch
 from tests.server.socket_support import (
     answer,
     closed,
@@ -50,7 +50,7 @@ def _rest(client: TestClient, name: str, body: Json) -> Any:
 @pytest.fixture
 def alice_ws(client: TestClient) -> Iterator[Any]:
     """alice's socket on bac-1, its first view read."""
-    with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
         assert ws.receive_json()["type"] == "table"
         yield ws
 
@@ -143,7 +143,7 @@ def test_a_refusal_is_rest_s_and_keeps_the_socket_open(
         rest_key = body["idempotency_key"] and body["idempotency_key"] + "-r"
         rest = _rest(client, name, {**body, "idempotency_key": rest_key})
         ws_token = token(client, name)
-        with client.websocket_connect(f"/ws/tables/bac-1?token={ws_token}") as ws:
+        with watch(client, f"/ws/tables/bac-1?token={ws_token}") as ws:
             ws.receive_json()
             ws.send_json({"type": "command", **body, "idempotency_key": body["idempotency_key"]})
             refused, _ = answer(ws, body["idempotency_key"])
@@ -152,7 +152,7 @@ def test_a_refusal_is_rest_s_and_keeps_the_socket_open(
             assert refused["error"] == rest.json()["error"], body
             ws.send_json({"type": "ping"})
             assert answer_pong(ws)
-    with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
         ws.receive_json()
         send_command(ws, "fine", wager("alice", 1_000))
         assert answer(ws, "fine")[0]["type"] == "ack"
@@ -170,7 +170,7 @@ def test_the_public_s_command_is_refused_401_and_its_socket_stays_open(
     client: TestClient,
 ) -> None:
     _open_bac_1(client)
-    with client.websocket_connect("/ws/tables/bac-1") as ws:
+    with watch(client, "/ws/tables/bac-1") as ws:
         ws.receive_json()
         send_command(ws, "p", wager("alice", 1_000))
         refused, _ = answer(ws, "p")
@@ -189,7 +189,7 @@ def test_a_command_with_a_signed_out_session_is_refused_and_the_socket_closes_44
     _open_bac_1(client)
     before = _balance(runtime, "alice")
     alice = token(client, "alice")
-    with client.websocket_connect(f"/ws/tables/bac-1?token={alice}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={alice}") as ws:
         ws.receive_json()
         out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {alice}"})
         assert out.status_code == 200, out.text
@@ -208,7 +208,7 @@ def test_a_command_after_the_session_s_expiry_is_refused_and_the_socket_closes_4
 ) -> None:
     _open_bac_1(client)
     before = _balance(runtime, "alice")
-    with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
         ws.receive_json()
         runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
         send_command(ws, "late", wager("alice", 1_000))
@@ -282,8 +282,8 @@ def test_a_flood_is_closed_4429_and_never_slows_another_socket(
     alice, bruno = token(client, "alice"), token(client, "bruno")
     try:
         with (
-            client.websocket_connect(f"/ws/tables/bac-1?token={alice}") as a,
-            client.websocket_connect(f"/ws/tables/bac-1?token={bruno}") as b,
+            watch(client, f"/ws/tables/bac-1?token={alice}") as a,
+            watch(client, f"/ws/tables/bac-1?token={bruno}") as b,
         ):
             a.receive_json()
             b.receive_json()
@@ -316,7 +316,7 @@ def test_a_command_whose_sender_disconnected_completes_and_its_retry_gets_its_an
     _open_bac_1(client)
     before = _balance(runtime, "alice")
     try:
-        with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
+        with watch(client, f"/ws/tables/bac-1?token={token(client, 'alice')}") as ws:
             ws.receive_json()
             send_command(ws, "gone", wager("alice", 1_000))
             assert held.started.wait(30)
@@ -347,22 +347,22 @@ def test_the_sessions_of_all_open_sockets_are_checked_in_one_read(
     monkeypatch.setattr(users_ops, "sessions", counted)
     names = ("alice", "bruno", "dealer", "supervisor")
     tokens = {name: token(client, name) for name in names}
-    watch = watch_of(runtime)
-    opened = [client.websocket_connect(f"/ws/tables/csp-1?token={tokens[n]}") for n in names]
+    watcher = watch_of(runtime)
+    opened = [watch(client, f"/ws/tables/csp-1?token={tokens[n]}") for n in names]
     sockets = dict(zip(names, (ws.__enter__() for ws in opened), strict=True))
     try:
         for ws in sockets.values():
             assert ws.receive_json()["type"] == "table"
-        with client.websocket_connect("/ws/tables/csp-1") as public:  # no session: not watched
+        with watch(client, "/ws/tables/csp-1") as public:  # no session: not watched
             public.receive_json()
-            assert watch.watched() == len(names)
-            assert watch.check() == 0
+            assert watcher.watched() == len(names)
+            assert watcher.check() == 0
         assert len(asked) == 1 and len(asked[0]) == len(names)
         out = client.post(
             "/api/auth/logout", headers={"Authorization": f"Bearer {tokens['bruno']}"}
         )
         assert out.status_code == 200
-        assert watch.check() == 1  # bruno's socket told
+        assert watcher.check() == 1  # bruno's socket told
         assert len(asked) == 2
         error, close, _ = closed(sockets["bruno"])
         assert (error["key"], close.code) == ("auth.session_unknown", 4401)
@@ -402,7 +402,7 @@ def test_a_dealer_s_command_over_the_socket_is_taken_as_over_rest(
 ) -> None:
     """Who may send what follows REST (``api_tables.authorise``): the dealer's fault report is
     acknowledged on the dealer's socket and holds the table (BAC-10)."""
-    with client.websocket_connect(f"/ws/tables/bac-1?token={token(client, 'dealer')}") as ws:
+    with watch(client, f"/ws/tables/bac-1?token={token(client, 'dealer')}") as ws:
         ws.receive_json()
         send_command(ws, "fault", {"type": "tables.ReportFault", "reason": "a card on the floor"})
         ack, _ = answer(ws, "fault")
