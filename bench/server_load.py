@@ -35,7 +35,11 @@ Usage::
 4. **In process**: the same database reopened after the server stopped; the same tables run
    the same rounds (the cycle's open, the players' bets, the cycle's close:
    ``TableService.cycle_step`` runs each step at once) with no HTTP, no sockets; bets per
-   second of the bets' ``submit`` calls alone.
+   second of the bets' ``submit`` calls alone, one after the other (serial: a transaction
+   each); then **grouped**: every round's bets of every table sent at once from a thread per
+   player, as the burst sends them to the server, so that they are committed together
+   (``tables/group.py``): bets per second of the bursts' wall time, and how many write
+   transactions they took.
 
 ``--profile PATH``: py-spy (``pip install py-spy``) samples the server over the measured phase
 (only threads holding the interpreter: where its CPU goes) into PATH, collapsed stacks.
@@ -431,6 +435,64 @@ def in_process(url: str, tables: list[Table], bets: int, seconds: float) -> tupl
     return done, spent
 
 
+def in_process_grouped(
+    url: str, tables: list[Table], bets: int, seconds: float
+) -> tuple[int, float, int]:
+    """The same rounds with every table's bets sent at once, one thread per player (the
+    burst), so that they go through the group commit (``tables/group.py``) as the server's
+    do; returns (bets, seconds of the bursts' wall time, write transactions the bursts
+    took)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = Store.open(url)
+    services = [TableService(store, t.table_id) for t in tables]
+    commits = [0]
+    run = store.run
+
+    def counted(fn: Any, **kw: Any) -> Any:
+        out = run(fn, **kw)
+        if not kw.get("readonly"):
+            commits[0] += 1
+        return out
+
+    rnd = random.Random(7)
+    done, spent, n, took = 0, 0.0, 0, 0
+    deadline = time.monotonic() + seconds
+    players = sum(len(t.players) for t in tables)
+    try:
+        with ThreadPoolExecutor(max_workers=players) as pool:
+            while done < bets and time.monotonic() < deadline:
+                n += 1
+                calls = []
+                for table, svc in zip(tables, services, strict=True):
+                    opened = svc.state.rounds
+                    while svc.state.rounds == opened:
+                        if svc.cycle_step() is None:
+                            raise RuntimeError(f"{table.table_id}: the cycle opened no round")
+                    if getattr(svc.round, "demo", False):
+                        continue
+                    for name in table.players:
+                        kind = WagerKind.BANKER if rnd.random() < 0.5 else WagerKind.PLAYER
+                        wager = PlaceWager(name, table.area(name), kind, UNIT)
+                        calls.append((svc, wager, f"g{n}{name}", name))
+                store.run = counted  # type: ignore[method-assign]
+                started = time.perf_counter()
+                list(pool.map(lambda c: c[0].submit(c[1], idempotency_key=c[2], actor=c[3]), calls))
+                spent += time.perf_counter() - started
+                store.run = run  # type: ignore[method-assign]
+                took += commits[0]
+                commits[0] = 0
+                done += len(calls)
+                for svc in services:
+                    svc.cycle_step()
+    finally:
+        store.run = run  # type: ignore[method-assign]
+        for svc in services:
+            svc.close()
+        store.close()
+    return done, spent, took
+
+
 # -- main -----------------------------------------------------------------------------------
 
 
@@ -480,6 +542,8 @@ def main() -> int:
         http_rate = accepted / elapsed
         bets, spent = in_process(url, tables, accepted, args.seconds)
         local_rate = bets / spent if spent else float("nan")
+        g_bets, g_spent, g_commits = in_process_grouped(url, tables, accepted, args.seconds)
+        grouped_rate = g_bets / g_spent if g_spent else float("nan")
     load_after = os.getloadavg()
     p50 = percentile(load.latencies, 50) * 1000
     p99 = percentile(load.latencies, 99) * 1000
@@ -508,6 +572,12 @@ def main() -> int:
         "in_process_bets": bets,
         "in_process_bets_per_second": round(local_rate, 1),
         "ratio_http_to_in_process": round(http_rate / local_rate, 3) if local_rate else None,
+        "in_process_grouped_bets": g_bets,
+        "in_process_grouped_bets_per_second": round(grouped_rate, 1),
+        "in_process_grouped_transactions": g_commits,
+        "ratio_http_to_in_process_grouped": (
+            round(http_rate / grouped_rate, 3) if grouped_rate else None
+        ),
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in load_after],
     }
@@ -523,7 +593,9 @@ def main() -> int:
         f"{elapsed:.1f} s: "
         f"{http_rate:.0f} bets/s over HTTP (p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
         f"errors {sum(load.errors.values())}), {local_rate:.0f} bets/s in process, "
-        f"ratio {http_rate / local_rate:.3f}; server CPU {result['server_cpu_ms_per_bet']} ms "
+        f"ratio {http_rate / local_rate:.3f}; {grouped_rate:.0f} bets/s in process grouped "
+        f"(all of a round's bets at once: {g_bets} bets in {g_commits} transactions), ratio "
+        f"{http_rate / grouped_rate:.3f}; server CPU {result['server_cpu_ms_per_bet']} ms "
         f"and {result['server_switches_per_bet']} context switches a bet; "
         f"goal (200 clients, p99 < 50 ms, no errors) "
         f"{'met' if met else 'MISSED'}"

@@ -5,11 +5,15 @@ A caller (:meth:`.service.TableService.submit`, ``submit_all``) hands its reques
 :class:`GroupCommit` of its table's scope and waits. When no commit is in flight it becomes the
 *leader*: it takes every request queued (its own among them), takes the lock of every table
 concerned (in table-id order), and runs ONE store transaction in which each request, in the
-order they came, is applied to its table's state as the request before it left it, inside a
-savepoint of its own: a request refused — by the rules (``RuleViolation``, ``TableError``), by
-the ledger (``ledger.insufficient_funds``: the ledger's batch is written inside the savepoint),
-its key used for another request — is rolled back alone, the next one of its table goes on
-from the last request accepted. Each request writes its own events (its own seq range in its
+order they came, is applied to its table's state as the request before it left it. A request
+refused refuses only itself, and the next one of its table goes on from the last request
+accepted: refused by the rules (``RuleViolation``, ``TableError``), it has written nothing
+yet; refused once its writes began — by the ledger (``ledger.insufficient_funds``: its ledger
+batch is written at the end of its writes), its key found used meanwhile — its writes are
+rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`); on
+PostgreSQL, where a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a request,
+the transaction is rolled back and the group run again without it (such refusals are rare:
+a wallet too short). Each request writes its own events (its own seq range in its
 table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
 move on (request by request, in order: vault, timers, status), the views are published once
 per table, and every caller is woken with its own result or refusal: none before its
@@ -46,7 +50,8 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -96,6 +101,39 @@ class Request:
         return self.result, self.fresh
 
 
+class _Restart(Exception):
+    """A request of the group refused once its writes began, without a savepoint to roll
+    back to (PostgreSQL): the transaction is rolled back, the request answered with
+    ``error``, the rest of the group run again without it."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(str(error))
+        self.index = index
+        self.error = error
+
+
+def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
+    """The writes of request ``index`` of a group without savepoints: its ledger batch is
+    written at their end (its refusal is this request's); a refusal raised there or before
+    restarts the group without it (:class:`_Restart`)."""
+
+    @contextmanager
+    def writes() -> Iterator[None]:
+        try:
+            yield
+            tx.flush_ledger()
+        except (DBAPIError, _Stale):
+            raise
+        except StoreError as exc:
+            if exc.key in _RETRIED:
+                raise
+            raise _Restart(index, exc) from exc
+        except Exception as exc:
+            raise _Restart(index, exc) from exc
+
+    return writes
+
+
 class _Stale(Exception):
     """A table's log moved on under the group (another writer): read it again, run again."""
 
@@ -118,6 +156,11 @@ class GroupCommit:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.savepoints = store.dialect == "sqlite"
+        """Whether a request's writes run in a savepoint (SQLite: cheap, no round trip) or,
+        without one, a refusal after its writes began runs the group again without it
+        (PostgreSQL: a ``SAVEPOINT`` and its ``RELEASE`` are two round trips a request, and
+        refusals after the writes began — a wallet too short — are rare)."""
         self._mutex = threading.Lock()
         self._queue: list[Request] = []
         self._leading = False
@@ -182,37 +225,47 @@ class GroupCommit:
                 lock.release()
 
     def _attempts(self, group: list[Request], services: list[TableService]) -> None:
-        for _ in range(3):
+        pending = list(group)
+        attempts = 0
+        while pending and attempts < 3:
             try:
-                outcomes = self.store.run(lambda tx: self._transact(tx, group))
+                outcomes = self.store.run(lambda tx: self._transact(tx, pending))
+            except _Restart as restart:  # refused after its writes began: run the rest again
+                refused = pending.pop(restart.index)
+                refused.error = restart.error
+                continue
             except _Stale as stale:
+                attempts += 1
                 stale.service.reload()
                 continue
             except StoreError as exc:
                 if exc.key not in _RETRIED:
                     raise
+                attempts += 1
                 for s in services:  # which table raced is not known: all read again
                     s.reload()
                 continue
-            self._committed(group, services, outcomes)
+            self._committed(pending, services, outcomes)
             return
-        for r in group:
+        for r in pending:
             r.error = TableError("tables.stale", table=r.service.table_id)
 
     def _transact(self, tx: Tx, group: list[Request]) -> list[_Done | BaseException]:
         work: dict[TableService, Work] = {}
         outcomes: list[_Done | BaseException] = []
         alone = len(group) == 1
-        for r in group:
+        for i, r in enumerate(group):
             svc = r.service
             base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
             if alone:  # the single request's transaction, as the lock-holding path runs it
                 done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
             else:
+                writes = tx.savepoint if self.savepoints else _optimistic(tx, i)
                 try:
-                    with tx.savepoint():
-                        done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
-                except (DBAPIError, _Stale):
+                    done = svc._transact(
+                        tx, r.step, r.key, r.request, r.actor, r.kind, base, writes
+                    )
+                except (DBAPIError, _Stale, _Restart):
                     raise
                 except StoreError as exc:
                     if exc.key in _RETRIED:

@@ -11,6 +11,8 @@ the table's commands one at a time:
   idempotency record; an award is computed on the meter read under lock in that transaction.
   Only after the commit are the views published. The same key again returns the first result
   (a :class:`~.model.Submitted`), nothing re-applied; with another request it is refused.
+  Requests that arrive while a commit is in flight are committed together in the next
+  transaction, each in a savepoint of its own, each answered once durable (:mod:`.group`).
 * :meth:`~TableService.tick` ``(now)``: the clock's work — decision time-outs (CSP-6.4), card
   holding time-outs (BAC-16), a settlement that waited for the meter, the lease. While a fault
   holds the round no time-out is issued; once it is cleared the time-outs start afresh.
@@ -31,10 +33,12 @@ jackpot wagers and says so (``tables.meter_link_down``) until the link is back.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -376,10 +380,12 @@ class TableService:
         actor: str,
         kind: TxKind,
         base: Work | None = None,
+        writes: Callable[[], AbstractContextManager[None]] | None = None,
     ) -> _Done | None:
         """The request in ``tx``, on the table's committed state (``base``: its state in a
-        group transaction, after the group's requests before it); ``None`` when the log moved
-        on under it (another writer)."""
+        group transaction, after the group's requests before it; ``writes``: the context its
+        writes run in there — a refusal before them, by the rules, wrote nothing); ``None``
+        when the log moved on under it (another writer)."""
         work = base or Work(self.state, self._seq, self._snap_seq)
         head, found = tx.request_start(self.table_id, key)
         if found is not None:
@@ -403,19 +409,23 @@ class TableService:
         )
         step(batch)
         cycle.bookkeep(batch)  # the deadlines this batch's outcome calls for, in its transaction
-        hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
-        result, snapped = persist(
-            tx,
-            batch,
-            actor=actor,
-            kind=kind,
-            seq=head.seq,
-            head=head.hash,
-            snapshot_after=work.snap_seq + self.snapshot_every,
-            respond=lambda result: tx.idempotency_put(
-                key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
-            ),
-        )
+        with writes() if writes is not None else contextlib.nullcontext():
+            hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
+            result, snapped = persist(
+                tx,
+                batch,
+                actor=actor,
+                kind=kind,
+                seq=head.seq,
+                head=head.hash,
+                snapshot_after=work.snap_seq + self.snapshot_every,
+                respond=lambda result: tx.idempotency_put(
+                    key,
+                    scope=self.table_id,
+                    request_sha256=request,
+                    response=codec.encode(result),
+                ),
+            )
         batch.snapshotted = snapped
         return _Done(result, batch)
 
