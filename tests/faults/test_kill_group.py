@@ -65,6 +65,14 @@ def test_a_crash_during_a_group_commit_loses_no_answered_request_and_keeps_no_re
     monkeypatch.setenv(SCOPE_ENV, "process")  # one group for both tables (PostgreSQL too)
     prepare(store)
     dying = Dying(store)
+    try:
+        _crash(store, dying, point)
+    finally:
+        dying.dead = False
+        dying.close()  # (after the checks: its meter listeners)
+
+
+def _crash(store: Store, dying: Dying, point: str) -> None:
     services = open_tables(dying)
     answers: dict[str, tuple[str, Any]] = {}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -46,15 +46,22 @@ def one_group(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SCOPE_ENV, "process")
 
 
-def _casino(store: Store, tables: tuple[str, ...]) -> tuple[CountingStore, list[TableService]]:
+@pytest.fixture
+def counted(store: Store) -> Iterator[CountingStore]:
+    """The test's store, counting its write transactions (its listeners closed after)."""
+    opened = CountingStore(store)
+    yield opened
+    opened.close()
+
+
+def _casino(counted: CountingStore, tables: tuple[str, ...]) -> list[TableService]:
     rules = baccarat_rules(shoe=ShoeSettings(decks=8, demo_rounds=0))
-    casino(store, {t: ("baccarat", rules, False) for t in tables})
-    store.run(lambda tx: tx.withdraw("p7", BANKROLL - SHORT, actor="cashier", reason="test"))
-    counted = CountingStore(store)
+    casino(counted, {t: ("baccarat", rules, False) for t in tables})
+    counted.run(lambda tx: tx.withdraw("p7", BANKROLL - SHORT, actor="cashier", reason="test"))
     services = [service(counted, t) for t in tables]
     for svc in services:
         open_round(svc, SEATED)
-    return counted, services
+    return services
 
 
 def _bet(svc: TableService, player: str, amount: int, key: str) -> Callable[[], Submitted]:
@@ -90,13 +97,13 @@ def _check_log(store: Store, services: list[TableService], answers: list[Any]) -
 @pytest.mark.usefixtures("one_group")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_concurrent_bets_at_several_tables_each_get_their_own_answer_in_one_transaction_BAC_13(
-    store: Store, seed: int
+    counted: CountingStore, seed: int
 ) -> None:
     """A seeded mix of wagers at two tables, all arriving while a commit is in flight: one
     transaction commits them all; each caller gets its own answer; p7's wagers that its short
     wallet cannot cover are refused (``ledger.insufficient_funds``) and refuse only
     themselves — the wagers after them, at the same table, are accepted; money is conserved."""
-    counted, services = _casino(store, ("t1", "t2"))
+    services = _casino(counted, ("t1", "t2"))
     rng = random.Random(seed)
     plan = []
     for i in range(24):
@@ -129,11 +136,11 @@ def test_concurrent_bets_at_several_tables_each_get_their_own_answer_in_one_tran
 
 
 def test_a_slip_refused_inside_a_group_is_refused_whole_the_others_accepted(
-    store: Store,
+    counted: CountingStore,
 ) -> None:
     """A bet slip (``submit_all``) whose second wager the wallet cannot cover is refused whole
     inside a group — its first wager is not kept — while the requests around it commit."""
-    counted, (svc,) = _casino(store, ("t1",))
+    (svc,) = _casino(counted, ("t1",))
     slip = [
         bac.PlaceWager("p7", seat(7), WagerKind.PLAYER, 500),
         bac.PlaceWager("p7", seat(7), WagerKind.BANKER, 500),  # 1,000 > 700 in all
@@ -156,10 +163,12 @@ def test_a_slip_refused_inside_a_group_is_refused_whole_the_others_accepted(
     _check_log(counted, [svc], answers)
 
 
-def test_the_same_key_twice_in_flight_is_run_once_and_both_get_its_answer(store: Store) -> None:
+def test_the_same_key_twice_in_flight_is_run_once_and_both_get_its_answer(
+    counted: CountingStore,
+) -> None:
     """Two requests under one key in the same group: one execution, the same answer twice; a
     third under that key with another request is refused (``tables.idempotency_mismatch``)."""
-    counted, (svc,) = _casino(store, ("t1",))
+    (svc,) = _casino(counted, ("t1",))
     wager = _bet(svc, "p1", 300, "same")
     other = _bet(svc, "p1", 400, "same")
     answers = grouped(counted, "t1", [_bet(svc, "p2", 100, "x-1"), wager, wager, other])
@@ -172,13 +181,13 @@ def test_the_same_key_twice_in_flight_is_run_once_and_both_get_its_answer(store:
 
 
 def test_a_group_whose_table_moved_on_is_applied_again_from_what_was_committed(
-    store: Store,
+    counted: CountingStore,
 ) -> None:
     """While a request's transaction waits, another writer (a second service of the table, as
     another process would) commits a wager: the transaction finds the log moved on, the table
     is read again from what was committed and the request applied again after that wager;
     the group queued behind it goes on from there."""
-    counted, (svc,) = _casino(store, ("t1",))
+    (svc,) = _casino(counted, ("t1",))
     other = service(counted, "t1")  # the same owner: it takes over the lease
     moved: list[Submitted] = []
 
@@ -196,11 +205,13 @@ def test_a_group_whose_table_moved_on_is_applied_again_from_what_was_committed(
 
 
 @pytest.mark.usefixtures("one_group")
-def test_a_group_whose_transaction_fails_with_a_chain_race_is_run_again(store: Store) -> None:
+def test_a_group_whose_transaction_fails_with_a_chain_race_is_run_again(
+    counted: CountingStore,
+) -> None:
     """A chain race injected into a group's transaction (after all its work, two tables):
     nothing of it committed, the tables are read again and the group run again — every caller
     answered once, each wager taken once."""
-    counted, services = _casino(store, ("t1", "t2"))
+    services = _casino(counted, ("t1", "t2"))
 
     def race() -> None:
         raise StoreError("store.chain_race")
