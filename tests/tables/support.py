@@ -5,10 +5,12 @@ checks of the invariants every test repeats."""
 from __future__ import annotations
 
 import itertools
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from macau_tables.approvals import Approval
 from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind
@@ -18,6 +20,8 @@ from macau_tables.rounds import CycleStep, cycle_step_of
 from macau_tables.store import Store, TableMode, TableStatus
 from macau_tables.tables import FakeClock, OpenRound, Submitted, TableService
 from macau_tables.tables.cycle import betting
+
+T = TypeVar("T")
 
 START = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # Monday 10:00 in Macau
 APPLIED, EFFECTIVE = date(2025, 12, 1), date(2025, 12, 5)
@@ -289,3 +293,112 @@ def replayed_positions(tx: Any, day: date) -> list[Any]:
             PositionFigures(table.table_id, spot, **sums[spot]) for spot in sorted(sums, key=order)
         ]
     return out
+
+
+class CountingStore(Store):
+    """The same database as a store, through a :class:`~macau_tables.store.Store` that counts
+    its write transactions (``writes``: those that committed), can stop the next one before it
+    begins (:meth:`hold`, then :meth:`release`) and can fail it (``fail``: a callable run
+    inside the next write transaction after its work — it raises, the transaction rolls back).
+    For the group commit's tests: how many transactions K concurrent requests took, asserted
+    through the store, never by timing."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store.engine, clock=store.clock)
+        self.writes = 0
+        self._count = threading.Lock()
+        self._held: tuple[threading.Event, threading.Event] | None = None
+        self.fail: Callable[[], None] | None = None
+        self.fail_skip = 0
+
+    def hold(self) -> threading.Event:
+        """Stop the next write transaction before it begins; returns the event set once one
+        is stopped there."""
+        entered = threading.Event()
+        self._held = (entered, threading.Event())
+        return entered
+
+    def release(self) -> None:
+        """Let the stopped transaction go on."""
+        held = self._held
+        assert held is not None
+        held[1].set()
+
+    def run(self, fn: Callable[[Any], T], **kw: Any) -> T:
+        if kw.get("readonly"):
+            return super().run(fn, **kw)
+        held = self._held
+        if held is not None and not held[0].is_set():
+            held[0].set()
+            assert held[1].wait(60), "the held transaction was never released"
+            self._held = None
+        fail = self.fail
+        if fail is not None and self.fail_skip:
+            self.fail_skip -= 1
+            fail = None
+        elif fail is not None:
+            self.fail = None
+            inner = fn
+
+            def failing(tx: Any) -> T:
+                out = inner(tx)
+                fail()
+                return out
+
+            fn = failing
+        result = super().run(fn, **kw)
+        with self._count:
+            self.writes += 1
+        return result
+
+
+def concurrently(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run each of ``calls`` in a thread of its own, all at once; each one's return value or
+    the exception it raised, in order."""
+    out: list[Any] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        try:
+            out[i] = calls[i]()
+        except BaseException as exc:
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+        assert not t.is_alive(), "a request never got its answer"
+    return out
+
+
+def grouped(
+    store: CountingStore,
+    table_id: str,
+    calls: Sequence[Callable[[], Any]],
+    meanwhile: Callable[[], Any] | None = None,
+) -> list[Any]:
+    """``calls`` (requests to tables of ``store``) made while a commit is in flight, so that
+    they are committed as one group: the first call's write transaction is held until all the
+    other calls are queued for the next group (:meth:`GroupCommit.wait_queued`; then
+    ``meanwhile`` is called), then released. Each one's answer (or exception), in order."""
+    from macau_tables.tables.group import committer
+
+    entered = store.hold()
+    first: list[Any] = []
+    lead = threading.Thread(target=lambda: first.append(concurrently(calls[:1])[0]))
+    lead.start()
+    assert entered.wait(60)
+    group = committer(store, table_id)
+    rest: list[Any] = []
+    others = threading.Thread(target=lambda: rest.extend(concurrently(calls[1:])))
+    others.start()
+    try:
+        assert group.wait_queued(len(calls) - 1, 60), "the requests did not queue"
+        if meanwhile is not None:
+            meanwhile()
+    finally:
+        store.release()
+    lead.join(120)
+    others.join(120)
+    return [*first, *rest]

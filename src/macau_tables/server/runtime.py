@@ -165,16 +165,15 @@ class CountedService(TableService):
             return result
 
     def _counted(self, commands: Sequence[object], run: Callable[[], Submitted]) -> Submitted:
-        with self._lock:  # the service's own (re-entrant): one request at a time
-            before = self._seq
-            try:
-                result = run()
-            except MacauTablesError as exc:
-                self.counters.refuse(self.table_id, exc.key)
-                raise
-            if self._seq != before:  # a replayed key changed nothing: counted once
-                self.counters.accept(self.table_id, commands, result)
-            return result
+        # Not under the table's lock: concurrent requests are committed together (.group).
+        try:
+            return run()
+        except MacauTablesError as exc:
+            self.counters.refuse(self.table_id, exc.key)
+            raise
+
+    def _accepted(self, commands: Sequence[object], result: Submitted) -> None:
+        self.counters.accept(self.table_id, commands, result)
 
 
 class Runtime:

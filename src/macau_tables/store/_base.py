@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -148,6 +149,45 @@ class TxBase:
         """Called by the store after the commit: the callbacks, in order."""
         for callback in self._after:
             callback()
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A part of this transaction that can fail alone (``SAVEPOINT``, both databases): what
+        the block wrote is kept if it ends normally, else rolled back — the statements and what
+        this object keeps for the commit (meter changes and credits, ledger batch, callbacks) —
+        and the exception raised on; the transaction goes on. A ledger batch left for the
+        commit is written before the block ends, so that the ledger's refusal of it (a wallet
+        too short) fails this block, not the whole transaction. A database error (a lost
+        connection, a conflict, a race for a log's seq) is not rolled back here: it fails the
+        whole transaction, as it would without the savepoint."""
+        self.writable()
+        if self.ledger_pending is not None:
+            self.flush_ledger()  # an earlier part's batch is not this part's to refuse
+        kept = (
+            dict(self.meter_changes),
+            dict(self.meter_notified),
+            dict(self.meter_pending),
+            len(self._after),
+        )
+        nested = self.connection.begin_nested()
+        try:
+            yield
+            if self.ledger_pending is not None:
+                self.flush_ledger()
+        except DBAPIError:
+            raise
+        except BaseException:
+            self.take_ledger()
+            nested.rollback()
+            changes, notified, pending, after = kept
+            self.meter_changes, self.meter_notified, self.meter_pending = (
+                changes,
+                notified,
+                pending,
+            )
+            del self._after[after:]
+            raise
+        nested.commit()
 
     def flush_meters(self) -> None:
         """Write the meter credits still pending (before a read of balances)."""

@@ -11,6 +11,8 @@ the table's commands one at a time:
   idempotency record; an award is computed on the meter read under lock in that transaction.
   Only after the commit are the views published. The same key again returns the first result
   (a :class:`~.model.Submitted`), nothing re-applied; with another request it is refused.
+  Requests that arrive while a commit is in flight are committed together in the next
+  transaction, each in a savepoint of its own, each answered once durable (:mod:`.group`).
 * :meth:`~TableService.tick` ``(now)``: the clock's work — decision time-outs (CSP-6.4), card
   holding time-outs (BAC-16), a settlement that waited for the meter, the lease. While a fault
   holds the round no time-out is issued; once it is cleared the time-outs start afresh.
@@ -31,10 +33,12 @@ jackpot wagers and says so (``tables.meter_link_down``) until the link is back.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -49,6 +53,7 @@ from . import cycle
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
+from .group import GroupCommit, Request, Work, committer
 from .holds import hold_awards, release_awards
 from .links import (
     LEASE_SECONDS,
@@ -127,7 +132,7 @@ class TableService:
         self.vault: SealedVault = vault or DEFAULT_VAULT
         self.owner = owner or default_owner(f"{id(self):x}")
         self.snapshot_every = snapshot_every
-        self._lock = threading.RLock()
+        self._lock = TableLock()
         self._hub = Hub()
         self._timers = DueTimers()
         self._load()
@@ -254,7 +259,12 @@ class TableService:
         self, commands: tuple[object, ...], request: str, idempotency_key: str, actor: str
     ) -> Submitted:
         if any(isinstance(c, ReleaseAward) for c in commands):  # a held award (.holds)
-            return release_awards(self, commands, request, idempotency_key, actor)
+            with self._lock:
+                before = self._seq
+                result = release_awards(self, commands, request, idempotency_key, actor)
+                if self._seq != before:
+                    self._accepted(commands, result)
+                return result
         key = text_field(idempotency_key, "idempotency_key")
         who = text_field(actor, "actor")
 
@@ -273,7 +283,48 @@ class TableService:
                     )
                 execute(batch, command)
 
-        return self._run(step, key=key, request=request, actor=who, kind=TxKind.ROUND)
+        group = committer(self.store, self.table_id)
+        if self._lock.held() or group.leads():
+            # The table's own work under its lock (a time-out of tick), or a callback of a
+            # group's commit: the single request's path.
+            result, fresh = self._run_fresh(
+                step, key=key, request=request, actor=who, kind=TxKind.ROUND
+            )
+        else:
+            result, fresh = self._grouped(group, step, key, request, who)
+        if fresh:
+            self._accepted(commands, result)
+        return result
+
+    def _grouped(
+        self,
+        group: GroupCommit,
+        step: Callable[[Batch], object],
+        key: str,
+        request: str,
+        actor: str,
+    ) -> tuple[Submitted, bool]:
+        """The request through the group commit (:mod:`.group`): committed with the requests
+        that came while a commit was in flight, answered once durable."""
+        for _ in range(3):
+            try:
+                return group.submit(Request(self, step, key, request, actor, TxKind.ROUND))
+            except MeterUnreachable as exc:
+                with self._lock:
+                    self._link_down(exc.reason, manual=False)
+                raise TableError(
+                    "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
+                ) from exc
+            except StoreError as exc:
+                if exc.key != "store.idempotency_exists":
+                    raise
+                # A request under the same key (at another table, or by another process)
+                # committed first: run again, it finds that record.
+        raise TableError("tables.stale", table=self.table_id)
+
+    def _accepted(self, commands: Sequence[object], result: Submitted) -> None:
+        """A client's request committed what it did (not a replay of its key): a hook for
+        counting (the server's ``CountedService``); nothing here."""
 
     def _run(
         self,
@@ -284,6 +335,19 @@ class TableService:
         actor: str,
         kind: TxKind,
     ) -> Submitted:
+        return self._run_fresh(step, key=key, request=request, actor=actor, kind=kind)[0]
+
+    def _run_fresh(
+        self,
+        step: Callable[[Batch], object],
+        *,
+        key: str,
+        request: str,
+        actor: str,
+        kind: TxKind,
+    ) -> tuple[Submitted, bool]:
+        """One request in its own transaction, under the table's lock: its result, and
+        whether it committed it (``False``: its key's first answer, replayed)."""
         with self._lock:
             for _ in range(3):
                 try:
@@ -310,7 +374,8 @@ class TableService:
                 if outcome.batch is not None:
                     self._committed(outcome.batch, outcome.result)
                 self._lease.renew(self.clock.now())
-                return outcome.result
+                fresh = outcome.batch is not None and bool(outcome.batch.records)
+                return outcome.result, fresh
             raise TableError("tables.stale", table=self.table_id)
 
     def _transact(
@@ -321,16 +386,23 @@ class TableService:
         request: str,
         actor: str,
         kind: TxKind,
+        base: Work | None = None,
+        writes: Callable[[], AbstractContextManager[None]] | None = None,
     ) -> _Done | None:
+        """The request in ``tx``, on the table's committed state (``base``: its state in a
+        group transaction, after the group's requests before it; ``writes``: the context its
+        writes run in there — a refusal before them, by the rules, wrote nothing); ``None``
+        when the log moved on under it (another writer)."""
+        work = base or Work(self.state, self._seq, self._snap_seq)
         head, found = tx.request_start(self.table_id, key)
         if found is not None:
             if found.scope != self.table_id or found.request_sha256 != request:
                 raise TableError("tables.idempotency_mismatch", key=key)
             return _Done(codec.decode(found.response, expect=Submitted), None)
-        if head.seq != self._seq:
+        if head.seq != work.seq:
             return None
         batch = Batch(
-            self.state,
+            work.state,
             self.dealing,
             self.rng,
             actor,
@@ -344,24 +416,29 @@ class TableService:
         )
         step(batch)
         cycle.bookkeep(batch)  # the deadlines this batch's outcome calls for, in its transaction
-        hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
-        result, snapped = persist(
-            tx,
-            batch,
-            actor=actor,
-            kind=kind,
-            seq=head.seq,
-            head=head.hash,
-            snapshot_after=self._snap_seq + self.snapshot_every,
-            respond=lambda result: tx.idempotency_put(
-                key, scope=self.table_id, request_sha256=request, response=codec.encode(result)
-            ),
-        )
+        with writes() if writes is not None else contextlib.nullcontext():
+            hold_awards(tx, batch, self.hold_awards_from)  # large jackpot awards held (.holds)
+            result, snapped = persist(
+                tx,
+                batch,
+                actor=actor,
+                kind=kind,
+                seq=head.seq,
+                head=head.hash,
+                snapshot_after=work.snap_seq + self.snapshot_every,
+                respond=lambda result: tx.idempotency_put(
+                    key,
+                    scope=self.table_id,
+                    request_sha256=request,
+                    response=codec.encode(result),
+                ),
+            )
         batch.snapshotted = snapped
         return _Done(result, batch)
 
-    def _committed(self, batch: Batch, result: Submitted) -> None:
-        """The transaction committed: the service's state moves on, then the views go out."""
+    def _committed(self, batch: Batch, result: Submitted, *, publish: bool = True) -> bool:
+        """The transaction committed: the service's state moves on, then the views go out
+        (``publish=False``: the caller publishes; returns whether they are to go out)."""
         self.state = batch.state
         self._seq, self._head = result.last_seq, result.head
         if batch.snapshotted:
@@ -383,7 +460,10 @@ class TableService:
         if batch.waiting is not None:  # a settlement waits for a meter the table can use
             self._link_down(batch.waiting, manual=False)
         elif batch.records:
+            if not publish:
+                return True
             self._publish()
+        return False
 
     # -- the clock -------------------------------------------------------------------------
 
@@ -637,6 +717,37 @@ class TableService:
 
     def __repr__(self) -> str:
         return f"TableService({self.table_id!r}, {self.setup.game}, seq {self._seq})"
+
+
+class TableLock:
+    """The table's lock: re-entrant, and it knows whether the calling thread holds it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def acquire(self) -> None:
+        self._lock.acquire()
+        self._owner = threading.get_ident()
+        self._depth += 1
+
+    def release(self) -> None:
+        self._depth -= 1
+        if not self._depth:
+            self._owner = None
+        self._lock.release()
+
+    def held(self) -> bool:
+        """Whether the calling thread holds the lock."""
+        return self._owner == threading.get_ident()
+
+    def __enter__(self) -> TableLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,324 @@
+"""Group commit: the table commands that arrive while a commit is in flight are committed
+together, in the next transaction (one ``COMMIT``, one ``fsync``, for the group).
+
+A caller (:meth:`.service.TableService.submit`, ``submit_all``) hands its request to the
+:class:`GroupCommit` of its table's scope and waits. When no commit is in flight it becomes the
+*leader*: it takes every request queued (its own among them), takes the lock of every table
+concerned (in table-id order), and runs ONE store transaction in which each request, in the
+order they came, is applied to its table's state as the request before it left it. A request
+refused refuses only itself, and the next one of its table goes on from the last request
+accepted: refused by the rules (``RuleViolation``, ``TableError``), it has written nothing
+yet; refused once its writes began — by the ledger (``ledger.insufficient_funds``: its ledger
+batch is written at the end of its writes), its key found used meanwhile — its writes are
+rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`); on
+PostgreSQL, where a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a request,
+the transaction is rolled back and the group run again without it (such refusals are rare:
+a wallet too short). Each request writes its own events (its own seq range in its
+table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
+move on (request by request, in order: vault, timers, status), the views are published once
+per table, and every caller is woken with its own result or refusal: none before its
+transaction is durable, none for a transaction that did not commit. Requests that arrive
+meanwhile queue for the next group; the first of them leads it.
+
+A group of one request is the single request's transaction, without a savepoint (exactly as
+the table's lock-holding path runs it). A second request under a key already in the group
+finds the first's idempotency record in the same transaction: the first's answer, or
+``tables.idempotency_mismatch``; one queued behind a group in flight finds it committed.
+
+A transaction that fails as a whole commits nothing and every request of it is answered with
+the failure — except a table's log found moved on (another writer: the chain's head not the
+state's, a conflict or race for a seq): the tables are read again from what was committed
+(:meth:`~.service.TableService.reload`) and the whole group applied again (three attempts,
+then ``tables.stale``). A serialization failure or a lost connection is run again by the store
+itself, from the same committed states.
+
+Scope (:func:`committer`): SQLite has one writer, so one group commit per store spans every
+table of the process; on PostgreSQL each table has its own (tables commit in parallel on their
+own connections, each table's bets grouped) — ``MACAU_TABLES_GROUP_SCOPE=process`` makes it
+one per store there too (measured in ``docs/benchmarks.md``).
+
+The table's other work — the clock's ``tick``, the round cycle's steps, ``wake``, recovery,
+``reconfigure``, the meter link, a held award's release — runs under the table's lock on the
+single-request path, as before: a group that needs the table waits for it, and a request made
+by a thread that holds the table's lock (a time-out issued by ``tick``) takes that path too.
+A thread must not submit to one table while it holds another table's lock (the leader takes
+the locks of a group's tables).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from sqlalchemy.exc import DBAPIError
+
+from ..errors import StoreError
+from ..store import Store, Tx, TxKind
+from .model import Submitted, TableError
+
+if TYPE_CHECKING:
+    from .engine import Batch, TableState
+    from .service import TableService, _Done
+
+__all__ = ["MAX_GROUP", "SCOPE_ENV", "GroupCommit", "committer"]
+
+MAX_GROUP: Final = 256
+"""At most this many requests in one transaction (the rest lead the next group)."""
+
+SCOPE_ENV: Final = "MACAU_TABLES_GROUP_SCOPE"
+"""PostgreSQL: ``table`` (default) — a group commit per table; ``process`` — one per store."""
+
+_RETRIED: Final = ("store.chain_conflict", "store.chain_race")
+
+
+@dataclass(eq=False)
+class Request:
+    """One caller's request, queued for a group: the table, what to run on its batch, its
+    key, request digest, actor and kind; then its answer."""
+
+    service: TableService
+    step: Callable[[Batch], object]
+    key: str
+    request: str
+    actor: str
+    kind: TxKind
+    wake: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False
+    result: Submitted | None = None
+    fresh: bool = False
+    error: BaseException | None = None
+
+    def answer(self) -> tuple[Submitted, bool]:
+        """The result and whether this request committed it (``False``: a replay)."""
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result, self.fresh
+
+
+class _Restart(Exception):
+    """A request of the group refused once its writes began, without a savepoint to roll
+    back to (PostgreSQL): the transaction is rolled back, the request answered with
+    ``error``, the rest of the group run again without it."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(str(error))
+        self.index = index
+        self.error = error
+
+
+def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
+    """The writes of request ``index`` of a group without savepoints: its ledger batch is
+    written at their end (its refusal is this request's); a refusal raised there or before
+    restarts the group without it (:class:`_Restart`)."""
+
+    @contextmanager
+    def writes() -> Iterator[None]:
+        try:
+            yield
+            tx.flush_ledger()
+        except (DBAPIError, _Stale):
+            raise
+        except StoreError as exc:
+            if exc.key in _RETRIED:
+                raise
+            raise _Restart(index, exc) from exc
+        except Exception as exc:
+            raise _Restart(index, exc) from exc
+
+    return writes
+
+
+class _Stale(Exception):
+    """A table's log moved on under the group (another writer): read it again, run again."""
+
+    def __init__(self, service: TableService) -> None:
+        super().__init__(service.table_id)
+        self.service = service
+
+
+@dataclass(slots=True)
+class Work:
+    """A table's state inside a group transaction: after its last accepted request."""
+
+    state: TableState
+    seq: int
+    snap_seq: int
+
+
+class GroupCommit:
+    """The group commit of one scope (module docstring): a queue and its leader."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.savepoints = store.dialect == "sqlite"
+        """Whether a request's writes run in a savepoint (SQLite: cheap, no round trip) or,
+        without one, a refusal after its writes began runs the group again without it
+        (PostgreSQL: a ``SAVEPOINT`` and its ``RELEASE`` are two round trips a request, and
+        refusals after the writes began — a wallet too short — are rare)."""
+        self._mutex = threading.Lock()
+        self._queue: list[Request] = []
+        self._leading = False
+        self._leader: int | None = None  # the thread running a group's transaction
+        self._arrived = threading.Condition(self._mutex)
+
+    def leads(self) -> bool:
+        """Whether the calling thread is running a group (a callback of its commit)."""
+        return self._leader == threading.get_ident()
+
+    def wait_queued(self, n: int, timeout: float) -> bool:
+        """Wait until at least ``n`` requests are queued for the next group (``False``: not
+        within ``timeout`` seconds). For tests and diagnostics."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self._queue) >= n, timeout)
+
+    def submit(self, req: Request) -> tuple[Submitted, bool]:
+        """Queue ``req``, lead a group or wait for the one that takes it; its answer."""
+        with self._mutex:
+            self._queue.append(req)
+            lead = not self._leading
+            self._leading = True
+            self._arrived.notify_all()
+        if not lead:
+            req.wake.wait()
+            if not req.lead:
+                return req.answer()
+        with self._mutex:
+            group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
+        try:
+            self._leader = threading.get_ident()
+            self._run(group)
+        finally:
+            self._leader = None
+            with self._mutex:
+                if self._queue:  # the first queued meanwhile leads the next group
+                    nxt = self._queue[0]
+                    nxt.lead = True
+                    nxt.wake.set()
+                else:
+                    self._leading = False
+            for other in group:
+                if other is not req:
+                    other.wake.set()
+        return req.answer()
+
+    def _run(self, group: list[Request]) -> None:
+        services = sorted({r.service for r in group}, key=lambda s: s.table_id)
+        locks = [s._lock for s in services]
+        taken = 0
+        try:
+            for lock in locks:
+                lock.acquire()
+                taken += 1
+            self._attempts(group, services)
+        except BaseException as exc:  # whatever is unanswered learns why
+            for r in group:
+                if r.result is None and r.error is None:
+                    r.error = exc
+        finally:
+            for lock in reversed(locks[:taken]):
+                lock.release()
+
+    def _attempts(self, group: list[Request], services: list[TableService]) -> None:
+        pending = list(group)
+        attempts = 0
+        while pending and attempts < 3:
+            try:
+                outcomes = self.store.run(lambda tx: self._transact(tx, pending))
+            except _Restart as restart:  # refused after its writes began: run the rest again
+                refused = pending.pop(restart.index)
+                refused.error = restart.error
+                continue
+            except _Stale as stale:
+                attempts += 1
+                stale.service.reload()
+                continue
+            except StoreError as exc:
+                if exc.key not in _RETRIED:
+                    raise
+                attempts += 1
+                for s in services:  # which table raced is not known: all read again
+                    s.reload()
+                continue
+            self._committed(pending, services, outcomes)
+            return
+        for r in pending:
+            r.error = TableError("tables.stale", table=r.service.table_id)
+
+    def _transact(self, tx: Tx, group: list[Request]) -> list[_Done | BaseException]:
+        work: dict[TableService, Work] = {}
+        outcomes: list[_Done | BaseException] = []
+        alone = len(group) == 1
+        for i, r in enumerate(group):
+            svc = r.service
+            base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
+            if alone:  # the single request's transaction, as the lock-holding path runs it
+                done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
+            else:
+                writes = tx.savepoint if self.savepoints else _optimistic(tx, i)
+                try:
+                    done = svc._transact(
+                        tx, r.step, r.key, r.request, r.actor, r.kind, base, writes
+                    )
+                except (DBAPIError, _Stale, _Restart):
+                    raise
+                except StoreError as exc:
+                    if exc.key in _RETRIED:
+                        raise
+                    outcomes.append(exc)  # refused by the store (the ledger): this one alone
+                    continue
+                except Exception as exc:  # refused: this request alone
+                    outcomes.append(exc)
+                    continue
+            if done is None:
+                raise _Stale(svc)
+            if done.batch is not None:
+                snapped = done.result.last_seq if done.batch.snapshotted else base.snap_seq
+                work[svc] = Work(done.batch.state, done.result.last_seq, snapped)
+            outcomes.append(done)
+        return outcomes
+
+    def _committed(
+        self,
+        group: list[Request],
+        services: list[TableService],
+        outcomes: list[_Done | BaseException],
+    ) -> None:
+        """The group committed: each table's state moves on request by request; the views of
+        each table changed go out once; then the answers."""
+        changed: set[TableService] = set()
+        for r, outcome in zip(group, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                r.error = outcome
+                continue
+            batch = outcome.batch
+            if batch is not None and r.service._committed(batch, outcome.result, publish=False):
+                changed.add(r.service)
+            r.result, r.fresh = outcome.result, bool(outcome.batch and outcome.batch.records)
+        for s in services:
+            s._lease.renew(s.clock.now())
+            if s in changed:
+                s._publish()
+
+
+_registry: weakref.WeakKeyDictionary[Store, dict[str | None, GroupCommit]] = (
+    weakref.WeakKeyDictionary()
+)
+_registry_lock = threading.Lock()
+
+
+def committer(store: Store, table_id: str) -> GroupCommit:
+    """The group commit ``table_id``'s requests go through on ``store`` (module docstring)."""
+    per_table = store.dialect != "sqlite" and os.environ.get(SCOPE_ENV, "table") != "process"
+    scope = table_id if per_table else None
+    with _registry_lock:
+        scopes = _registry.setdefault(store, {})
+        found = scopes.get(scope)
+        if found is None:
+            found = scopes[scope] = GroupCommit(store)
+        return found

@@ -1,0 +1,227 @@
+"""Group commit (macau_tables.tables.group), on SQLite and PostgreSQL: the requests that arrive
+while a commit is in flight are committed together, each with its own answer, idempotency
+record and events; a refused one refuses only itself; a bet slip stays all-or-nothing; the
+same key twice in flight is run once; a group whose table moved on under it is applied again
+from what was committed. Wagers at virtual baccarat tables (BAC-13, BAC-15: a seated player
+bets on their own seat; a wallet too short refuses the wager)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from macau_tables.baccarat import commands as bac
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.rules import ShoeSettings, WagerKind
+from macau_tables.errors import MacauTablesError, StoreError
+from macau_tables.store import Store
+from macau_tables.tables import Submitted, TableService
+from macau_tables.tables.audit import verify_database
+from macau_tables.tables.group import SCOPE_ENV
+from macau_tables.tables.storage import read_table
+from tests.tables.support import (
+    BANKROLL,
+    PLAYERS,
+    CountingStore,
+    baccarat_rules,
+    casino,
+    grouped,
+    ledger_total,
+    open_round,
+    service,
+)
+
+SHORT = 700  # p7's wallet: a wager above it is refused by the ledger
+SEATED = tuple((n, p) for n, p in enumerate(PLAYERS, 1))
+
+
+@pytest.fixture
+def one_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One group commit for every table of the store on PostgreSQL too (as on SQLite; there
+    each table has its own by default): the tests of a group that spans tables."""
+    monkeypatch.setenv(SCOPE_ENV, "process")
+
+
+@pytest.fixture
+def counted(store: Store) -> Iterator[CountingStore]:
+    """The test's store, counting its write transactions (its listeners closed after)."""
+    opened = CountingStore(store)
+    yield opened
+    opened.close()
+
+
+def _casino(counted: CountingStore, tables: tuple[str, ...]) -> list[TableService]:
+    rules = baccarat_rules(shoe=ShoeSettings(decks=8, demo_rounds=0))
+    casino(counted, {t: ("baccarat", rules, False) for t in tables})
+    counted.run(lambda tx: tx.withdraw("p7", BANKROLL - SHORT, actor="cashier", reason="test"))
+    services = [service(counted, t) for t in tables]
+    for svc in services:
+        open_round(svc, SEATED)
+    return services
+
+
+def _bet(svc: TableService, player: str, amount: int, key: str) -> Callable[[], Submitted]:
+    n = PLAYERS.index(player) + 1
+    wager = bac.PlaceWager(player, seat(n), WagerKind.PLAYER, amount)
+    return lambda: svc.submit(wager, idempotency_key=key, actor=player)
+
+
+def _wallet(store: Store, player: str) -> int:
+    return store.read(lambda tx: tx.wallet_balance(player))
+
+
+def _check_log(store: Store, services: list[TableService], answers: list[Any]) -> None:
+    """Each accepted request's events are in its table's log where its answer says (its own
+    seq range, the chain's hash at its end; one answer given twice, to one key, counts once);
+    the services' states are the log's; the ledger sums to zero; the database verifies."""
+    for svc in services:
+        log = {r.seq: r for r in store.read(lambda tx, t=svc.table_id: tx.read_events(t))}
+        mine = {a for a in answers if isinstance(a, Submitted) and a.table_id == svc.table_id}
+        ranges = sorted((a.first_seq, a.last_seq) for a in mine)
+        for (_, last), (first, _) in itertools.pairwise(ranges):
+            assert first > last  # no two answers share an event
+        for a in mine:
+            assert [log[q].type for q in range(a.first_seq, a.last_seq + 1)] == list(a.events)
+            assert log[a.last_seq].hash == a.head
+        loaded = store.read(lambda tx, t=svc.table_id: read_table(tx, t))
+        assert loaded.state == svc.state and loaded.head.seq == max(log)
+    assert ledger_total(store) == 0
+    found = verify_database(store)
+    assert found.ok, found.finding
+
+
+@pytest.mark.usefixtures("one_group")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_concurrent_bets_at_several_tables_each_get_their_own_answer_in_one_transaction_BAC_13(
+    counted: CountingStore, seed: int
+) -> None:
+    """A seeded mix of wagers at two tables, all arriving while a commit is in flight: one
+    transaction commits them all; each caller gets its own answer; p7's wagers that its short
+    wallet cannot cover are refused (``ledger.insufficient_funds``) and refuse only
+    themselves — the wagers after them, at the same table, are accepted; money is conserved."""
+    services = _casino(counted, ("t1", "t2"))
+    rng = random.Random(seed)
+    plan = []
+    for i in range(24):
+        svc = rng.choice(services)
+        player = rng.choice(PLAYERS)
+        amount = rng.choice((100, 300, 500, 900)) if player == "p7" else rng.choice((100, 2000))
+        plan.append((svc, player, amount, f"bet-{seed}-{i}"))
+    plan.append((services[0], "p7", 5000, f"bet-{seed}-short"))  # surely refused
+    plan.append((services[0], "p1", 100, f"bet-{seed}-after"))  # after it, same table
+    before = {p: _wallet(counted, p) for p in PLAYERS}
+    writes = counted.writes
+
+    answers = grouped(counted, "t1", [_bet(*p) for p in plan])
+
+    assert counted.writes - writes == 2  # the first request alone, then all the others
+    spent = dict.fromkeys(PLAYERS, 0)
+    for (svc, player, amount, _), answer in zip(plan, answers, strict=True):
+        if isinstance(answer, Submitted):
+            assert answer.table_id == svc.table_id and answer.events
+            spent[player] += amount
+        else:
+            assert isinstance(answer, MacauTablesError), answer
+            assert answer.key == "ledger.insufficient_funds" and player == "p7"
+    assert isinstance(answers[-2], MacauTablesError)
+    assert isinstance(answers[-1], Submitted)
+    assert spent["p7"] <= SHORT
+    for p in PLAYERS:
+        assert _wallet(counted, p) == before[p] - spent[p]
+    _check_log(counted, services, answers)
+
+
+def test_a_slip_refused_inside_a_group_is_refused_whole_the_others_accepted(
+    counted: CountingStore,
+) -> None:
+    """A bet slip (``submit_all``) whose second wager the wallet cannot cover is refused whole
+    inside a group — its first wager is not kept — while the requests around it commit."""
+    (svc,) = _casino(counted, ("t1",))
+    slip = [
+        bac.PlaceWager("p7", seat(7), WagerKind.PLAYER, 500),
+        bac.PlaceWager("p7", seat(7), WagerKind.BANKER, 500),  # 1,000 > 700 in all
+    ]
+    answers = grouped(
+        counted,
+        "t1",
+        [
+            _bet(svc, "p1", 100, "g-1"),
+            _bet(svc, "p2", 100, "g-2"),
+            lambda: svc.submit_all(slip, idempotency_key="g-slip", actor="p7"),
+            _bet(svc, "p3", 100, "g-3"),
+        ],
+    )
+    assert [type(a) for a in answers] == [Submitted, Submitted, type(answers[2]), Submitted]
+    assert isinstance(answers[2], MacauTablesError)
+    assert answers[2].key == "ledger.insufficient_funds"
+    assert _wallet(counted, "p7") == SHORT
+    assert counted.read(lambda tx: tx.idempotency_get("g-slip")) is None
+    _check_log(counted, [svc], answers)
+
+
+def test_the_same_key_twice_in_flight_is_run_once_and_both_get_its_answer(
+    counted: CountingStore,
+) -> None:
+    """Two requests under one key in the same group: one execution, the same answer twice; a
+    third under that key with another request is refused (``tables.idempotency_mismatch``)."""
+    (svc,) = _casino(counted, ("t1",))
+    wager = _bet(svc, "p1", 300, "same")
+    other = _bet(svc, "p1", 400, "same")
+    answers = grouped(counted, "t1", [_bet(svc, "p2", 100, "x-1"), wager, wager, other])
+    assert isinstance(answers[1], Submitted) and answers[1] == answers[2]
+    assert isinstance(answers[3], MacauTablesError)
+    assert answers[3].key == "tables.idempotency_mismatch"
+    assert _wallet(counted, "p1") == BANKROLL - 300
+    assert wager() == answers[1]  # and once more, after the commit
+    _check_log(counted, [svc], answers)
+
+
+def test_a_group_whose_table_moved_on_is_applied_again_from_what_was_committed(
+    counted: CountingStore,
+) -> None:
+    """While a request's transaction waits, another writer (a second service of the table, as
+    another process would) commits a wager: the transaction finds the log moved on, the table
+    is read again from what was committed and the request applied again after that wager;
+    the group queued behind it goes on from there."""
+    (svc,) = _casino(counted, ("t1",))
+    other = service(counted, "t1")  # the same owner: it takes over the lease
+    moved: list[Submitted] = []
+
+    def meanwhile() -> None:
+        with other._lock:  # the other writer's own transaction, not through this group
+            wager = bac.PlaceWager("p3", seat(3), WagerKind.BANKER, 200)
+            moved.append(other.submit(wager, idempotency_key="m-other", actor="p3"))
+
+    calls = [_bet(svc, p, 100, f"m-{p}") for p in ("p1", "p2", "p4")]
+    answers = grouped(counted, "t1", calls, meanwhile)
+    assert all(isinstance(a, Submitted) for a in answers), answers
+    assert min(a.first_seq for a in answers) > moved[0].last_seq
+    assert _wallet(counted, "p3") == BANKROLL - 200
+    _check_log(counted, [svc], [*answers, *moved])
+
+
+@pytest.mark.usefixtures("one_group")
+def test_a_group_whose_transaction_fails_with_a_chain_race_is_run_again(
+    counted: CountingStore,
+) -> None:
+    """A chain race injected into a group's transaction (after all its work, two tables):
+    nothing of it committed, the tables are read again and the group run again — every caller
+    answered once, each wager taken once."""
+    services = _casino(counted, ("t1", "t2"))
+
+    def race() -> None:
+        raise StoreError("store.chain_race")
+
+    counted.fail, counted.fail_skip = race, 1  # the held first request passes, the group fails
+    calls = [_bet(services[i % 2], p, 100, f"r-{p}") for i, p in enumerate(PLAYERS[:6])]
+    writes = counted.writes
+    answers = grouped(counted, "t1", calls)
+    assert all(isinstance(a, Submitted) for a in answers), answers
+    assert counted.writes - writes == 2 and counted.fail is None
+    for p in PLAYERS[:6]:
+        assert _wallet(counted, p) == BANKROLL - 100
+    _check_log(counted, services, answers)
