@@ -640,8 +640,9 @@ def _decode_union(payload: object, tp: Any, sh: Shape, path: str, decoder: Decod
     classes = plan.classes if kind == "object" else ()
     if classes and isinstance(payload, dict) and "type" in payload:
         return decoder.tagged(payload, path, classes)
-    by_kind = plan.by_kind.get(kind, ((), ()))
-    wide, narrow = by_kind
+    wide, narrow = plan.by_kind.get(kind, ((), ()))
+    if len(narrow) > 1 and told_by_value(narrow):
+        narrow = (pick_by_value(narrow, payload),)
     if len(wide) == 1:
         return decode_value(payload, wide[0], path, decoder)
     if len(narrow) == 1:
@@ -670,6 +671,27 @@ class UnionPlan:
 
     classes: tuple[type, ...]
     by_kind: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]]
+
+
+def told_by_value(narrow: tuple[Any, ...]) -> bool:
+    """Whether the members ``narrow`` (several, for one JSON kind) are told apart by the
+    payload's value: all but the last are enums or literals (``str | Dealer``: the text
+    ``"dealer"`` is the member, any other text the ``str``)."""
+    return all(shape(a)[0] in ("enum", "literal") for a in narrow[:-1])
+
+
+def pick_by_value(narrow: tuple[Any, ...], payload: object) -> Any:
+    """The member of ``narrow`` (:func:`told_by_value`) a scalar ``payload`` is: the first
+    enum or literal that has it as a value, else the last member."""
+    for alt in narrow[:-1]:
+        sh = shape(alt)
+        if sh[0] == "enum":
+            member = sh[1]._value2member_map_.get(payload)
+            if member is not None and isinstance(member.value, str) == isinstance(payload, str):
+                return alt
+        elif any(_same(payload, _plain(v)) for v in sh[1]):
+            return alt
+    return narrow[-1]
 
 
 _KINDS_OF_VALUE: Final = {str: "text", int: "number", bool: "boolean", type(None): "null"}
@@ -838,6 +860,15 @@ def _general(tp: Any) -> FastDecoder:
     return general
 
 
+def _by_value(narrow: tuple[Any, ...], table_of: TableOf) -> FastDecoder:
+    decoders = {alt: compile_decoder(alt, table_of) for alt in narrow}
+
+    def by_value(x: Any, d: Any) -> Any:
+        return decoders[pick_by_value(narrow, x)](x, d)
+
+    return by_value
+
+
 def _compile_union_decoder(tp: Any, sh: Shape, table_of: TableOf) -> FastDecoder:
     """By the payload's Python type (its JSON kind): the one member that can hold it, a tagged
     object by its tag among the union's dataclasses; a kind that leaves several members goes
@@ -858,6 +889,8 @@ def _compile_union_decoder(tp: Any, sh: Shape, table_of: TableOf) -> FastDecoder
             decoder = compile_decoder(narrow[0], table_of)
         elif not narrow:
             continue
+        elif told_by_value(narrow):
+            decoder = _by_value(narrow, table_of)
         else:
             decoder = _general(tp)
         for pytype in pytypes:
