@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import resource
 import shutil
 import sys
 import time
@@ -97,12 +98,25 @@ def raw_sha256(url: str) -> tuple[int, int, float]:
 GOAL = 0.02
 
 
+CPU: dict[float, float] = {}
+"""Wall seconds of a timed run → its CPU seconds (this process and its finished children)."""
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (``verify --jobs``'s
+    workers): a figure the other users of a shared machine do not change much."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def timed(url: str, check: Any) -> tuple[Any, float]:
     store = Store.open(url)
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         result = check(store)
-        return result, time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        CPU[seconds] = cpu_seconds() - cpu
+        return result, seconds
     finally:
         store.close()
 
@@ -154,6 +168,8 @@ def main() -> int:
         ok &= all(f.ok for f, _ in fulls.values()) and part.ok
         sha_rate = events / sha_seconds
         rates = {f"verify --jobs {j}": events / sec for j, (_, sec) in fulls.items()}
+        for j, (_, sec) in fulls.items():
+            results.setdefault("cpu_s", {})[f"{backend} --jobs {j}"] = CPU[sec]
         rates["store checks"] = events / part_seconds
         results[backend] = {
             "events": events,
@@ -171,6 +187,8 @@ def main() -> int:
         print(f"{'':<11}raw SHA-256          {sha_rate:>12,.0f} events/s")
         for name, rate in rates.items():
             print(f"{'':<11}{name:<21}{rate:>12,.0f} events/s  ratio {rate / sha_rate:.4f}")
+        for j, (_, sec) in fulls.items():
+            print(f"{'':<11}--jobs {j}: {sec:.2f} s wall, {CPU[sec]:.2f} s CPU (all processes)")
         first = rates[f"verify --jobs {args.jobs[0]}"]
         for jobs in args.jobs[1:]:
             rate = rates[f"verify --jobs {jobs}"]
