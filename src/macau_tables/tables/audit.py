@@ -11,8 +11,11 @@
    the ledger, every reveal against its published commitment.
 
 It returns a :class:`Verified` with the counts and the first :class:`~.findings.Finding`
-(naming the check, the table and the record). Reads only: it works while a table is stopped by
-a fault and while other processes play.
+(naming the check, the table and the record). Each table is checked in one pass over its log
+(:func:`check_table`: the chain walk and the re-derivation of its rounds); with ``jobs`` > 1
+the tables are checked by that many processes (:func:`verify_parallel`) and the parts merged in
+the order above (:func:`merge`), so the report is the one a single process gives.
+Reads only: it works while a table is stopped by a fault and while other processes play.
 """
 
 from __future__ import annotations
