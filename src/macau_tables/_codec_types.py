@@ -623,28 +623,293 @@ def _decode_key(key: object, tp: Any, path: str) -> Any:
 
 
 def _decode_union(payload: object, tp: Any, sh: Shape, path: str, decoder: Decoder) -> Any:
-    alts, card_or_str = sh[1], sh[2]
+    """A union dispatched on the payload: a tagged object by its ``type`` tag among the
+    union's dataclasses; any other value by its JSON kind (an enum or a literal only where one
+    of its values is of that kind: a number is never tried as an enum of texts). A member is
+    tried and another one after it only where the kind leaves more than one (none of the
+    registered types declares such a union: a test checks it); the refusal is the one the
+    union gave before (the member's own where the kind allowed one member, else the union's).
+    """
+    card_or_str = sh[2]
     if card_or_str and isinstance(payload, dict) and set(payload) == {"text"}:
         text = payload["text"]
         if isinstance(text, str):
             return text
     kind = _json_kind(payload)
-    candidates = [
-        a
-        for a in alts
-        if kind in _JSON_KINDS[shape(a)[0]] and not (card_or_str and shape(a)[0] == "str")
-    ]
-    classes = tuple(shape(a)[1] for a in candidates if shape(a)[0] == "dataclass")
+    plan = union_plan(sh)
+    classes = plan.classes if kind == "object" else ()
     if classes and isinstance(payload, dict) and "type" in payload:
         return decoder.tagged(payload, path, classes)
-    candidates = [a for a in candidates if shape(a)[0] != "dataclass"]
-    if len(candidates) == 1:
-        return decode_value(payload, candidates[0], path, decoder)
-    for alt in candidates:
+    wide, narrow = plan.by_kind.get(kind, ((), ()))
+    if len(narrow) > 1 and told_by_value(narrow):
+        narrow = (pick_by_value(narrow, payload),)
+    if len(wide) == 1:
+        return decode_value(payload, wide[0], path, decoder)
+    if len(narrow) == 1:
         try:
-            return decode_value(payload, alt, path, decoder)
+            return decode_value(payload, narrow[0], path, decoder)
         except CodecError:
-            continue
+            pass
+    else:
+        for alt in narrow:  # a kind that leaves several members (see the docstring)
+            try:
+                return decode_value(payload, alt, path, decoder)
+            except CodecError:
+                continue
     if card_or_str and kind == "text":
         raise CodecError("core.codec_bad_card", path=path, got=describe(payload))
     raise _wrong(path, tp, payload)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UnionPlan:
+    """How a union is dispatched: ``classes`` its dataclasses (a tagged object is decoded by
+    its tag among them); ``by_kind`` JSON kind → ``(wide, narrow)``: the members other than
+    dataclasses whose shape admits that kind (what was tried before, in order) and among them
+    those that can hold a value of that kind (an enum by its values' types, a literal by its
+    values')."""
+
+    classes: tuple[type, ...]
+    by_kind: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]]
+
+
+def told_by_value(narrow: tuple[Any, ...]) -> bool:
+    """Whether the members ``narrow`` (several, for one JSON kind) are told apart by the
+    payload's value: all but the last are enums or literals (``str | Dealer``: the text
+    ``"dealer"`` is the member, any other text the ``str``)."""
+    return all(shape(a)[0] in ("enum", "literal") for a in narrow[:-1])
+
+
+def pick_by_value(narrow: tuple[Any, ...], payload: object) -> Any:
+    """The member of ``narrow`` (:func:`told_by_value`) a scalar ``payload`` is: the first
+    enum or literal that has it as a value, else the last member."""
+    for alt in narrow[:-1]:
+        sh = shape(alt)
+        if sh[0] == "enum":
+            member = sh[1]._value2member_map_.get(payload)
+            if member is not None and isinstance(member.value, str) == isinstance(payload, str):
+                return alt
+        elif any(_same(payload, _plain(v)) for v in sh[1]):
+            return alt
+    return narrow[-1]
+
+
+_KINDS_OF_VALUE: Final = {str: "text", int: "number", bool: "boolean", type(None): "null"}
+
+
+def _holds(sh: Shape, kind: str) -> bool:
+    """Whether a member of shape ``sh`` can hold a JSON value of ``kind`` at all."""
+    if sh[0] == "enum":
+        return any(_KINDS_OF_VALUE.get(type(m.value)) == kind for m in sh[1])
+    if sh[0] == "literal":
+        return any(_KINDS_OF_VALUE.get(type(_plain(v))) == kind for v in sh[1])
+    return True
+
+
+def union_plan(sh: Shape) -> UnionPlan:
+    """The :class:`UnionPlan` of the union shape ``sh`` (made once per union)."""
+    try:
+        return _union_plan_cached(sh)
+    except TypeError:  # an unhashable annotation
+        return _union_plan(sh)
+
+
+@cache
+def _union_plan_cached(sh: Shape) -> UnionPlan:
+    return _union_plan(sh)
+
+
+def _union_plan(sh: Shape) -> UnionPlan:
+    alts, card_or_str = sh[1], sh[2]
+    classes = tuple(shape(a)[1] for a in alts if shape(a)[0] == "dataclass")
+    by_kind: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+    for kind in ("null", "boolean", "number", "text", "array", "object"):
+        wide = tuple(
+            a
+            for a in alts
+            if kind in _JSON_KINDS[shape(a)[0]]
+            and shape(a)[0] != "dataclass"
+            and not (card_or_str and shape(a)[0] == "str")
+        )
+        narrow = tuple(a for a in wide if _holds(shape(a), kind))
+        by_kind[kind] = (wide, narrow)
+    return UnionPlan(classes, by_kind)
+
+
+# -- the compiled decoders ----------------------------------------------------------------------
+
+FastDecoder = Callable[[Any, Any], Any]
+"""``(payload, decoder) -> value``: a compiled decoder of one declared type (see
+:func:`compile_decoder`)."""
+
+
+class FastDecoding(Protocol):
+    """What a compiled decoder needs from the decode call (``codec._Decoder``)."""
+
+    def fast_tagged(self, payload: object, table: dict[str, type]) -> Any: ...
+
+
+TableOf = Callable[[tuple[type, ...]], dict[str, type]]
+"""The registered names → classes among the subclasses of any of the given dataclasses."""
+
+CARD_BY_TEXT: Final = {str(c): c for c in DECK}
+
+
+def compile_decoder(tp: Any, table_of: TableOf) -> FastDecoder:
+    """A function decoding a payload declared ``tp`` exactly as :func:`decode_value` does,
+    for the payloads of the common forms (what the codec writes); anything else raises (it
+    builds no path and renders no message: :data:`MISMATCH`, or whatever a check raised), and
+    the caller decodes the whole payload again through :func:`decode_value`, which gives the
+    value or the refusal naming the path."""
+    sh = shape(tp)
+    kind = sh[0]
+    if kind in _EXACT_KINDS:
+        exact = _EXACT_KINDS[kind]
+
+        def same(x: Any, d: Any) -> Any:
+            if type(x) is exact:
+                return x
+            raise MISMATCH
+
+        return same
+    if kind == "none":
+
+        def none(x: Any, d: Any) -> Any:
+            if x is None:
+                return None
+            raise MISMATCH
+
+        return none
+    if kind == "any":
+
+        def scalar(x: Any, d: Any) -> Any:
+            if x is None or type(x) in _SCALARS:
+                return x
+            raise MISMATCH
+
+        return scalar
+    if kind == "card":
+
+        def card(x: Any, d: Any) -> Any:
+            if type(x) is not str:
+                raise MISMATCH
+            return CARD_BY_TEXT.get(x) or Card.parse(x)
+
+        return card
+    if kind == "enum":
+        members = sh[1]._value2member_map_
+
+        def member(x: Any, d: Any) -> Any:
+            if type(x) is not str and type(x) is not int:
+                raise MISMATCH
+            found = members.get(x)
+            if found is None or isinstance(found.value, str) != (type(x) is str):
+                raise MISMATCH
+            return found
+
+        return member
+    if kind == "dataclass":
+        table = table_of((sh[1],))
+
+        def nested(x: Any, d: Any) -> Any:
+            return d.fast_tagged(x, table)
+
+        return nested
+    if kind in ("seq", "set"):
+        item, make = compile_decoder(sh[2], table_of), sh[1]
+
+        def seq(x: Any, d: Any) -> Any:
+            if type(x) is not list and type(x) is not tuple:
+                raise MISMATCH
+            return make([item(e, d) for e in x])
+
+        return seq
+    if kind == "fixed":
+        items = tuple(compile_decoder(a, table_of) for a in sh[1])
+        size = len(items)
+
+        def fixed(x: Any, d: Any) -> Any:
+            if (type(x) is not list and type(x) is not tuple) or len(x) != size:
+                raise MISMATCH
+            return tuple(f(e, d) for f, e in zip(items, x, strict=True))
+
+        return fixed
+    if kind == "map" and shape(sh[1])[0] == "str":
+        value = compile_decoder(sh[2], table_of)
+
+        def text_map(x: Any, d: Any) -> Any:
+            if type(x) is not dict:
+                raise MISMATCH
+            out = {}
+            for k, v in x.items():
+                if type(k) is not str:
+                    raise MISMATCH
+                out[k] = value(v, d)
+            return out
+
+        return text_map
+    if kind == "union":
+        return _compile_union_decoder(tp, sh, table_of)
+    return _general(tp)  # other maps, fractions, dates, literals, classes: rare
+
+
+def _general(tp: Any) -> FastDecoder:
+    def general(x: Any, d: Any) -> Any:
+        return decode_value(x, tp, "$", d)  # (a refusal: the caller decodes again with paths)
+
+    return general
+
+
+def _by_value(narrow: tuple[Any, ...], table_of: TableOf) -> FastDecoder:
+    decoders = {alt: compile_decoder(alt, table_of) for alt in narrow}
+
+    def by_value(x: Any, d: Any) -> Any:
+        return decoders[pick_by_value(narrow, x)](x, d)
+
+    return by_value
+
+
+def _compile_union_decoder(tp: Any, sh: Shape, table_of: TableOf) -> FastDecoder:
+    """By the payload's Python type (its JSON kind): the one member that can hold it, a tagged
+    object by its tag among the union's dataclasses; a kind that leaves several members goes
+    through :func:`decode_value`."""
+    plan = union_plan(sh)
+    card_or_str = sh[2]
+    table = table_of(plan.classes) if plan.classes else {}
+    by_type: dict[type, FastDecoder] = {}
+    for kind, pytypes in (
+        ("null", (type(None),)),
+        ("boolean", (bool,)),
+        ("number", (int,)),
+        ("text", (str,)),
+        ("array", (list, tuple)),
+    ):
+        narrow = plan.by_kind[kind][1]
+        if len(narrow) == 1:
+            decoder = compile_decoder(narrow[0], table_of)
+        elif not narrow:
+            continue
+        elif told_by_value(narrow):
+            decoder = _by_value(narrow, table_of)
+        else:
+            decoder = _general(tp)
+        for pytype in pytypes:
+            by_type[pytype] = decoder
+    objects = plan.by_kind["object"][1]
+    other = compile_decoder(objects[0], table_of) if len(objects) == 1 else None
+
+    def union(x: Any, d: Any) -> Any:
+        if type(x) is dict:
+            if card_or_str and len(x) == 1 and isinstance(x.get("text"), str):
+                return x["text"]
+            if table and "type" in x:
+                return d.fast_tagged(x, table)
+            if other is None:
+                raise MISMATCH
+            return other(x, d)
+        decoder = by_type.get(type(x))
+        if decoder is None:
+            raise MISMATCH
+        return decoder(x, d)
+
+    return union

@@ -179,6 +179,8 @@ class _Info:
     omit: tuple[tuple[str, Any], ...] = ()
     """``(field, default)`` written only when the value differs from the default
     (``__codec_omit_default__``)."""
+    names: frozenset[str] = frozenset()
+    """The init fields' names."""
 
 
 class Registry:
@@ -195,6 +197,9 @@ class Registry:
         self._by_class: dict[type, _Info] = {}
         self._digests: dict[int, tuple[object, str]] = {}  # id(rules) -> (rules, sha256)
         self._compiled: dict[type, t.Compiled] = {}  # class -> its compiled encoder
+        self._decoders: dict[type, t.FastDecoder] = {}  # class -> its compiled decoder
+        self._tables: dict[tuple[type, ...], dict[str, type]] = {}  # see _table_of
+        self._checked: dict[tuple[str, str], object] = {}  # (config_id, sha256) -> rules
 
     def register(self, namespace: str, types: Iterable[type]) -> None:
         """Register ``types`` as ``"<namespace>.<ClassName>"`` (registering again is a no-op;
@@ -213,6 +218,8 @@ class Registry:
             info = _describe_class(name, cls)
             self._by_name[name] = info
             self._by_class[cls] = info
+            self._decoders.clear()  # (their tag tables name the classes registered then)
+            self._tables.clear()
 
     def names(self) -> tuple[str, ...]:
         """Every registered name, sorted."""
@@ -430,10 +437,89 @@ class Registry:
         value, a newer schema version, bad card text, rules that do not match.
         """
         allowed = (expect,) if isinstance(expect, type) else expect
+        decoder = _Decoder(self, rules)
+        if type(payload) is dict:
+            name = payload.get(_TYPE)
+            info = self._by_name.get(name) if type(name) is str else None
+            if info is not None and (allowed is None or issubclass(info.cls, allowed)):
+                try:
+                    return self._decoder_of(info.cls)(payload, decoder)
+                except Exception:  # off the compiled path: decoded again, naming the path
+                    pass
         try:
-            return _Decoder(self, rules).tagged(payload, "$", allowed)
+            return decoder.tagged(payload, "$", allowed)
         except RecursionError:
             raise CodecError("core.codec_too_deep", path="$") from None
+
+    def _table_of(self, classes: tuple[type, ...]) -> dict[str, type]:
+        """The registered names → classes that a payload declared as one of ``classes`` may
+        be tagged with (the registered subclasses of any of them)."""
+        table = self._tables.get(classes)
+        if table is None:
+            table = self._tables[classes] = {
+                name: info.cls
+                for name, info in self._by_name.items()
+                if issubclass(info.cls, classes)
+            }
+        return table
+
+    def _decoder_of(self, cls: type) -> t.FastDecoder:
+        """The compiled decoder of the registered ``cls`` (built on first use)."""
+        decoder = self._decoders.get(cls)
+        if decoder is None:
+            decoder = self._decoders[cls] = self._compile_decoder(self._by_class[cls])
+        return decoder
+
+    def _compile_decoder(self, info: _Info) -> t.FastDecoder:
+        """``info``'s class decoded through a plan made once: per field its compiled decoder
+        (:func:`~._codec_types.compile_decoder`), a rules reference resolved and its digest
+        checked once per ``(config_id, sha256)``. What :meth:`_Decoder.tagged` does for a
+        payload of the current version, building no path and rendering no message; anything
+        else (an older version, a missing or extra field, a wrong value, a refusal of the
+        class) raises, and :meth:`decode` decodes again through :meth:`_Decoder.tagged`,
+        which gives the value or the refusal naming the path."""
+        plan = tuple(
+            (field, t.compile_decoder(tp, self._table_of))
+            for field, tp in info.fields
+            if field not in info.rules_fields
+        )
+        rules = tuple((f, tp) for f, tp in info.fields if f in info.rules_fields)
+        allowed = info.names | {_TYPE, _VERSION}
+        required, version, cls = info.required, info.version, info.cls
+
+        def decode(payload: dict[str, Any], d: _Decoder) -> Any:
+            v = payload.get(_VERSION)
+            if type(v) is not int or v != version:
+                raise t.MISMATCH
+            if not allowed.issuperset(payload) or not required.issubset(payload):
+                raise t.MISMATCH
+            kwargs = {field: dec(payload[field], d) for field, dec in plan if field in payload}
+            for field, tp in rules:
+                if field not in payload:
+                    continue
+                if payload[field] is None:
+                    kwargs[field] = t.decode_value(None, tp, "$", d)
+                    continue
+                kwargs[field], config_id = d._rules(payload[field], tp, "$")
+                if kwargs.get("config_id") != config_id:
+                    raise t.MISMATCH
+            return cls(**kwargs)
+
+        return decode
+
+    def _rules_match(self, config_id: str, digest: str, rules: object) -> bool:
+        """Whether ``rules``, found for ``config_id``, hash to ``digest``: computed once per
+        ``(config_id, sha256)`` and rules object (a log names the same configuration in every
+        round)."""
+        key = (config_id, digest)
+        if self._checked.get(key) is rules:
+            return True
+        if self.sha256(rules) != digest:
+            return False
+        if len(self._checked) >= 256:
+            self._checked.clear()
+        self._checked[key] = rules
+        return True
 
 
 class _Decoder:
@@ -442,7 +528,16 @@ class _Decoder:
     def __init__(self, registry: Registry, rules: RulesResolver | None) -> None:
         self.registry = registry
         self.rules = rules
-        self.digests: dict[int, tuple[object, str]] = {}
+
+    def fast_tagged(self, payload: object, table: dict[str, type]) -> Any:
+        """A compiled decoder's nested tagged object: its class by its tag in ``table``,
+        decoded by that class's compiled decoder (anything else raises ``Mismatch``)."""
+        if type(payload) is not dict:
+            raise t.MISMATCH
+        cls = table.get(payload.get(_TYPE))  # type: ignore[arg-type]
+        if cls is None:
+            raise t.MISMATCH
+        return self.registry._decoder_of(cls)(payload, self)
 
     def tagged(self, payload: object, path: str, allowed: tuple[type, ...] | None) -> Any:
         if not isinstance(payload, dict):
@@ -457,11 +552,11 @@ class _Decoder:
             expected = " or ".join(self.registry._name_or_qualname(c) for c in allowed)
             raise CodecError("core.codec_unexpected_type", path=path, expected=expected, type=name)
         fields = self._versioned(payload, info, path)
-        unknown = sorted(str(k) for k in fields if k not in {f for f, _ in info.fields})
-        if unknown:
+        if not info.names.issuperset(fields):
+            unknown = sorted(str(k) for k in fields if k not in info.names)
             raise CodecError("core.codec_extra_field", path=path, type=name, field=unknown[0])
-        missing = sorted(info.required - fields.keys())
-        if missing:
+        if not info.required.issubset(fields):
+            missing = sorted(info.required - fields.keys())
             raise CodecError("core.codec_missing_field", path=path, type=name, field=missing[0])
         kwargs: dict[str, Any] = {}
         refs: dict[str, str] = {}
@@ -550,16 +645,11 @@ class _Decoder:
             found = None
         if found is None:
             raise CodecError("core.codec_rules_unknown", path=path, config_id=config_id)
-        if not isinstance(found, t.non_none(tp)) or self._digest(found) != digest:
+        if not isinstance(found, t.non_none(tp)) or not self.registry._rules_match(
+            config_id, digest, found
+        ):
             raise CodecError("core.codec_rules_mismatch", path=path, config_id=config_id)
         return found, config_id
-
-    def _digest(self, rules: object) -> str:
-        seen = self.digests.get(id(rules))
-        if seen is None:
-            seen = (rules, self.registry.sha256(rules))
-            self.digests[id(rules)] = seen
-        return seen[1]
 
     def class_named(self, name: object, path: str) -> type:
         info = self.registry._by_name.get(name) if isinstance(name, str) else None
@@ -625,6 +715,7 @@ def _describe_class(name: str, cls: type) -> _Info:
         frozenset(rules_fields),
         fast,
         omit,
+        frozenset(f for f, _ in fields),
     )
 
 

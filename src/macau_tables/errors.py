@@ -52,9 +52,15 @@ class MacauTablesError(Exception):
 
     ``key`` names the message in the catalog, ``params`` fill its placeholders, ``message`` is
     the English text. ``code`` is the machine-readable kind (``rule_violation``, …).
+
+    The text is rendered lazily: constructing an error stores its key and parameters only;
+    ``message``, ``str(err)`` and :meth:`text` render it when asked (``message`` once, then
+    kept), the same text an eager rendering gave. A refusal that is raised and caught without
+    being shown (a decoder trying a value, a check that falls back) costs no rendering.
     """
 
     code: ClassVar[str] = "error"
+    _message: str | None = None
 
     def __init__(self, key: str, /, **params: Any) -> None:
         self.key = key
@@ -64,8 +70,20 @@ class MacauTablesError(Exception):
             k: v for k, v in params.items() if isinstance(v, MacauTablesError)
         }
         self.params: dict[str, Param] = {k: json_param(v) for k, v in params.items()}
-        self.message = messages.render(key, self.params)
-        super().__init__(self.message)
+        super().__init__(key)
+
+    @property
+    def message(self) -> str:
+        """The English text (rendered on first use, then kept)."""
+        if self._message is None:
+            self._message = messages.render(self.key, self.params)
+        return self._message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from key and params (pickling across processes keeps the key).
@@ -105,7 +123,9 @@ class RuleViolation(MacauTablesError):
     def __init__(self, rule: str, key: str, /, **params: Any) -> None:
         self.rule = rule
         super().__init__(key, **params)
-        Exception.__init__(self, f"[{rule}] {self.message}")
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] {self.message}"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self.rule, self.key, {**self.params, **self.nested}))

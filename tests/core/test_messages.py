@@ -475,3 +475,31 @@ def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
     err = two.check(actions.DealCard("7h", DEALER))
     assert isinstance(err, RuleViolation) and err.key == "caribbean.wrong_dealing_order"
     assert "第 2 門" in err.text("zh-Hant")
+
+
+@pytest.mark.parametrize("key", sorted(CATALOG))
+def test_a_refusal_renders_its_text_when_asked_the_same_text(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 (item 5): constructing a refusal renders nothing; ``message``, ``str`` and
+    ``text`` then give exactly what rendering the catalog at once gives, in every language."""
+    names = messages.placeholders(CATALOG[key]["en"])
+    params: dict[str, object] = {name: f"v{i}" for i, name in enumerate(sorted(names))}
+    eager = {lang: messages.render(key, params, lang) for lang in messages.LANGUAGES}
+    rendered: list[str] = []
+    real = messages.render
+
+    def counting(k: str, p: object, language: str = messages.DEFAULT_LANGUAGE) -> str:
+        rendered.append(k)
+        return real(k, p, language)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(messages, "render", counting)
+    err = MacauTablesError(key, **params)
+    rule = RuleViolation("CSP-1", key, **params)
+    assert rendered == []
+    assert err.message == str(err) == eager["en"]
+    assert str(rule) == f"[CSP-1] {eager['en']}" and rule.message == eager["en"]
+    assert repr(err) == f"MacauTablesError({eager['en']!r})"
+    for lang in messages.LANGUAGES:
+        assert err.text(lang) == rule.text(lang) == eager[lang]
+        assert err.to_dict(lang)["message"] == eager[lang]

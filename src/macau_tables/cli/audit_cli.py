@@ -34,7 +34,7 @@ from ..messages import DEFAULT_LANGUAGE, render
 from ..rounds import Audience
 from ..tables.archive import export_day
 from ..tables.archive_check import verify_archive
-from ..tables.audit import verify_database
+from ..tables.audit import default_jobs, verify_database
 from ..tables.findings import Finding
 from ..tables.recall import RecalledAward, RecalledRound, recall
 from ..tables.reports import (
@@ -80,6 +80,15 @@ REPORT_FORMAT = typer.Option(
 )
 REPORT_OUTPUT = typer.Option(
     None, "--output", "-o", callback=check_output, help="Write to this file (default: stdout)."
+)
+JOBS = typer.Option(
+    None,
+    "--jobs",
+    "-j",
+    min=1,
+    show_default=False,
+    help="How many processes check the tables at once (default: the number of cores; 1: "
+    "all in this process). The report is the same.",
 )
 PUBLIC_KEY = typer.Option(
     None,
@@ -204,10 +213,12 @@ def verify(
     public_key: str | None = PUBLIC_KEY,
     output_format: Format = FORMAT,
     database: str | None = DATABASE,
+    jobs: int | None = JOBS,
 ) -> None:
     """Verify hash chains, the ledger, every round's settlement re-derived by its rules and the
     shoes against their commitments. Exit 0 when all hold, 1 naming the first failing table
-    and record."""
+    and record. The tables are checked by --jobs processes at once (default: the number of
+    cores); the report is the same whatever their number."""
     if public_key is not None and archive is None:
         raise refuse(ConfigError("cli.public_key_without_archive"))
     if archive is not None:
@@ -229,7 +240,7 @@ def verify(
         store = open_store(database, strict=False)
         try:
             with interruptible():
-                result = verify_database(store)
+                result = verify_database(store, jobs=default_jobs() if jobs is None else jobs)
             where = store.url
         finally:
             store.close()

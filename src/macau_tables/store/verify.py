@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
@@ -41,22 +41,26 @@ from ..errors import CodecError, MacauTablesError, Param, json_param
 from ..voids import Ground, shows, void_since
 from . import schema as s
 from .chain import GENESIS, audit_payload, chain_hash, iso, transaction_digest
-from .records import dumps
+from .records import EventRecord, dumps
 from .store import Store
 from .tx import Tx
 
 __all__ = [
     "BATCH",
+    "ChainWalk",
     "Check",
     "Failure",
     "Verification",
     "check_void",
+    "stored_configs",
+    "table_records",
     "verify",
     "verify_audit",
     "verify_balances",
     "verify_chain",
     "verify_configs",
     "verify_meters",
+    "verify_rest",
     "verify_shoes",
     "verify_transactions",
     "verify_tx",
@@ -164,7 +168,7 @@ def verify_tx(tx: Tx) -> Verification:
 
 
 def _verify_all(tx: Tx, counts: dict[str, int]) -> Failure | None:
-    configs = {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
+    configs = stored_configs(tx)
     counts["configs"] = len(configs)
     failure = verify_configs(tx)
     if failure:
@@ -178,6 +182,18 @@ def _verify_all(tx: Tx, counts: dict[str, int]) -> Failure | None:
         counts["events"] += n
         if failure:
             return failure
+    return verify_rest(tx, counts)
+
+
+def stored_configs(tx: Tx) -> dict[str, str]:
+    """Every stored configuration's id → its recorded SHA-256."""
+    return {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
+
+
+def verify_rest(tx: Tx, counts: dict[str, int]) -> Failure | None:
+    """The checks after the tables' chains (items 3 to 8 of the module docstring), in order,
+    the first failure winning; ``counts`` gets ``meters``, ``shoes``, ``transactions``,
+    ``accounts`` and ``audit`` as far as they were read."""
     counts["meters"] = int(
         tx.connection.execute(select(func.count()).select_from(s.meters)).scalar_one()
     )
@@ -252,66 +268,124 @@ def verify_chain(
     *,
     configs: Mapping[str, str] | None = None,
     voids: dict[str, int] | None = None,
+    until: int | None = None,
 ) -> tuple[Failure | None, int]:
     """Walk ``table_id``'s event chain; returns the first failure (or ``None``) and how many
     events were read. ``configs`` maps config id -> SHA-256 (read from the store if omitted);
     ``voids`` (if given) counts the voids with a ground (``"voids"``) and those written before
-    voids carried one (``"legacy_voids"``)."""
+    voids carried one (``"legacy_voids"``); ``until``: the last ``seq`` read (``None``: all)."""
     if configs is None:
         configs = {r.config_id: r.sha256 for r in tx.connection.execute(select(s.configs))}
-    expected, prev, count = 1, GENESIS, 0
-    recent = RecentRounds()
+    walk = ChainWalk(table_id, configs, voids)
+    for record in table_records(tx, table_id, until=until):
+        if walk.check(record) is not None:
+            break
+    return walk.failure, walk.count
+
+
+def table_records(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[EventRecord]:
+    """``table_id``'s stored events in ``seq`` order (up to ``until`` if given), read
+    :data:`BATCH` at a time."""
+    after = 0
     while True:
-        batch = tx.read_events(table_id, after=expected - 1, limit=BATCH)
-        if not batch:
-            return None, count
+        batch = tx.read_events(table_id, after=after, limit=BATCH)
         for record in batch:
-            count += 1
-            name = f"{table_id}#{record.seq}"
+            if until is not None and record.seq > until:
+                return
+            yield record
+        if len(batch) < BATCH:
+            return
+        after = batch[-1].seq
 
-            def fail(key: str, rec: str = name, /, **params: object) -> Failure:
-                return _fail(Check.CHAIN, "events", rec, table_id, key, **params)
 
-            if record.seq != expected:
-                seq_record = f"{table_id}#{expected}"
-                return fail(
-                    "store.verify_seq_gap",
-                    seq_record,
-                    table_id=table_id,
-                    seq=record.seq,
-                    expected=expected,
-                ), count
-            if record.prev_hash != prev:
-                return fail("store.verify_chain_broken", table_id=table_id, seq=record.seq), count
-            if chain_hash(record.prev_hash, record.payload.encode("utf-8")) != record.hash:
-                return fail("store.verify_hash_mismatch", table_id=table_id, seq=record.seq), count
-            try:
-                data = json.loads(record.payload)
-            except ValueError:
-                data = None
-            if not isinstance(data, dict):
-                return fail("store.verify_payload", table_id=table_id, seq=record.seq), count
-            if data.get("type") != record.type:
-                return fail(
-                    "store.verify_type_mismatch",
-                    table_id=table_id,
-                    seq=record.seq,
-                    type=record.type,
-                    found=str(data.get("type")),
-                ), count
+class ChainWalk:
+    """One table's chain checked one stored event at a time (:meth:`check`), in ``seq``
+    order: the store's per-event checks, used by :func:`verify_chain` and by the table check
+    of ``macau-tables verify`` (:func:`macau_tables.tables.audit.check_table`), which reads
+    each event once for both. After the first failure (:attr:`failure`) it checks no more.
+
+    A new check of each stored event goes in :meth:`check` (it has the record and its parsed
+    payload; a failure is a :func:`_fail` of :attr:`Check.CHAIN`)."""
+
+    def __init__(
+        self,
+        table_id: str,
+        configs: Mapping[str, str],
+        voids: dict[str, int] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.configs = configs
+        self.voids = voids
+        self.expected = 1
+        self.prev = GENESIS
+        self.count = 0
+        self.failure: Failure | None = None
+        self.data: dict[str, Any] = {}
+        """The last event's parsed payload (when it passed)."""
+        self.recent = RecentRounds()
+
+    def _fail(self, key: str, record: str, /, **params: object) -> Failure:
+        self.failure = _fail(Check.CHAIN, "events", record, self.table_id, key, **params)
+        return self.failure
+
+    def check(self, record: EventRecord) -> Failure | None:
+        """Check the next stored event (see the module docstring, item 2); its failure, if
+        any (also kept in :attr:`failure`)."""
+        if self.failure is not None:
+            return self.failure
+        self.count += 1
+        table_id, seq = self.table_id, record.seq
+        name = f"{table_id}#{seq}"
+        if seq != self.expected:
+            return self._fail(
+                "store.verify_seq_gap",
+                f"{table_id}#{self.expected}",
+                table_id=table_id,
+                seq=seq,
+                expected=self.expected,
+            )
+        if record.prev_hash != self.prev:
+            return self._fail("store.verify_chain_broken", name, table_id=table_id, seq=seq)
+        payload = record.payload
+        if chain_hash(record.prev_hash, payload.encode("utf-8")) != record.hash:
+            return self._fail("store.verify_hash_mismatch", name, table_id=table_id, seq=seq)
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            return self._fail("store.verify_payload", name, table_id=table_id, seq=seq)
+        if data.get("type") != record.type:
+            return self._fail(
+                "store.verify_type_mismatch",
+                name,
+                table_id=table_id,
+                seq=seq,
+                type=record.type,
+                found=str(data.get("type")),
+            )
+        if _may_refer(payload):  # (a payload naming no "sha256" holds no rules reference)
             for config_id, digest in codec.stored_rules_refs(data):
-                if configs.get(config_id) != digest:
-                    return fail(
+                if self.configs.get(config_id) != digest:
+                    return self._fail(
                         "store.verify_rules_ref",
+                        name,
                         table_id=table_id,
-                        seq=record.seq,
+                        seq=seq,
                         config_id=config_id,
-                    ), count
-            found = check_void(record.seq, record.round_id, data, recent, voids)
-            if found is not None:
-                return fail(found[0], table_id=table_id, seq=record.seq, **found[1]), count
-            recent.add(record.round_id, record.seq, record.hash, data)
-            expected, prev = record.seq + 1, record.hash
+                    )
+        found = check_void(seq, record.round_id, data, self.recent, self.voids)
+        if found is not None:
+            return self._fail(found[0], name, table_id=table_id, seq=seq, **found[1])
+        self.recent.add(record.round_id, seq, record.hash, data)
+        self.expected, self.prev, self.data = seq + 1, record.hash, data
+        return None
+
+
+def _may_refer(payload: str) -> bool:
+    """Whether a payload's text may hold a rules reference ``{"config_id", "sha256"}``: it
+    names ``sha256``, or escapes a character (a key written with ``\\u`` escapes)."""
+    return "sha256" in payload or "\\u" in payload
 
 
 class RecentRounds:
