@@ -50,7 +50,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, add_held_table
+from tests.server.support import PASSWORD, add_held_table
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import by_cycle
 
