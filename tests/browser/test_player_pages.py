@@ -11,9 +11,17 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tests.browser.conftest import CYCLE, Live, axe_check, login, shot, wait_until
-from tests.browser.test_public_pages import english_left, table_names
-from tests.server.conftest import add_held_table
+from tests.browser.support import (
+    CYCLE,
+    Live,
+    axe_check,
+    english_left,
+    login,
+    shot,
+    table_names,
+    wait_until,
+)
+from tests.server.support import add_held_table
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
