@@ -88,9 +88,10 @@ def add_demo_table(
     store.run(build)
 
 
-def add_held_table(store: Store, *, reason: str) -> None:
+def add_held_table(store: Store, *, reason: str, **rules: Any) -> None:
     """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), open
-    (the leak session and the squeeze's browser test play it)."""
+    (the leak session and the squeeze's browser test play it); ``rules``: more changes to its
+    rules (e.g. its round cycle's ``betting_seconds``)."""
     add_demo_table(
         store,
         "bac-hold",
@@ -98,7 +99,7 @@ def add_held_table(store: Store, *, reason: str) -> None:
         game="baccarat",
         mode=TableMode.VIRTUAL,
         config_id="bac-8d-hold",
-        rules=replace(demo_baccarat_rules(), card_holding=True),
+        rules=replace(demo_baccarat_rules(), card_holding=True, **rules),
         meter_id="m-baccarat",
         reason=reason,
     )
