@@ -35,7 +35,7 @@ from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
 from macau_tables.rng import SeededRandom, shuffle
 
-from .test_baccarat_exact import classify_first_cards
+from .support import classify_first_cards
 
 JACKPOT_CODE = {
     None: kern.JP_NONE,

@@ -42,7 +42,7 @@ from macau_tables.caribbean.hands import (
 from macau_tables.caribbean.rules import JackpotFixedAwards
 from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
-from tests.analysis.conftest import PROBE_HANDS
+from tests.analysis.support import PROBE_HANDS
 
 PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
 
