@@ -122,11 +122,11 @@ def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "macau-tables.db"
         shutil.copyfile(template, path)
-        url = f"sqlite:///{path}"
-    else:
-        url = request.getfixturevalue("pg_module_database")
-        if not _pg_truncate_if_current(url):
-            _reset_pg(url)
+        return Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
+    url = request.getfixturevalue("pg_module_database")
+    if _pg_truncate_if_current(url):
+        return Store.open(url)  # emptied at the current schema: nothing to migrate
+    _reset_pg(url)
     opened = Store.open(url)
     opened.upgrade()
     return opened
