@@ -44,7 +44,7 @@ test-slow: $(STAMP)
 
 # The edit-test loop (well under 90 s once mypy's cache is warm): lint, types and the fast
 # unit tests (CHECK_TESTS: the engines and the codec, no database, server or browser).
-CHECK_TESTS ?= tests/core tests/baccarat tests/caribbean tests/test_plugins.py tests/test_round_contract.py
+CHECK_TESTS ?= tests/core tests/baccarat tests/caribbean tests/test_round_contract.py
 check: $(STAMP)
 	$(MAKE) --no-print-directory --output-sync=target -j2 lint types
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" $(CHECK_TESTS)

@@ -19,12 +19,15 @@ settings.register_profile(
 settings.load_profile("macau-tables")
 
 
-# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``) for
+# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``, the
+# migrated ``pg_module_store_database`` copied from ``pg_template_database``) for
 # tests/store and tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
 from tests.db_fixtures import (  # noqa: E402, F401
     database_url,
     pg_module_database,
+    pg_module_store_database,
     pg_store,
+    pg_template_database,
     sqlite_template,
     store,
 )
