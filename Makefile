@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install serve test test-slow lint types bench clean
+.PHONY: install serve test test-slow check lint types kernels bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,11 +28,26 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(BIN)/mypy
 
-test: lint types
+# The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
+# `make test` runs this beside lint and types, so pytest's workers find them compiled.
+kernels: $(STAMP)
+	$(BIN)/python -m tests.compile_kernels
+
+# The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
+# kernels' compilation side by side, then every test on two workers (docs/benchmarks.md).
+test: $(STAMP)
+	$(MAKE) --no-print-directory --output-sync=target -j3 lint types kernels
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" --durations=25
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m slow
+
+# The edit-test loop (well under 90 s once mypy's cache is warm): lint, types and the fast
+# unit tests (CHECK_TESTS: the engines and the codec, no database, server or browser).
+CHECK_TESTS ?= tests/core tests/baccarat tests/caribbean tests/test_round_contract.py
+check: $(STAMP)
+	$(MAKE) --no-print-directory --output-sync=target -j2 lint types
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" $(CHECK_TESTS)
 
 # Each script prints its ratio against a reference run beside it; results: docs/benchmarks.md.
 # The table service's (`-`: a missed goal is reported, the others still run): bench/startup.py

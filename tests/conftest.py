@@ -6,14 +6,9 @@ in CI nothing may be skipped.
 
 from __future__ import annotations
 
-import importlib
-import os
-from types import ModuleType
-
-import pytest
 from hypothesis import HealthCheck, settings
 
-REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"
+from tests.support import REQUIRE_ALL, require_module  # noqa: F401 (re-exported)
 
 # Hypothesis's time limits are timings, which no test here asserts: an example that takes
 # longer than 200 ms on a busy machine (two xdist workers beside other work) is not a failure,
@@ -24,22 +19,15 @@ settings.register_profile(
 settings.load_profile("macau-tables")
 
 
-def require_module(name: str) -> ModuleType:
-    """Import ``name`` or skip the test (fail under MACAU_TABLES_REQUIRE_ALL=1)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        if REQUIRE_ALL:
-            pytest.fail(f"{name} is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {exc}")
-        pytest.skip(f"{name} is not installed")
-
-
-# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``) for
+# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``, the
+# migrated ``pg_module_store_database`` copied from ``pg_template_database``) for
 # tests/store and tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
 from tests.db_fixtures import (  # noqa: E402, F401
     database_url,
     pg_module_database,
+    pg_module_store_database,
     pg_store,
+    pg_template_database,
     sqlite_template,
     store,
 )

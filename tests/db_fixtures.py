@@ -3,7 +3,9 @@
 ``database_url`` (parametrised ``sqlite`` / ``postgresql``) is an empty database: a file in
 ``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` created once per
 test module on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG`` overrides) and
-dropped after it. ``store`` is a migrated :class:`~macau_tables.store.Store` on it. PostgreSQL
+dropped after it. ``store`` is a migrated :class:`~macau_tables.store.Store`: a copy of a SQLite
+file migrated once per session, or on PostgreSQL a module's database copied from a template
+migrated once per session (``pg_module_store_database``), emptied between tests. PostgreSQL
 unreachable: the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
 """
 
@@ -30,18 +32,19 @@ def _pg_unavailable(reason: str) -> None:
     pytest.skip(f"PostgreSQL is not reachable: {reason}")
 
 
-@pytest.fixture(scope="module")
-def pg_module_database() -> Iterator[str]:
-    """A scratch PostgreSQL database for this test module (its URL); dropped afterwards."""
+def _scratch_database(template: str | None = None) -> Iterator[str]:
+    """Create a scratch database ``mt_<random>`` (a copy of ``template``, else empty) on the
+    server of :data:`PG_ADMIN_URL`, yield its URL, drop it afterwards."""
     sqlalchemy = pytest.importorskip("sqlalchemy")
     from sqlalchemy.engine import make_url
 
     admin = make_url(PG_ADMIN_URL)
     name = f"mt_{secrets.token_hex(6)}"
+    copy = f' TEMPLATE "{make_url(template).database}"' if template else ""
     try:
         engine = sqlalchemy.create_engine(admin, isolation_level="AUTOCOMMIT")
         with engine.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
     except Exception as exc:  # unreachable server, no driver, no rights
         _pg_unavailable(str(exc).splitlines()[0])
     try:
@@ -50,6 +53,35 @@ def pg_module_database() -> Iterator[str]:
         with engine.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def pg_module_database() -> Iterator[str]:
+    """A scratch PostgreSQL database for this test module (its URL), empty; dropped afterwards."""
+    yield from _scratch_database()
+
+
+@pytest.fixture(scope="session")
+def pg_template_database() -> Iterator[str]:
+    """A migrated, empty PostgreSQL database, migrated once per session (per pytest-xdist
+    worker): the template each module's :func:`pg_module_store_database` is copied from (a
+    copy is a file copy on the server, far quicker than running every migration again)."""
+    from macau_tables.store import Store
+
+    for url in _scratch_database():
+        template = Store.open(url)
+        try:
+            template.upgrade()
+        finally:
+            template.close()  # no connection may stay open on a template being copied
+        yield url
+
+
+@pytest.fixture(scope="module")
+def pg_module_store_database(pg_template_database: str) -> Iterator[str]:
+    """A scratch PostgreSQL database for this test module's ``store`` / ``pg_store``, migrated
+    (a copy of :func:`pg_template_database`); dropped afterwards."""
+    yield from _scratch_database(template=pg_template_database)
 
 
 def _reset_pg(url: str) -> None:
@@ -122,11 +154,11 @@ def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "macau-tables.db"
         shutil.copyfile(template, path)
-        url = f"sqlite:///{path}"
-    else:
-        url = request.getfixturevalue("pg_module_database")
-        if not _pg_truncate_if_current(url):
-            _reset_pg(url)
+        return Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
+    url = request.getfixturevalue("pg_module_store_database")
+    if _pg_truncate_if_current(url):
+        return Store.open(url)  # emptied at the current schema: nothing to migrate
+    _reset_pg(url)
     opened = Store.open(url)
     opened.upgrade()
     return opened

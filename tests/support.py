@@ -9,8 +9,13 @@ session (``tests/server/test_leaks.py``) check every view and every surface agai
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
+
+import pytest
 
 from macau_tables.baccarat.round import BaccaratRound
 from macau_tables.baccarat.sides import Side
@@ -20,7 +25,21 @@ from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.errors import MacauTablesError
 from macau_tables.rounds import Audience, Role
 
-__all__ = ["VISIBLE", "bac_visible", "cards_in", "csp_visible"]
+__all__ = ["REQUIRE_ALL", "VISIBLE", "bac_visible", "cards_in", "csp_visible", "require_module"]
+
+REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"
+"""``MACAU_TABLES_REQUIRE_ALL=1`` (set by CI) turns every optional-dependency skip into a
+failure: in CI nothing may be skipped."""
+
+
+def require_module(name: str) -> ModuleType:
+    """Import ``name`` or skip the test (fail under MACAU_TABLES_REQUIRE_ALL=1)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        if REQUIRE_ALL:
+            pytest.fail(f"{name} is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {exc}")
+        pytest.skip(f"{name} is not installed")
 
 
 def csp_visible(r: CaribbeanRound, audience: Audience) -> set[Card]:

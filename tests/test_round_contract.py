@@ -36,8 +36,8 @@ from macau_tables.games import GAMES
 from macau_tables.jackpot import Meter
 from macau_tables.messages import catalog
 from macau_tables.rounds import DEALER, Audience, DueKind, Role, Round
-from tests.baccarat.test_round_properties import SEATED, STANDARD
-from tests.caribbean.test_round_support import OPENING, SEED, make_rules
+from tests.baccarat.support import SEATED, STANDARD
+from tests.caribbean.support import OPENING, SEED, make_rules
 from tests.support import bac_visible, cards_in, csp_visible
 
 # -- adapters: what differs between the games ---------------------------------------------

@@ -13,32 +13,15 @@ from __future__ import annotations
 import fcntl
 import os
 import pickle
-import random
 from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
 
-from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, hand_index, par_rules
-from macau_tables.cards import parse_cards
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze, par_rules
+from tests.analysis.support import PROBES
 
 T = TypeVar("T")
-
-# Player hands probed by the brute-force checks: borderline A-K hands, pairs, a made hand,
-# a hand tying often under the standard ranking, and a seeded random sample.
-_NAMED = [
-    "As Kd Jc 8h 3s",
-    "Ad Kc Qh 4s 2d",
-    "Ah Kh 9c 6d 5s",
-    "2d 2c 7h 9s Jd",
-    "Ac Kc Qc Jc 9c",
-    "Ad Kd Qh Js 9c",
-    "5h 4c 3d 2s Ad",
-]
-_rng = random.Random(20041122)
-_RANDOM = [sorted(_rng.sample(range(52), 5)) for _ in range(2)]
-PROBE_HANDS = [sorted(c.index for c in parse_cards(text)) for text in _NAMED] + _RANDOM
-PROBES = [hand_index(h) for h in PROBE_HANDS]
 
 
 def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[], T]) -> T:

@@ -35,6 +35,8 @@ from macau_tables.cards import Card
 from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
 
+from .support import classify_first_cards
+
 AWARDS = JackpotAwards(
     wager=10_000,
     meter=1_000_000_000,
@@ -188,31 +190,6 @@ def test_standard_deviation_of_tie_matches_its_two_point_distribution_BAC_17() -
 
 # ---------------------------------------------------------------------------------------------
 # Pairs and the jackpot, card by card
-
-
-def classify_first_cards(cards: list[int]) -> Combination | None:
-    """BAC-13.4 from the law's wording, for card indices P1 B1 P2 B2 [fifth]."""
-    ranks = [c // 4 + 2 for c in cards]
-    suits = [c % 4 for c in cards]
-    if len(cards) == 5 and sorted(ranks) == [10, 11, 12, 13, 14]:
-        face_suits = {s for r, s in zip(ranks, suits, strict=True) if r != 14}
-        ace_suit = next(s for r, s in zip(ranks, suits, strict=True) if r == 14)
-        if len(face_suits) == 1:
-            return (
-                Combination.ROYAL_FLUSH if ace_suit in face_suits else Combination.HEAVENLY_STRAIGHT
-            )
-    first4 = ranks[:4]
-    if len(set(first4)) == 1 and len(set(suits[:4])) == 4:
-        return Combination.FOUR_OF_A_KIND
-    player_pair = ranks[0] == ranks[2]
-    banker_pair = ranks[1] == ranks[3]
-    if player_pair and banker_pair and ranks[0] != ranks[1]:
-        return Combination.DOUBLE_PAIR
-    if max(first4.count(r) for r in first4) >= 3:
-        return Combination.THREE_OF_A_KIND
-    if player_pair or banker_pair:
-        return Combination.SINGLE_PAIR
-    return None
 
 
 def fifth_card_dealt(cards: list[int]) -> bool:

@@ -35,7 +35,7 @@ from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
 from macau_tables.rng import SeededRandom, shuffle
 
-from .test_baccarat_exact import classify_first_cards
+from .support import classify_first_cards
 
 JACKPOT_CODE = {
     None: kern.JP_NONE,
@@ -73,12 +73,14 @@ def assert_code_matches_rules(cards: list[Card], code: int) -> int:
     return used
 
 
-def test_kernel_equals_deal_round_on_100k_rounds_BAC_9_BAC_13() -> None:
-    """≥ 100,000 rounds from shuffled 8-deck shoes (seeded, project shuffle) through both the
-    numba kernel and macau_tables.baccarat.tableau.deal_round: every field equal."""
+@pytest.mark.parametrize("n", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
+def test_kernel_equals_deal_round_BAC_9_BAC_13(n: int) -> None:
+    """≥ ``n`` rounds (20,000; 100,000 in ``make test-slow``) from shuffled 8-deck shoes
+    (seeded, project shuffle) through both the numba kernel and
+    macau_tables.baccarat.tableau.deal_round: every field equal."""
     source = SeededRandom(20261202)
     rounds = 0
-    while rounds < 100_000:
+    while rounds < n:
         shoe = shuffle(new_shoe(8), source)
         indices = np.array([c.index for c in shoe], np.int64)
         starts = []
@@ -92,7 +94,7 @@ def test_kernel_equals_deal_round_on_100k_rounds_BAC_9_BAC_13() -> None:
         for s, code in zip(starts, codes, strict=True):
             assert_code_matches_rules(shoe[s : s + 6], int(code))
         rounds += len(starts)
-    assert rounds >= 100_000
+    assert rounds >= n
 
 
 def test_kernel_finds_every_jackpot_combination_BAC_13_4() -> None:
@@ -241,10 +243,10 @@ def test_machine_dealing_agrees_with_exact_BAC_7_2() -> None:
 
 def test_simulation_is_reproducible_and_seed_dependent() -> None:
     """Seeded streams (SPEC "Randomness": seeded generators for analysis only): same seed, same
-    shoes."""
-    a = simulate(ShoeProcedure(), 300_000, seed=1)
-    b = simulate(ShoeProcedure(), 300_000, seed=1)
-    c = simulate(ShoeProcedure(), 300_000, seed=2)
+    shoes (30,000 rounds: 100 independent batches, as many as 300,000 would have)."""
+    a = simulate(ShoeProcedure(), 30_000, seed=1)
+    b = simulate(ShoeProcedure(), 30_000, seed=1)
+    c = simulate(ShoeProcedure(), 30_000, seed=2)
     assert np.array_equal(a.tallies, b.tallies)
     assert not np.array_equal(a.tallies, c.tallies)
 

@@ -167,8 +167,11 @@ def test_json_keys_and_values_CSP_9(cached: None, exact: CaribbeanAnalysis) -> N
     assert any(p["meter"] == data["jackpot"]["break_even_meter"] for p in curve)
 
 
+@pytest.mark.slow
 def test_full_json_run_standard_ranking_CSP_9() -> None:
-    """The real command end to end: the published standard figure."""
+    """The real command end to end: the published standard figure (a second exhaustive sweep
+    under the standard ranking: ``make test`` checks the figure on the session's analysis,
+    test_caribbean_exact.py, and runs the real command in test_capped_paytable_CSP_9_5)."""
     result = _run("analyze", "caribbean-stud", "--ranking", "standard", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

@@ -42,7 +42,7 @@ from macau_tables.caribbean.hands import (
 from macau_tables.caribbean.rules import JackpotFixedAwards
 from macau_tables.errors import ConfigError
 from macau_tables.jackpot import Combination
-from tests.analysis.conftest import PROBE_HANDS
+from tests.analysis.support import PROBE_HANDS
 
 PUBLISHED_STANDARD_LOSS = 1_041_372_912_372  # standard ranking, royal 100:1, optimal play
 
@@ -291,9 +291,16 @@ from macau_tables.analysis.caribbean_exact import analyze, par_rules
 def step(name):
     # The sweep starts now and runs for a second or more, holding the GIL: the signal must
     # come from another process (a thread of this one could not run until the sweep ends).
+    # That process says when it runs (a line on its output) and is waited for here, so its
+    # start-up (seconds on a busy machine) is not part of the race: it signals 0.3 s after
+    # the sweep began.
     if name == "strengths":
-        code = f"import os, signal, time; time.sleep(0.3); os.kill({os.getpid()}, signal.SIGINT)"
-        subprocess.Popen([sys.executable, "-c", code])
+        code = (
+            "import os, signal, sys, time; print('ready', flush=True); "
+            f"time.sleep(0.3); os.kill({os.getpid()}, signal.SIGINT)"
+        )
+        killer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+        killer.stdout.readline()
 
 analyze(par_rules())  # compiles or loads the kernels: no signal during compilation
 try:

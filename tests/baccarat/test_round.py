@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
 
 import pytest
 
-from macau_tables.approvals import Approval
 from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.commands import (
     ChangeCarried,
@@ -26,11 +24,9 @@ from macau_tables.baccarat.commands import (
 from macau_tables.baccarat.events import CardDealt, CardRefused, RoundOpened, RoundPhase
 from macau_tables.baccarat.round import BaccaratRound, CardSlot
 from macau_tables.baccarat.rules import (
-    ALL_WAGERS,
     BaccaratRules,
     TieOption,
     WagerKind,
-    default_limits,
 )
 from macau_tables.baccarat.sides import Side
 from macau_tables.cards import Card, parse_cards
@@ -39,31 +35,9 @@ from macau_tables.jackpot import Combination, Meter
 from macau_tables.rounds import DEALER, Outcome
 from macau_tables.voids import Ground
 
-DAY = date(2026, 12, 2)
-SEATED = {1: "alice", 2: "bob", 3: "carol"}
+from .support import DAY, RULES, SEATED, approved, open_round
 
-
-def approved(rules: BaccaratRules) -> BaccaratRules:
-    """``rules`` with a timely approval for every option it uses."""
-    records = tuple(
-        Approval(req.option, req.value, f"DICJ-{i}", date(2026, 11, 2), date(2026, 11, 5))
-        for i, req in enumerate(rules.options_requiring_approval())
-    )
-    return replace(rules, approvals=records)
-
-
-RULES = approved(
-    BaccaratRules(
-        limits=default_limits(100, ALL_WAGERS),
-        max_difference=20_000,
-        tie_options=frozenset(TieOption),
-    )
-)
 SEED = RULES.jackpot_seed
-
-
-def open_round(rules: BaccaratRules = RULES, **kw: object) -> BaccaratRound:
-    return BaccaratRound.new(rules, "r1", DAY, seated=SEATED, **kw)  # type: ignore[arg-type]
 
 
 def deal(r: BaccaratRound, text: str) -> BaccaratRound:

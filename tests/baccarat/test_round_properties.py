@@ -8,13 +8,11 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from dataclasses import replace
-from datetime import date
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from macau_tables import codec
-from macau_tables.approvals import Approval
 from macau_tables.baccarat.bets import Area, Wager, seat, standing
 from macau_tables.baccarat.commands import (
     ChangeCarried,
@@ -32,12 +30,9 @@ from macau_tables.baccarat.commands import (
 from macau_tables.baccarat.events import CardRefused, RoundSettled, RoundVoided, WagerWithdrawn
 from macau_tables.baccarat.round import BaccaratRound, RoundPhase, deal_from
 from macau_tables.baccarat.rules import (
-    ALL_WAGERS,
-    BaccaratRules,
     CommissionMode,
     TieOption,
     WagerKind,
-    default_limits,
 )
 from macau_tables.baccarat.shoe import SequenceSource
 from macau_tables.baccarat.sides import Side
@@ -50,8 +45,8 @@ from macau_tables.rng import SeededRandom, shuffle
 from macau_tables.rounds import DEALER, Audience, Outcome, Role
 from macau_tables.voids import Ground
 
-DAY = date(2026, 12, 2)
-SEATED = {1: "alice", 2: "bob", 3: "carol"}
+from .support import DAY, SEATED, STANDARD, approved
+
 PEOPLE: list[tuple[str, Area]] = [
     ("alice", seat(1)),
     ("bob", seat(2)),
@@ -61,22 +56,6 @@ PEOPLE: list[tuple[str, Area]] = [
 ]
 
 
-def approved(rules: BaccaratRules) -> BaccaratRules:
-    records = tuple(
-        Approval(q.option, q.value, f"R{i}", date(2026, 11, 2), date(2026, 11, 5))
-        for i, q in enumerate(rules.options_requiring_approval())
-    )
-    return replace(rules, approvals=records)
-
-
-STANDARD = approved(
-    BaccaratRules(
-        limits=default_limits(100, ALL_WAGERS),
-        max_difference=30_000,
-        tie_options=frozenset(TieOption),
-        jackpot_seed=1_000,
-    )
-)
 NO_COMMISSION = approved(replace(STANDARD, commission=CommissionMode.NO_COMMISSION, approvals=()))
 
 wagers_st = st.lists(

@@ -14,15 +14,20 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Live, axe_check, login, shot, wait_until
-from tests.browser.test_dealer_console import (
+from tests.browser.support import (
     DECK,
+    Live,
     _deal_until_settled,
     _due,
     _open_round,
     _type_card,
+    axe_check,
+    english_left,
+    login,
+    shot,
+    table_names,
+    wait_until,
 )
-from tests.browser.test_public_pages import english_left, table_names
 
 STAFF_DATA = (
     *("Alice", "Bruno", "Carmen", "Daniel", "Elaine", "Fong", "Grace"),

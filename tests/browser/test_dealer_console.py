@@ -12,92 +12,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.conftest import Live, axe_check, login, shot, wait_until
-from tests.browser.test_public_pages import english_left, table_names
-
-# Cards typed in turn until the round needs none: kings and queens (0 points) make both hands
-# draw a third card, so a round takes six of them (8 decks hold 32 of each).
-DECK = ["Ks", "Kh", "Kd", "Kc", "Qs", "Qh", "Qd", "Qc"] * 4
-
-
-def _due(page: Any) -> tuple[str, str]:
-    due = page.locator("#due")
-    return (due.get_attribute("data-kind") or "", due.get_attribute("data-slot") or "")
-
-
-def _type_card(page: Any, card: str) -> str:
-    """Type ``card`` in the card field and press Enter (the keyboard path); returns the
-    outcome the console shows (``accepted`` / ``refused``)."""
-    result = page.locator("#card-result")
-    page.evaluate("document.getElementById('card-result').dataset.outcome = ''")
-    field = page.locator("#card-input")
-    field.click()
-    field.press_sequentially(card)
-    field.press("Enter")
-    return str(
-        wait_until(f"the console's answer to {card}", lambda: result.get_attribute("data-outcome"))
-    )
-
-
-def _ready_shoe(page: Any) -> None:
-    """Open, cut and burn a shoe from the console while the table waits for it (BAC-2.1)."""
-    waits = page.locator("#shoe-waits")
-    for _ in range(4):
-        if not page.locator("#shoe-controls").is_visible():
-            return
-        before = waits.inner_text()
-        for button in ("#open-shoe", "#cut", "#burn"):
-            if page.locator(button).is_visible():
-                page.locator(button).click()
-                break
-        wait_until("the shoe's next step", lambda before=before: waits.inner_text() != before)
-
-
-def _deal_until_settled(page: Any, cards: list[str]) -> None:
-    for _ in range(8):
-        kind, _slot = _due(page)
-        if kind != "card":
-            return
-        assert _type_card(page, cards.pop(0)) == "accepted"
-        wait_until("the next due", lambda due=(kind, _slot): _due(page) != due)
-
-
-def _open_round(page: Any, cards: list[str]) -> None:
-    """Open betting on the live table for wagers: ready the shoe, deal any demonstration round
-    (BAC-2.2) or unfinished round by keyboard, then open the next round."""
-    opened = page.locator("#open-round")
-    close = page.locator("#close-betting")
-    shoe = page.locator("#shoe-controls")
-    for _ in range(8):
-        wait_until(
-            "the console ready",
-            lambda: (
-                shoe.is_visible()
-                or opened.is_enabled()
-                or close.is_enabled()
-                or _due(page)[0] == "card"
-            ),
-        )
-        if close.is_enabled() and page.locator("#demo-note").is_visible():
-            # the shoe's demonstration round (BAC-2.2) takes no wager: deal it first
-            close.click()
-            wait_until("the first card due", lambda: _due(page)[0] == "card")
-            _deal_until_settled(page, cards)
-            continue
-        if close.is_enabled():
-            return
-        if shoe.is_visible():
-            _ready_shoe(page)
-        elif _due(page)[0] == "card":
-            _deal_until_settled(page, cards)
-        else:
-            before = page.locator("#round-id").inner_text()
-            opened.click()
-            wait_until(
-                "the round open",
-                lambda before=before: page.locator("#round-id").inner_text() != before,
-            )
-    raise AssertionError("the live table never opened for betting")
+from tests.browser.support import (
+    DECK,
+    Live,
+    _deal_until_settled,
+    _due,
+    _open_round,
+    _type_card,
+    axe_check,
+    english_left,
+    login,
+    shot,
+    table_names,
+    wait_until,
+)
 
 
 def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(

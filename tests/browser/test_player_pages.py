@@ -11,9 +11,18 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tests.browser.conftest import CYCLE, Live, axe_check, login, shot, wait_until
-from tests.browser.test_public_pages import english_left, table_names
-from tests.server.conftest import add_held_table
+from macau_tables.timings import MAX_SECONDS
+from tests.browser.support import (
+    CYCLE,
+    Live,
+    axe_check,
+    english_left,
+    login,
+    shot,
+    table_names,
+    wait_until,
+)
+from tests.server.support import add_held_table
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
@@ -347,12 +356,19 @@ def test_the_game_pages_fit_a_phone(page_of: Any, live: Live) -> None:
         shot(page, f"phone{path.replace('/', '-')}-en")
 
 
+HELD_CYCLE = {"betting_seconds": MAX_SECONDS, "result_seconds": CYCLE["result_seconds"]}
+"""The round cycle of ``bac-hold`` (its rules): the test moves it itself
+(:meth:`TableService.cycle_step`), so its countdown must never run out on the real clock while
+the pages are still betting (the demonstration's 15 s did on a busy machine)."""
+
+
 def _held_table(live: Live) -> None:
-    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), added to
-    the live casino once (as tests/server/test_leaks.py does)."""
+    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1) and the
+    round cycle :data:`HELD_CYCLE`, added to the live casino once (as
+    tests/server/test_leaks.py does)."""
     if "bac-hold" in live.runtime.known_table_ids():
         return
-    add_held_table(live.store, reason="squeeze test")
+    add_held_table(live.store, reason="squeeze test", **HELD_CYCLE)
     wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
 
 

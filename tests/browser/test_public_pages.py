@@ -19,36 +19,18 @@ from macau_tables.caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, 
 from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, prove_all
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT
-from tests.browser.conftest import PASSWORD, Live, axe_check, login, shot, wait_until
+from tests.browser.support import (
+    PASSWORD,
+    Live,
+    axe_check,
+    english_left,
+    login,
+    shot,
+    table_names,
+    wait_until,
+)
 
 LANGS = ("en", "zh-Hant")
-
-ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
-DATA_WORDS = {
-    "English",  # the switch names each language in itself
-    "SHA",  # SHA-256, CSV, JSON, the rules' ids: the same in both languages
-    "CSV",
-    "JSON",
-    "BAC",
-    "CSP",
-    "MOP",
-    "verify",  # a command's name: macau-tables verify
-}
-
-
-def english_left(page: Any, *data: str, within: str = "body") -> list[str]:
-    """The English words still visible on ``page`` (in the elements ``within`` selects) once
-    the data it shows (names of tables and users, ids — stored as they are) is set aside."""
-    text = "\n".join(page.locator(within).all_inner_texts())
-    for value in sorted(data, key=len, reverse=True):
-        text = text.replace(value, " ")
-    text = re.sub(r"[0-9a-f]{16,}", " ", text)  # digests, keys
-    text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)  # ids: bac-1, m-baccarat
-    return sorted({w for w in ASCII_WORD.findall(text) if w not in DATA_WORDS})
-
-
-def table_names(live: Live) -> list[str]:
-    return [t["name"] for t in live.api.get("/api/tables").json()]
 
 
 def test_the_lobby_shows_the_tables_and_the_meters_in_both_languages(
@@ -148,24 +130,30 @@ def test_the_jackpot_display_follows_a_contribution_at_another_table_CSP_1(
 def test_the_jackpot_display_recovers_by_itself_after_a_lost_connection(
     page: Any, live: Live
 ) -> None:
-    page.watch.allow("WebSocket connection")  # the retries while the network is down
-    # keep a hand on the page's sockets, to cut them as a lost network would
+    page.watch.allow("WebSocket")  # the retries while the network is down
+    # Keep a hand on the page's sockets, to cut them as a lost network would; while
+    # ``__cut`` holds, every new socket fails as it opens (as on a lost network, whatever the
+    # browser's offline emulation does to WebSockets), so the page stays cut off, retrying,
+    # until the test gives the network back: nothing here races the page's retry pause.
     page.add_init_script(
-        "window.__sockets = []; const Native = window.WebSocket;"
+        "window.__sockets = []; window.__cut = false; const Native = window.WebSocket;"
         "window.WebSocket = class extends Native {"
-        "  constructor(...a) { super(...a); window.__sockets.push(this); } };"
+        "  constructor(...a) { super(...a); window.__sockets.push(this);"
+        "    if (window.__cut) this.close(); } };"
     )
     page.goto("/jackpot?lang=en")
     live_state = page.locator("[data-live]")
     wait_until("the live stream", lambda: live_state.get_attribute("data-state") == "open")
     page.context.set_offline(True)
     try:
-        page.evaluate("window.__sockets.forEach((s) => s.close(4000))")
+        page.evaluate("window.__cut = true; window.__sockets.forEach((s) => s.close(4000))")
         wait_until("the lost connection", lambda: live_state.get_attribute("data-state") != "open")
         assert "Reconnecting" in live_state.inner_text()
         _play_caribbean_round(live)  # a contribution while the display is cut off
+        assert live_state.get_attribute("data-state") != "open"  # it missed the contribution
     finally:
         page.context.set_offline(False)
+        page.evaluate("window.__cut = false")
     now = live.store.read(lambda tx: tx.meter_amount("m-caribbean"))
     amount = page.locator("[data-meter='m-caribbean'] .jackpot-amount")
     wait_until(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import CYCLE, ROUND_WAIT, Live, login, shot, wait_until
+from tests.browser.support import CYCLE, ROUND_WAIT, Live, login, shot, wait_until
 
 
 def _seconds(page: Any) -> int | None:

@@ -38,7 +38,7 @@ from macau_tables.jackpot import Meter
 from macau_tables.rounds import DueKind
 from macau_tables.voids import Ground
 
-from .test_round_support import OPENING, SEED, UNIT, make_rules
+from .support import OPENING, SEED, UNIT, make_rules
 
 RULES = {p: make_rules(dealing_procedure=p, max_payout_per_box=20_000) for p in DealingProcedure}
 

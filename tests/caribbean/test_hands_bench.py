@@ -10,7 +10,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tests.conftest import require_module
+from tests.support import require_module
 
 # eval7 imports pyparsing with deprecated names: not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -10,7 +10,6 @@ import pytest
 from macau_tables.cards import parse_cards
 from macau_tables.caribbean.commands import (
     CloseBetting,
-    Command,
     DealCard,
     DealtToEmptyBox,
     DecisionTimeout,
@@ -27,7 +26,8 @@ from macau_tables.errors import RuleViolation
 from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Audience, DueKind
 
-from .test_round_support import (
+from .support import (
+    HANDS3,
     OPENING,
     UNIT,
     approval_for,
@@ -37,27 +37,11 @@ from .test_round_support import (
     make_rules,
     new_round,
     player,
+    refused,
 )
 
 # 20 distinct cards, in the order they leave the shoe / shuffler.
 SEQUENCE = parse_cards("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc 2d 3d 4d 5d 6d 7d 8d 9d Td Jd")
-HANDS3 = {
-    1: "As Ks Qs Js Ts",
-    4: "9h 9d 7s 7c 5d",
-    DEALER: "Ac Kh 4d 3c 2h",
-}
-
-
-def refused(r: CaribbeanRound, command: Command, rule: str) -> RuleViolation:
-    """Assert ``command`` is refused with ``rule`` and ``r`` is unchanged."""
-    snapshot = CaribbeanRound.replay(r.events)
-    assert r.check(command) is not None
-    assert not r.can_apply(command)
-    with pytest.raises(RuleViolation) as exc:
-        r.apply(command)
-    assert exc.value.rule == rule, exc.value
-    assert r == snapshot
-    return exc.value
 
 
 def dealing_round(procedure: DealingProcedure, boxes: tuple[int, ...]) -> CaribbeanRound:

@@ -14,8 +14,7 @@ from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.rounds import Round
 
 from .driver import drive, opened, sample_commands
-from .test_round_postings import check_round
-from .test_round_views import check_views
+from .support import check_round, check_views
 
 
 @pytest.mark.parametrize("seed", range(120))

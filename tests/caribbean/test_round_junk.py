@@ -28,8 +28,7 @@ from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Audience
 from macau_tables.voids import Ground
 
-from .test_round import HANDS3
-from .test_round_support import SEED, UNIT, bet, deal, new_round, player
+from .support import HANDS3, SEED, UNIT, bet, deal, new_round, player
 
 
 class Boom(Exception):

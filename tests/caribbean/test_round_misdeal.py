@@ -34,8 +34,7 @@ from macau_tables.jackpot import Meter
 from macau_tables.rounds import DEALER, Audience, Outcome
 from macau_tables.voids import Ground
 
-from .test_round import refused
-from .test_round_support import (
+from .support import (
     OPENING,
     SEED,
     UNIT,
@@ -44,6 +43,7 @@ from .test_round_support import (
     make_rules,
     new_round,
     player,
+    refused,
 )
 
 HANDS = {1: "As Ks Qs Js Ts", 3: "9h 9d 7s 7c 5d", DEALER: "Ac Kh 4d 3c 2h"}

@@ -10,8 +10,6 @@ the meter by the meter's net, and nothing stays in play.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from hypothesis import given, settings
 
@@ -29,9 +27,6 @@ from macau_tables.caribbean.events import (
     AntePlaced,
     DecisionMade,
     JackpotWagerPlaced,
-    RoundOpened,
-    RoundSettled,
-    RoundVoided,
 )
 from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.caribbean.settlement import CarriedWager
@@ -40,46 +35,23 @@ from macau_tables.jackpot import Meter
 from macau_tables.ledger import Account, AccountKind, Reason
 from macau_tables.rounds import DEALER
 
-from .test_round_properties import FAULTS, RULES, Script, commands, fault_commands, scripts
-from .test_round_support import SEED, UNIT, bet, deal, new_round, play, player
-
-
-def balances(r: CaribbeanRound) -> Counter[Account]:
-    """What each account gained over the round's events."""
-    total: Counter[Account] = Counter()
-    for event in r.events:
-        postings = r.postings(event)
-        assert ledger.is_balanced(postings), (event, postings)
-        for p in postings:
-            total[p.account] += p.amount
-    return total
-
-
-def check_round(r: CaribbeanRound) -> None:
-    """The postings of a finished round agree with its settlement."""
-    s = r.settlement
-    assert r.is_over and s is not None
-    final = r.events[-1]
-    assert isinstance(final, RoundSettled | RoundVoided)
-    assert r.postings(final) == ledger.settlement(s.wagers, seed_funding=s.seed_funding)
-    total = balances(r)
-    kinds: Counter[AccountKind] = Counter()
-    for account, amount in total.items():
-        kinds[account.kind] += amount
-    assert kinds[AccountKind.IN_PLAY] == 0  # every stake placed was settled or returned
-    assert kinds[AccountKind.TABLE_BANK] + kinds[AccountKind.HOUSE_FUNDING] == s.house_net
-    assert kinds[AccountKind.JACKPOT_METER] == s.meter_net
-    opening = r.events[0]
-    assert isinstance(opening, RoundOpened)
-    # what the round took over: settled here, carried again, or handed back (CSP-11.1)
-    carried_in = {c.player: c.amount for c in opening.carried}
-    assert {w.player: w.stake for w in s.wagers if w.carried_in}.items() <= carried_in.items()
-    carried_out = {c.player: c.amount for c in s.carried_over}
-    assert kinds[AccountKind.CARRIED] == sum(carried_out.values()) - sum(carried_in.values())
-    for who, net in s.net_by_player().items():
-        wallet = total[Account.wallet(who)]
-        # the player's holdings are the wallet and their carried stakes
-        assert wallet + carried_out.get(who, 0) - carried_in.get(who, 0) == net, who
+from .support import (
+    FAULTS,
+    RULES,
+    SEED,
+    UNIT,
+    Script,
+    balances,
+    bet,
+    check_round,
+    commands,
+    deal,
+    fault_commands,
+    new_round,
+    play,
+    player,
+    scripts,
+)
 
 
 def test_stakes_are_posted_when_placed_CSP_6() -> None:

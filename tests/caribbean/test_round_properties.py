@@ -8,148 +8,31 @@ card exposed in error (the round stands, CSP-11.2) or cards dealt to an empty bo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
-from macau_tables.cards import DECK, Card, Rank, Suit
 from macau_tables.caribbean.commands import (
-    CloseBetting,
-    Command,
-    DealCard,
-    DealtToEmptyBox,
-    DecisionTimeout,
-    Fold,
-    PlaceAnte,
-    PlaceJackpotWager,
-    Raise,
-    ReportExposedCard,
-    ReportMisdeal,
-    Showdown,
-    ShufflerFailure,
     Void,
 )
 from macau_tables.caribbean.hands import evaluate
-from macau_tables.caribbean.round import CaribbeanRound, Phase, deal_order
-from macau_tables.caribbean.rules import DealingProcedure, jackpot_combination
+from macau_tables.caribbean.round import CaribbeanRound, Phase
+from macau_tables.caribbean.rules import jackpot_combination
 from macau_tables.caribbean.settlement import CarriedWager, WagerKind, box_of
 from macau_tables.jackpot import Combination, Meter
 from macau_tables.rounds import Audience, Outcome
-from macau_tables.voids import Ground
 
-from .test_round_support import SEED, UNIT, make_rules, new_round, player
-
-FAULTS = ("none", "void", "shuffler", "misdeal", "expose2", "expose1", "dead")
-RULES = {p: make_rules(dealing_procedure=p, max_payout_per_box=20_000) for p in DealingProcedure}
-
-
-def rigged_hand(kind: str, suit: Suit, rank: int) -> list[Card]:
-    """A jackpot hand so that random rounds exercise the jackpot (CSP-10)."""
-    if kind == "royal":
-        return [Card(r, suit) for r in (14, 13, 12, 11, 10)]
-    if kind == "straight_flush":
-        top = max(6, min(rank, 13))
-        return [Card(r, suit) for r in range(top, top - 5, -1)]
-    if kind == "four":
-        kicker = Rank.TWO if rank != 2 else Rank.THREE
-        return [Card(rank, s) for s in Suit] + [Card(kicker, suit)]
-    if kind == "full_house":
-        pair = 14 if rank != 14 else 13
-        return [Card(rank, s) for s in list(Suit)[:3]] + [Card(pair, s) for s in list(Suit)[:2]]
-    # flush
-    return [Card(r, suit) for r in (14, 11, 8, 5, 2)]
-
-
-@dataclass(frozen=True)
-class Script:
-    procedure: DealingProcedure
-    antes: dict[int, int]
-    jackpots: tuple[int, ...]
-    cards: tuple[Card, ...]
-    decisions: dict[int, str]
-    meter: int
-    fault_at: dict[str, int]
-    carried: tuple[int, ...]
-    spare: tuple[Card, ...]
-
-
-@st.composite
-def scripts(draw: st.DrawFn) -> Script:
-    procedure = draw(st.sampled_from(list(DealingProcedure)))
-    boxes = sorted(draw(st.sets(st.integers(1, 7), min_size=1, max_size=7)))
-    antes = {b: draw(st.integers(1, 100)) * UNIT for b in boxes}
-    # Jackpot wagers carried over from a void round (CSP-11.1): on boxes that play again (the
-    # wager counts as placed) or on boxes whose player does not come back (carried again).
-    carried = tuple(sorted(draw(st.sets(st.integers(1, 7), max_size=3))))
-    jackpots = tuple(b for b in boxes if b not in carried and draw(st.booleans()))
-    order = deal_order(procedure, boxes)
-    hands: dict[int, list[Card]] = {}
-    used: set[Card] = set()
-    for b in boxes:
-        kind = draw(
-            st.sampled_from(
-                ["none", "none", "royal", "straight_flush", "four", "full_house", "flush"]
-            )
-        )
-        if kind == "none":
-            continue
-        hand = rigged_hand(kind, draw(st.sampled_from(list(Suit))), draw(st.integers(2, 14)))
-        if used.isdisjoint(hand):
-            hands[b] = hand
-            used.update(hand)
-    rest = [c for c in draw(st.permutations(DECK)) if c not in used]
-    cards = [hands[pos].pop(0) if hands.get(pos) else rest.pop() for pos in order]
-    spare = tuple(rest[:5])  # cards the round never deals: for a dead hand (CSP-11.3)
-    decisions = {b: draw(st.sampled_from(["raise", "raise", "fold", "timeout"])) for b in boxes}
-    meter = draw(st.integers(0, 50_000_000))
-    # Where a fault strikes in each stage: before command number ``fault_at[stage]`` (the
-    # commands are the bets, CloseBetting, the cards, the decisions, Showdown).
-    bets = len(antes) + len(jackpots)
-    fault_at = {
-        "betting": draw(st.integers(0, bets)),
-        "dealing": bets + 1 + draw(st.integers(0, len(cards) - 1)),
-        "deciding": bets + 1 + len(cards) + draw(st.integers(0, len(boxes))),
-    }
-    return Script(
-        procedure, antes, jackpots, tuple(cards), decisions, meter, fault_at, carried, spare
-    )
-
-
-def commands(s: Script, rules_meter: Meter) -> list[Command]:
-    cmds: list[Command] = [PlaceAnte(b, player(b), a) for b, a in s.antes.items()]
-    cmds += [PlaceJackpotWager(b, player(b)) for b in s.jackpots]
-    cmds.append(CloseBetting())
-    cmds += [DealCard(c) for c in s.cards]
-    for b, d in s.decisions.items():
-        if d == "raise":
-            cmds.append(Raise(b, player(b), 2 * s.antes[b]))
-        elif d == "fold":
-            cmds.append(Fold(b, player(b)))
-        else:
-            cmds.append(DecisionTimeout(b))
-    cmds.append(Showdown(rules_meter))
-    return cmds
-
-
-def fault_commands(r: CaribbeanRound, kind: str, s: Script) -> list[Command]:
-    if kind == "none":
-        return []
-    if kind == "void":
-        # CSP-11.4 during the deal, CSP-11.1 once the cards are out
-        if r.phase is Phase.DECIDING:
-            return [Void("box 2 had six cards", Ground.WRONG_CARD_COUNT, "sup-1")]
-        return [Void("shuffler jammed", Ground.SHUFFLER_FAILURE, "sup-1")]
-    if kind == "shuffler":
-        return [ShufflerFailure()]
-    if kind == "misdeal":
-        return [ReportMisdeal("wrong number of cards")]
-    if kind == "dead":
-        empty = [b for b in range(1, 8) if b not in s.antes]
-        return [DealtToEmptyBox(empty[0], s.spare[:2])] if empty else []
-    dealt = [c for b in r.in_play for c in b.cards]
-    return [ReportExposedCard(c) for c in dealt[: 2 if kind == "expose2" else 1]]
+from .support import (
+    FAULTS,
+    RULES,
+    SEED,
+    UNIT,
+    Script,
+    commands,
+    fault_commands,
+    new_round,
+    player,
+    scripts,
+)
 
 
 def check_jackpot_awards(r: CaribbeanRound, s: Script) -> None:

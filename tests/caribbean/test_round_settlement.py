@@ -13,7 +13,7 @@ from macau_tables.caribbean.settlement import BoxOutcome, Settlement, WagerKind
 from macau_tables.jackpot import Combination, Meter
 from macau_tables.rounds import Outcome
 
-from .test_round_support import FIXED, SEED, UNIT, make_rules, play
+from .support import FIXED, SEED, UNIT, make_rules, play
 
 DEALER_AK = "Ac Kh 4d 3c 2h"  # qualifies with the lowest A-K hand (CSP-9.1)
 

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 
-from macau_tables.cards import Card, parse_cards
+from macau_tables.cards import parse_cards
 from macau_tables.caribbean import CODEC_TYPES
 from macau_tables.caribbean.commands import (
     DealCard,
@@ -23,25 +23,26 @@ from macau_tables.caribbean.hands import HandCategory
 from macau_tables.caribbean.round import CaribbeanRound, Phase
 from macau_tables.caribbean.settlement import BoxOutcome, CarriedWager
 from macau_tables.caribbean.view import PlayerView, PublicView, TableView
-from macau_tables.rounds import DEALER, Audience, Role
+from macau_tables.rounds import DEALER, Audience
 from macau_tables.voids import Ground
 
-from .test_round import HANDS3
-from .test_round_properties import RULES, Script, commands, fault_commands, scripts
-from .test_round_support import SEED, UNIT, bet, deal, new_round, player
-
-AUDIENCES = (Audience.dealer(), Audience.supervisor(), Audience.public())
-
-
-def cards_in(value: object) -> set[Card]:
-    """Every card anywhere inside a view (dataclasses and tuples, recursively)."""
-    if isinstance(value, Card):
-        return {value}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return set().union(*(cards_in(getattr(value, f.name)) for f in dataclasses.fields(value)))
-    if isinstance(value, tuple):
-        return set().union(*(cards_in(v) for v in value))
-    return set()
+from .support import (
+    AUDIENCES,
+    HANDS3,
+    RULES,
+    SEED,
+    UNIT,
+    Script,
+    bet,
+    cards_in,
+    check_views,
+    commands,
+    deal,
+    fault_commands,
+    new_round,
+    player,
+    scripts,
+)
 
 
 def decided() -> CaribbeanRound:
@@ -135,33 +136,6 @@ def test_a_void_round_turns_nothing_over_CSP_11_1() -> None:
     assert isinstance(table, TableView) and table.void_rule == "CSP-11.1"
     assert cards_in(table) == up
     assert cards_in(r.view(Audience.of_player(player(1)))) == up | set(parse_cards(HANDS3[1]))
-
-
-def allowed(r: CaribbeanRound, audience: Audience) -> set[Card]:
-    """The cards ``audience`` may see in ``r`` (the rule of the views, stated independently)."""
-    settled = r.phase is Phase.SETTLED
-    dealer = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if up or settled}
-    if audience.role is Role.PUBLIC:
-        return set()
-    if audience.role is Role.PLAYER:
-        own = {c for b in r.boxes if b.player == audience.player for c in b.cards}
-        return dealer | own
-    shown = {c for b in r.boxes if settled and b.raised for c in b.cards}
-    return dealer | shown | {e.card for e in r.exposed}
-
-
-def check_views(r: CaribbeanRound) -> None:
-    for audience in (*AUDIENCES, *(Audience.of_player(player(b)) for b in range(1, 8))):
-        view = r.view(audience)
-        seen = cards_in(view)
-        assert seen <= allowed(r, audience), (audience, seen - allowed(r, audience))
-        # never a face-down dealer card before the showdown, never a folded box's cards
-        if r.phase is not Phase.SETTLED:
-            hidden = {c for c, up in zip(r.dealer_cards, r.dealer_face_up, strict=True) if not up}
-            assert not seen & hidden
-        folded = {c for b in r.boxes if b.decided and not b.raised for c in b.cards}
-        if audience.role is not Role.PLAYER:
-            assert not seen & (folded - {e.card for e in r.exposed})
 
 
 @settings(max_examples=60, deadline=None)

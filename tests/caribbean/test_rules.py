@@ -18,7 +18,7 @@ from macau_tables.caribbean.rules import (
 from macau_tables.errors import ConfigError, RuleViolation
 from macau_tables.jackpot import Combination, Meter
 
-from .test_round_support import FIXED, OPENING, SEED, approval_for, make_rules
+from .support import FIXED, OPENING, SEED, approval_for, make_rules
 
 
 def test_valid_rules_and_defaults_CSP_2() -> None:

@@ -44,11 +44,11 @@ def _round_trip(values: Iterable[object], rules: object) -> list[Any]:
 
 # -- Caribbean Stud ---------------------------------------------------------------------------
 
-from tests.caribbean import test_round_properties as caribbean_props  # noqa: E402
-from tests.caribbean.test_round_support import SEED as CSP_SEED  # noqa: E402
-from tests.caribbean.test_round_support import UNIT as CSP_UNIT  # noqa: E402
-from tests.caribbean.test_round_support import new_round as caribbean_new_round  # noqa: E402
-from tests.caribbean.test_round_support import player as caribbean_player  # noqa: E402
+from tests.caribbean import support as caribbean_props  # noqa: E402
+from tests.caribbean.support import SEED as CSP_SEED  # noqa: E402
+from tests.caribbean.support import UNIT as CSP_UNIT  # noqa: E402
+from tests.caribbean.support import new_round as caribbean_new_round  # noqa: E402
+from tests.caribbean.support import player as caribbean_player  # noqa: E402
 
 
 def _drive_caribbean(fault: str, stage: str, s: Any) -> tuple[Any, list[object]]:

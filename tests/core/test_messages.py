@@ -328,7 +328,7 @@ def test_a_refusal_naming_another_error_shows_it_in_the_reader_s_language() -> N
     from macau_tables import codec
     from macau_tables.caribbean import commands as actions
     from macau_tables.errors import CodecError, ParseError
-    from tests.caribbean.test_round_support import new_round
+    from tests.caribbean.support import new_round
 
     r = new_round()
     r, _ = r.apply(actions.PlaceAnte(1, "p1", 100))
@@ -437,8 +437,8 @@ def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
     from macau_tables.baccarat.sides import Side
     from macau_tables.caribbean import commands as actions
     from macau_tables.rounds import DEALER
-    from tests.baccarat.test_round import RULES, open_round
-    from tests.caribbean.test_round_support import new_round
+    from tests.baccarat.support import RULES, open_round
+    from tests.caribbean.support import new_round
 
     b = open_round(live=True)
     holding = open_round(replace(RULES, card_holding=True))

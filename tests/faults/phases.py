@@ -27,10 +27,10 @@ from tests.tables.support import (
     caribbean_rules,
     casino,
     close_betting,
+    open_live_shoe,
     open_round,
     service,
 )
-from tests.tables.test_recovery import open_live_shoe
 
 _n = 0
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from tests.server.conftest import login
+from tests.server.support import login
 
 Json = dict[str, Any]
 Socket = Any

@@ -9,8 +9,7 @@ import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
-from tests.server.test_api_admin import audit, refused
+from tests.server.support import audit, login, refused
 from tests.tables.support import open_round
 
 from macau_tables import codec

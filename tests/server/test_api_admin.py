@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, login, server_settings
+from tests.server.support import PASSWORD, audit, login, refused, server_settings
 from tests.tables.support import open_round
 
 from macau_tables.baccarat import shoe as S
@@ -54,17 +54,6 @@ def cash(
     return client.post(f"/api/cashier/{kind}", json=body, headers=headers)
 
 
-def refused(response: Any, status: int, key: str | None = None) -> dict[str, Any]:
-    """The refusal's error (the one shape), checked: ``status``, never a 5xx."""
-    assert response.status_code == status, response.text
-    error: dict[str, Any] = response.json()["error"]
-    assert set(error) == {"key", "params", "text", "rule"}
-    assert error["text"]
-    if key is not None:
-        assert error["key"] == key, error
-    return error
-
-
 def ledger(runtime: Runtime) -> tuple[int, int, int, int]:
     """(ledger total, cashier balance, alice's wallet, number of transactions)."""
     return runtime.store.read(
@@ -75,10 +64,6 @@ def ledger(runtime: Runtime) -> tuple[int, int, int, int]:
             len(tx.transactions()),
         )
     )
-
-
-def audit(runtime: Runtime, action: str) -> list[Any]:
-    return runtime.store.read(lambda tx: tx.audit_entries(action=action))
 
 
 def today(runtime: Runtime) -> str:

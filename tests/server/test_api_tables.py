@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import cycle_step, login
+from tests.server.support import cycle_step, login
 
 from macau_tables.messages.terms import TERMS, term
 from macau_tables.server.auth import endpoint_rules
@@ -53,7 +53,7 @@ class Table:
 
     def dealer(self, command: Json) -> Json:
         """The dealer's open or close at a live table; at a virtual table its round cycle's
-        step, run at once (:func:`tests.server.conftest.cycle_step`)."""
+        step, run at once (:func:`tests.server.support.cycle_step`)."""
         if self.table_id.endswith("live"):
             return self.ok("dealer", command)
         return cycle_step(self.client, self.table_id, command)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import login, server_settings
 from tests.server.serving import wait_for
+from tests.server.support import login, server_settings
 from tests.tables.support import close_betting, open_round
 
 from macau_tables.caribbean.commands import CloseBetting as CaribbeanClose

@@ -18,7 +18,7 @@ from fastapi import Depends, FastAPI, WebSocket
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.server.conftest import PASSWORD, SAME_ORIGIN, login
+from tests.server.support import PASSWORD, SAME_ORIGIN, login
 
 from macau_tables.errors import AuthError
 from macau_tables.server import auth

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, login, server_settings
+from tests.server.support import PASSWORD, login, server_settings
 
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime, prepare

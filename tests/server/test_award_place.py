@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.support import login
 from tests.tables.support import close_betting, open_round
 
 from macau_tables.cards import DECK, Card

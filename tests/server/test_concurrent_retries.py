@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.support import login
 
 from macau_tables.server.runtime import Runtime
 from macau_tables.store import ChainHead, IdempotencyRecord, Tx

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login, watch
+from tests.server.support import login, watch
 
 from macau_tables.rounds import Audience
 from macau_tables.server.runtime import Runtime

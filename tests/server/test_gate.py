@@ -20,7 +20,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from tests.cli.tables_support import run
-from tests.server.conftest import add_held_table, login
+from tests.server.support import add_held_table, login
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import by_cycle
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, Viewer, add_held_table, watch
+from tests.server.support import PASSWORD, Viewer, add_held_table, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import by_cycle
 

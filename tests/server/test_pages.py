@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD
+from tests.server.support import PASSWORD
 
 from macau_tables import messages
 from macau_tables.cards import Card

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import cycle_step, login
+from tests.server.support import cycle_step, login
 
 from macau_tables.baccarat.roads import RoadEntry, bead_plate, big_road, big_road_grid
 from macau_tables.baccarat.sides import Side

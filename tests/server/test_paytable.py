@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.support import login
 
 from macau_tables.baccarat.demo import demo_rules as demo_baccarat_rules
 from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules

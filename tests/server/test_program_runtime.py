@@ -7,7 +7,7 @@ On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import server_settings
+from tests.server.support import server_settings
 from tests.tables.support import caribbean_rules, casino
 
 from macau_tables.server.app import create_app

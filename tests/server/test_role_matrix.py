@@ -38,7 +38,7 @@ USER_OF: dict[UserRole, str] = {
     UserRole.SUPERVISOR: "supervisor",
     UserRole.ADMIN: "admin",
 }
-"""A one-time user of each role (tests/server/conftest.py)."""
+"""A one-time user of each role (tests/server/support.py)."""
 
 PLACEHOLDER: dict[str, str] = {
     "table_id": "bac-1",

@@ -22,7 +22,7 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from tests.server.conftest import login
+from tests.server.support import login
 
 from macau_tables import codec
 from macau_tables.server.api_tables import _decode

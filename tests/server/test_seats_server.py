@@ -10,7 +10,7 @@ import itertools
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.support import login
 
 from macau_tables.server.runtime import Runtime
 

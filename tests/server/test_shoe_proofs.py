@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from fastapi.testclient import TestClient
-from tests.server.conftest import login
+from tests.server.support import login
 from tests.tables.support import by_cycle
 
 from macau_tables import codec

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import PASSWORD, add_demo_table, login, server_settings
+from tests.server.support import PASSWORD, add_demo_table, login, server_settings
 
 from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
 from macau_tables.caribbean.rules import DealingProcedure

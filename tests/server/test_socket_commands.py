@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.conftest import cycle_step, login, watch
 from tests.server.socket_support import (
     answer,
     closed,
@@ -23,6 +22,7 @@ from tests.server.socket_support import (
     view_after,
     wager,
 )
+from tests.server.support import cycle_step, login, watch
 
 from macau_tables.server import socket_commands, streams
 from macau_tables.server.principal import Principal, UserRole

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
-from tests.server.conftest import cycle_step, login
+from tests.server.support import cycle_step, login
 
 from macau_tables.errors import StoreError
 from macau_tables.server import errors

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from tests.server.conftest import login, watch
+from tests.server.support import login, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import close_betting, open_round
 

@@ -13,13 +13,19 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from macau_tables.approvals import Approval
+from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind
 from macau_tables.baccarat.rules import default_limits as baccarat_limits
+from macau_tables.cards import Card
+from macau_tables.caribbean.commands import CloseBetting, DealCard, PlaceAnte, PlaceJackpotWager
+from macau_tables.caribbean.events import RoundSettled
 from macau_tables.caribbean.rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
-from macau_tables.rounds import CycleStep, cycle_step_of
+from macau_tables.rounds import DEALER, CycleStep, cycle_step_of
 from macau_tables.store import Store, TableMode, TableStatus
-from macau_tables.tables import FakeClock, OpenRound, Submitted, TableService
+from macau_tables.store.verify import verify
+from macau_tables.tables import FakeClock, OpenRound, OpenShoe, Submitted, TableService
 from macau_tables.tables.cycle import betting
+from macau_tables.tables.storage import read_table
 
 T = TypeVar("T")
 
@@ -402,3 +408,49 @@ def grouped(
     lead.join(120)
     others.join(120)
     return [*first, *rest]
+
+
+def balances(store: Store) -> dict[str, int]:
+    return store.read(lambda tx: {a.account_id: a.balance for a in tx.accounts()})
+
+
+def check_invariants(store: Store, table_id: str, svc: Any) -> None:
+    assert ledger_total(store) == 0
+    assert store.read(lambda tx: read_table(tx, table_id)).state == svc.state
+    found = verify(store)
+    assert found.ok, found.failure
+
+
+def open_live_shoe(svc: Any) -> None:
+    send(svc, OpenShoe())
+    send(svc, S.Cut(S.Cutter.DEALER, "dealer", 200))
+    send(svc, S.Burn((None,) * 8))
+
+
+AWARDS = JackpotFixedAwards(
+    royal_flush=0, straight_flush=0, four_of_a_kind=50_000, full_house=15_000, flush=10_000
+)
+
+
+def deal_a_straight_flush(svc: Any, player: str) -> None:
+    """Box 1 antes with the jackpot wager and is dealt a straight flush (live console); its
+    raise is then the only thing left before the showdown."""
+    send(svc, OpenRound())
+    send(svc, PlaceAnte(1, player, 100), player)
+    send(svc, PlaceJackpotWager(1, player), player)
+    send(svc, CloseBetting())
+    box, dealer = list(STRAIGHT_FLUSH), list(DEALER_JUNK)
+    while svc.expected().due[0].kind.value == "card":
+        to = svc.expected().due[0].position
+        send(svc, DealCard(Card.parse((dealer if to is DEALER else box).pop(0))))
+
+
+def award_of(svc: Any) -> int:
+    settled = next(e for e in svc.round.events if isinstance(e, RoundSettled))
+    (award,) = settled.settlement.jackpot.awards
+    return int(award.from_meter)
+
+
+STRAIGHT_FLUSH = ("5h", "6h", "7h", "8h", "9h")
+
+DEALER_JUNK = ("2c", "3d", "4s", "Jc", "Kd")  # king high: does not qualify

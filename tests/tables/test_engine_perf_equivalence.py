@@ -18,7 +18,7 @@ from macau_tables.rng import SeededRandom
 from macau_tables.rounds import Outcome, WagerResult
 from macau_tables.store import Store
 from macau_tables.tables.bots import Bots
-from tests.core.test_ledger import wager_results
+from tests.core.support import wager_results
 
 from .support import PLAYERS, baccarat_rules, caribbean_rules, casino, service
 

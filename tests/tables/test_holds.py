@@ -31,8 +31,17 @@ from macau_tables.tables.recall import recall
 from macau_tables.tables.rederive import LoggedEvent, StoredTx, rederive_table
 from macau_tables.tables.reports import table_figures
 
-from .support import PLAYERS, baccarat_rules, caribbean_rules, casino, ledger_total, service
-from .test_jackpot import AWARDS, award_of, deal_a_straight_flush
+from .support import (
+    AWARDS,
+    PLAYERS,
+    award_of,
+    baccarat_rules,
+    caribbean_rules,
+    casino,
+    deal_a_straight_flush,
+    ledger_total,
+    service,
+)
 
 _n = 0
 

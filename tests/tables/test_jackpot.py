@@ -19,20 +19,24 @@ from macau_tables.caribbean.commands import (
     PlaceJackpotWager,
     Raise,
 )
-from macau_tables.caribbean.events import RoundSettled
-from macau_tables.caribbean.rules import JackpotFixedAwards
 from macau_tables.errors import MacauTablesError
 from macau_tables.rounds import DEALER, Audience
 from macau_tables.store import Store
 from macau_tables.tables import MeterUpdate, OpenRound
 
-from .support import CARIBBEAN_SEED, caribbean_rules, casino, ledger_total, send, service
-
-STRAIGHT_FLUSH = ("5h", "6h", "7h", "8h", "9h")
-DEALER_JUNK = ("2c", "3d", "4s", "Jc", "Kd")  # king high: does not qualify
-AWARDS = JackpotFixedAwards(
-    royal_flush=0, straight_flush=0, four_of_a_kind=50_000, full_house=15_000, flush=10_000
+from .support import (
+    AWARDS,
+    CARIBBEAN_SEED,
+    DEALER_JUNK,
+    award_of,
+    caribbean_rules,
+    casino,
+    deal_a_straight_flush,
+    ledger_total,
+    send,
+    service,
 )
+
 CONTRIBUTION = 70  # 7/10 of a 100 jackpot wager (support.caribbean_rules)
 
 
@@ -40,25 +44,6 @@ def two_live_tables(store: Store) -> tuple[Any, Any]:
     rules = caribbean_rules(jackpot_fixed_awards=AWARDS)
     casino(store, {"L1": ("caribbean", rules, True), "L2": ("caribbean", rules, True)})
     return service(store, "L1"), service(store, "L2")
-
-
-def deal_a_straight_flush(svc: Any, player: str) -> None:
-    """Box 1 antes with the jackpot wager and is dealt a straight flush (live console); its
-    raise is then the only thing left before the showdown."""
-    send(svc, OpenRound())
-    send(svc, PlaceAnte(1, player, 100), player)
-    send(svc, PlaceJackpotWager(1, player), player)
-    send(svc, CloseBetting())
-    box, dealer = list(STRAIGHT_FLUSH), list(DEALER_JUNK)
-    while svc.expected().due[0].kind.value == "card":
-        to = svc.expected().due[0].position
-        send(svc, DealCard(Card.parse((dealer if to is DEALER else box).pop(0))))
-
-
-def award_of(svc: Any) -> int:
-    settled = next(e for e in svc.round.events if isinstance(e, RoundSettled))
-    (award,) = settled.settlement.jackpot.awards
-    return int(award.from_meter)
 
 
 def meter_amount(store: Store) -> int:

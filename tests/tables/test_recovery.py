@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from macau_tables.baccarat import shoe as S
 from macau_tables.baccarat.bets import seat
 from macau_tables.baccarat.commands import CloseBetting as CloseBettingBac
 from macau_tables.baccarat.commands import DealCard as BacDeal
@@ -28,11 +27,9 @@ from macau_tables.caribbean.commands import (
 from macau_tables.rng import verify_leaves
 from macau_tables.rounds import DueKind
 from macau_tables.store import Store, TableStatus
-from macau_tables.store.verify import verify
 from macau_tables.tables import (
     ClearFault,
     MemoryVault,
-    OpenShoe,
     ReportFault,
     TableError,
 )
@@ -43,10 +40,12 @@ from .support import (
     BANKROLL,
     PLAYERS,
     baccarat_rules,
+    balances,
     caribbean_rules,
     casino,
+    check_invariants,
     close_betting,
-    ledger_total,
+    open_live_shoe,
     open_round,
     send,
     service,
@@ -58,17 +57,6 @@ def log_types(store: Store, table_id: str, after: int = 0) -> list[str]:
     deadlines: tests/tables/test_cycle.py looks at those)."""
     records = store.read(lambda tx: tx.read_events(table_id, after=after))
     return [r.type for r in records if not r.type.startswith("tables.Cycle")]
-
-
-def balances(store: Store) -> dict[str, int]:
-    return store.read(lambda tx: {a.account_id: a.balance for a in tx.accounts()})
-
-
-def check_invariants(store: Store, table_id: str, svc: Any) -> None:
-    assert ledger_total(store) == 0
-    assert store.read(lambda tx: read_table(tx, table_id)).state == svc.state
-    found = verify(store)
-    assert found.ok, found.failure
 
 
 def net(player: str, settlement: Any) -> int:
@@ -235,12 +223,6 @@ def test_a_restart_between_rounds_changes_nothing(store: Store) -> None:
     head = store.read(lambda tx: tx.chain_head("c1"))
     again = service(store, "c1", vault=MemoryVault())
     assert store.read(lambda tx: tx.chain_head("c1")) == head and again.state == svc.state
-
-
-def open_live_shoe(svc: Any) -> None:
-    send(svc, OpenShoe())
-    send(svc, S.Cut(S.Cutter.DEALER, "dealer", 200))
-    send(svc, S.Burn((None,) * 8))
 
 
 def test_a_baccarat_round_whose_cards_are_all_recorded_resumes_BAC_10(store: Store) -> None:

@@ -40,8 +40,17 @@ from macau_tables.tables.audit import verify_database
 from macau_tables.tables.reconfigure import change_table_config
 from macau_tables.voids import Ground
 
-from .support import BANKROLL, baccarat_rules, caribbean_rules, casino, send, service
-from .test_recovery import balances, check_invariants, open_live_shoe
+from .support import (
+    BANKROLL,
+    baccarat_rules,
+    balances,
+    caribbean_rules,
+    casino,
+    check_invariants,
+    open_live_shoe,
+    send,
+    service,
+)
 
 # a deck order for a live Caribbean round with one box (shuffler: five to the box, then five to
 # the dealer, CSP-7.2)

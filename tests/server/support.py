@@ -1,0 +1,194 @@
+"""Helpers shared by the server's tests (tests/server/conftest.py has the fixtures that use
+them): the one-time users' test passwords and roles, the test client's ``Origin``, in-process
+settings, a cycle step at a virtual table, bearer-token logins, refusals and audit entries, and
+extra demonstration tables. Test files import these from here, never from another test file."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from macau_tables import codec
+from macau_tables.baccarat.demo import demo_rules as demo_baccarat_rules
+from macau_tables.rounds import Audience
+from macau_tables.server.runtime import Runtime, demo_users
+from macau_tables.server.settings import Settings
+from macau_tables.store import Store, TableMode, TableStatus
+from macau_tables.visibility import merged
+
+PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
+"""The test password of each one-time user."""
+
+ROLE: dict[str, str] = dict(demo_users())
+"""Each one-time user's role."""
+
+SAME_ORIGIN: dict[str, str] = {"Origin": "http://testserver"}
+"""The ``Origin`` a browser sends from the test client's own pages."""
+
+
+def server_settings(**changes: Any) -> Settings:
+    """Settings for an in-process test: no tick thread, no request log."""
+    return Settings.of({"tick_seconds": 0.0, "log_requests": False, **changes})
+
+
+def cycle_step(client: TestClient, table_id: str, command: dict[str, Any]) -> dict[str, Any]:
+    """What the dealer's ``command`` (``tables.OpenRound`` or a game's ``CloseBetting``, as a
+    codec payload) did at a virtual table before its round cycle: there the cycle opens and
+    closes (a client's is refused, ``tables.cycle_owns``), so the cycle's step is run at once
+    in-process (:meth:`TableService.cycle_step`, not reachable over the server), opening with
+    the command's seating. Returns the encoded :class:`~macau_tables.tables.Submitted`."""
+    from tests.tables.support import close_betting, open_round
+
+    from macau_tables import codec
+
+    service = client.app.state.runtime.service(table_id)  # type: ignore[attr-defined]
+    if command["type"] == "tables.OpenRound":
+        seated = tuple((int(n), str(p)) for n, p in command.get("seated", ()))
+        done = open_round(service, seated)
+    else:
+        done = close_betting(service, None)
+    return codec.encode(done)
+
+
+def login(client: TestClient, name: str) -> dict[str, str]:
+    """The bearer-token headers of one-time user ``name``."""
+    response = client.post("/api/auth/token", json={"name": name, "password": PASSWORD[name]})
+    assert response.status_code == 200, response.text
+    token = response.json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def add_demo_table(
+    store: Store,
+    table_id: str,
+    *,
+    name: str,
+    game: str,
+    mode: TableMode,
+    config_id: str,
+    rules: Any,
+    meter_id: str,
+    reason: str,
+) -> None:
+    """One more open demonstration table ``table_id`` of ``game`` in ``mode`` on its own
+    configuration ``config_id`` (``rules``) and the demonstration meter ``meter_id``."""
+
+    def build(tx: Any) -> None:
+        tx.put_config(game, config_id, rules)
+        tx.create_table(
+            table_id,
+            name=name,
+            game=game,
+            mode=mode,
+            demo=True,
+            config_id=config_id,
+            meter_id=meter_id,
+        )
+        tx.set_table_status(table_id, TableStatus.OPEN, actor="test", reason=reason)
+
+    store.run(build)
+
+
+def add_held_table(store: Store, *, reason: str, **rules: Any) -> None:
+    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1), open
+    (the leak session and the squeeze's browser test play it); ``rules``: more changes to its
+    rules (e.g. its round cycle's ``betting_seconds``)."""
+    add_demo_table(
+        store,
+        "bac-hold",
+        name="Baccarat (card holding)",
+        game="baccarat",
+        mode=TableMode.VIRTUAL,
+        config_id="bac-8d-hold",
+        rules=replace(demo_baccarat_rules(), card_holding=True, **rules),
+        meter_id="m-baccarat",
+        reason=reason,
+    )
+
+
+def refused(response: Any, status: int, key: str | None = None) -> dict[str, Any]:
+    """The refusal's error (the one shape), checked: ``status``, never a 5xx."""
+    assert response.status_code == status, response.text
+    error: dict[str, Any] = response.json()["error"]
+    assert set(error) == {"key", "params", "text", "rule"}
+    assert error["text"]
+    if key is not None:
+        assert error["key"] == key, error
+    return error
+
+
+def audit(runtime: Runtime, action: str) -> list[Any]:
+    """The audit log's entries of ``action``."""
+    return runtime.store.read(lambda tx: tx.audit_entries(action=action))
+
+
+class Viewer:
+    """A table socket (``/ws/tables/{id}``) read as whole views: its version 2 messages — the
+    shared ``table`` message and the socket's ``mine`` / ``role`` part — laid together
+    (:func:`macau_tables.visibility.merged`) into the state a page shows, in the shape of
+    ``GET /api/tables/{id}`` (``type`` ``"table"``, ``seq``, ``round_id``, ``audience``,
+    ``view``, ``expected``, ``can_issue``, ``status``, ``fault``, ``cycle``, ``meter_link``),
+    each time the latest part and shared message go together (the part names this shared
+    message or an older one, ``shared_seq``: a part naming a newer one waits for it); any other
+    message (``pong``, ``meter``, ``error``) as it came. ``raw``: every message received, as
+    sent (the leak tests check each part too)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.raw: list[dict[str, Any]] = []
+        self.shared: dict[str, Any] | None = None
+        self.part: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ws, name)
+
+    def __enter__(self) -> Viewer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.ws.__exit__(*exc)
+
+    def receive_json(self) -> dict[str, Any]:
+        """The next whole view (or other message)."""
+        while True:
+            message: dict[str, Any] = self.ws.receive_json()
+            self.raw.append(message)
+            if message.get("v") != 2:
+                return message
+            if message["type"] == "table":
+                self.shared = message
+            else:
+                self.part = message
+            whole = self.whole()
+            if whole is not None:
+                return whole
+
+    def whole(self) -> dict[str, Any] | None:
+        """The view as the page shows it now (``None``: a part waits for its shared message)."""
+        shared, part = self.shared, self.part
+        if shared is None or (part is not None and part["shared_seq"] > shared["seq"]):
+            return None
+        body = shared["shared"]
+        mine = {} if part is None else part["part"]
+        return {
+            "type": "table",
+            "table_id": shared["table_id"],
+            "seq": shared["seq"] if part is None else max(part["seq"], shared["seq"]),
+            "round_id": body["round_id"],
+            "audience": mine.get("audience", codec.encode(Audience.public())),
+            "view": merged(body["view"], mine.get("view"), mine.get("drop", ())),
+            "expected": mine.get("expected", body["expected"]),
+            "can_issue": mine.get("can_issue", []),
+            "status": body["status"],
+            "fault": body["fault"],
+            "cycle": body["cycle"],
+            "meter_link": body["meter_link"],
+        }
+
+
+def watch(client: TestClient, path: str, **kwargs: Any) -> Viewer:
+    """``client.websocket_connect(path, **kwargs)`` opened and read as a :class:`Viewer` (a
+    context manager: ``with watch(client, path) as ws``)."""
+    return Viewer(client.websocket_connect(path, **kwargs).__enter__())
