@@ -96,13 +96,15 @@ def _set_status(
 
 
 def _view(ws: ClientConnection, table: str, status: str | None = None) -> dict[str, Any]:
-    """The next ``table`` message of ``table`` (with ``status``, when given)."""
+    """The shared part of the next ``table`` message of ``table`` (with ``status``, when
+    given), with the table's id."""
     while True:
         message = json.loads(ws.recv(timeout=WAIT_SECONDS))
         assert message["type"] != "error", message
+        # version 2: the table's shared part (docs/server.md) holds its status
         ours = message["type"] == "table" and message["table_id"] == table
-        if ours and (status is None or message["status"] == status):
-            return dict(message)
+        if ours and (status is None or message["shared"]["status"] == status):
+            return {**message["shared"], "table_id": message["table_id"]}
 
 
 def _at_worker(path: str) -> httpx.Client:
