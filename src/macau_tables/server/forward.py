@@ -32,6 +32,7 @@ import logging
 import re
 from typing import Final
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from websockets.asyncio.client import ClientConnection, unix_connect
 from websockets.exceptions import InvalidHandshake
@@ -111,6 +112,8 @@ class Forwarder:
         path = None
         if table_id is not None and not self.runtime.serves_now(table_id):
             holder = self.runtime.holder(table_id)
+            if holder is None:  # not known yet here (a worker just started): ask the store
+                holder = await anyio.to_thread.run_sync(self.runtime.holder_now, table_id)
             path = None if holder is None else address_of(holder)
         if path is None:
             await self.app(scope, receive, send)

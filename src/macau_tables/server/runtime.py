@@ -418,6 +418,27 @@ class Runtime:
                 return None
             return self._holders.get(table_id)
 
+    def holder_now(self, table_id: str) -> str | None:
+        """:meth:`holder`, and when no holder is known yet (this process has not read the
+        leases since another took the table: a worker just started), the table's lease read
+        from the store now — so that a request reaching the wrong worker is forwarded, not
+        refused. Blocking (a store read): not on the event loop."""
+        known = self.holder(table_id)
+        if known is not None or self.serves_now(table_id):
+            return known
+        try:
+            record = self.store.read(lambda tx: tx.table(table_id))
+        except MacauTablesError:  # no such table: the app refuses it as it does
+            return None
+        if not self._held_elsewhere(record) or record.lease_owner is None:
+            return None
+        with self._lock:
+            if table_id in self._services:
+                return None
+            self._held.add(table_id)
+            self._holders[table_id] = record.lease_owner
+        return record.lease_owner
+
     def serves_now(self, table_id: str) -> bool:
         """Whether this process serves ``table_id`` now (no store read)."""
         with self._lock:
