@@ -414,17 +414,10 @@ def _client_key(websocket: WebSocket, principal: Principal | None) -> str:
 # -- one connection -------------------------------------------------------------------------
 
 
-class _Closing(Exception):
-    """End the connection with ``code`` after sending ``first`` (a command's ``refused``
-    message, when there is one) and ``error``."""
-
-    def __init__(
-        self, code: int, error: MacauTablesError, first: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(error.key)
-        self.code = code
-        self.error = error
-        self.first = first
+_Closing = LaneClose
+"""End the connection with ``code`` after sending ``first`` (a command's ``refused`` message,
+when there is one) and ``error``: the one close of a socket, raised here and by its commands'
+lane (:mod:`.socket_commands`)."""
 
 
 class _Marker:
@@ -676,10 +669,7 @@ class _Connection:
 
     async def _command_loop(self, lane: CommandLane) -> None:
         """Run the client's commands (:mod:`.socket_commands`), in order, off the loop."""
-        try:
-            await lane.run()
-        except LaneClose as exc:
-            raise _Closing(exc.code, exc.error, exc.first) from None
+        await lane.run()  # a close it raises (LaneClose) is the connection's
 
     async def _next(self) -> dict[str, Any] | _Marker | None:
         """The next message to send; with a session, the expiry is checked at every tick
@@ -748,10 +738,7 @@ class _Connection:
         message = _parsed(text)
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "command" and isinstance(message, dict) and self.lane is not None:
-            try:
-                self.lane.take(message)  # run in order, answered with "ack" or "refused"
-            except LaneClose as exc:  # a flood: 4429
-                raise _Closing(exc.code, exc.error) from None
+            self.lane.take(message)  # run in order, answered "ack" or "refused"; a flood: 4429
             return
         if kind == "ping" and isinstance(message, dict) and set(message) == {"type"}:
             self.outbox.offer(lambda: {"type": "pong"})

@@ -243,29 +243,7 @@ def put_session(
 def session(tx: Tx, token_sha256: str) -> SessionRecord | None:
     """The session or token whose secret hashes to ``token_sha256`` (expired or not), with
     its user's role and whether they are disabled; ``None`` when there is none."""
-    sess, u = s.auth_sessions, s.users
-    row = tx.connection.execute(
-        select(
-            sess.c.user_name,
-            u.c.role,
-            sess.c.kind,
-            sess.c.created_at,
-            sess.c.expires_at,
-            u.c.disabled,
-        )
-        .join(u, u.c.name == sess.c.user_name)
-        .where(sess.c.token_sha256 == token_sha256)
-    ).first()
-    if row is None:
-        return None
-    return SessionRecord(
-        str(row.user_name),
-        str(row.role),
-        str(row.kind),
-        row.created_at,
-        row.expires_at,
-        bool(row.disabled),
-    )
+    return _sessions(tx, (token_sha256,)).get(token_sha256)
 
 
 SESSIONS_PER_STATEMENT: Final = 900
@@ -278,6 +256,10 @@ def sessions(tx: Tx, tokens_sha256: Iterable[str]) -> dict[str, SessionRecord]:
     ``tokens_sha256`` (expired or not) by that hash; one absent there has none. One statement
     for up to :data:`SESSIONS_PER_STATEMENT` of them (the table sockets' session check asks for
     all the process's sockets in one read: :mod:`macau_tables.server.session_watch`)."""
+    return _sessions(tx, tokens_sha256)
+
+
+def _sessions(tx: Tx, tokens_sha256: Iterable[str]) -> dict[str, SessionRecord]:
     wanted = sorted(set(tokens_sha256))
     sess, u = s.auth_sessions, s.users
     found: dict[str, SessionRecord] = {}

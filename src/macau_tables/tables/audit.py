@@ -200,15 +200,25 @@ def check_table(
     )
 
 
-def verify_in(tx: Tx, *, progress: Callable[[str], None] | None = None) -> Verified:
-    """:func:`verify_database` inside an open (read-only) transaction, in this process."""
+def _begin(
+    tx: Tx,
+) -> tuple[dict[str, str], list[TableRecord], dict[str, ChainHead], Verified | None]:
+    """What every verification reads first, in its snapshot ``tx``: the configurations (their
+    hashes checked: a failure there is the report, the last item), the tables, the chain
+    heads."""
     tx.flush_meters()
     configs = stored_configs(tx)
     failure = verify_configs(tx)
-    tables = tx.tables()
     heads = tx.chain_heads()
-    if failure is not None:
-        return Verified(from_store(failure), heads=heads)
+    failed = None if failure is None else Verified(from_store(failure), heads=heads)
+    return configs, tx.tables(), heads, failed
+
+
+def verify_in(tx: Tx, *, progress: Callable[[str], None] | None = None) -> Verified:
+    """:func:`verify_database` inside an open (read-only) transaction, in this process."""
+    configs, tables, heads, failed = _begin(tx)
+    if failed is not None:
+        return failed
     balance = meter_balances(tx)
     checked: list[TableCheck] = []
     for table in tables:
@@ -303,13 +313,9 @@ def verify_parallel(
     SQLite each task reads its own, bounded by this one's chain heads and last transaction
     (the log and the ledger only grow: what was committed before stays as it was); the store's
     other checks then count what was committed by the time they run."""
-    tx.flush_meters()
-    configs = stored_configs(tx)
-    failure = verify_configs(tx)
-    tables = tx.tables()
-    heads = tx.chain_heads()
-    if failure is not None:
-        return Verified(from_store(failure), heads=heads)
+    configs, tables, heads, failed = _begin(tx)
+    if failed is not None:
+        return failed
     snapshot = None
     if tx.postgres:
         snapshot = str(tx.connection.execute(text("SELECT pg_export_snapshot()")).scalar_one())
