@@ -51,7 +51,7 @@ from macau_tables.store.history import settled_round_ids
 from macau_tables.tables.clock import MACAU
 from macau_tables.tables.recall import settled_wagers
 from macau_tables.tables.reports import day_bounds, day_positions, day_report
-from service_db import machine, scratch_url
+from service_db import cached_database_arguments, machine, scratch_url
 from startup import copy_to
 from verify import build
 
@@ -138,14 +138,8 @@ def timed(url: str, run: Callable[[Any, date], Any], day: date) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=2_000)
-    parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--cache-dir", default="/tmp/macau-tables-bench")
-    parser.add_argument("--workdir", default=None)
-    parser.add_argument("--rebuild", action="store_true")
+    cached_database_arguments(parser)
     parser.add_argument("--replay", action="store_true")
-    parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     print(f"machine: {machine()}")
     path = prepare(Path(args.cache_dir), args.rounds, args.rebuild)

@@ -12,6 +12,7 @@ afterwards.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import secrets
@@ -67,6 +68,18 @@ def scratch_url(backend: str, *, workdir: str | None = None, pg: str = PG_ADMIN)
         with engine.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         engine.dispose()
+
+
+def cached_database_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that builds a database of played rounds once, caches it and
+    copies it to a scratch database per backend (``bench/verify.py``, ``bench/reports.py``)."""
+    parser.add_argument("--rounds", type=int, default=2_000)
+    parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--cache-dir", default="/tmp/macau-tables-bench")
+    parser.add_argument("--workdir", default=None)
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--json", type=Path, default=None)
 
 
 def open_store(url: str) -> Store:

@@ -48,7 +48,7 @@ from macau_tables.store import schema as s
 from macau_tables.store.verify import verify as store_verify
 from macau_tables.tables import Bots, TableService
 from macau_tables.tables.audit import verify_database
-from service_db import demo_casino, machine, open_store, scratch_url
+from service_db import cached_database_arguments, demo_casino, machine, open_store, scratch_url
 from startup import BulkStore, copy_to
 
 
@@ -123,14 +123,8 @@ def timed(url: str, check: Any) -> tuple[Any, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=2_000)
-    parser.add_argument("--backend", nargs="+", default=["sqlite", "postgresql"])
-    parser.add_argument("--trials", type=int, default=3)
+    cached_database_arguments(parser)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--cache-dir", default="/tmp/macau-tables-bench")
-    parser.add_argument("--workdir", default=None)
-    parser.add_argument("--rebuild", action="store_true")
-    parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     print(f"machine: {machine()}")
     path = Path(args.cache_dir) / (

@@ -26,12 +26,9 @@ def _read_then_deposit(tx: Tx) -> None:
     _deposit(tx)
 
 
-@pytest.mark.parametrize("work", [_deposit, _read_then_deposit], ids=["driver", "sqlalchemy"])
-def test_a_dead_pooled_connection_is_replaced_and_the_transaction_runs_once(
-    pg_store: Store, work: Callable[[Tx], None]
-) -> None:
-    store = pg_store
-    setup(store, players={"alice": 1_000})
+def kill_pooled_connection(store: Store) -> None:
+    """End, from another session, the PostgreSQL backend of the connection the store's pool
+    hands out next (the one its last transaction used)."""
     pid = store.run(lambda tx: tx.connection.execute(text("SELECT pg_backend_pid()")).scalar())
     admin = create_engine(store.raw_url, isolation_level="AUTOCOMMIT")
     try:
@@ -39,6 +36,15 @@ def test_a_dead_pooled_connection_is_replaced_and_the_transaction_runs_once(
             conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
     finally:
         admin.dispose()
+
+
+@pytest.mark.parametrize("work", [_deposit, _read_then_deposit], ids=["driver", "sqlalchemy"])
+def test_a_dead_pooled_connection_is_replaced_and_the_transaction_runs_once(
+    pg_store: Store, work: Callable[[Tx], None]
+) -> None:
+    store = pg_store
+    setup(store, players={"alice": 1_000})
+    kill_pooled_connection(store)
     store.run(work)  # whichever way its first statement reaches the dead connection
     assert store.read(lambda tx: tx.wallet_balance("alice")) == 1_005
     assert store.read(lambda tx: tx.ledger_total()) == 0
@@ -63,13 +69,7 @@ def test_a_dead_connection_met_by_the_commits_one_round_trip_is_refused_then_rep
         table_id="t1",
         meter_id="m-1",
     )
-    pid = store.run(lambda tx: tx.connection.execute(text("SELECT pg_backend_pid()")).scalar())
-    admin = create_engine(store.raw_url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-    finally:
-        admin.dispose()
+    kill_pooled_connection(store)
     with pytest.raises(StoreError) as refused:
         store.run(lambda tx: tx.post_deferred([contribution]))
     assert refused.value.key == "store.unavailable"
