@@ -291,9 +291,8 @@ class Runtime:
             if found is not None:
                 return found
             known = table_id in self._known
-            stale = time.monotonic() - self._refreshed > 1.0
-        if not known and stale:  # a table created since the last look (at most once a second)
-            self._refresh_tables()
+        if not known:  # a table created since the last look
+            self._refresh_if_stale()
         with self._lock:
             if table_id not in self._known:
                 raise MacauTablesError("server.table_unknown", table=table_id)
@@ -419,25 +418,23 @@ class Runtime:
             return self._holders.get(table_id)
 
     def holder_now(self, table_id: str) -> str | None:
-        """:meth:`holder`, and when no holder is known yet (this process has not read the
-        leases since another took the table: a worker just started), the table's lease read
-        from the store now — so that a request reaching the wrong worker is forwarded, not
-        refused. Blocking (a store read): not on the event loop."""
-        known = self.holder(table_id)
-        if known is not None or self.serves_now(table_id):
-            return known
-        try:
-            record = self.store.read(lambda tx: tx.table(table_id))
-        except MacauTablesError:  # no such table: the app refuses it as it does
-            return None
-        if not self._held_elsewhere(record) or record.lease_owner is None:
-            return None
+        """:meth:`holder`, and when no holder is known (this process has not read the leases
+        since another took the table: a worker just started, its tick busy loading its own
+        share), the leases read again first (:meth:`_refresh_if_stale`) — so that a request
+        reaching the wrong worker is forwarded, not refused. Blocking (a store read at most
+        once a second): not on the event loop."""
+        if self.holder(table_id) is None and not self.serves_now(table_id):
+            self._refresh_if_stale()
+        return self.holder(table_id)
+
+    def _refresh_if_stale(self) -> None:
+        """Read the tables and their leases again when the last read is over a second old
+        (what a request for a table this process does not know asks: at most once a second,
+        whatever the number of such requests)."""
         with self._lock:
-            if table_id in self._services:
-                return None
-            self._held.add(table_id)
-            self._holders[table_id] = record.lease_owner
-        return record.lease_owner
+            stale = time.monotonic() - self._refreshed > 1.0
+        if stale:
+            self._refresh_tables()
 
     def serves_now(self, table_id: str) -> bool:
         """Whether this process serves ``table_id`` now (no store read)."""
