@@ -381,7 +381,8 @@ class _Texts:
             made = self._made.get(key)
         if made is not None and made[0] is update and made[1] == extra and made[2] is base:
             return made[3]
-        print_ = _fingerprint(update.view, update.public if seat is None else update.seat)
+        # a player's (the staff's part changes with every wager: not worth the comparison)
+        print_ = None if seat is None else _fingerprint(update.view, update.seat)
         with self._lock:
             last = self._last_parts.get(key)
         if (
