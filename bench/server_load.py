@@ -507,7 +507,7 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                 if '"phase":"betting"' not in text:
                     continue  # no round taking bets: not parsed (the load generator's own CPU)
                 message = json.loads(text)
-                # the shared part (streams.py, "v": 2): the public view, the same for everyone
+                # the shared section (streams.py, "v": 3; left out when unchanged): the public view
                 shared = message.get("shared") if message.get("type") == "table" else None
                 view = None if shared is None else shared.get("view")
                 if view is None or view.get("phase") != "betting":

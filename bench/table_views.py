@@ -9,11 +9,12 @@ One virtual baccarat table (``bac-1``, the set-up of ``bench/server_load.py``) w
 ``--rounds`` rounds of its cycle (open, every player's bet, close: dealt and settled). After
 every event each socket is given what ``server/streams.py`` would send it if it took every
 update (no coalescing: the most a socket that keeps up is sent), made by the streams' own
-``_Texts`` — version 1 (one whole view a socket, encoded once per update and audience) or
-version 2 (one shared text a table event, and a part per audience), whichever the imported
-code has — and a text equal to the last one of its kind sent on that socket is not counted
-again, as the sender does. Printed: messages and bytes a bet, and the CPU time spent making the
-texts (the event loop's share of a bet's cost) a bet.
+``_Texts`` — version 1 (one whole view a socket, encoded once per update and audience),
+version 2 (one shared text a table event, and a part per audience) or version 3 (one message
+an update holding the sections that changed for the socket: shared, seat, own part), whichever
+the imported code has — and a text equal to the last one of its kind sent on that socket is
+not counted again, as the sender does. Printed: messages and bytes a bet, and the CPU time
+spent making the texts (the event loop's share of a bet's cost) a bet.
 
 Run against another tree (the "before" of an A/B) with its ``src`` first on ``PYTHONPATH``:
 nothing else moves. Machine-independent figures: messages and bytes; the time follows the load.
@@ -58,7 +59,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    version = 2 if hasattr(streams._Texts, "shared") else 1
+    version = streams.VERSION if hasattr(streams, "VERSION") else 1
     with tempfile.TemporaryDirectory(prefix="mt-views-") as folder:
         url = f"sqlite:///{Path(folder) / 'views.db'}"
         (table, *_) = set_up(url, args.players, args.players)
@@ -89,12 +90,26 @@ def main() -> int:
                 started = time.process_time()
                 if version == 1:
                     made = [("table", texts.text(update, extra, sock.role))]  # type: ignore[attr-defined]
-                else:
+                elif version == 2:
                     shared = texts.shared(update, extra["status"], svc.setup.mode)
-                    made = [("part", texts.part(update, extra, sock.role, shared))]
-                    made.append(("shared", shared.text))
+                    made = [("part", texts.part(update, extra, sock.role, shared))]  # type: ignore[call-arg]
+                    made.append(("shared", shared.text))  # type: ignore[attr-defined]
+                else:  # one message holding the sections that changed for the socket
+                    mode = svc.setup.mode
+                    sections = texts.sections(update, extra, sock.role, mode)  # type: ignore[attr-defined]
+                    changed = [(k, t) for k, t in sections if sock.last.get(k) != t]
+                    sock.last.update(changed)
+                    frame = (
+                        streams._frame(update.table_id, update.seq, changed) if changed else None
+                    )  # type: ignore[attr-defined]
+                    made = [("frame", frame)]
                 spent[0] += time.process_time() - started
                 for kind, text in made:
+                    if kind == "frame":
+                        if text is not None:
+                            counts["messages"] += 1
+                            counts["bytes"] += len(text.encode())
+                        continue
                     send(sock, kind, text)
 
             return svc.subscribe(sock.audience, callback)

@@ -298,17 +298,32 @@ def _gate_holds(game: Adapter, seed: int) -> None:
                 assert not named and seen.role is None and seen.personal is None
             else:
                 assert seen.expected == expected and seen.role is not None
-            parts = [seen.shared, seen.role, seen.personal]
+            parts = [seen.shared, seen.role, seen.personal, seen.seat]
             shown = {c for p in parts if p is not None for c in cards_in(codec.encode(p.view))}
             assert shown <= game.visible(r, audience)
-            # On the wire (the table sockets): the shared view encoded once, and an audience's
-            # part holding only what its view has beyond it — together its view, whole; the
-            # part carries no card the law hides from that audience either.
+            # a player's seat part: what any player without a stake sees (no more: the law's
+            # cards for such a player), the same whoever the player is
+            assert (seen.seat is not None) == (audience.player is not None)
+            if seen.seat is not None:
+                assert seen.seat.view == r.view(visibility.SEATED)
+                assert set(cards_in(codec.encode(seen.seat.view))) <= game.visible(
+                    r, visibility.SEATED
+                )
+            # On the wire (the table sockets): the shared view encoded once; for a player the
+            # seat part laid over it (what the seat view has beyond it); an audience's own part
+            # holding only what its view has beyond those — together its view, whole; no part
+            # carries a card the law hides from that audience either.
             shared = codec.encode(seen.shared.view)
             own = codec.encode(seen.view)
-            part = visibility.own_fields(own, shared)
+            base = shared
+            if seen.seat is not None:
+                seat = codec.encode(seen.seat.view)
+                laid = visibility.own_fields(seat, shared)
+                base = visibility.merged(shared, laid, visibility.not_own(seat, shared))
+                assert base == seat
+            part = visibility.own_fields(own, base)
             assert part is not None and set(cards_in(part)) <= game.visible(r, audience)
-            assert visibility.merged(shared, part, visibility.not_own(own, shared)) == own
+            assert visibility.merged(base, part, visibility.not_own(own, base)) == own
             if audience.role is Role.PUBLIC:
                 assert part == {}
             recalled = visibility.recall_view(r, audience)

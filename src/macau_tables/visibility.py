@@ -14,16 +14,23 @@ which views are sent:
 * the **shared** part (:class:`SharedPart`): what everyone may see — the public view and what
   the round waits for *without naming any player* (who sits in which box or holds which side is
   not public: BAC-15, CSP-12);
+* the **seat** part (:class:`SeatPart`): what every player at the table sees alike — the view
+  of a player with no stake in the round (:data:`SEATED`: no user bears that name), e.g. the
+  baccarat layout (the chips on the felt, BAC view rules) and who holds each side; nothing a
+  signed-in player would not see by sitting down at the table without a wager;
 * the **role** part (:class:`RolePart`): the dealer's console or a supervisor's view, with the
   whole expectation (staff act on who is due);
 * the **personal** part (:class:`PersonalPart`): a player's own view (their wagers, their cards,
   the cards they hold) and the expectation naming them alone.
 
 On the wire (the table sockets, :mod:`macau_tables.server.streams`) the shared part is encoded
-once per event and the same text sent to every socket of the table; a role or personal part
-carries only what its view holds beyond the shared one (:func:`own_fields`: the fields of the
-audience's encoded view that the public's does not hold alike), so a client rebuilds the
-audience's whole view by laying its part over the shared one (:func:`merged`).
+once per event and the same text sent to every socket of the table, the seat part once per
+event for every player's socket; a role part carries only what its view holds beyond the shared
+one, a personal part only what its view holds beyond the shared and seat parts laid together
+(:func:`own_fields`: the fields of the audience's encoded view that the other does not hold
+alike), so a client rebuilds the audience's whole view by laying its parts in that order
+(:func:`merged`). A player's personal part so changes only when that player's own data does:
+another player's bet changes the seat part (the layout), not it.
 
 A round that is over (settled or void) is closed: its record may be shown whole to staff
 (:func:`is_closed`); until then a surface shows an audience that audience's live view and
@@ -40,9 +47,11 @@ from typing import Any, overload
 from .rounds import Audience, Due, Expected, Role, require_audience
 
 __all__ = [
+    "SEATED",
     "Parts",
     "PersonalPart",
     "RolePart",
+    "SeatPart",
     "SharedPart",
     "expected_for",
     "is_closed",
@@ -51,6 +60,7 @@ __all__ = [
     "own_fields",
     "parts",
     "recall_view",
+    "seat_view",
     "shared_view",
     "view_for",
 ]
@@ -64,6 +74,20 @@ class SharedPart:
     round_id: str | None
     view: Any
     expected: Expected | None
+
+
+SEATED: Audience = Audience.of_player("~seated")
+"""A player at the table with no stake in the round: the audience of the seat part. No user can
+bear this name (a user name begins with a letter or a digit: ``users_ops.NAME_PATTERN``), so its
+view is what any player sees of the round by sitting down without a wager or a held side."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPart:
+    """What every player at the table sees alike: the ``view`` of :data:`SEATED` (``None``
+    before the first round)."""
+
+    view: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +113,13 @@ class PersonalPart:
 @dataclass(frozen=True, slots=True)
 class Parts:
     """A round as one audience may see it: the ``shared`` part, and the ``role`` part (staff)
-    or the ``personal`` part (a player) — at most one of them."""
+    or the ``seat`` and ``personal`` parts (a player)."""
 
     audience: Audience
     shared: SharedPart
     role: RolePart | None = None
     personal: PersonalPart | None = None
+    seat: SeatPart | None = None
 
     @property
     def view(self) -> Any:
@@ -159,7 +184,7 @@ def parts(round_: Any, audience: Audience) -> Parts:
         return Parts(who, shared)
     if who.player is not None:
         mine = PersonalPart(who.player, view_for(round_, who), expected_for(expected, who))
-        return Parts(who, shared, personal=mine)
+        return Parts(who, shared, personal=mine, seat=SeatPart(seat_view(round_)))
     return Parts(who, shared, role=RolePart(who.role, view_for(round_, who), expected))
 
 
@@ -167,6 +192,12 @@ def shared_view(round_: Any) -> Any:
     """The shared part's view of ``round_``: the public's (``None`` without a round) — the one
     view every socket of the table may receive."""
     return view_for(round_, Audience.public())
+
+
+def seat_view(round_: Any) -> Any:
+    """The seat part's view of ``round_``: :data:`SEATED`'s (``None`` without a round) — the one
+    view every player's socket of the table may receive."""
+    return view_for(round_, SEATED)
 
 
 def own_fields(

@@ -125,21 +125,22 @@ def audit(runtime: Runtime, action: str) -> list[Any]:
 
 
 class Viewer:
-    """A table socket (``/ws/tables/{id}``) read as whole views: its version 2 messages — the
-    shared ``table`` message and the socket's ``mine`` / ``role`` part — laid together
-    (:func:`macau_tables.visibility.merged`) into the state a page shows, in the shape of
-    ``GET /api/tables/{id}`` (``type`` ``"table"``, ``seq``, ``round_id``, ``audience``,
-    ``view``, ``expected``, ``can_issue``, ``status``, ``fault``, ``cycle``, ``meter_link``),
-    each time the latest part and shared message go together (the part names this shared
-    message or an older one, ``shared_seq``: a part naming a newer one waits for it); any other
-    message (``pong``, ``meter``, ``error``) as it came. ``raw``: every message received, as
-    sent (the leak tests check each part too)."""
+    """A table socket (``/ws/tables/{id}``) read as whole views: each version 3 ``table``
+    message holds the sections that changed for the socket — ``shared``, ``seat`` (a player's),
+    ``mine`` / ``role`` — and the latest of each, laid together
+    (:func:`macau_tables.visibility.merged`: the seat part over the shared view, the own part
+    over that), make the state a page shows, in the shape of ``GET /api/tables/{id}``
+    (``type`` ``"table"``, ``seq``, ``round_id``, ``audience``, ``view``, ``expected``,
+    ``can_issue``, ``status``, ``fault``, ``cycle``, ``meter_link``); any other message
+    (``pong``, ``meter``, ``error``) as it came. ``raw``: every message received, as sent (the
+    leak tests check each section too)."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.raw: list[dict[str, Any]] = []
-        self.shared: dict[str, Any] | None = None
-        self.part: dict[str, Any] | None = None
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.seq: int | None = None
+        self.table_id: str | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.ws, name)
@@ -155,30 +156,34 @@ class Viewer:
         while True:
             message: dict[str, Any] = self.ws.receive_json()
             self.raw.append(message)
-            if message.get("v") != 2:
+            if message.get("type") != "table" or message.get("v") != 3:
                 return message
-            if message["type"] == "table":
-                self.shared = message
-            else:
-                self.part = message
+            for name in ("shared", "seat", "mine", "role"):
+                if name in message:
+                    self.sections["own" if name in ("mine", "role") else name] = message[name]
+            self.seq = message["seq"] if self.seq is None else max(self.seq, message["seq"])
+            self.table_id = message["table_id"]
             whole = self.whole()
             if whole is not None:
                 return whole
 
     def whole(self) -> dict[str, Any] | None:
-        """The view as the page shows it now (``None``: a part waits for its shared message)."""
-        shared, part = self.shared, self.part
-        if shared is None or (part is not None and part["shared_seq"] > shared["seq"]):
+        """The view as the page shows it now (``None``: no shared part yet)."""
+        body = self.sections.get("shared")
+        if body is None:
             return None
-        body = shared["shared"]
-        mine = {} if part is None else part["part"]
+        seat = self.sections.get("seat", {})
+        mine = self.sections.get("own", {})
+        view = merged(body["view"], seat.get("view"), seat.get("drop", ()))
         return {
             "type": "table",
-            "table_id": shared["table_id"],
-            "seq": shared["seq"] if part is None else max(part["seq"], shared["seq"]),
+            "table_id": self.table_id,
+            "seq": self.seq,
             "round_id": body["round_id"],
             "audience": mine.get("audience", codec.encode(Audience.public())),
-            "view": merged(body["view"], mine.get("view"), mine.get("drop", ())),
+            "view": view
+            if mine.get("view") is None
+            else merged(view, mine["view"], mine.get("drop", ())),
             "expected": mine.get("expected", body["expected"]),
             "can_issue": mine.get("can_issue", []),
             "status": body["status"],

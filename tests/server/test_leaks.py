@@ -73,6 +73,7 @@ from macau_tables.server.runtime import Runtime
 from macau_tables.tables.casino import UNIT
 from macau_tables.tables.clock import opening_date
 from macau_tables.tables.model import OpenRound, PauseCycle, ResumeCycle
+from macau_tables.visibility import SEATED
 
 PLAYERS = ("alice", "bruno", "carmen", "daniel")
 TABLES = ("csp-1", "bac-1", "bac-hold")
@@ -80,7 +81,7 @@ EXTRA_PASSWORD = "leak-test-password-1234"
 STAFF = ("dealer", "supervisor", "admin")
 RECALLS = ("supervisor", "admin")
 """The staff roles that have recall (the dealer has none)."""
-SENT_TYPES = {"table", "mine", "role", "meter", "pong"}
+SENT_TYPES = {"table", "meter", "pong"}
 """All the server ever sends on a table's socket besides an error before closing: no advice,
 no chat, no strategy channel (CSP-12)."""
 
@@ -406,21 +407,29 @@ def _check_viewer(
 
     for message in s.sockets[(table, viewer)].raw:
         assert message["type"] in SENT_TYPES, (table, viewer, message)
-        shown = set(cards_in(message))
         if message["type"] in ("meter", "pong"):
-            assert not shown, (table, viewer, message)
+            assert not set(cards_in(message)), (table, viewer, message)
             continue
-        assert message["v"] == 2, message
-        if message["type"] == "table":  # the shared part: the public's, whoever receives it
-            leaked = shown - law_at(message["seq"], Audience.public())
-            seen["shared parts"] += 1
-        else:
-            assert viewer != "public", message  # the public gets the shared part only
-            assert codec.decode(message["part"]["audience"]) == audience
-            assert message["type"] == ("mine" if audience.player is not None else "role")
-            leaked = shown - law_at(message["seq"], audience)
-            seen["own parts"] += 1
-        assert not leaked, (table, viewer, message["type"], sorted(map(str, leaked)))
+        assert message["v"] == 3, message
+        sections = set(message) - {"type", "v", "table_id", "seq"}
+        assert sections and sections <= {"shared", "seat", "mine", "role"}, message
+        for name in sections:
+            section = message[name]
+            shown = set(cards_in(section))
+            if name == "shared":  # the public's, whoever receives it
+                leaked = shown - law_at(message["seq"], Audience.public())
+                seen["shared parts"] += 1
+            elif name == "seat":  # a player's socket alone: what any player without a stake sees
+                assert audience.player is not None, message
+                leaked = shown - law_at(message["seq"], SEATED)
+                seen["seat parts"] += 1
+            else:
+                assert viewer != "public", message  # the public gets the shared part only
+                assert codec.decode(section["audience"]) == audience
+                assert name == ("mine" if audience.player is not None else "role")
+                leaked = shown - law_at(message["seq"], audience)
+                seen["own parts"] += 1
+            assert not leaked, (table, viewer, name, sorted(map(str, leaked)))
     for message in s.received[(table, viewer)]:
         assert message["type"] in SENT_TYPES, (table, viewer, message)
         if message["type"] != "table":
@@ -463,8 +472,8 @@ def _public_payloads(s: Session) -> Iterator[tuple[str, Any]]:
             yield f"socket {table}", message
         for viewer in s.audiences:  # the shared part, the same text on every socket
             for message in s.sockets[(table, viewer)].raw:
-                if message["type"] == "table":
-                    yield f"socket {table} (shared, to {viewer})", message
+                if message["type"] == "table" and "shared" in message:
+                    yield f"socket {table} (shared, to {viewer})", message["shared"]
     for table, viewer, surface, _, payload in s.polled:
         if viewer == "public" and surface == "view":
             yield f"GET /api/tables/{table}", payload
@@ -562,7 +571,7 @@ def _session(s: Session, rounds: int) -> None:
     # Not vacuous: every viewer got views, players were shown their own Caribbean hands and
     # the holder the held baccarat cards before anyone else; every round was played out.
     assert seen["messages"] >= rounds * 5 * len(s.audiences)
-    assert seen["shared parts"] and seen["own parts"]
+    assert seen["shared parts"] and seen["seat parts"] and seen["own parts"]
     assert seen["private csp-1"] > 0 and seen["private bac-hold"] > 0
     assert seen["private bac-1"] == 0  # without holding every card is turned as dealt
     assert all(s.service(t).round.is_over for t in TABLES)

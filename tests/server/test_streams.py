@@ -15,10 +15,13 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from tests.server.support import login, watch
+from tests.server.support import add_held_table, login, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import close_betting, open_round
 
+from macau_tables.baccarat.bets import seat
+from macau_tables.baccarat.commands import PlaceWager
+from macau_tables.baccarat.rules import WagerKind
 from macau_tables.caribbean.commands import CloseBetting, Fold, PlaceAnte, PlaceJackpotWager, Raise
 from macau_tables.errors import StoreError
 from macau_tables.rounds import Audience, TableMode
@@ -363,43 +366,88 @@ def test_table_updates_are_coalesced_a_slow_reader_gets_the_newest_view() -> Non
     assert then is None
 
 
-def test_one_shared_text_per_table_event_one_part_per_audience_never_another_s() -> None:
+def _extra(can_issue: list[str] | None = None) -> dict[str, Any]:
+    return {"status": "open", "expected": None, "can_issue": can_issue or []}
+
+
+def test_one_shared_text_per_table_event_one_seat_text_one_part_per_audience() -> None:
     texts = streams._Texts()
-    extra = {"status": "open", "expected": None, "can_issue": []}
+    mode = TableMode.VIRTUAL
     public = _update(5, Audience.public())
     alice, bruno = _update(5, Audience.of_player("alice")), _update(5, Audience.of_player("bruno"))
-    shared = texts.shared(public, "open", TableMode.VIRTUAL)
+    shared = texts.shared(public, "open", mode)
     # every socket of the table, whoever watches: the one shared text of the event
-    assert texts.shared(alice, "open", TableMode.VIRTUAL) is shared
-    assert json.loads(shared.text)["v"] == streams.VERSION == 2
-    assert texts.part(public, extra, None, shared) is None  # the public: the shared part only
-    mine = texts.part(alice, extra, UserRole.PLAYER, shared)
-    assert mine is not None and texts.part(alice, extra, UserRole.PLAYER, shared) is mine
-    theirs = texts.part(bruno, extra, UserRole.PLAYER, shared)
-    assert theirs is not None
-    assert json.loads(mine)["type"] == "mine" and json.loads(mine)["shared_seq"] == 5
-    assert json.loads(mine)["part"]["audience"]["player"] == "alice"
-    assert json.loads(theirs)["part"]["audience"]["player"] == "bruno"
-    # A later update of alice's that reads as her last part did: that very text, kept (its seq
-    # and shared_seq), so a socket that has it is not sent it again; one that reads otherwise
-    # is a new text.
-    again = _update(6, Audience.of_player("alice"))
-    later_shared = texts.shared(_update(6, Audience.public()), "open", TableMode.VIRTUAL)
-    assert texts.part(again, extra, UserRole.PLAYER, later_shared) == mine
-    changed = texts.part(again, {**extra, "can_issue": ["y"]}, UserRole.PLAYER, later_shared)
-    assert changed is not None and json.loads(changed)["seq"] == 6
-    # Staff get a role part with their role's can_issue.
-    staff = texts.part(_update(5, Audience.dealer()), {**extra, "can_issue": ["x"]},
-                       UserRole.DEALER, shared)  # fmt: skip
-    assert staff is not None and json.loads(staff)["type"] == "role"
-    assert json.loads(staff)["part"]["can_issue"] == ["x"]
-    # An event that changes nothing shared keeps the shared text (and its seq): not resent.
-    assert later_shared.text is shared.text and later_shared.since == 5
-    assert later_shared.seq == 6
-    # One that changes it makes a new one.
-    closed = texts.shared(_update(7, Audience.public()), "closed", TableMode.VIRTUAL)
-    assert json.loads(closed.text)["seq"] == closed.since == 7
-    assert json.loads(closed.text)["shared"]["status"] == "closed"
+    assert texts.shared(alice, "open", mode) is shared
+    assert texts.sections(public, _extra(), None, mode) == [("shared", shared.body)]
+    mine = dict(texts.sections(alice, _extra(), UserRole.PLAYER, mode))
+    theirs = dict(texts.sections(bruno, _extra(), UserRole.PLAYER, mode))
+    # the players' one seat text of the publish (its seat view, the same object in every
+    # player's update: here None, before a round), and a part of each player's own
+    assert set(mine) == {"shared", "seat", "mine"} and mine["seat"] is theirs["seat"]
+    assert json.loads(mine["mine"])["audience"]["player"] == "alice"
+    assert json.loads(theirs["mine"])["audience"]["player"] == "bruno"
+    again = dict(texts.sections(alice, _extra(), UserRole.PLAYER, mode))
+    assert again["mine"] is mine["mine"]  # made once per update and audience
+    # a later update that reads the same: the very same texts (a socket that has them is sent
+    # nothing); one that reads otherwise: a new part
+    later = _update(6, Audience.of_player("alice"))
+    kept = dict(texts.sections(later, _extra(), UserRole.PLAYER, mode))
+    assert kept["shared"] is mine["shared"] and kept["mine"] is mine["mine"]
+    changed = dict(texts.sections(later, _extra(["y"]), UserRole.PLAYER, mode))
+    assert json.loads(changed["mine"])["can_issue"] == ["y"]
+    # staff get a role part with their role's can_issue, and no seat part
+    staff = dict(
+        texts.sections(_update(6, Audience.dealer()), _extra(["x"]), UserRole.DEALER, mode)
+    )
+    assert set(staff) == {"shared", "role"} and json.loads(staff["role"])["can_issue"] == ["x"]
+    # a change of what the shared part shows makes a new shared text
+    closed = texts.shared(_update(7, Audience.public()), "closed", mode)
+    assert json.loads(closed.body)["status"] == "closed"
+    frame = json.loads(streams._frame("t-1", 7, [("shared", closed.body)]))
+    assert frame == {"type": "table", "v": streams.VERSION, "table_id": "t-1", "seq": 7,
+                     "shared": json.loads(closed.body)}  # fmt: skip
+
+
+def test_another_player_s_bet_changes_the_seat_part_not_a_player_s_own(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """The layout (the stakes per area, seen by every player at the table: BAC view rules) is
+    in the seat part, sent to the players' sockets alone: bruno's bet sends alice the seat part
+    only — her own part reads as it did — and bruno his own part too; the public and the staff
+    are sent no seat part (the public sees no wager; the staff's part holds every wager)."""
+    add_held_table(runtime.store, reason="stream test")
+    runtime.tick()
+    svc = runtime.service("bac-hold")
+    open_round(svc, ((1, "alice"), (2, "bruno")))
+    names = ("alice", "bruno", "dealer")
+    sockets = {n: watch(client, f"/ws/tables/bac-hold?token={_token(client, n)}") for n in names}
+    sockets["public"] = watch(client, "/ws/tables/bac-hold")
+    try:
+        for ws in sockets.values():
+            first = ws.receive_json()
+            assert first["type"] == "table"
+        bet = PlaceWager("bruno", seat(2), WagerKind.BANKER, 5 * UNIT)
+        last = svc.submit(bet, idempotency_key="b", actor="bruno").last_seq
+        for who in names:
+            assert _until(sockets[who], last)[-1]["seq"] == last
+        sockets["public"].send_json({"type": "ping"})  # the public sees no wager: sent nothing
+        assert sockets["public"].receive_json() == {"type": "pong"}
+        (to_alice,) = [m for m in sockets["alice"].raw if m.get("seq") == last]
+        assert set(to_alice) - {"type", "v", "table_id", "seq"} == {"seat"}
+        layout = sockets["alice"].whole()["view"]["layout"]
+        assert [(x["kind"], x["amount"]) for x in layout] == [("banker", 5 * UNIT)]
+        (to_bruno,) = [m for m in sockets["bruno"].raw if m.get("seq") == last]
+        assert {"seat", "mine"} <= set(to_bruno)
+        assert len(sockets["bruno"].whole()["view"]["wagers"]) == 1
+        for who in ("public", "dealer"):
+            assert not any("seat" in m for m in sockets[who].raw), who
+        # laid together, each socket's sections are the view GET /api/tables/{id} answers
+        for who in names:
+            shown = client.get("/api/tables/bac-hold", headers=login(client, who)).json()
+            assert sockets[who].whole()["view"] == shown["view"], who
+    finally:
+        for ws in sockets.values():
+            ws.__exit__(None, None, None)
 
 
 def test_the_hub_makes_each_audience_s_update_once_per_publish() -> None:

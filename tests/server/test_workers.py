@@ -101,8 +101,8 @@ def _view(ws: ClientConnection, table: str, status: str | None = None) -> dict[s
     while True:
         message = json.loads(ws.recv(timeout=WAIT_SECONDS))
         assert message["type"] != "error", message
-        # version 2: the table's shared part (docs/server.md) holds its status
-        ours = message["type"] == "table" and message["table_id"] == table
+        # version 3: the table's shared part (docs/server.md), when it changed, holds its status
+        ours = message["type"] == "table" and message["table_id"] == table and "shared" in message
         if ours and (status is None or message["shared"]["status"] == status):
             return {**message["shared"], "table_id": message["table_id"]}
 

@@ -14,36 +14,43 @@ BAC-16): this module never looks inside them.
 (:meth:`.runtime.Runtime.subscribe_meters`: PostgreSQL LISTEN/NOTIFY reaches every server
 process), with the last hits the store recorded.
 
-Messages the server sends (JSON text). A table's view comes in parts (version 2, ``"v": 2``;
-the gate :mod:`macau_tables.visibility` makes all of them):
+Messages the server sends (JSON text). A table's view comes in parts (version 3, ``"v": 3``;
+the gate :mod:`macau_tables.visibility` makes all of them), in one message per update sent:
 
-* ``{"type": "table", "v": 2, "table_id", "seq", "shared": {"round_id", "view", "expected",
-  "cycle", "status", "fault", "meter_link"}}`` — the **shared part**, what every socket of the
-  table may receive: the public's view, what the round waits for without any player id (the
-  public reads none: BAC-15, CSP-12), the round cycle's public state (``cycle``: ``{"step",
-  "at", "idle", "paused"}``, the countdown's deadline in ISO 8601 UTC; a player's socket wakes
-  an idle table), the table's status, fault and meter link. Encoded once per event for the
-  whole table and sent as the same text to every socket; ``seq`` is the record after which it
-  took this value — an event that leaves it as it was (a bet: the public sees no wager) sends
-  it to nobody again;
-* ``{"type": "mine" | "role", "v": 2, "table_id", "seq", "shared_seq", "part": {"audience",
-  "view", "drop"?, "expected"?, "can_issue"}}`` — a player's **personal part** (``mine``) or the
-  dealer's or a supervisor's **role part** (``role``), after record ``seq`` (the event id a
-  client resumes from), to be laid over the shared message whose ``seq`` is ``shared_seq``:
-  ``view`` holds the fields of the audience's view that the shared view does not hold alike
-  (:func:`macau_tables.visibility.own_fields`: own wagers, held cards, a box's cards, the
-  layout…; ``null`` before the first round), ``drop`` the shared view's fields the audience's
-  view has not; ``expected`` as the audience may read it, when it reads otherwise than the
-  shared one (a due naming this player; the staff read every name); ``can_issue`` which of the
-  expected commands the connected user's role may send. Whole, never a difference from the
-  previous part: a socket that fell behind gets only the latest. The public's socket gets no
-  part. A part that reads as it did against a newer shared part is not sent again (it keeps its
-  ``seq`` and ``shared_seq``); a part that changed is sent before the shared message it names:
-  a client shows its latest part laid over its latest shared message unless the part names a
-  newer one (``shared_seq`` above the shared message's ``seq``: that one comes next;
-  ``static/js/socket.js`` ``tableParts``), and the pair is the same
-  state as ``GET /api/tables/{id}`` (its ``view``, ``expected``, ``can_issue``:
-  :func:`.api_tables.expectation`): a page needs no request after a message;
+* ``{"type": "table", "v": 3, "table_id", "seq", "shared"?, "seat"?, "mine"? | "role"?}`` —
+  the table after record ``seq`` (the event id a client resumes from), holding each section
+  that reads otherwise than the last one sent on this socket (a section left out reads as the
+  last one received; after a connect or a resume every section is there). Each is whole, never
+  a difference from the previous one: a socket that fell behind gets only the latest.
+* ``shared``: ``{"round_id", "view", "expected", "cycle", "status", "fault", "meter_link"}`` —
+  the **shared part**, what every socket of the table may receive: the public's view, what the
+  round waits for without any player id (the public reads none: BAC-15, CSP-12), the round
+  cycle's public state (``cycle``: ``{"step", "at", "idle", "paused"}``, the countdown's
+  deadline in ISO 8601 UTC; a player's socket wakes an idle table), the table's status, fault
+  and meter link. Encoded once per event for the whole table (the same text in every socket's
+  message); an event that leaves it as it was (a bet: the public sees no wager) sends it to
+  nobody again.
+* ``seat``: ``{"view", "drop"?}`` — the **seat part**, a player's socket only: what every player
+  at the table sees alike (the view of a player with no stake,
+  :data:`macau_tables.visibility.SEATED`: the baccarat layout, who holds each side), as the
+  fields beyond the shared view (:func:`macau_tables.visibility.own_fields`) and the shared
+  view's fields it has not (``drop``). Encoded once per event for all the players' sockets:
+  another player's bet changes it, not a player's own part.
+* ``mine`` (a player's **personal part**) or ``role`` (the dealer's or a supervisor's **role
+  part**): ``{"audience", "view", "drop"?, "expected"?, "can_issue"}`` — ``view`` holds the
+  fields of the audience's view that the view beneath does not hold alike (a player's: the
+  shared view with the seat part laid over it — own wagers and results, held cards; the
+  staff's: the shared view — every wager, a box's cards…; ``null`` before the first round),
+  ``drop`` the fields beneath the audience's view has not; ``expected`` as the audience may
+  read it, when it reads otherwise than the shared one (a due naming this player; the staff
+  read every name); ``can_issue`` which of the expected commands the connected user's role may
+  send. The public's socket gets no own part and no seat part.
+
+  A client keeps the latest of each section and lays them in that order (``static/js/socket.js``
+  ``tableParts``): the state is the same as ``GET /api/tables/{id}`` (its ``view``,
+  ``expected``, ``can_issue``: :func:`.api_tables.expectation`), so a page needs no request
+  after a message. (Version 2 sent each part as a message of its own, and a player's part held
+  the layout, so every bet was a new part for every player of the table.)
 * ``{"type": "meter", "meter_id", "amount"}`` — a linked meter's amount (minor units);
 * ``{"type": "meters", "meters": [...], "hits": [...]}`` — the jackpot stream's first message
   (each meter with ``tables_awards``: every linked table's own fixed awards and the jackpot
@@ -76,14 +83,17 @@ stay signed in; the jackpot stream, public, goes on) or no longer stands (4401,
 process asks the store about every open table stream's session in one read every
 ``session_check_seconds``, :mod:`.session_watch`).
 
-Views are coalesced: each part is whole, so a socket whose previous update has not been sent
-yet when the next event comes gets only the newest (a burst of bets, a slow reader: one part
-and at most one shared message per send, not one per event; ``seq`` may jump, as after a
-resume), and a part or shared text equal to the last one sent on the socket is not sent again.
-Each distinct message is built once: the table service makes one view per audience and event,
-all sharing one public view (:func:`~macau_tables.tables.publish.shared_publisher`); the shared
-text is encoded once per event for the whole table and a part once per event and audience and
-role (:class:`_Texts`; a part serves only the very update object it was made from).
+Views are coalesced: each section is whole, so a socket whose previous update has not been sent
+yet when the next event comes gets only the newest (a burst of bets, a slow reader: one message
+per send, not one per event; ``seq`` may jump, as after a resume), and a section equal to the
+last one sent on the socket is not sent again. Each distinct section is built once: the table
+service makes one view per audience and event, all sharing one public view and the players one
+seat view (:func:`~macau_tables.tables.publish.shared_publisher`); the shared and seat texts are
+encoded once per event for the whole table and a part once per event and audience and role
+(:class:`_Texts`; a part serves only the very update object it was made from). A session's
+expiry is checked before each message is sent and, meanwhile, every ``tick_seconds`` by one
+task per event loop for all its sockets (:class:`_Expiries`), not a timer per socket and
+message.
 
 Threads: the table service publishes from the thread that committed (a request's worker, the
 tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
@@ -168,13 +178,15 @@ _REASON_BYTES: Final = 123
 """A close frame's reason is at most 123 bytes (RFC 6455 5.5)."""
 
 
-VERSION: Final = 2
-"""The table messages' format (``"v"``): a shared part and a role or personal part (the
-module docstring); version 1 sent each audience's whole view in one ``table`` message."""
+VERSION: Final = 3
+"""The table messages' format (``"v"``): one ``table`` message per update sent, holding the
+sections that changed for the socket — the shared part, the seat part (players), the socket's
+own part (the module docstring); version 2 sent each part as a message of its own, and a
+player's part held the layout; version 1 each audience's whole view in one message."""
 
 PART_TYPES: Final = {Role.PLAYER: "mine"}
-"""The type of a part message by the audience's role: ``mine`` (a player's personal part);
-``role`` for the dealer's and a supervisor's (the public's sockets get no part)."""
+"""The section of a socket's own part by the audience's role: ``mine`` (a player's personal
+part); ``role`` for the dealer's and a supervisor's (the public's sockets get no part)."""
 
 
 def _now_of(
@@ -198,20 +210,31 @@ def _dumps(message: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Shared:
-    """A table's shared message as made for the update at ``seq`` (``key``: that record, the
+    """A table's shared section as made for the update at ``seq`` (``key``: that record, the
     table's status and what else of the table the shared part shows — a table closed or
-    reopened changes its status without a record): its ``text`` (the same for every socket),
-    ``since`` (the ``seq`` it carries: the update at which the shared part last
-    changed), its ``body`` as encoded (compared with the next update's) and the public view
-    encoded (``view``: what a part holds beyond it is computed against it)."""
+    reopened changes its status without a record): its ``body`` (the section's JSON text, the
+    very same text object while it reads the same, for every socket of the table), the public
+    view encoded (``view``: what a seat or role part holds beyond it is computed against it) and
+    ``expected`` as the public reads it."""
 
     seq: int
     key: tuple[Any, ...]
-    since: int
     body: str
-    text: str
     view: dict[str, Any] | None
     expected: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Seat:
+    """A table's seat section (what every player at the table sees alike) as made from the seat
+    view ``source`` (one object per publish) over the shared section ``shared``: its ``body``
+    (the same text object while it reads the same) and the seat view encoded whole (``view``:
+    what a personal part holds beyond it is computed against it)."""
+
+    source: Any
+    shared: str
+    body: str
+    view: dict[str, Any] | None
 
 
 def _shared_of(
@@ -231,27 +254,59 @@ def _shared_of(
     return _dumps(body), view
 
 
-def _framed(head: dict[str, Any], name: str, body: str) -> str:
-    """``head`` with the pre-encoded JSON ``body`` as its last field ``name``."""
-    return f'{_dumps(head)[:-1]},"{name}":{body}}}'
+def _laid(own: dict[str, Any] | None, base: dict[str, Any] | None) -> dict[str, Any]:
+    """A part's ``view`` and ``drop``: what the encoded view ``own`` holds beyond ``base`` (the
+    view it is laid over) and the fields of ``base`` it has not."""
+    out: dict[str, Any] = {"view": own_fields(own, base)}
+    drop = not_own(own, base)
+    if drop:
+        out["drop"] = drop
+    return out
+
+
+def _fingerprint(own: Any, base: Any) -> tuple[Any, ...] | None:
+    """What makes a part of the view ``own`` laid over the view ``base`` (both as the round
+    made them, not encoded): the class and each field of ``own`` that ``base`` does not hold
+    alike, with its value — equal fingerprints make the same part (a field equal in both encodes
+    alike), so an audience's part is not encoded again while another player's bet changes only
+    the seat view; ``None`` when they are not views of one class (the part is made afresh)."""
+    if own is None or base is None or type(own) is not type(base):
+        return None
+    names = getattr(type(own), "__dataclass_fields__", None)
+    if names is None:
+        return None
+    return (type(own), tuple((n, v) for n in names if (v := getattr(own, n)) != getattr(base, n)))
+
+
+Section = tuple[str, str]
+"""A section of a ``table`` message: its name (``shared``, ``seat``, ``mine``, ``role``) and its
+JSON text, which a socket is sent again only when it reads otherwise than the last one sent."""
+
+
+def _frame(table_id: str, seq: int, sections: list[Section]) -> str:
+    """The ``table`` message of record ``seq`` holding ``sections`` (pre-encoded texts)."""
+    head = _dumps({"type": "table", "v": VERSION, "table_id": table_id, "seq": seq})[:-1]
+    return head + "".join(f',"{name}":{body}' for name, body in sections) + "}"
 
 
 class _Texts:
-    """One table's messages as sent: the shared message encoded once per update and the same
-    text sent to every socket of the table (kept as it was — its text and ``seq`` — while the
-    shared part does not change); a part encoded once per update, audience and role and sent
-    as is to every socket of that audience and role. A part serves only the very update it was
-    made from (``is``), so a text never reaches a socket its view was not made for; entries
-    older than the table's newest ``seq`` are dropped."""
+    """One table's sections as sent: the shared section encoded once per update and the same
+    text object sent to every socket of the table (kept as it was while the shared part does
+    not change); the seat section once per publish for every player's socket; a socket's own
+    part encoded once per update, audience and role and sent as is to every socket of that
+    audience and role. A part serves only the very update it was made from (``is``), so a text
+    never reaches a socket its view was not made for; entries older than the table's newest
+    ``seq`` are dropped."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seq = -1
-        self._made: dict[
-            tuple[Audience, UserRole | None], tuple[TableUpdate, dict[str, Any], int, str]
-        ] = {}
+        self._made: dict[tuple[Audience, UserRole | None], tuple[TableUpdate, Any, str, str]] = {}
         self._shared: _Shared | None = None
-        self._last_parts: dict[tuple[Audience, UserRole | None], tuple[str, int, str]] = {}
+        self._seat: _Seat | None = None
+        self._last_parts: dict[
+            tuple[Audience, UserRole | None], tuple[tuple[Any, ...] | None, Any, Any, str]
+        ] = {}
         self._expected: tuple[object, Expected | None] = (None, None)
 
     def expected(self, round_: Any, mode: TableMode) -> Expected | None:
@@ -268,8 +323,8 @@ class _Texts:
         return expected
 
     def shared(self, update: TableUpdate, status: str, mode: TableMode) -> _Shared:
-        """The shared message of ``update`` at a table of ``mode`` (made once per update for
-        the whole table)."""
+        """The shared section of ``update`` at a table of ``mode`` (made once per update for
+        the whole table; the text object of the last one while it reads the same)."""
         key = (update.seq, status, update.fault, update.meter_link, update.cycle)
         with self._lock:
             last = self._shared
@@ -279,69 +334,102 @@ class _Texts:
             "expected"
         ]
         body, view = _shared_of(update, status, expected)
-        if last is not None and last.body == body and last.seq <= update.seq:
-            made = _Shared(update.seq, key, last.since, body, last.text, last.view, last.expected)
-        else:
-            head = {"type": "table", "v": VERSION, "table_id": update.table_id, "seq": update.seq}
-            text = _framed(head, "shared", body)
-            made = _Shared(update.seq, key, update.seq, body, text, view, expected)
+        if last is not None and last.body == body:
+            body = last.body  # the same text object: a socket that has it compares it at once
+        made = _Shared(update.seq, key, body, view, expected)
         with self._lock:
             if self._shared is None or self._shared.seq <= made.seq:
                 self._shared = made
         return made
 
+    def seat(self, update: TableUpdate, shared: _Shared) -> _Seat:
+        """The seat section of a player's ``update`` over ``shared``: the seat view's fields
+        beyond the shared view (:func:`macau_tables.visibility.own_fields`), made once per
+        publish (the seat view is one object for all the players' updates of a publish)."""
+        with self._lock:
+            last = self._seat
+        if last is not None and last.source is update.seat and last.shared is shared.body:
+            return last
+        view = None if update.seat is None else codec.encode(update.seat)
+        body = _dumps(_laid(view, shared.view))
+        if last is not None and last.body == body:
+            body = last.body
+        made = _Seat(update.seat, shared.body, body, view)
+        with self._lock:
+            self._seat = made
+        return made
+
     def part(
-        self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None, shared: _Shared
+        self,
+        update: TableUpdate,
+        extra: dict[str, Any],
+        role: UserRole | None,
+        shared: _Shared,
+        seat: _Seat | None,
     ) -> str | None:
-        """The part message of ``update`` for a socket of ``role`` (``None``: the public's
-        socket, which the shared message serves whole): what the audience's view holds beyond
-        the shared one (:func:`macau_tables.visibility.own_fields`), its ``expected`` when it
-        reads otherwise than the shared part's, its ``can_issue``. A part that reads as the
-        audience's last one did (made against the shared part now) is that very text, with its
-        ``seq`` and ``shared_seq``: laid over the newer shared part it still makes the
-        audience's view, so it is not sent again (a new round phase sends most sockets the
-        shared message alone)."""
+        """The own section of ``update`` for a socket of ``role`` (``None``: the public's
+        socket, which the shared section serves whole): what the audience's view holds beyond
+        the seat view (a player's) or the shared view (the staff's)
+        (:func:`macau_tables.visibility.own_fields`), its ``expected`` when it reads otherwise
+        than the shared part's, its ``can_issue``. A part that reads as the audience's last one
+        did is that very text object (the socket that has it is not sent it again)."""
         if update.audience.role is Role.PUBLIC:
             return None
         key = (update.audience, role)
+        base = shared.body if seat is None else seat.body
         with self._lock:
             made = self._made.get(key)
-        if made is not None and made[0] is update and made[1] == extra and made[2] == shared.since:
+        if made is not None and made[0] is update and made[1] == extra and made[2] is base:
             return made[3]
-        own = None if update.view is None else codec.encode(update.view)
-        part: dict[str, Any] = {
-            "audience": codec.encode(update.audience),
-            "view": own_fields(own, shared.view),
-            "can_issue": extra["can_issue"],
-        }
-        drop = not_own(own, shared.view)
-        if drop:
-            part["drop"] = drop
-        if extra["expected"] != shared.expected:
-            part["expected"] = extra["expected"]
-        body = _dumps(part)
+        # a player's (the staff's part changes with every wager: not worth the comparison)
+        print_ = None if seat is None else _fingerprint(update.view, update.seat)
         with self._lock:
             last = self._last_parts.get(key)
-        if last is not None and last[0] == body and last[1] <= update.seq:
-            text = last[2]  # the part reads as it did, against this shared part too: kept
+        if (
+            print_ is not None
+            and last is not None
+            and last[0] == print_
+            and last[1] == extra
+            and last[2] == shared.expected
+        ):
+            body = last[3]  # the same own fields with the same values: the same text object
         else:
-            head = {
-                "type": PART_TYPES.get(update.audience.role, "role"),
-                "v": VERSION,
-                "table_id": update.table_id,
-                "seq": update.seq,
-                "shared_seq": shared.since,
+            own = None if update.view is None else codec.encode(update.view)
+            part: dict[str, Any] = {
+                "audience": codec.encode(update.audience),
+                **_laid(own, shared.view if seat is None else seat.view),
+                "can_issue": extra["can_issue"],
             }
-            text = _framed(head, "part", body)
-            with self._lock:
-                self._last_parts[key] = (body, update.seq, text)
+            if extra["expected"] != shared.expected:
+                part["expected"] = extra["expected"]
+            body = _dumps(part)
+            if last is not None and last[3] == body:
+                body = last[3]  # the part reads as it did: the same text object
         with self._lock:
+            self._last_parts[key] = (print_, extra, shared.expected, body)
             if update.seq > self._seq:
                 self._made.clear()
                 self._seq = update.seq
             if update.seq == self._seq:
-                self._made[key] = (update, extra, shared.since, text)
-        return text
+                self._made[key] = (update, extra, base, body)
+        return body
+
+    def sections(
+        self, update: TableUpdate, extra: dict[str, Any], role: UserRole | None, mode: TableMode
+    ) -> list[Section]:
+        """Every section of ``update`` for a socket of ``role``, in the order a client lays
+        them: the shared part, the seat part (a player's socket), its own part (none for the
+        public)."""
+        shared = self.shared(update, extra["status"], mode)
+        out = [("shared", shared.body)]
+        seat = None
+        if update.audience.role is Role.PLAYER:
+            seat = self.seat(update, shared)
+            out.append(("seat", seat.body))
+        part = self.part(update, extra, role, shared, seat)
+        if part is not None:
+            out.append((PART_TYPES.get(update.audience.role, "role"), part))
+        return out
 
 
 _K = TypeVar("_K")
@@ -584,6 +672,39 @@ async def _close(websocket: WebSocket, code: int, error: MacauTablesError | None
         await websocket.close(code=code, reason=reason)
 
 
+class _Expiries:
+    """The signed-in table sockets of one event loop, whose sessions' expiry (by the runtime's
+    clock) is checked every ``tick_seconds`` by one task for them all — one timer a tick per
+    loop, not one per socket and message (:meth:`_Connection.expiry_due`)."""
+
+    def __init__(self) -> None:
+        self._connections: set[_Connection] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, connection: _Connection) -> None:
+        """In the loop: check ``connection`` at every tick until :meth:`discard`."""
+        self._connections.add(connection)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._sweep())
+
+    def discard(self, connection: _Connection) -> None:
+        self._connections.discard(connection)
+
+    async def _sweep(self) -> None:
+        while self._connections:
+            tick = min(c.runtime.settings.tick_seconds for c in self._connections)
+            await asyncio.sleep(tick)
+            for connection in list(self._connections):
+                try:
+                    connection.expiry_due()
+                except Exception:
+                    log.exception("a session's expiry could not be checked")
+
+
+_expiries_of: Final[_OnePer[asyncio.AbstractEventLoop, _Expiries]] = _OnePer(_Expiries)
+"""The expiry checks of each event loop's table sockets (one per loop)."""
+
+
 class _Connection:
     """One accepted socket: its outbox, the receive loop and the send loop."""
 
@@ -596,12 +717,12 @@ class _Connection:
         self.max_bytes = runtime.settings.body_limit_bytes
         self.outbox = _Outbox(asyncio.get_running_loop(), runtime.settings.websocket_queue)
         self.on_resume: Callable[[int], None] = lambda after: None
-        self.render_table: Callable[[TableUpdate, dict[str, Any]], list[tuple[str, str]]] = (
-            lambda update, extra: []
+        self.render_table: Callable[[TableUpdate, dict[str, Any]], str | None] = (
+            lambda update, extra: None
         )
         self.last_sent: dict[str, str] = {}
-        """The last text sent of each kind (the shared message, the part, the meters): one equal
-        to it is not sent again."""
+        """The last text sent of each kind (a ``table`` message's sections, the meters): one
+        equal to it is not sent again."""
         self.lane: CommandLane | None = None  # a table stream's commands (socket_commands)
         # why the process's session watch found the session no longer standing (session_watch)
         self.revoked: asyncio.Future[MacauTablesError] = asyncio.get_running_loop().create_future()
@@ -625,9 +746,17 @@ class _Connection:
         tasks = {sender, receiver}
         if self.lane is not None:
             tasks.add(asyncio.create_task(self._command_loop(self.lane)))
+        expiries = None
         if self.session is not None:
             tasks.add(asyncio.create_task(self._session_ended()))
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if self.runtime.settings.tick_seconds > 0:
+                expiries = _expiries_of(asyncio.get_running_loop())
+                expiries.add(self)
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if expiries is not None:
+                expiries.discard(self)
         for task in pending:
             task.cancel()
         for task in pending:
@@ -655,13 +784,25 @@ class _Connection:
                 CLOSE_SIGNED_OUT, MacauTablesError("auth.session_expired", expired=expired)
             )
 
-    async def _still_signed_in(self) -> None:
+    def _still_signed_in(self) -> None:
         """Close (4401) a socket whose session or token no longer stands in the store (signed
         out, its user disabled — on any server process): the process's session watch asks the
         store about every socket's session in one read every ``session_check_seconds``
         (:mod:`.session_watch`) and tells this one (:meth:`revoke`)."""
         if self.revoked.done():
             raise _Closing(CLOSE_SIGNED_OUT, self.revoked.result())
+
+    def expiry_due(self) -> None:
+        """In the loop, at a tick (:class:`_Expiries`): a session expired by the runtime's
+        clock ends the socket (4401) as a revoked one does, though nothing is being sent."""
+        session = self.session
+        if (
+            session is not None
+            and not self.revoked.done()
+            and self.runtime.clock.now() >= session.expires
+        ):
+            expired = session.expires.isoformat(timespec="seconds")
+            self.revoked.set_result(MacauTablesError("auth.session_expired", expired=expired))
 
     async def _session_ended(self) -> None:
         """Close (4401) the socket as soon as the session watch says its session ended."""
@@ -672,27 +813,16 @@ class _Connection:
         await lane.run()  # a close it raises (LaneClose) is the connection's
 
     async def _next(self) -> dict[str, Any] | _Marker | None:
-        """The next message to send; with a session, the expiry is checked at every tick
-        (``tick_seconds``) while none comes, and before each one is sent — and every
-        ``session_check_seconds`` whether it still stands."""
-        tick = self.runtime.settings.tick_seconds
+        """The next message to send; with a session, its expiry and whether it still stands
+        are checked before each one is sent (and, while none comes, at every tick by the
+        loop's one :class:`_Expiries`, and every ``session_check_seconds`` by the session
+        watch) — no timer per message."""
         queue = self.outbox.queue
-        while True:
-            if not queue.empty():
-                message = queue.get_nowait()
-            elif self.session is None or tick <= 0:
-                message = await queue.get()
-            else:
-                try:
-                    async with asyncio.timeout(tick):
-                        message = await queue.get()
-                except TimeoutError:
-                    self._signed_in()
-                    await self._still_signed_in()
-                    continue
+        message = queue.get_nowait() if not queue.empty() else await queue.get()
+        if self.session is not None:
             self._signed_in()
-            await self._still_signed_in()
-            return message
+            self._still_signed_in()
+        return message
 
     async def _send_loop(self) -> None:
         while True:
@@ -706,16 +836,16 @@ class _Connection:
                 # the view is taken when this socket's turn comes, the newest by then.
                 await asyncio.sleep(0)
                 pending = self.outbox.take_table()
-                texts = [] if pending is None else self.render_table(*pending)
-            else:
-                text = _dumps(message)
-                texts = [("meters" if message["type"] == "meters" else "", text)]
-            for kind, text in texts:
-                if kind and self.last_sent.get(kind) == text:
-                    continue  # the same part again (a publish that changed it not): not resent
-                await self.websocket.send_text(text)
-                if kind:
-                    self.last_sent[kind] = text
+                text = None if pending is None else self.render_table(*pending)
+                if text is not None:
+                    await self.websocket.send_text(text)
+                continue
+            text = _dumps(message)
+            if message["type"] == "meters":
+                if self.last_sent.get("meters") == text:
+                    continue  # the same meters again: not resent
+                self.last_sent["meters"] = text
+            await self.websocket.send_text(text)
 
     async def _receive_loop(self) -> None:
         while True:
@@ -839,24 +969,30 @@ async def _serve_table(
     conn = _Connection(websocket, runtime, session)
     texts = _texts_of(service)
     role = None if principal is None else principal.role
+    mode = service.setup.mode
     # the last update taken to be sent (touched in the loop only)
     latest: list[Pending] = []
     skip = [after]  # the first update is not sent when the client already has its seq
 
-    def render(update: TableUpdate, extra: dict[str, Any]) -> list[tuple[str, str]]:
-        """The texts of ``update`` for this socket, in the order sent: its part (none for the
-        public), then the shared message — a client lays the part over the shared message
-        whose ``seq`` its ``shared_seq`` names."""
+    def render(update: TableUpdate, extra: dict[str, Any]) -> str | None:
+        """The ``table`` message of ``update`` for this socket: the sections (shared, seat,
+        own part) that read otherwise than the last ones sent on it; ``None`` when none does."""
         latest[:] = [(update, extra)]
         if skip[0] is not None:
             already = update.seq == skip[0]
             skip[0] = None
             if already:
-                return []
-        shared = texts.shared(update, extra["status"], service.setup.mode)
-        part = texts.part(update, extra, role, shared)
-        out = [("shared", shared.text)]
-        return out if part is None else [("part", part), *out]
+                return None
+        sent = conn.last_sent
+        changed = [
+            (name, body)
+            for name, body in texts.sections(update, extra, role, mode)
+            if sent.get(name) is not body and sent.get(name) != body
+        ]
+        if not changed:
+            return None
+        sent.update(changed)
+        return _frame(update.table_id, update.seq, changed)
 
     def resume(after: int) -> None:
         if conn.outbox.pending_table():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rounds import Audience, Role, require_audience
-from ..visibility import shared_view, view_for
+from ..visibility import seat_view, shared_view, view_for
 from .cycle import CycleView
 from .cycle import view as cycle_view
 
@@ -45,7 +45,9 @@ class TableUpdate:
     per round (it takes no part in comparisons). ``public`` is the shared part's view
     (:func:`macau_tables.visibility.shared_view`: the public's), made once per publish and the
     same object in every audience's update of that publish: the table sockets encode it once
-    for all (it takes no part in comparisons)."""
+    for all (it takes no part in comparisons). ``seat`` likewise, for a player's update only:
+    the seat part's view (:func:`macau_tables.visibility.seat_view`: what every player at the
+    table sees alike), made once per publish; ``None`` for the other audiences."""
 
     table_id: str
     seq: int
@@ -57,13 +59,20 @@ class TableUpdate:
     cycle: CycleView | None = None
     round: Any = field(default=None, compare=False, repr=False)
     public: Any = field(default=None, compare=False, repr=False)
+    seat: Any = field(default=None, compare=False, repr=False)
 
 
 _UNSET: Any = object()
 
 
 def table_update(
-    state: Any, seq: int, audience: Audience, *, meter_link: bool, public: Any = _UNSET
+    state: Any,
+    seq: int,
+    audience: Audience,
+    *,
+    meter_link: bool,
+    public: Any = _UNSET,
+    seat: Any = _UNSET,
 ) -> TableUpdate:
     """What ``audience`` may see of the table ``state`` (a :class:`~.engine.TableState`)
     after record ``seq``: its round's ``view(audience)``, through the gate
@@ -71,12 +80,17 @@ def table_update(
     (which holds the table's lock), not later on the sockets' event loop: the loop serves
     every request's answer and every socket, and views made there (tried) showed no gain
     (docs/benchmarks.md, "Table server under load"). ``public``: the shared part's view when
-    the caller made it already (:func:`shared_publisher`: once per publish)."""
+    the caller made it already (:func:`shared_publisher`: once per publish); ``seat`` the seat
+    part's view likewise (a player's update only)."""
     r = state.round
     fault = state.fault
     if public is _UNSET:
         public = shared_view(r)
     who = require_audience(audience)
+    if who.role is not Role.PLAYER:
+        seat = None
+    elif seat is _UNSET:
+        seat = seat_view(r)
     return TableUpdate(
         state.setup.table_id,
         seq,
@@ -88,17 +102,26 @@ def table_update(
         cycle_view(state),
         r,
         public,
+        seat,
     )
 
 
 def shared_publisher(state: Any, seq: int, *, meter_link: bool) -> Callable[[Audience], Any]:
     """``make(audience)`` for :meth:`Hub.publish`: each audience's :func:`table_update` of
     ``state`` at ``seq``, all sharing one public view made here (the shared part, made once per
-    publish, not once per audience)."""
+    publish, not once per audience) and the players' one seat view (made at the first player's
+    update of the publish)."""
     public = shared_view(state.round)
+    seats: list[Any] = []
 
     def make(audience: Audience) -> TableUpdate:
-        return table_update(state, seq, audience, meter_link=meter_link, public=public)
+        if audience.role is not Role.PLAYER:
+            return table_update(state, seq, audience, meter_link=meter_link, public=public)
+        if not seats:
+            seats.append(seat_view(state.round))
+        return table_update(
+            state, seq, audience, meter_link=meter_link, public=public, seat=seats[0]
+        )
 
     return make
 

@@ -100,45 +100,47 @@ export function connect(path, { onMessage, onState } = {}) {
 }
 
 /**
- * The table socket's version 2 messages (server/streams.py, docs/server.md) laid together into
- * the state a page shows: `take(message)` keeps the shared part (`table`: the same for every
- * socket of the table) and the socket's own part (`mine` for a player, `role` for the staff;
- * none for the public) and returns the whole state — the shape of GET /api/tables/{id}: view,
- * expected, can_issue, seq, round_id, status, fault, cycle, meter_link — from the latest of
- * each; `null` while a part waits for the newer shared part it names (`shared_seq`), or for any
- * other message. The part's view fields are laid over the shared view, less those its
- * view has not (`drop`).
+ * The table socket's version 3 messages (server/streams.py, docs/server.md) laid together into
+ * the state a page shows: each `table` message holds the sections that changed for this socket —
+ * `shared` (the same for every socket of the table), `seat` (what every player at the table sees
+ * alike: a player's socket only) and the socket's own part (`mine` for a player, `role` for the
+ * staff; none for the public); a section left out reads as the last one received. `take(message)`
+ * keeps the latest of each and returns the whole state — the shape of GET /api/tables/{id}: view,
+ * expected, can_issue, seq, round_id, status, fault, cycle, meter_link; `null` for any other
+ * message. The view is the shared view, the seat part's fields laid over it, then the own part's,
+ * each less the fields its view has not (`drop`).
  */
 export function tableParts() {
   let shared = null;
-  let part = null;
+  let seat = null;
+  let own = null;
+  let seq = null;
+  const lay = (view, part) => {
+    if (!part || !part.view) return view;
+    const out = { ...(view || {}), ...part.view };
+    for (const name of part.drop || []) delete out[name];
+    return out;
+  };
   return {
     take(message) {
-      if (message.v !== 2) return null;
-      if (message.type === "table") shared = message;
-      else if (message.type === "mine" || message.type === "role") part = message;
-      else return null;
-      // a part naming a newer shared part waits for it (it comes next); one naming this shared
-      // part or an older one reads the same against this one (the server resends it otherwise)
-      if (!shared || (part && part.shared_seq > shared.seq)) return null;
-      const body = shared.shared;
-      const mine = part ? part.part : {};
-      let view = body.view;
-      if (mine.view) {
-        view = { ...(view || {}), ...mine.view };
-        for (const name of mine.drop || []) delete view[name];
-      }
+      if (message.type !== "table" || message.v !== 3) return null;
+      if (message.shared) shared = message.shared;
+      if (message.seat) seat = message.seat;
+      if (message.mine || message.role) own = message.mine || message.role;
+      seq = seq === null ? message.seq : Math.max(seq, message.seq);
+      if (!shared) return null;
+      const mine = own || {};
       const whole = {
-        table_id: shared.table_id,
-        seq: part ? Math.max(part.seq, shared.seq) : shared.seq,
-        round_id: body.round_id,
-        view,
-        expected: "expected" in mine ? mine.expected : body.expected,
+        table_id: message.table_id,
+        seq,
+        round_id: shared.round_id,
+        view: lay(lay(shared.view, seat), own),
+        expected: "expected" in mine ? mine.expected : shared.expected,
         can_issue: mine.can_issue || [],
-        status: body.status,
-        fault: body.fault,
-        cycle: body.cycle,
-        meter_link: body.meter_link,
+        status: shared.status,
+        fault: shared.fault,
+        cycle: shared.cycle,
+        meter_link: shared.meter_link,
       };
       if (mine.audience) whole.audience = mine.audience;
       return whole;

@@ -248,7 +248,7 @@ function soon() {
 await refresh();
 for (const table of tables) {
   connect(`/ws/tables/${table.table_id}`, {
-    // the shared part or the supervisor's own part (server/streams.py): the table moved on
-    onMessage: (m) => (m.type === "table" || m.type === "role") && soon(),
+    // a table message (server/streams.py): the table moved on
+    onMessage: (m) => m.type === "table" && soon(),
   });
 }

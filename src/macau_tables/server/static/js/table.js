@@ -1,6 +1,6 @@
 // What every game page shares (player tables, dealer console): the table's live state from the
 // round contract's API — GET /api/tables/{id} once, then the WebSocket /ws/tables/{id}, whose
-// shared part and this user's own part (socket.js tableParts) make the view for this user with
+// shared, seat and own parts (socket.js tableParts) make the view for this user with
 // `expected` (what the round waits for and the commands it accepts now) and `can_issue`; GET /api/tables/{id}/board the time-out countdown
 // and seating when they can have changed. The pages never read a card the server did not put in this user's view.
 
@@ -184,7 +184,7 @@ export function followTable(render, { wallet = false } = {}) {
   setInterval(tick, 500);
 
   let opened = false;
-  const parts = tableParts(); // the shared part and this user's own, laid together
+  const parts = tableParts(); // the shared, seat and own parts, laid together
   connect(`/ws/tables/${encodeURIComponent(id)}`, {
     onMessage(message) {
       const whole = parts.take(message);
