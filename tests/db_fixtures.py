@@ -15,7 +15,7 @@ import functools
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +236,16 @@ def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
                                 "n": max(r[column.name] for r in rows),
                             },
                         )
+
+
+def on_sqlite_first_on_both(argnames: str, values: Sequence[Any]) -> pytest.MarkDecorator:
+    """``pytest.mark.parametrize(argnames, values)`` with the ``store`` fixture's backend
+    chosen per case: every value on SQLite, the first one on PostgreSQL too. For checks of
+    input the server refuses before the database matters (a header, a ``next`` URL, a body's
+    shape): each database still answers one of them, the other values are the same path on
+    the other database."""
+    several = "," in argnames
+    cases = [("sqlite", *v) if several else ("sqlite", v) for v in values]
+    first = values[0]
+    cases.append(("postgresql", *first) if several else ("postgresql", first))
+    return pytest.mark.parametrize(f"store,{argnames}", cases, indirect=["store"])
