@@ -11,11 +11,13 @@ unreachable: the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUI
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,30 +108,41 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
+@functools.cache
+def _current_schema() -> tuple[int, frozenset[str]]:
+    """This code's schema version and its Alembic head revisions (read from the migrations
+    once per process)."""
+    from macau_tables.store import SCHEMA_VERSION
+    from macau_tables.store.store import _heads
+
+    return SCHEMA_VERSION, _heads()
+
+
 def _pg_truncate_if_current(url: str) -> bool:
     """Empty every table of a PostgreSQL database already at the current schema (much faster
-    than creating the schema again); ``False`` when the schema is not current."""
+    than creating the schema again); ``False`` when the schema is not current (not migrated, an
+    older version, a foreign or newer Alembic revision: nothing is deleted then). One
+    connection: the version and the revision are two reads, not a run of Alembic."""
     import sqlalchemy
 
-    from macau_tables.store import SCHEMA_VERSION, Store
-
-    probe = Store.open(url)
-    try:
-        if probe.schema_version() != SCHEMA_VERSION:
-            return False
-        probe.upgrade()  # refuses a foreign (newer) Alembic revision
-    except Exception:
-        return False
-    finally:
-        probe.close()
     from macau_tables.store.schema import metadata
 
+    version, heads = _current_schema()
     engine = sqlalchemy.create_engine(url)
     try:
         with engine.begin() as conn:  # DELETE is far quicker than TRUNCATE on tiny tables
+            found = conn.exec_driver_sql(
+                "SELECT (SELECT version FROM schema_info WHERE id = 1), "
+                "(SELECT min(version_num) FROM alembic_version), "
+                "(SELECT count(*) FROM alembic_version)"
+            ).one()
+            if (found[0], found[2]) != (version, 1) or found[1] not in heads:
+                return False
             for table in reversed(metadata.sorted_tables):
                 if table.name != "schema_info":
                     conn.execute(table.delete())
+    except sqlalchemy.exc.ProgrammingError:  # a table missing: not migrated
+        return False
     finally:
         engine.dispose()
     return True
@@ -182,3 +195,57 @@ def pg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]
         yield opened
     finally:
         opened.close()  # type: ignore[attr-defined]
+
+
+_FILLED: dict[tuple[str, str], list[tuple[Any, list[dict[str, Any]]]]] = {}
+
+
+def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
+    """Write into ``store`` — empty and migrated, as the ``store`` fixture gives it — the rows
+    ``fill(store)`` writes. The first call with ``key`` on a backend (in this process: a pytest
+    worker) runs ``fill`` and keeps every row it wrote; every later call writes those rows
+    again, in one transaction, instead of running ``fill``: a set-up many tests share (the
+    demonstration casino and its users, for the server's tests) is paid once per worker and
+    backend, not once per test. ``fill`` must write the same rows for every test that names
+    ``key``: the copies carry the first call's identifiers, hashes and times."""
+    from sqlalchemy import text
+
+    from macau_tables.store.schema import metadata
+
+    tables = [t for t in metadata.sorted_tables if t.name != "schema_info"]
+    saved = _FILLED.get((key, store.dialect))
+    if saved is None:
+        fill(store)
+        with store.engine.connect() as conn:
+            saved = [(t, [dict(r._mapping) for r in conn.execute(t.select())]) for t in tables]
+        _FILLED[(key, store.dialect)] = saved
+        return
+    with store.engine.begin() as conn:
+        for table, rows in saved:
+            if rows:
+                conn.execute(table.insert(), rows)
+        if store.dialect == "postgresql":  # a key written explicitly does not move its sequence
+            for table, rows in saved:
+                for column in table.primary_key.columns:
+                    if rows and column.autoincrement is True:
+                        conn.execute(
+                            text("SELECT setval(pg_get_serial_sequence(:t, :c), :n)"),
+                            {
+                                "t": table.name,
+                                "c": column.name,
+                                "n": max(r[column.name] for r in rows),
+                            },
+                        )
+
+
+def on_sqlite_first_on_both(argnames: str, values: Sequence[Any]) -> pytest.MarkDecorator:
+    """``pytest.mark.parametrize(argnames, values)`` with the ``store`` fixture's backend
+    chosen per case: every value on SQLite, the first one on PostgreSQL too. For checks of
+    input the server refuses before the database matters (a header, a ``next`` URL, a body's
+    shape): each database still answers one of them, the other values are the same path on
+    the other database."""
+    several = "," in argnames
+    cases = [("sqlite", *v) if several else ("sqlite", v) for v in values]
+    first = values[0]
+    cases.append(("postgresql", *first) if several else ("postgresql", first))
+    return pytest.mark.parametrize(f"store,{argnames}", cases, indirect=["store"])

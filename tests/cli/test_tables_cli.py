@@ -110,14 +110,16 @@ def test_recall_works_while_a_fault_is_in_force(played: str) -> None:
     assert result.exit_code == 0, result.output
     assert "fault in force: card reader failure" in result.stdout
     assert "Round csp-1-3" in result.stdout
-    assert run("verify", "--database", played).exit_code == 0
+    assert run("verify", "--database", played, "--jobs", "1").exit_code == 0
 
 
 def test_verify_passes_after_a_session_of_play(session: str) -> None:
-    result = run("verify", "--database", session)
+    result = run("verify", "--database", session, "--jobs", "1")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("verify: OK")
-    data = json.loads(run("verify", "--format", "json", "--database", session).stdout)
+    data = json.loads(
+        run("verify", "--format", "json", "--database", session, "--jobs", "1").stdout
+    )
     assert data["ok"] and data["failure"] is None
     assert data["counts"]["settlements"] == data["counts"]["rounds"] == 3 + 1 + 3  # + demo round
 

@@ -32,7 +32,7 @@ __all__ = ["played", "session"]  # the fixtures, imported for the tests below
 
 
 def verify_fails(url: str) -> str:
-    result = run("verify", "--database", url)
+    result = run("verify", "--database", url, "--jobs", "1")
     assert result.exit_code == 1, result.output
     assert result.stdout.startswith("verify: FAILED")
     assert "Traceback" not in result.output

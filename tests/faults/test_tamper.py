@@ -40,9 +40,12 @@ TABLES = {
 
 
 def cli_verify(url: str) -> tuple[int, dict[str, Any]]:
-    """``macau-tables verify --database URL --format json``: exit code and the JSON it
-    printed."""
-    result = CliRunner().invoke(app, ["verify", "--database", url, "--format", "json"])
+    """``macau-tables verify --database URL --format json --jobs 1``: exit code and the JSON
+    it printed (checked in this process: the parallel check reports the same, as
+    tests/cli/test_verify_jobs.py shows; the real command line below runs with its default)."""
+    result = CliRunner().invoke(
+        app, ["verify", "--database", url, "--format", "json", "--jobs", "1"]
+    )
     return result.exit_code, json.loads(result.stdout)
 
 

@@ -32,6 +32,7 @@ from tests.server.support import (  # noqa: F401 (re-exported for older imports)
     add_held_table,
     audit,
     cycle_step,
+    demo_casino,
     login,
     refused,
     server_settings,
@@ -39,7 +40,7 @@ from tests.server.support import (  # noqa: F401 (re-exported for older imports)
 
 from macau_tables.server import auth
 from macau_tables.server.app import create_app
-from macau_tables.server.runtime import Runtime, prepare
+from macau_tables.server.runtime import Runtime
 from macau_tables.tables.clock import FakeClock
 
 
@@ -55,7 +56,7 @@ def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def runtime(store: Any) -> Iterator[Runtime]:
     """A started runtime on the demonstration casino with the five users (module docstring)."""
-    prepare(store, password=PASSWORD.__getitem__, upgrade=False)  # the fixture's is migrated
+    demo_casino(store)
     rt = Runtime(server_settings(), store, clock=FakeClock())
     rt.start()
     try:

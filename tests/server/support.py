@@ -9,11 +9,12 @@ from dataclasses import replace
 from typing import Any
 
 from fastapi.testclient import TestClient
+from tests.db_fixtures import filled
 
 from macau_tables import codec
 from macau_tables.baccarat.demo import demo_rules as demo_baccarat_rules
 from macau_tables.rounds import Audience
-from macau_tables.server.runtime import Runtime, demo_users
+from macau_tables.server.runtime import Runtime, demo_users, prepare
 from macau_tables.server.settings import Settings
 from macau_tables.store import Store, TableMode, TableStatus
 from macau_tables.visibility import merged
@@ -26,6 +27,14 @@ ROLE: dict[str, str] = dict(demo_users())
 
 SAME_ORIGIN: dict[str, str] = {"Origin": "http://testserver"}
 """The ``Origin`` a browser sends from the test client's own pages."""
+
+
+def demo_casino(store: Store) -> None:
+    """Make the ``store`` fixture's empty, migrated store what a first start makes of it: the
+    demonstration casino and the five one-time users with their :data:`PASSWORD`
+    (:func:`~macau_tables.server.runtime.prepare`) — run once per worker and backend, then
+    copied (:func:`tests.db_fixtures.filled`)."""
+    filled(store, "demo casino", lambda s: prepare(s, password=PASSWORD.__getitem__, upgrade=False))
 
 
 def server_settings(**changes: Any) -> Settings:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.support import PASSWORD, audit, login, refused, server_settings
+from tests.server.support import audit, demo_casino, login, refused, server_settings
 from tests.tables.support import open_round
 
 from macau_tables.baccarat import shoe as S
@@ -27,7 +27,7 @@ from macau_tables.errors import ConfigError
 from macau_tables.server.app import create_app
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
-from macau_tables.server.runtime import Runtime, prepare
+from macau_tables.server.runtime import Runtime
 from macau_tables.tables.archive_check import verify_archive
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.clock import FakeClock, opening_date
@@ -420,7 +420,7 @@ def test_the_audit_archive_is_signed_with_the_servers_key(store: Any, tmp_path: 
     checked offline with the public key); a file holding no key stops the server at start."""
     key = generate_key()
     write_key(key, tmp_path / "archive.key")
-    prepare(store, password=PASSWORD.__getitem__, upgrade=False)
+    demo_casino(store)
     settings = server_settings(audit_sign_key=str(tmp_path / "archive.key"))
     rt = Runtime(settings, store, clock=FakeClock())
     rt.start()

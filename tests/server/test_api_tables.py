@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.db_fixtures import on_sqlite_first_on_both
 from tests.server.support import cycle_step, login
 
 from macau_tables.messages.terms import TERMS, term
@@ -467,8 +468,8 @@ def test_a_bet_slip_is_all_or_nothing(client: TestClient, runtime: Runtime) -> N
     assert _balance(runtime, "alice") == alice - 2_000
 
 
-@pytest.mark.parametrize(
-    ("body", "status", "key"),
+@on_sqlite_first_on_both(
+    "body,status,key",
     [
         ({"idempotency_key": "a"}, 422, "api.command_or_commands"),
         ({"command": {"type": "tables.OpenShoe"}}, 422, "server.invalid_request"),
@@ -626,7 +627,7 @@ def test_the_openapi_document_describes_every_command(client: TestClient) -> Non
     assert body["required"] is True
 
 
-@pytest.mark.parametrize("depth", [200, 900, 5_000, 30_000])
+@on_sqlite_first_on_both("depth", [200, 900, 5_000, 30_000])
 def test_deeply_nested_bodies_are_refused_not_crashed(client: TestClient, depth: int) -> None:
     headers = {**login(client, "dealer"), "Content-Type": "application/json"}
     seated = "[" * depth + "]" * depth

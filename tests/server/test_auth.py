@@ -18,6 +18,7 @@ from fastapi import Depends, FastAPI, WebSocket
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.db_fixtures import on_sqlite_first_on_both
 from tests.server.support import PASSWORD, SAME_ORIGIN, login
 
 from macau_tables.errors import AuthError
@@ -85,7 +86,7 @@ def test_a_wrong_password_and_an_unknown_user_are_refused_alike(client: TestClie
         assert response.headers["www-authenticate"].startswith("Bearer")
 
 
-@pytest.mark.parametrize(
+@on_sqlite_first_on_both(
     "header",
     ["Basic YWxpY2U6eA==", "Bearer", "Bearer not-a-token", "bearer  "],
 )
@@ -206,7 +207,7 @@ CROSS_SITE: tuple[dict[str, str], ...] = (
 )
 
 
-@pytest.mark.parametrize("headers", CROSS_SITE)
+@on_sqlite_first_on_both("headers", CROSS_SITE)
 def test_a_login_not_from_this_site_s_pages_signs_no_one_in(
     runtime: Runtime, store: Store, headers: dict[str, str]
 ) -> None:
@@ -237,7 +238,7 @@ def test_a_login_from_this_site_s_pages_signs_in(runtime: Runtime, headers: dict
         assert response.status_code == 200, response.text
 
 
-@pytest.mark.parametrize("headers", CROSS_SITE)
+@on_sqlite_first_on_both("headers", CROSS_SITE)
 def test_a_cookie_session_s_change_from_elsewhere_is_refused_even_with_its_csrf_token(
     client: TestClient, runtime: Runtime, headers: dict[str, str]
 ) -> None:
@@ -324,7 +325,7 @@ OFF_SITE_NEXT: tuple[str, ...] = (
 )
 
 
-@pytest.mark.parametrize("after", OFF_SITE_NEXT)
+@on_sqlite_first_on_both("after", OFF_SITE_NEXT)
 def test_a_next_that_a_browser_would_resolve_off_site_is_dropped(
     client: TestClient, after: str
 ) -> None:
@@ -350,8 +351,8 @@ def test_the_login_page_keeps_a_path_of_this_site(client: TestClient) -> None:
     assert 'name="next" value="/"' in tab.text
 
 
-@pytest.mark.parametrize(
-    ("content", "content_type"),
+@on_sqlite_first_on_both(
+    "content,content_type",
     [
         (b"{not json", "application/json"),
         (b"[1, 2]", "application/json"),

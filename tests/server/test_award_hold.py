@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.support import PASSWORD, login, server_settings
+from tests.server.support import demo_casino, login, server_settings
 
 from macau_tables.server.app import create_app
-from macau_tables.server.runtime import Runtime, prepare
+from macau_tables.server.runtime import Runtime
 from macau_tables.tables.clock import FakeClock
 
 Json = dict[str, Any]
@@ -31,7 +31,7 @@ OPEN: Json = {"type": "tables.OpenRound", "seated": [[1, "alice"]]}
 @pytest.fixture
 def held_client(store: Any) -> Iterator[tuple[TestClient, Runtime]]:
     """The demonstration casino served with a threshold of :data:`THRESHOLD`."""
-    prepare(store, password=PASSWORD.__getitem__, upgrade=False)
+    demo_casino(store)
     rt = Runtime(server_settings(jackpot_supervisor_threshold=THRESHOLD), store, clock=FakeClock())
     rt.start()
     try:

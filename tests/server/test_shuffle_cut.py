@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.server.support import PASSWORD, add_demo_table, login, server_settings
+from tests.server.support import add_demo_table, demo_casino, login, server_settings
 
 from macau_tables.caribbean.demo import demo_rules as demo_caribbean_rules
 from macau_tables.caribbean.rules import DealingProcedure
 from macau_tables.rounds import TableMode
-from macau_tables.server.runtime import Runtime, prepare
+from macau_tables.server.runtime import Runtime
 from macau_tables.store import Store
 from macau_tables.tables.clock import FakeClock
 
@@ -27,7 +27,7 @@ HTML = {"Accept": "text/html"}
 def runtime(store: Store) -> Iterator[Runtime]:
     """The demonstration casino and ``csp-hand``, a live table dealt from a hand-shuffled deck
     (the dealing procedure the shoe, CSP-3(1)), served from the start."""
-    prepare(store, password=PASSWORD.__getitem__, upgrade=False)
+    demo_casino(store)
     _add_hand_table(store)
     rt = Runtime(server_settings(), store, clock=FakeClock())
     rt.start()

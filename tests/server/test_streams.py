@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from tests.db_fixtures import on_sqlite_first_on_both
 from tests.server.support import add_held_table, login, watch
 from tests.support import VISIBLE, cards_in
 from tests.tables.support import close_betting, open_round
@@ -234,7 +235,7 @@ def test_anything_but_ping_and_resume_closes_the_socket_1008_CSP_12(
     assert svc.view(Audience.public()).seq == before  # nothing changed at the table
 
 
-@pytest.mark.parametrize(
+@on_sqlite_first_on_both(
     "nested",
     [
         "[" * 30_000 + "]" * 30_000,  # deeper than the JSON parser's recursion
