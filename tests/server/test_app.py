@@ -134,6 +134,31 @@ def test_a_runtime_that_lost_its_lease_stops_serving_the_table(
     assert runtime.elsewhere() == {"bac-1": "tables.leased"}
 
 
+def test_the_tick_thread_reads_the_tables_again_only_while_one_waits_or_after_the_interval(
+    runtime: Runtime, store: Store
+) -> None:
+    """Serving every table it is configured to, the tick thread does not read the casino's
+    tables and leases again at every tick, only once ``REFRESH_EVERY_SECONDS`` passed (a new
+    table); while a table waits for its take-over (its lease held elsewhere), at every tick."""
+    from macau_tables.server import runtime as runtime_module
+
+    runtime.tick()
+    assert not runtime._refresh_due()  # just read, every table served
+    runtime._refreshed -= runtime_module.REFRESH_EVERY_SECONDS  # the interval passed
+    assert runtime._refresh_due()
+    runtime.tick(refresh=runtime._refresh_due())
+    assert not runtime._refresh_due()
+    store.run(lambda tx: tx.release_lease("bac-1", runtime.owner))
+    until = datetime.now(UTC) + timedelta(minutes=5)
+    assert store.run(lambda tx: tx.acquire_lease("bac-1", "thief:1:x", until=until))
+    clock = runtime.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(3600)  # the tick renews, finds the lease taken: bac-1 waits for its take-over
+    runtime.tick(refresh=runtime._refresh_due())
+    assert runtime.elsewhere() == {"bac-1": "tables.leased"}
+    assert runtime._refresh_due()  # at every tick now, however recent the last read
+
+
 def test_meter_changes_fan_out_to_subscribers_and_the_gauge(
     runtime: Runtime, store: Store, client: TestClient
 ) -> None:

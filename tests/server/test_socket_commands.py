@@ -443,3 +443,51 @@ def test_the_sessions_read_answers_each_session_as_the_one_by_one_lookup(
     runtime.clock.advance(runtime.settings.session_seconds + 1)  # type: ignore[attr-defined]
     expired = auth.session_refusals(runtime.store, sessions[:1], runtime.clock.now)[0]
     assert expired is not None and expired.key == "auth.session_expired"
+
+
+def test_commands_arriving_while_a_session_read_is_in_flight_are_checked_in_one_read(
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each command reads its session after it arrived (as REST does), but the commands that
+    arrive while such a read is in flight are checked together in the next one: three
+    commands, two reads — and each still gets its own session's answer (bruno signed out)."""
+    from macau_tables.server import auth
+
+    names = ("alice", "bruno", "dealer")
+    tokens = {name: token(client, name) for name in names}
+    out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {tokens['bruno']}"})
+    assert out.status_code == 200, out.text
+    now = runtime.clock.now()
+    sessions = [
+        auth.SocketSession(Principal(n, UserRole.PLAYER), now, tokens[n], "token") for n in names
+    ]
+    reads: list[list[str]] = []
+    first_read, release = threading.Event(), threading.Event()
+    real = auth.session_refusals
+
+    def counted(store: Any, asked: Any, clock: Any = None) -> Any:
+        reads.append(sorted(s.principal.name for s in asked))
+        if len(reads) == 1:
+            first_read.set()
+            assert release.wait(30)
+        return real(store, asked, clock)
+
+    monkeypatch.setattr(auth, "session_refusals", counted)
+    watch = watch_of(runtime)
+    answers: dict[str, str | None] = {}
+
+    def check(session: auth.SocketSession) -> None:
+        refusal = watch.now(session)
+        answers[session.principal.name] = None if refusal is None else refusal.key
+
+    threads = [threading.Thread(target=check, args=(s,)) for s in sessions]
+    threads[0].start()
+    assert first_read.wait(30)  # alice's read is in flight
+    for t in threads[1:]:
+        t.start()
+    assert watch.wait_asked(2, 30)  # bruno's and the dealer's wait for the next read
+    release.set()
+    for t in threads:
+        t.join(30)
+    assert reads == [["alice"], ["bruno", "dealer"]]
+    assert answers == {"alice": None, "bruno": "auth.session_unknown", "dealer": None}

@@ -31,6 +31,7 @@ from macau_tables.tables import (
     ResumeCycle,
     TableError,
     TableService,
+    cycle,
 )
 from macau_tables.tables.model import CycleDeadline
 
@@ -341,3 +342,37 @@ def test_cycle_settings_are_validated_and_old_configurations_keep_their_digest()
     ):
         with pytest.raises(ConfigError):
             replace(caribbean_rules(), **{field: value})
+
+
+def test_ticks_before_the_next_deadline_on_an_unchanged_table_ask_the_round_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick that found nothing due remembers until when nothing can be: the ticks before
+    the countdown's end do not ask the cycle again while the table's state is unchanged; a bet
+    (a commit) makes the next tick ask; at the deadline the betting closes as ever."""
+    casino(store, TABLES)
+    clock = FakeClock(START)
+    svc = service(store, "b1", clock)
+    svc.tick()  # the first round opens, its countdown runs
+    first = svc.round
+    asked: list[datetime] = []
+    real = cycle.due
+
+    def counted(state: Any, now: datetime, **kwargs: Any) -> Any:
+        asked.append(now)
+        return real(state, now, **kwargs)
+
+    monkeypatch.setattr(cycle, "due", counted)
+    svc.tick()  # nothing due: remembered
+    assert len(asked) == 1
+    clock.advance(1)
+    svc.tick()
+    svc.tick()
+    assert len(asked) == 1  # unchanged, before the deadline: not asked
+    bet(svc)
+    svc.tick()
+    assert len(asked) == 2  # the state changed: asked again
+    clock.set(datetime.fromisoformat(deadline(svc).at))
+    svc.tick()  # the countdown's end: asked, and the betting closes
+    assert len(asked) >= 3
+    assert svc.round.round_id == first.round_id and svc.round.is_over

@@ -48,7 +48,9 @@ WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?t
 session cookie from the same origin). The open sockets of a process ask again whether their
 sessions still stand (:func:`session_refusals`: signed out, the user disabled, expired — on any
 server process) in one read every ``session_check_seconds`` (:mod:`.session_watch`); a command
-sent on a socket checks its session first, as a request does (:func:`session_refusal`).
+sent on a socket checks its session first, as a request does — a read begun after it arrived,
+shared with the commands that arrived meanwhile (:meth:`.session_watch.SessionWatch.now`, the
+same answer as :func:`session_refusal`'s read of one).
 
 Privileged actions are recorded with :func:`record_action` (who, their role, when by the store's
 clock, why, details) in the store's audit log.

@@ -15,9 +15,13 @@
 * The tick thread (every ``settings.tick_seconds``; bounded, it stops on :meth:`stop`) calls
   :meth:`Runtime.tick`: each service's ``tick()`` — the decision time-out (CSP-6.4), the card
   holding time-out (BAC-16), a settlement that waited for the meter, the lease's renewal — and
-  the take-over of tables whose holder is gone. A table whose lease was lost (another process
-  took it) is closed here and becomes *elsewhere*. About once an hour the tick also prunes the
-  idempotency records older than ``settings.idempotency_days`` (:meth:`Runtime.prune_idempotency`).
+  the take-over of tables whose holder is gone. The thread reads the tables and their leases
+  again at every tick only while a table this process is configured to serve is not served
+  here (its take-over waits for them); otherwise every :data:`REFRESH_EVERY_SECONDS` (a new
+  table). A
+  table whose lease was lost (another process took it) is closed here and becomes *elsewhere*.
+  About once an hour the tick also prunes the idempotency records older than
+  ``settings.idempotency_days`` (:meth:`Runtime.prune_idempotency`).
 * :meth:`Runtime.subscribe_meters` ``(callback(meter_id, amount))``: every committed change of
   a meter's amount, from this process or (PostgreSQL ``LISTEN/NOTIFY``) any other; the runtime
   keeps the latest amount of every meter (:meth:`Runtime.meters`, the ``/metrics`` gauge).
@@ -77,6 +81,10 @@ PRUNE_EVERY_SECONDS: Final = 3600.0
 """How often the tick prunes old idempotency records (:meth:`Runtime.prune_idempotency`)."""
 PRUNE_BATCH: Final = 10_000
 """The most idempotency records deleted by one transaction."""
+REFRESH_EVERY_SECONDS: Final = 2.0
+"""How often the tick thread reads the casino's tables and their leases again while this
+process serves every table it is configured to (a table created since is served within this;
+a lease lost is found at its next renewal): :meth:`Runtime._tick_loop`."""
 
 
 class MeterListener(Protocol):
@@ -454,11 +462,12 @@ class Runtime:
 
     # -- the clock -------------------------------------------------------------------------
 
-    def tick(self, now: datetime | None = None) -> list[Submitted]:
+    def tick(self, now: datetime | None = None, *, refresh: bool = True) -> list[Submitted]:
         """The clock's work once: every service's ``tick`` (time-outs CSP-6.4, BAC-16; the
-        lease), then the take-over of configured tables not served here. Returns what the
-        services issued. A service that fails its tick is logged; one that lost its lease is
-        closed and becomes *elsewhere*."""
+        lease), then (``refresh``) the tables and leases read again and the take-over of
+        configured tables not served here. Returns what the services issued. A service that
+        fails its tick is logged; one that lost its lease is closed and becomes *elsewhere*.
+        The tick thread refreshes only when :meth:`_refresh_due`."""
         done: list[Submitted] = []
         with self._lock:
             services = list(self._services.items())
@@ -474,8 +483,9 @@ class Runtime:
                 log.exception("table %s: tick failed", table_id)
         if not self._stop.is_set():
             try:
-                self._refresh_tables()
-                self._take_tables()
+                if refresh:
+                    self._refresh_tables()
+                    self._take_tables()
             except MacauTablesError as exc:
                 log.warning("tables not refreshed: %s", exc.message)
             if self._pruned is None or time.monotonic() - self._pruned >= PRUNE_EVERY_SECONDS:
@@ -485,6 +495,15 @@ class Runtime:
                 except MacauTablesError as exc:
                     log.warning("idempotency records not pruned: %s", exc.message)
         return done
+
+    def _refresh_due(self) -> bool:
+        """Whether the tick thread's next tick reads the tables and their leases again: while
+        a known table this process is configured to serve is not served here (a take-over
+        waits for it: every tick, as ever), else once :data:`REFRESH_EVERY_SECONDS` passed
+        since the last read — not the whole catalogue at every tick for nothing."""
+        with self._lock:
+            waiting = any(t not in self._services and self.settings.serves(t) for t in self._known)
+            return waiting or time.monotonic() - self._refreshed >= REFRESH_EVERY_SECONDS
 
     def prune_idempotency(self) -> int:
         """Delete the idempotency records older than ``settings.idempotency_days`` by the
@@ -522,7 +541,7 @@ class Runtime:
     def _tick_loop(self) -> None:
         while not self._stop.wait(self.settings.tick_seconds):
             try:
-                self.tick()
+                self.tick(refresh=self._refresh_due())
             except Exception:  # the loop must survive anything one tick does
                 log.exception("tick failed")
 

@@ -27,8 +27,11 @@ answers each command with one message:
   in) is refused 401 ``auth.unauthenticated`` and stays open (it watches as before).
 
 ``K`` is echoed as sent (``null`` when it was not a text). Each command checks the socket's
-session in the store first, as a REST request does (one read; then the command's own
-transaction). The commands of one socket run in the order sent, one at a time, each in a worker
+session in the store first, as a REST request does: a read that begins after the command
+arrived, then the command's own transaction. The commands of the process's sockets that arrive
+while such a read is in flight are checked together, in the next read (one statement for all:
+:meth:`.session_watch.SessionWatch.now`), so a burst of bets costs a few reads, not one a bet.
+The commands of one socket run in the order sent, one at a time, each in a worker
 thread (the store is blocking; the event loop never waits for a commit). At most
 ``websocket_commands`` may be in flight (sent, not answered yet): one more closes the socket with
 :data:`CLOSE_FLOOD` (4429, ``streams.too_many_commands``) — a flood costs the other sockets
@@ -58,6 +61,7 @@ from . import auth
 from .api_tables import read_request, run_request
 from .errors import error_body, for_client, status_for
 from .ops import access_log
+from .session_watch import watch_of
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -188,12 +192,13 @@ class CommandLane:
 
     def _run(self, body: dict[str, Any]) -> dict[str, Any]:
         """In a worker thread: who asks (the public: 401), the request read as REST reads it,
-        the session checked in the store (as REST looks its token up), then the command run
+        the session checked in the store (as REST looks its token up: with the other commands
+        that came meanwhile, :meth:`.session_watch.SessionWatch.now`), then the command run
         (:func:`.api_tables.run_request`)."""
         if self.session is None:
             raise AuthError("auth.unauthenticated")
         request = read_request(body)
-        refusal = auth.session_refusal(self.runtime.store, self.session, self.runtime.clock.now)
+        refusal = watch_of(self.runtime).now(self.session)
         if refusal is not None:
             raise _SessionEnded(refusal)
         return run_request(self.runtime, self.table_id, self.session.principal, request)

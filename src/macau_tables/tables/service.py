@@ -135,6 +135,7 @@ class TableService:
         self._lock = TableLock()
         self._hub = Hub()
         self._timers = DueTimers()
+        self._quiet: _Quiet | None = None  # what the last tick found: nothing due until …
         self._load()
         source: RandomSource = rng if rng is not None else SystemRandom()
         if not self.setup.demo:
@@ -474,13 +475,21 @@ class TableService:
         holding time-out (BAC-16, ``holding_timeout_seconds``). Each issued command is an
         ordinary idempotent submission (key ``"<table>:timeout:<seq>"``). Then the round cycle's
         steps now due (:mod:`.cycle`: opening, closing at the countdown's end, the next
-        countdown, idling; key ``"<table>:cycle:<seq>"``). Returns what was submitted."""
+        countdown, idling; key ``"<table>:cycle:<seq>"``). Returns what was submitted.
+
+        A tick that found nothing due remembers until when nothing can be (:class:`_Quiet`): the
+        next ticks before then, on the same state, only renew the lease and probe the meter —
+        the rounds are not asked again what they wait for (twice a second, for every table)."""
         when = now or self.clock.now()
         done: list[Submitted] = []
         with self._lock:
             self._lease.renew(when)
             if not self._link.up and self._link.probe(self.store):
                 self._audit("meter_link_up", None)
+            quiet = self._quiet
+            if quiet is not None and quiet.holds(self, when):
+                return done
+            self._quiet = None
             if self._link.up and self._automatic_due():
                 done.append(self._advance("meter"))
             if self.state.fault is not None:
@@ -502,6 +511,8 @@ class TableService:
                 if action is None:
                     break
                 done.append(self._cycle_run(action, None))
+            if not done:
+                self._quiet = _Quiet.of(self, when)
         return done
 
     # -- the round cycle -------------------------------------------------------------------
@@ -748,6 +759,48 @@ class TableLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+@dataclass(frozen=True, slots=True)
+class _Quiet:
+    """A tick found nothing due on ``state`` (with that dealing, timers, status and meter
+    link) at its time: no time-out ripe, no step of the cycle, no automatic step. On the same
+    objects nothing becomes due before ``until`` (``None``: never) — the time-outs' and the
+    cycle's checks depend on the time only through these deadlines, the automatic step not
+    at all; the state is replaced (never changed in place) by every commit and reload."""
+
+    state: TableState
+    dealing: Dealing
+    timers: DueTimers
+    status: TableStatus
+    link_up: bool
+    until: datetime | None
+
+    @classmethod
+    def of(cls, service: TableService, when: datetime) -> _Quiet:
+        timeout = service._timers.next_deadline(service.state.round, service.dealing)
+        step = service.state.cycle.at()
+        # a cycle deadline already passed with no step due: the state, not the time, holds it
+        ahead = [d for d in (timeout, step) if d is not None and d > when]
+        return cls(
+            service.state,
+            service.dealing,
+            service._timers,
+            service.status,
+            service._link.up,
+            min(ahead, default=None),
+        )
+
+    def holds(self, service: TableService, when: datetime) -> bool:
+        """Whether nothing can be due at ``when`` (the same objects, before ``until``)."""
+        return (
+            self.state is service.state
+            and self.dealing is service.dealing
+            and self.timers is service._timers
+            and self.status is service.status
+            and self.link_up == service._link.up
+            and (self.until is None or when < self.until)
+        )
 
 
 @dataclass(frozen=True, slots=True)
