@@ -14,8 +14,7 @@ import pytest
 
 from macau_tables.errors import StoreError
 from macau_tables.ledger import Account, AccountKind, Posting, Reason, stake
-from macau_tables.store import LedgerEntry, Store, Tx, TxKind
-from macau_tables.store import store as store_module
+from macau_tables.store import LedgerEntry, Store, Tx, TxKind, pgwire
 from macau_tables.store.verify import verify
 from tests.store.support import count, events, setup
 
@@ -140,13 +139,13 @@ def _fail() -> None:
 
 class _Counting:
     """Counts the queries sent through psycopg's cursors and the store's simple queries sent
-    on the driver's libpq connection (``store._simple_query``, the commit's): each a round
-    trip."""
+    on the driver's libpq connection (``pgwire.simple_query``: the commit's, a group's first
+    read, the writes sent before a statement): each a round trip."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sent: list[bytes | str] = []
         original = psycopg.Cursor.execute
-        simple = store_module._simple_query
+        simple = pgwire.simple_query
 
         def execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
             self.sent.append(query if isinstance(query, bytes | str) else str(query))
@@ -157,7 +156,7 @@ class _Counting:
             return simple(raw, query)
 
         monkeypatch.setattr(psycopg.Cursor, "execute", execute)
-        monkeypatch.setattr(store_module, "_simple_query", simple_query)
+        monkeypatch.setattr(pgwire, "simple_query", simple_query)
 
 
 def test_a_transaction_that_only_posts_is_one_round_trip_on_postgresql(

@@ -47,6 +47,7 @@ the locks of a group's tables).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import weakref
@@ -113,15 +114,16 @@ class _Restart(Exception):
 
 
 def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
-    """The writes of request ``index`` of a group without savepoints: its ledger batch is
-    written at their end (its refusal is this request's); a refusal raised there or before
-    restarts the group without it (:class:`_Restart`)."""
+    """The writes of request ``index`` of a group without savepoints, run *carefully*: they
+    are sent at their end (one round trip: :meth:`Tx.flush_writes`), so a refusal raised there
+    (the ledger's, a key stored meanwhile) or before is this request's; it restarts the group
+    without it (:class:`_Restart`)."""
 
     @contextmanager
     def writes() -> Iterator[None]:
         try:
             yield
-            tx.flush_ledger()
+            tx.flush_writes()
         except (DBAPIError, _Stale):
             raise
         except StoreError as exc:
@@ -132,6 +134,41 @@ def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]
             raise _Restart(index, exc) from exc
 
     return writes
+
+
+def _deferred(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
+    """The writes of request ``index`` of a group left for the commit (PostgreSQL: the whole
+    group's writes go with its ``COMMIT``, in one round trip): a refusal raised before any of
+    them was sent (by the rules, the service, the ledger's own checks) drops this request's
+    unsent writes and refuses it alone; one raised once something was sent — by a statement
+    that had to send the writes before it — is not known to be this request's: the group is
+    run again carefully (:class:`_Careful`), or without this request when the sending itself
+    went through (:class:`_Restart`)."""
+
+    @contextmanager
+    def writes() -> Iterator[None]:
+        mark = tx.mark()
+        try:
+            yield
+        except (DBAPIError, _Stale):
+            raise
+        except Exception as exc:
+            if isinstance(exc, StoreError) and exc.key in _RETRIED:
+                raise
+            if tx.flush_failed is not None:
+                raise _Careful from exc
+            if tx.flushes != mark.flushes:
+                raise _Restart(index, exc) from exc
+            tx.rewind(mark)
+            raise
+
+    return writes
+
+
+class _Careful(Exception):
+    """A group's writes left for the commit were refused (by the ledger, a key stored
+    meanwhile) and which request's is not known: the transaction is rolled back and the
+    group run again with each request's writes sent at its end (:func:`_optimistic`)."""
 
 
 class _Stale(Exception):
@@ -227,9 +264,15 @@ class GroupCommit:
     def _attempts(self, group: list[Request], services: list[TableService]) -> None:
         pending = list(group)
         attempts = 0
+        careful = False  # PostgreSQL: the group's writes go with its commit until refused
         while pending and attempts < 3:
             try:
-                outcomes = self.store.run(lambda tx: self._transact(tx, pending))
+                outcomes = self.store.run(
+                    functools.partial(self._transact, group=pending, careful=careful)
+                )
+            except _Careful:
+                careful = True
+                continue
             except _Restart as restart:  # refused after its writes began: run the rest again
                 refused = pending.pop(restart.index)
                 refused.error = restart.error
@@ -240,6 +283,9 @@ class GroupCommit:
                 continue
             except StoreError as exc:
                 if exc.key not in _RETRIED:
+                    if not careful and not self.savepoints and len(pending) > 1:
+                        careful = True  # refused by the commit: whose refusal, not known
+                        continue
                     raise
                 attempts += 1
                 for s in services:  # which table raced is not known: all read again
@@ -250,30 +296,40 @@ class GroupCommit:
         for r in pending:
             r.error = TableError("tables.stale", table=r.service.table_id)
 
-    def _transact(self, tx: Tx, group: list[Request]) -> list[_Done | BaseException]:
+    def _transact(
+        self, tx: Tx, group: list[Request], careful: bool = False
+    ) -> list[_Done | BaseException]:
         work: dict[TableService, Work] = {}
         outcomes: list[_Done | BaseException] = []
         alone = len(group) == 1
+        if not self.savepoints:  # PostgreSQL: the heads and keys in one round trip, with BEGIN
+            tx.defer_writes()
+            tx.prefetch_requests(
+                sorted({r.service.table_id for r in group}), [r.key for r in group]
+            )
         for i, r in enumerate(group):
             svc = r.service
             base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
             if alone:  # the single request's transaction, as the lock-holding path runs it
                 done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
             else:
-                writes = tx.savepoint if self.savepoints else _optimistic(tx, i)
+                writes: Callable[[], AbstractContextManager[None]]
+                if self.savepoints:
+                    writes = tx.savepoint
+                else:
+                    writes = _optimistic(tx, i) if careful else _deferred(tx, i)
                 try:
                     done = svc._transact(
                         tx, r.step, r.key, r.request, r.actor, r.kind, base, writes
                     )
-                except (DBAPIError, _Stale, _Restart):
+                except (DBAPIError, _Stale, _Restart, _Careful):
                     raise
-                except StoreError as exc:
-                    if exc.key in _RETRIED:
+                except Exception as exc:
+                    if isinstance(exc, StoreError) and exc.key in _RETRIED:
                         raise
-                    outcomes.append(exc)  # refused by the store (the ledger): this one alone
-                    continue
-                except Exception as exc:  # refused: this request alone
-                    outcomes.append(exc)
+                    if tx.flush_failed is not None:  # an earlier request's writes, refused
+                        raise _Careful from exc
+                    outcomes.append(exc)  # refused: this request alone
                     continue
             if done is None:
                 raise _Stale(svc)
