@@ -348,6 +348,14 @@ class TxBase:
         except self._driver_error as exc:
             raise self.driver_failure(sql, rows, exc) from exc
 
+    def idle(self) -> bool:
+        """PostgreSQL: whether nothing of this transaction was sent yet (its ``BEGIN`` may go
+        with its first statements, :mod:`.pgwire`)."""
+        from psycopg import pq
+
+        status = self.driver_connection().pgconn.transaction_status
+        return bool(status == pq.TransactionStatus.IDLE)
+
     def driver_connection(self) -> Any:
         """The driver's own connection under this transaction (sqlite3's or psycopg's)."""
         if self._driver is None:

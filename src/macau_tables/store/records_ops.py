@@ -79,7 +79,8 @@ class RecordOps(TxBase):
         """``(chain_head(table_id), idempotency_get(key))`` read by one statement: what a
         table's request reads first (a key already used — a retry — is then read whole).
         Nothing is read for a table and key :meth:`prefetch_requests` read: the head as this
-        transaction left it, the key's record if this transaction stored it."""
+        transaction left it, the key's record if this transaction stored it. On PostgreSQL,
+        as a transaction's first statement it is read so, with the ``BEGIN``."""
         head = self.heads.get(table_id)
         if head is not None:
             mine = self.written.get(key)
@@ -88,6 +89,9 @@ class RecordOps(TxBase):
                 return head, IdempotencyRecord(key, scope, digest, loads_object(text) or {}, at)
             if key in self.keys:
                 return head, None if self.keys[key] is None else self.idempotency_get(key)
+        if self.postgres and not self.pending and self.idle():  # read with the BEGIN
+            self.prefetch_requests([table_id], [key])
+            return self.request_start(table_id, key)
         ((seq, hash_, scope),) = self.driver_rows(_REQUEST_START, (table_id, key))
         head = ChainHead() if seq is None else ChainHead(int(seq), hash_)
         return head, None if scope is None else self.idempotency_get(key)
