@@ -10,11 +10,19 @@ refused refuses only itself, and the next one of its table goes on from the last
 accepted: refused by the rules (``RuleViolation``, ``TableError``), it has written nothing
 yet; refused once its writes began — by the ledger (``ledger.insufficient_funds``: its ledger
 batch is written at the end of its writes), its key found used meanwhile — its writes are
-rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`); on
-PostgreSQL, where a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a request,
-the transaction is rolled back and the group run again without it (such refusals are rare:
-a wallet too short). Each request writes its own events (its own seq range in its
-table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
+rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`).
+On PostgreSQL a group is two round trips whatever its size: the heads of its tables' logs and
+its keys are read with the ``BEGIN`` (:meth:`Tx.prefetch_requests`), and every request's
+writes — events, idempotency record, ledger batch (one ``macau_post`` for the group: the
+balances checked after each entry in turn) — wait for the commit and go with the ``COMMIT``
+(:meth:`Tx.defer_writes`). A request refused before any of that was sent drops its unsent
+writes and refuses itself alone; a refusal by the commit (a wallet too short, a key stored
+meanwhile by another process) is not known to be one request's: the transaction is rolled
+back and the group run again *carefully*, each request's writes sent at its end (one round
+trip each), so that a refusal there is its own — the transaction is then rolled back and the
+group run again without it (a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a
+request; such refusals are rare). Each request writes its own events (its own seq range in
+its table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
 move on (request by request, in order: vault, timers, status), the views are published once
 per table, and every caller is woken with its own result or refusal: none before its
 transaction is durable, none for a transaction that did not commit. Requests that arrive
@@ -35,7 +43,9 @@ itself, from the same committed states.
 Scope (:func:`committer`): SQLite has one writer, so one group commit per store spans every
 table of the process; on PostgreSQL each table has its own (tables commit in parallel on their
 own connections, each table's bets grouped) — ``MACAU_TABLES_GROUP_SCOPE=process`` makes it
-one per store there too (measured in ``docs/benchmarks.md``).
+one per store there too (measured in ``docs/benchmarks.md``: with two round trips a group,
+one group per process takes less CPU a bet but commits fewer bets a second, its tables no
+longer in parallel; per table stays the default).
 
 The table's other work — the clock's ``tick``, the round cycle's steps, ``wake``, recovery,
 ``reconfigure``, the meter link, a held award's release — runs under the table's lock on the
