@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
+import pytest
 from sqlalchemy import text
 
 from macau_tables import codec
 from macau_tables.jackpot import Meter
-from macau_tables.store import Store, TableMode, Tx
+from macau_tables.store import Store, TableMode, Tx, pgwire
 from tests.store.workers import contribute, contribution
 
 
@@ -93,6 +95,7 @@ __all__ = [
     "GAME",
     "RULES",
     "Meter",
+    "RoundTrips",
     "ToyDealt",
     "ToyOpened",
     "ToyRules",
@@ -104,3 +107,25 @@ __all__ = [
     "events",
     "setup",
 ]
+
+
+class RoundTrips:
+    """Counts the queries sent through psycopg's cursors and the store's simple queries sent
+    on the driver's libpq connection (``pgwire.simple_query``: the commit's, a group's first
+    read, the writes sent before a statement): each a round trip."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.sent: list[bytes | str] = []
+        original = psycopg.Cursor.execute
+        simple = pgwire.simple_query
+
+        def execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            self.sent.append(query if isinstance(query, bytes | str) else str(query))
+            return original(cursor, query, *args, **kwargs)
+
+        def simple_query(raw: Any, query: bytes) -> list[Any]:
+            self.sent.append(query)
+            return simple(raw, query)
+
+        monkeypatch.setattr(psycopg.Cursor, "execute", execute)
+        monkeypatch.setattr(pgwire, "simple_query", simple_query)

@@ -7,17 +7,13 @@ transaction), and the meter's credit lands exactly (CSP-10, BAC-17)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import psycopg
 import pytest
 
 from macau_tables.errors import StoreError
 from macau_tables.ledger import Account, AccountKind, Posting, Reason, stake
 from macau_tables.store import LedgerEntry, Store, Tx, TxKind
-from macau_tables.store import store as store_module
 from macau_tables.store.verify import verify
-from tests.store.support import count, events, setup
+from tests.store.support import RoundTrips, count, events, setup
 
 METER = Account(AccountKind.JACKPOT_METER)
 
@@ -138,35 +134,13 @@ def _fail() -> None:
     raise RuntimeError("the caller's own failure")
 
 
-class _Counting:
-    """Counts the queries sent through psycopg's cursors and the store's simple queries sent
-    on the driver's libpq connection (``store._simple_query``, the commit's): each a round
-    trip."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.sent: list[bytes | str] = []
-        original = psycopg.Cursor.execute
-        simple = store_module._simple_query
-
-        def execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-            self.sent.append(query if isinstance(query, bytes | str) else str(query))
-            return original(cursor, query, *args, **kwargs)
-
-        def simple_query(raw: Any, query: bytes) -> list[Any]:
-            self.sent.append(query)
-            return simple(raw, query)
-
-        monkeypatch.setattr(psycopg.Cursor, "execute", execute)
-        monkeypatch.setattr(store_module, "_simple_query", simple_query)
-
-
 def test_a_transaction_that_only_posts_is_one_round_trip_on_postgresql(
     pg_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = pg_store  # (SQLite has no round trips: one process writes its file)
     setup(store, players={"alice": 1_000}, seed=10_000)
     store.run(lambda tx: tx.post_deferred([entry(contribution("alice", 7))]))  # (pool warm)
-    counting = _Counting(monkeypatch)
+    counting = RoundTrips(monkeypatch)
     store.run(lambda tx: tx.post_deferred([entry(contribution("alice", 7))]))
     assert len(counting.sent) == 1
     (query,) = counting.sent

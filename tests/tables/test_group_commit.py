@@ -23,6 +23,7 @@ from macau_tables.tables import Submitted, TableService
 from macau_tables.tables.audit import verify_database
 from macau_tables.tables.group import SCOPE_ENV
 from macau_tables.tables.storage import read_table
+from tests.store.support import RoundTrips
 from tests.tables.support import (
     BANKROLL,
     PLAYERS,
@@ -225,3 +226,45 @@ def test_a_group_whose_transaction_fails_with_a_chain_race_is_run_again(
     for p in PLAYERS[:6]:
         assert _wallet(counted, p) == BANKROLL - 100
     _check_log(counted, services, answers)
+
+
+def test_a_group_on_postgresql_reads_with_its_begin_and_writes_with_its_commit(
+    counted: CountingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: six wagers in one group take two round trips — the heads and keys read
+    with the ``BEGIN``, every request's events, idempotency record and ledger batch sent with
+    the ``COMMIT`` (one ``macau_post``) — and each gets its own answer (BAC-13)."""
+    if counted.dialect != "postgresql":
+        pytest.skip("SQLite has no round trips: one process writes its file")
+    (svc,) = _casino(counted, ("t1",))
+    trips = RoundTrips(monkeypatch)
+    answers = grouped(counted, "t1", [_bet(svc, p, 100, f"rt-{p}") for p in PLAYERS[:6]])
+    assert all(isinstance(a, Submitted) for a in answers), answers
+    writes = [q for q in trips.sent if b"INSERT INTO events" in _bytes(q)]
+    reads = [q for q in trips.sent if b"FROM idempotency" in _bytes(q)]
+    assert len(writes) == len(reads) == 2  # the first request alone, then the group
+    assert all(_bytes(q).endswith(b"COMMIT") for q in writes)
+    assert all(_bytes(q).startswith(b"BEGIN") for q in reads)
+    assert sum(_bytes(q).count(b"macau_post(") for q in trips.sent) == 2
+    _check_log(counted, [svc], answers)
+
+
+def test_a_wager_refused_by_the_rules_inside_a_group_refuses_only_itself_in_one_commit_BAC_13(
+    counted: CountingStore,
+) -> None:
+    """A wager below the table's minimum inside a group is refused by the rules before its
+    writes: the others commit in the same one transaction (no second run of the group)."""
+    (svc,) = _casino(counted, ("t1",))
+    writes = counted.writes
+    calls = [_bet(svc, "p1", 100, "v-1"), _bet(svc, "p2", 50, "v-2"), _bet(svc, "p3", 100, "v-3")]
+    answers = grouped(counted, "t1", [_bet(svc, "p4", 100, "v-0"), *calls])
+    assert counted.writes - writes == 2  # the first request alone, then the group
+    assert [type(a) for a in answers] == [Submitted, Submitted, type(answers[2]), Submitted]
+    assert isinstance(answers[2], MacauTablesError)
+    assert _wallet(counted, "p2") == BANKROLL
+    assert counted.read(lambda tx: tx.idempotency_get("v-2")) is None
+    _check_log(counted, [svc], answers)
+
+
+def _bytes(query: bytes | str) -> bytes:
+    return query if isinstance(query, bytes) else query.encode()

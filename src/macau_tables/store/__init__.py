@@ -9,7 +9,8 @@ Opening, migrating, checking
 variable ``MACAU_TABLES_DATABASE``, else ``sqlite:///macau-tables.db`` (working directory).
 SQLite: a file in WAL mode, ``synchronous=FULL``, ``foreign_keys=ON``, a busy time-out, every
 write transaction ``BEGIN IMMEDIATE``. PostgreSQL: ``postgresql+psycopg://…`` (psycopg 3; a
-plain ``postgresql://`` URL is taken as psycopg too).
+plain ``postgresql://`` URL is taken as psycopg too; a store keeps 24 connections open, at
+most 40: :data:`~.engine.PG_POOL`).
 
 * ``store.upgrade() -> int`` creates or migrates the schema (Alembic, scripts inside the package:
   ``macau_tables/store/migrations``) and returns the schema version now in force.
@@ -90,10 +91,10 @@ Ledger (double entry; balances updated in the same transaction)
   ``post_deferred(entries)`` is ``post_many`` without the ids (what a table's request posts):
   on PostgreSQL the batch goes with the commit, in its one round trip (with the ``BEGIN`` too
   when nothing else was sent), or before the transaction's next statement if one comes first;
-  its refusal is then raised there or by ``run``, nothing kept. On PostgreSQL the ledger's write
-  is the server function ``macau_post`` (schema v4). A
-  correction is a new transaction (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and
-  reason required).
+  the batches left so are merged into one (every balance still checked after each entry in
+  turn); its refusal is then raised there or by ``run``, nothing kept. On PostgreSQL the
+  ledger's write is the server function ``macau_post`` (schema v4). A correction is a new
+  transaction (``kind=TxKind.CORRECTION, corrects=<tx id>``, actor and reason required).
   ``deposit(player_id, amount, *, actor, reason) -> int`` and ``withdraw(...) -> int``: cashier ↔
   wallet transactions with who and why. ``balance(account_id) -> int``; ``wallet_balance(
   player_id) -> int``; ``accounts() -> list[AccountRecord]``; ``ledger_total() -> int``;
@@ -121,6 +122,21 @@ Linked meters (the amount is the balance of ``jackpot_meter:<meter_id>``: one tr
   (PostgreSQL ``LISTEN/NOTIFY`` on channel ``macau_meters``, payload ``"<meter_id>:<amount>"``,
   one listening connection per store shared by all its subscribers; in-process callbacks on
   SQLite). ``listener.close()`` stops it.
+A table's requests (what :mod:`macau_tables.tables` runs for each command)
+  ``request_start(table_id, key) -> (ChainHead, IdempotencyRecord | None)`` (the log's head and
+  the key's record in one read; on PostgreSQL, as the transaction's first statement, with its
+  ``BEGIN``); ``prefetch_requests(table_ids, keys)`` (PostgreSQL: the heads and keys of a
+  group's requests in ONE round trip, with the ``BEGIN``; ``request_start`` then reads nothing
+  for them and finds a key this transaction stored); ``defer_writes()`` (PostgreSQL: from then
+  on ``append_events`` and ``idempotency_put`` wait for the commit like ``post_deferred``: the
+  events, the idempotency records and ONE ``macau_post`` for all the ledger batches go with the
+  ``COMMIT`` in one round trip — a group of requests is two round trips —, or before the
+  transaction's next statement if one comes first; a key stored meanwhile by another
+  transaction is then refused by the commit, ``store.idempotency_exists``, a race for a seq
+  ``store.chain_race``; SQLite: nothing changes). ``mark() -> Mark`` and ``rewind(mark)``
+  forget the writes made since, when none was sent (``flushes`` unchanged); ``flush_writes()``
+  sends them now. The statements so sent are one simple query of literals quoted by libpq
+  (:mod:`.pgwire`).
 Idempotency, snapshots, shoes, audit
   ``idempotency_get(key) -> IdempotencyRecord | None``; ``idempotency_put(key, *, scope,
   request_sha256, response: Mapping) -> None`` (a key already stored: ``store.idempotency_exists``);

@@ -6,6 +6,7 @@ import functools
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -19,6 +20,8 @@ __all__ = [
     "METER_CHANNEL",
     "PENDING",
     "Clock",
+    "Mark",
+    "Pending",
     "TxBase",
     "flush_pending",
     "require_text",
@@ -30,18 +33,62 @@ METER_CHANNEL: Final = "macau_meters"
 
 Clock = Callable[[], datetime]
 
-PENDING: Final = "macau_ledger_pending"
-"""The key, in a connection's ``info``, of the transaction whose ledger batch waits for the
-commit (PostgreSQL; see :meth:`TxBase.defer_ledger`)."""
+PENDING: Final = "macau_writes_pending"
+"""The key, in a connection's ``info``, of the transaction whose writes wait for the commit
+(PostgreSQL; see :class:`Pending`)."""
 
 
 def flush_pending(conn: Connection, *_: object) -> None:
-    """The engine's ``before_cursor_execute`` hook (PostgreSQL): a ledger batch left for the
-    commit is written before any other statement of its transaction, so every statement sees
-    it."""
+    """The engine's ``before_cursor_execute`` hook (PostgreSQL): the writes left for the commit
+    are sent before any other statement of their transaction, so every statement sees them."""
     tx = conn.info.get(PENDING)
     if tx is not None:
-        tx.flush_ledger()
+        tx.flush_writes()
+
+
+@dataclass(slots=True)
+class Pending:
+    """PostgreSQL: what a transaction has written and not sent yet — sent with its ``COMMIT``,
+    in the same round trip, or before its next statement if one comes first (so that every
+    statement sees it). Ledger batches (``post_deferred``) always wait so; a table request's
+    events and idempotency record too once the transaction asked for it
+    (:meth:`TxBase.defer_writes`: the group commit does)."""
+
+    fences: dict[str, None] = field(default_factory=dict)
+    """The tables whose fence (shared) is taken before their events are written."""
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+    """Rows of ``events``, in the order appended."""
+    keys: list[tuple[Any, ...]] = field(default_factory=list)
+    """Rows of ``idempotency``."""
+    plans: list[Any] = field(default_factory=list)
+    """The ledger's checked batches (``LedgerOps._plan``), written as ONE ``macau_post``."""
+
+    def __bool__(self) -> bool:
+        return bool(self.events or self.keys or self.plans or self.fences)
+
+    def mark(self) -> tuple[int, int, int, int]:
+        """Where the lists stand (for :meth:`rewind`)."""
+        return len(self.fences), len(self.events), len(self.keys), len(self.plans)
+
+    def rewind(self, mark: tuple[int, int, int, int]) -> None:
+        """Drop what was added after ``mark`` (nothing of it was sent)."""
+        fences, events, keys, plans = mark
+        if len(self.fences) > fences:
+            self.fences = dict.fromkeys(list(self.fences)[:fences])
+        del self.events[events:], self.keys[keys:], self.plans[plans:]
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A transaction's unsent state at one point (:meth:`TxBase.mark`)."""
+
+    pending: tuple[int, int, int, int]
+    flushes: int
+    heads: dict[str, Any]
+    written: int
+    meters: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    after: int
+    fenced: set[str]
 
 
 def utc_now() -> datetime:
@@ -125,9 +172,26 @@ class TxBase:
         (PostgreSQL): the store writes it with the commit, in the same round trip, so that
         the meter's row is held only for that (contributions from many processes commute);
         any read of balances in this transaction writes it first (:meth:`flush_meters`)."""
-        self.ledger_pending: Any = None
-        """PostgreSQL: the ledger batch left for the commit by ``post_deferred`` (a
-        ``PgBatch``), written with the commit or before this transaction's next statement."""
+        self.pending = Pending()
+        """PostgreSQL: the writes left for the commit (:class:`Pending`)."""
+        self.deferring = False
+        """PostgreSQL: a table request's events and idempotency record wait for the commit
+        too (:meth:`defer_writes`)."""
+        self.flushes = 0
+        """How many times writes left for the commit were sent before it."""
+        self.flush_failed: BaseException | None = None
+        """The error of such a sending, if one failed (the transaction is then unusable)."""
+        self.fenced: set[str] = set()
+        """PostgreSQL: the tables whose fence this transaction holds (shared)."""
+        self.heads: dict[str, Any] = {}
+        """Table id -> its log's head (a ``ChainHead``) as this transaction left it, for the
+        tables :meth:`prefetch_requests` read."""
+        self.keys: dict[str, str | None] = {}
+        """Idempotency key -> the scope it is stored under (``None``: not stored), as
+        :meth:`prefetch_requests` read them."""
+        self.written: dict[str, tuple[str, str, str, datetime]] = {}
+        """Idempotency key -> (scope, request digest, response text, time) stored by this
+        transaction."""
 
     @property
     def postgres(self) -> bool:
@@ -154,40 +218,57 @@ class TxBase:
     def savepoint(self) -> Iterator[None]:
         """A part of this transaction that can fail alone (``SAVEPOINT``, both databases): what
         the block wrote is kept if it ends normally, else rolled back — the statements and what
-        this object keeps for the commit (meter changes and credits, ledger batch, callbacks) —
-        and the exception raised on; the transaction goes on. A ledger batch left for the
-        commit is written before the block ends, so that the ledger's refusal of it (a wallet
-        too short) fails this block, not the whole transaction. A database error (a lost
+        this object keeps for the commit (meter changes and credits, writes left for the
+        commit, callbacks) — and the exception raised on; the transaction goes on. Writes left
+        for the commit are sent before the block ends, so that the ledger's refusal of them (a
+        wallet too short) fails this block, not the whole transaction. A database error (a lost
         connection, a conflict, a race for a log's seq) is not rolled back here: it fails the
         whole transaction, as it would without the savepoint."""
         self.writable()
-        if self.ledger_pending is not None:
-            self.flush_ledger()  # an earlier part's batch is not this part's to refuse
-        kept = (
-            dict(self.meter_changes),
-            dict(self.meter_notified),
-            dict(self.meter_pending),
-            len(self._after),
-        )
+        if self.pending:
+            self.flush_writes()  # an earlier part's writes are not this part's to refuse
+        kept = self.mark()
         nested = self.connection.begin_nested()
         try:
             yield
-            if self.ledger_pending is not None:
-                self.flush_ledger()
+            if self.pending:
+                self.flush_writes()
         except DBAPIError:
             raise
         except BaseException:
-            self.take_ledger()
             nested.rollback()
-            changes, notified, pending, after = kept
-            self.meter_changes, self.meter_notified, self.meter_pending = (
-                changes,
-                notified,
-                pending,
-            )
-            del self._after[after:]
+            self.rewind(kept)
             raise
         nested.commit()
+
+    def mark(self) -> Mark:
+        """This transaction's unsent state now, for :meth:`rewind`."""
+        return Mark(
+            self.pending.mark(),
+            self.flushes,
+            dict(self.heads),
+            len(self.written),
+            (dict(self.meter_changes), dict(self.meter_notified), dict(self.meter_pending)),
+            len(self._after),
+            set(self.fenced),
+        )
+
+    def rewind(self, mark: Mark) -> None:
+        """Forget what this object keeps of the writes made since ``mark``: those not sent
+        (dropped: nothing of them reached the database) and what it noted of them (heads,
+        keys, meters, callbacks). Writes sent meanwhile (:attr:`flushes` moved on) must be
+        undone by the caller (a savepoint's rollback, or the whole transaction's)."""
+        if self.flushes != mark.flushes:
+            self.pending = Pending()
+            self.connection.info.pop(PENDING, None)
+        else:
+            self.pending.rewind(mark.pending)
+        for key in list(self.written)[mark.written :]:  # (stored in order, never twice)
+            del self.written[key]
+        self.heads, self.fenced = mark.heads, mark.fenced
+        changes, notified, pending = mark.meters
+        self.meter_changes, self.meter_notified, self.meter_pending = changes, notified, pending
+        del self._after[mark.after :]
 
     def flush_meters(self) -> None:
         """Write the meter credits still pending (before a read of balances)."""
@@ -200,23 +281,30 @@ class TxBase:
         """Add ``amount`` to the meter's balance now; returns the new balance."""
         raise NotImplementedError  # pragma: no cover - the ledger implements it
 
-    def flush_ledger(self) -> None:
-        """Write the ledger batch left for the commit, now (before another statement)."""
+    def flush_writes(self) -> None:
+        """Send the writes left for the commit, now (before another statement)."""
         raise NotImplementedError  # pragma: no cover - the ledger implements it
 
-    def defer_ledger(self, batch: Any) -> None:
-        """Leave ``batch`` for the commit: until then, any statement of this transaction
-        (SQLAlchemy's, through the engine's hook :func:`flush_pending`, or the driver's, through
-        :meth:`driver_rows`) writes it first."""
-        self.ledger_pending = batch
+    def defer_writes(self) -> None:
+        """PostgreSQL: from now on, a table request's events (``append_events``) and
+        idempotency record (``idempotency_put``) wait for the commit with its ledger batch,
+        as :class:`Pending` says; a key stored twice is then refused at once if this
+        transaction stored it, else by the commit (``store.idempotency_exists``), and a race
+        for a log's seq by the commit (``store.chain_race``). SQLite: nothing changes (no
+        round trips)."""
+        self.deferring = self.postgres
+
+    def note_pending(self) -> None:
+        """Something was left for the commit: any statement of this transaction sends it
+        first (SQLAlchemy's, through the engine's hook :func:`flush_pending`, or the
+        driver's, through :meth:`driver_rows`)."""
         self.connection.info[PENDING] = self
 
-    def take_ledger(self) -> Any:
-        """The ledger batch left for the commit (``None`` if none), no longer left."""
-        batch, self.ledger_pending = self.ledger_pending, None
-        if batch is not None:
-            self.connection.info.pop(PENDING, None)
-        return batch
+    def take_pending(self) -> Pending:
+        """The writes left for the commit, no longer left (to be sent by the caller)."""
+        pending, self.pending = self.pending, Pending()
+        self.connection.info.pop(PENDING, None)
+        return pending
 
     # -- the hottest statements, written for the driver -----------------------------------------
 
@@ -233,9 +321,9 @@ class TxBase:
         is raised as SQLAlchemy's ``DBAPIError`` (what :meth:`Store.run` retries or
         translates), as for every other statement; a lost connection is invalidated, as
         SQLAlchemy does with its own, so that ``Store.run`` runs the transaction again on a
-        new one. A ledger batch left for the commit is written first."""
-        if self.ledger_pending is not None:
-            self.flush_ledger()
+        new one. The writes left for the commit are sent first."""
+        if self.pending:
+            self.flush_writes()
         driver = self.driver_connection()
         try:
             if self.dialect == "sqlite":
@@ -248,8 +336,8 @@ class TxBase:
 
     def driver_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """:meth:`driver_rows` of a statement with many rows of parameters (executemany)."""
-        if self.ledger_pending is not None:
-            self.flush_ledger()
+        if self.pending:
+            self.flush_writes()
         driver = self.driver_connection()
         try:
             if self.dialect == "sqlite":
@@ -259,6 +347,14 @@ class TxBase:
                 cursor.executemany(_pyformat(sql), [tuple(r) for r in rows])
         except self._driver_error as exc:
             raise self.driver_failure(sql, rows, exc) from exc
+
+    def idle(self) -> bool:
+        """PostgreSQL: whether nothing of this transaction was sent yet (its ``BEGIN`` may go
+        with its first statements, :mod:`.pgwire`)."""
+        from psycopg import pq
+
+        status = self.driver_connection().pgconn.transaction_status
+        return bool(status == pq.TransactionStatus.IDLE)
 
     def driver_connection(self) -> Any:
         """The driver's own connection under this transaction (sqlite3's or psycopg's)."""

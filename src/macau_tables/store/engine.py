@@ -23,6 +23,8 @@ __all__ = [
     "BEGIN_OPTION",
     "DEFAULT_URL",
     "ENV_VAR",
+    "PG_OVERFLOW",
+    "PG_POOL",
     "RETRYABLE_SQLSTATES",
     "is_retryable",
     "make_engine",
@@ -36,6 +38,17 @@ RETRYABLE_SQLSTATES: Final = frozenset({"40001", "40P01"})
 
 BEGIN_OPTION: Final = "macau_sqlite_begin"
 """Execution option naming SQLite's ``BEGIN`` mode (``IMMEDIATE`` or ``DEFERRED``)."""
+
+PG_POOL: Final = 24
+"""PostgreSQL: the connections a store keeps open. A server's tables commit at once, each on
+its own connection (a group commit per table, ``tables/group.py``): twenty tables and the
+clock's thread fit, so that no transaction waits for a connection, nor opens one (a new
+PostgreSQL backend each: ~2 ms of this process's CPU, and the server's fork) only to close it
+when it ends, as SQLAlchemy's default (5 kept, 10 more opened and closed) did."""
+PG_OVERFLOW: Final = 16
+"""PostgreSQL: connections opened beyond :data:`PG_POOL` when all are busy (closed when
+returned); a store holds at most ``PG_POOL + PG_OVERFLOW`` (40: two ``serve --workers``
+and their listeners stay under PostgreSQL's default ``max_connections`` of 100)."""
 
 _SQLITE_BUSY: Final = ("database is locked", "database table is locked", "database is busy")
 
@@ -68,7 +81,9 @@ def make_engine(url: URL, *, busy_timeout: float = 10.0) -> Engine:
         return engine
     # No "ping" before each transaction (a round trip each): a connection found dead by the
     # transaction's first statement is replaced and the transaction run again (``Store.run``).
-    return create_engine(url, isolation_level="READ COMMITTED")
+    return create_engine(
+        url, isolation_level="READ COMMITTED", pool_size=PG_POOL, max_overflow=PG_OVERFLOW
+    )
 
 
 def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:

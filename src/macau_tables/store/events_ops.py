@@ -71,6 +71,10 @@ class EventOps(CatalogOps):
         ``head``: the chain head the caller has just read in this same transaction (its state
         was built from it), which is then not read again; an append that races another for the
         same seq is still refused by the key.
+
+        Once the transaction defers its writes (PostgreSQL, :meth:`~._base.TxBase.defer_writes`)
+        the records are written with the commit (or before the transaction's next statement),
+        the race for a seq refused there.
         """
         self.writable()
         payloads = [codec.canonical_bytes(e) for e in events]  # all encoded before any insert
@@ -102,6 +106,17 @@ class EventOps(CatalogOps):
             )
             prev = digest
         if records:
+            last = records[-1]
+            if self.deferring or table_id in self.heads:
+                self.heads[table_id] = ChainHead(last.seq, last.hash)
+            if self.deferring:  # PostgreSQL: with the commit (TxBase.defer_writes)
+                self.pending.events += [
+                    (r.table_id, r.seq, r.round_id, r.type, r.payload, r.prev_hash, r.hash, at)
+                    for r in records
+                ]
+                self.pending.fences[table_id] = None
+                self.note_pending()
+                return records
             when = self.bind_time(at)
             rows = [
                 (r.table_id, r.seq, r.round_id, r.type, r.payload, r.prev_hash, r.hash, when)

@@ -22,10 +22,13 @@ from sqlalchemy.exc import DBAPIError
 
 from ..errors import StoreError
 from ..ledger import Account, AccountKind, Posting, Reason
+from . import pgwire
 from . import schema as s
 from ._base import require_int, require_text
+from .catalog_ops import FENCE_CLASS
 from .chain import iso, transaction_digest
 from .events_ops import EventOps
+from .pgwire import abandon, begin_statement, escaping, render_row, text_rows
 from .records import AccountRecord, PostingRecord, TransactionRecord, TxKind
 
 __all__ = [
@@ -150,6 +153,19 @@ every table contributing to it. A failed check raises SQLSTATE ``MT001`` with th
 reference to their accounts is checked at the commit (schema v3): a meter's posting line
 inserted here while other writers hold the meter's row for their update then takes no lock of
 its own beside theirs; at the commit the row is held by this transaction's own update."""
+_PG_CALL_BYTES: Final = PG_CALL.encode()
+_PG_FENCE: Final = b"SELECT pg_advisory_xact_lock_shared(%d, hashtext(%%b))" % FENCE_CLASS
+"""A table's fence, shared, before its events are written (as ``events_ops``' own insert)."""
+_PG_INSERT_EVENTS: Final = (
+    b"INSERT INTO events (table_id, seq, round_id, type, payload, prev_hash, hash, recorded_at) "
+    b"VALUES "
+)
+_PG_INSERT_KEYS: Final = (
+    b'INSERT INTO idempotency ("key", scope, request_sha256, response, created_at) VALUES '
+)
+"""The idempotency records left for the commit: a key stored meanwhile by another transaction
+fails the statement (``idempotency_pkey``), and with it the transaction."""
+_UNIQUE: Final = "23505"
 REFUSED: Final = "MT001"
 """The SQLSTATE ``macau_post`` raises when its check fails (detail: the accounts it read)."""
 NO_METER: Final = "MT002"
@@ -257,44 +273,96 @@ class LedgerOps(EventOps):
         request posts. Everything is checked here that needs no database; on PostgreSQL the
         batch is then written with the transaction's commit, in the same round trip (a
         transaction that only posts is one round trip), or before the next statement of this
-        transaction if one comes first (every read sees it). A refusal (:meth:`post`'s) is then
-        raised by that statement or by :meth:`Store.run`, and nothing of the transaction is
-        kept. On SQLite (one writer at a time, no round trips) it is :meth:`post_many`."""
+        transaction if one comes first (every read sees it); the batches left so are written
+        together, as ONE batch (one ``macau_post``: the accounts it locks, in id order, and
+        every balance checked after each entry in turn, as if posted one after the other). A
+        refusal (:meth:`post`'s) is then raised by that statement or by :meth:`Store.run`, and
+        nothing of the transaction is kept. On SQLite (one writer at a time, no round trips)
+        it is :meth:`post_many`."""
         if not self.postgres:
             self.post_many(entries)
             return
         self.writable()
-        plan = self._plan(entries)
+        plans = self.pending.plans
+        plan = self._plan(entries, at=plans[0][1] if plans else None)  # one time for all
         if plan is None:
             return
-        batch = self._pg_batch(*plan)
-        self.flush_ledger()  # an earlier batch goes first: at most one waits
-        self._pend_meters(batch)
-        self.defer_ledger(batch)
+        self.pending.plans.append(plan)
+        self.note_pending()
 
-    def flush_ledger(self) -> None:
-        """Write the batch :meth:`post_deferred` left for the commit, now (PostgreSQL)."""
-        batch = self.take_ledger()
+    def flush_writes(self) -> None:
+        """Send the writes left for the commit (:class:`~._base.Pending`), now, in one round
+        trip (PostgreSQL): the tables' fences, the events, the idempotency records, the
+        ledger's batch."""
+        if not self.pending:
+            return
+        raw = self.driver_connection()
+        begin = begin_statement(raw)  # (nothing of the transaction sent yet)
+        parts, batch = self.pending_statements(raw)
+        query = b"; ".join(parts if begin is None else [begin, *parts])
+        self.flushes += 1
+        try:
+            results = pgwire.simple_query(raw, query)
+        except self._driver_error as exc:
+            if begin is not None:
+                abandon(raw)
+            failure = self.pending_failure(batch, exc, query)
+            self.flush_failed = failure
+            raise failure from exc
         if batch is not None:
-            self._pg_done(batch, self._pg_rows(batch))
+            self._pg_done(batch, text_rows(results[-1]))
 
-    def _plan(
-        self, entries: Sequence[LedgerEntry]
-    ) -> (
-        tuple[
-            list[_Prepared],
-            datetime,
-            dict[str, int],
-            dict[str, int],
-            dict[str, Account],
-            dict[str, str],
-        ]
-        | None
-    ):
+    def pending_statements(self, raw: Any) -> tuple[list[bytes], PgBatch | None]:
+        """The writes left for the commit, taken (no longer left), as statements for ONE simple
+        query on the driver connection ``raw``: the fences of the tables this transaction does
+        not hold yet, one ``INSERT`` of the events, one of the idempotency records (by key:
+        two transactions never wait for each other's keys in opposite orders), then the
+        ledger's batches merged into one ``macau_post`` call (the last statement, when there is
+        one: its result is the batch's, returned with it)."""
+        pending = self.take_pending()
+        escape = escaping(raw)
+        parts: list[bytes] = []
+        for table_id in pending.fences:
+            if table_id not in self.fenced:
+                self.fenced.add(table_id)
+                parts.append(_PG_FENCE % escape(table_id.encode()))
+        if pending.events:
+            parts.append(
+                _PG_INSERT_EVENTS + b", ".join(render_row(escape, r) for r in pending.events)
+            )
+        if pending.keys:
+            rows = sorted(pending.keys, key=lambda r: r[0])
+            parts.append(_PG_INSERT_KEYS + b", ".join(render_row(escape, r) for r in rows))
+        batch = None
+        if pending.plans:
+            batch = self._pg_batch(*_merge(pending.plans))
+            self._pend_meters(batch)
+            parts.append(b"%b%b)" % (_PG_CALL_BYTES, escape(batch.json.encode())))
+        return parts, batch
+
+    def pending_failure(self, batch: PgBatch | None, error: Exception, query: bytes) -> Exception:
+        """What a failure of the writes left for the commit (driver's ``error``) is: the
+        ledger's refusal of ``batch``, a meter unknown (``store.unknown_meter``), a key stored
+        meanwhile by another transaction (``store.idempotency_exists``), else the database's
+        error as SQLAlchemy raises it (a race for a log's seq among them)."""
+        sqlstate = getattr(error, "sqlstate", None)
+        diag = getattr(error, "diag", None)
+        if sqlstate == NO_METER:
+            detail = getattr(diag, "message_detail", None)
+            return StoreError("store.unknown_meter", meter_id=detail)
+        if sqlstate == _UNIQUE and getattr(diag, "constraint_name", None) == "idempotency_pkey":
+            return StoreError("store.idempotency_exists", key=getattr(diag, "message_detail", ""))
+        refusal = None if batch is None else self._pg_refusal(batch, error)
+        if refusal is not None:
+            return refusal
+        return self.driver_failure(query.decode(), None, error)
+
+    def _plan(self, entries: Sequence[LedgerEntry], *, at: datetime | None = None) -> _Plan | None:
         """Check ``entries`` on their own (nothing read); ``None`` when none has anything to
-        post. Else the entries ready to write, their time, each account's net (``running``)
-        and lowest net after any entry (``lowest``, <= 0), the accounts and the meters'."""
-        at = self.now()
+        post. Else the entries ready to write, their time (``at``, else now), each account's
+        net (``running``) and lowest net after any entry (``lowest``, <= 0), the accounts and
+        the meters'."""
+        at = self.now() if at is None else at
         at_text = iso(at)
         ready: list[_Prepared] = []
         running: dict[str, int] = {}  # account -> net so far
@@ -707,3 +775,34 @@ class LedgerOps(EventOps):
             is None
         ):
             raise StoreError("store.unknown_transaction", tx_id=tx_id)
+
+
+_Plan = tuple[
+    list[_Prepared], datetime, dict[str, int], dict[str, int], dict[str, Account], dict[str, str]
+]
+
+
+def _merge(plans: list[_Plan]) -> _Plan:
+    """Several checked batches (of one time) as one, in order: their entries one after the
+    other, each account's net summed and its lowest net after any entry taken over the whole
+    sequence (so the merged batch is refused exactly when one of them would be, posted one
+    after the other)."""
+    if len(plans) == 1:
+        return plans[0]
+    ready: list[_Prepared] = []
+    running: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    kinds: dict[str, Account] = {}
+    meters: dict[str, str] = {}
+    for plan_ready, _, plan_running, plan_lowest, plan_kinds, plan_meters in plans:
+        ready += plan_ready
+        for acc_id, low in plan_lowest.items():
+            total = running.get(acc_id, 0) + low
+            if total < lowest.get(acc_id, 0):
+                lowest[acc_id] = total
+        for acc_id, x in plan_running.items():
+            total = running.get(acc_id, 0) + x
+            running[acc_id] = total
+        kinds.update(plan_kinds)
+        meters.update(plan_meters)
+    return ready, plans[0][1], running, lowest, kinds, meters

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..errors import StoreError
+from . import pgwire
 from . import schema as s
 from ._base import TxBase, require_int, require_text
 from .chain import GENESIS, audit_payload, chain_hash
+from .pgwire import abandon, begin_statement, escaping, text_array, text_rows
 from .records import (
     AuditEntry,
     ChainHead,
@@ -37,6 +39,13 @@ _REQUEST_START = (
     "ORDER BY seq DESC LIMIT 1) AS head ON 1 = 1 "
     'LEFT OUTER JOIN (SELECT scope FROM idempotency WHERE "key" = ?) AS keyed ON 1 = 1'
 )
+_PREFETCH = (
+    b"SELECT 'h', t.id, head.seq, head.hash FROM unnest(%b) AS t(id) "
+    b"LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE table_id = t.id "
+    b"ORDER BY seq DESC LIMIT 1) AS head ON true "
+    b'UNION ALL SELECT \'k\', "key", NULL, scope FROM idempotency WHERE "key" = ANY(%b)'
+)
+"""PostgreSQL: the heads of a group's tables and its keys stored (``prefetch_requests``)."""
 _IDEMPOTENCY_PUT = (
     'INSERT INTO idempotency ("key", scope, request_sha256, response, created_at) '
     'VALUES (?, ?, ?, ?, ?) ON CONFLICT ("key") DO NOTHING RETURNING "key"'
@@ -68,10 +77,54 @@ class RecordOps(TxBase):
 
     def request_start(self, table_id: str, key: str) -> tuple[ChainHead, IdempotencyRecord | None]:
         """``(chain_head(table_id), idempotency_get(key))`` read by one statement: what a
-        table's request reads first (a key already used — a retry — is then read whole)."""
+        table's request reads first (a key already used — a retry — is then read whole).
+        Nothing is read for a table and key :meth:`prefetch_requests` read: the head as this
+        transaction left it, the key's record if this transaction stored it. On PostgreSQL,
+        as a transaction's first statement it is read so, with the ``BEGIN``."""
+        head = self.heads.get(table_id)
+        if head is not None:
+            mine = self.written.get(key)
+            if mine is not None:
+                scope, digest, text, at = mine
+                return head, IdempotencyRecord(key, scope, digest, loads_object(text) or {}, at)
+            if key in self.keys:
+                return head, None if self.keys[key] is None else self.idempotency_get(key)
+        if self.postgres and not self.pending and self.idle():  # read with the BEGIN
+            self.prefetch_requests([table_id], [key])
+            return self.request_start(table_id, key)
         ((seq, hash_, scope),) = self.driver_rows(_REQUEST_START, (table_id, key))
         head = ChainHead() if seq is None else ChainHead(int(seq), hash_)
         return head, None if scope is None else self.idempotency_get(key)
+
+    def prefetch_requests(self, table_ids: Sequence[str], keys: Sequence[str]) -> None:
+        """PostgreSQL: read the heads of ``table_ids``' logs and which of ``keys`` are stored,
+        in ONE round trip — with the transaction's ``BEGIN`` when nothing of it was sent yet —
+        for the table requests this transaction runs next (:meth:`request_start` then reads
+        nothing for them). SQLite: nothing (no round trips; :meth:`request_start` reads)."""
+        if not self.postgres:
+            return
+        if self.pending:
+            self.flush_writes()
+        raw = self.driver_connection()
+        escape = escaping(raw)
+        query = _PREFETCH % (text_array(escape, table_ids), text_array(escape, keys))
+        begin = begin_statement(raw)
+        if begin is not None:
+            query = begin + b"; " + query
+        try:
+            results = pgwire.simple_query(raw, query)
+        except self._driver_error as exc:
+            if begin is not None:
+                abandon(raw)
+            raise self.driver_failure(query.decode(), None, exc) from exc
+        self.keys.update(dict.fromkeys(keys))
+        for kind, name, seq, value in text_rows(results[-1]):
+            assert name is not None
+            if kind == "h":
+                at_seq = ChainHead() if seq is None or value is None else ChainHead(int(seq), value)
+                self.heads[name] = at_seq
+            else:
+                self.keys[name] = value
 
     def idempotency_put(
         self, key: str, *, scope: str, request_sha256: str, response: Mapping[str, Any]
@@ -79,16 +132,27 @@ class RecordOps(TxBase):
         """Store the first result of the command ``key``. Refuses a key already stored
         (``store.idempotency_exists``: look it up first) and an empty key or scope. The key is
         not read first: the primary key refuses a duplicate (``ON CONFLICT DO NOTHING``, so
-        the transaction stays usable), nothing written then."""
+        the transaction stays usable), nothing written then. Once the transaction defers its
+        writes (PostgreSQL, :meth:`~._base.TxBase.defer_writes`) the record is written with
+        the commit, a key stored meanwhile by another transaction refused there (a key this
+        transaction stored: here)."""
         self.writable()
         require_text(key, "key")
         require_text(scope, "scope")
-        stored = self.driver_rows(
-            _IDEMPOTENCY_PUT,
-            (key, scope, request_sha256, dumps(dict(response)), self.bind_time(self.now())),
-        )
-        if not stored:
+        if key in self.written:
             raise StoreError("store.idempotency_exists", key=key)
+        text, at = dumps(dict(response)), self.now()
+        assert text is not None
+        if self.deferring:  # PostgreSQL: with the commit (TxBase.defer_writes)
+            self.pending.keys.append((key, scope, request_sha256, text, at))
+            self.note_pending()
+        else:
+            stored = self.driver_rows(
+                _IDEMPOTENCY_PUT, (key, scope, request_sha256, text, self.bind_time(at))
+            )
+            if not stored:
+                raise StoreError("store.idempotency_exists", key=key)
+        self.written[key] = (scope, request_sha256, text, at)
 
     def idempotency_prune(self, before: datetime, *, limit: int = 10_000) -> int:
         """Delete the idempotency records stored before ``before`` (the oldest first, at most

@@ -21,10 +21,11 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from ..errors import StoreError
+from . import pgwire
 from . import schema as s
 from ._base import METER_CHANNEL, PENDING, Clock, flush_pending, utc_now
 from .engine import BEGIN_OPTION, is_retryable, make_engine, resolve_url
-from .ledger_ops import NO_METER, PG_CALL
+from .pgwire import abandon, begin_statement, escaping, text_rows
 from .tx import Tx
 
 if TYPE_CHECKING:  # alembic is imported when migrating or checking, not to run transactions
@@ -271,7 +272,7 @@ class Store:
                         self._commit_pg(conn, tx)
             finally:
                 if self.dialect == "postgresql" and not conn.invalidated:
-                    conn.info.pop(PENDING, None)  # (a batch refused or rolled back with it)
+                    conn.info.pop(PENDING, None)  # (writes refused or rolled back with it)
         return result, tx
 
     def _commit_pg(self, conn: Connection, tx: Tx) -> None:
@@ -288,7 +289,7 @@ class Store:
                 text("SELECT pg_notify(:channel, :payload)"),
                 {"channel": METER_CHANNEL, "payload": f"{meter_id}:{amount}"},
             )
-        if tx.meter_pending or tx.ledger_pending is not None:
+        if tx.meter_pending or tx.pending:
             tx.meter_changes.update(_commit_pg(tx))
 
     # -- meter notifications ------------------------------------------------------------------
@@ -338,26 +339,28 @@ class Store:
 
 
 def _commit_pg(tx: Tx) -> dict[str, int]:
-    """PostgreSQL: write ``tx``'s ledger batch left for the commit (``macau_post``), add the
-    pending credits to their meters (``macau_move_meter``: each notified) and COMMIT, in ONE
-    round trip (a simple query of several statements). When nothing of the transaction was
-    sent yet (a transaction that only posts), its ``BEGIN`` goes in the same round trip. A
-    meter's row is then held only while the server applies that update and flushes the commit,
-    never across a round trip to this process, so writers queued on it follow one another as
-    fast as bare updates would. Returns the meters' new amounts. (The caller's own COMMIT then
-    finds nothing to do.)
+    """PostgreSQL: send ``tx``'s writes left for the commit (:class:`~._base.Pending`: the
+    events and idempotency records of its table requests, its ledger batch — ``macau_post``),
+    add the pending credits to their meters (``macau_move_meter``: each notified) and COMMIT,
+    in ONE round trip (a simple query of several statements, :mod:`.pgwire`). When nothing of
+    the transaction was sent yet (a transaction that only posts), its ``BEGIN`` goes in the
+    same round trip. A meter's row is then held only while the server applies that update and
+    flushes the commit, never across a round trip to this process, so writers queued on it
+    follow one another as fast as bare updates would. Returns the meters' new amounts. (The
+    caller's own COMMIT then finds nothing to do.)
 
-    A refusal of the ledger's check (or an unknown meter) fails that statement: the rest,
-    ``COMMIT`` included, is not run, the transaction is rolled back and the refusal raised."""
+    A refusal of the ledger's check, an unknown meter, a key stored meanwhile or a race for a
+    log's seq fails that statement: the rest, ``COMMIT`` included, is not run, the transaction
+    is rolled back and the refusal raised (:meth:`~.ledger_ops.LedgerOps.pending_failure`)."""
     raw = tx.driver_connection()
-    batch = tx.take_ledger()
+    begin = begin_statement(raw)
+    parts: list[bytes] = [] if begin is None else [begin]
+    writes, batch = tx.pending_statements(raw)
+    parts += writes
+    ledger_at = len(parts) - 1  # (the batch's call is the writes' last statement)
     pending = tx.meter_pending
     meters = sorted(pending)
-    escape = _escaping(raw)
-    begin = _begin_statement(raw)
-    parts: list[bytes] = [] if begin is None else [begin]
-    if batch is not None:
-        parts.append(b"%b%b)" % (_PG_CALL, escape(batch.json.encode())))
+    escape = escaping(raw)
     for meter_id in meters:
         amount = pending[meter_id]
         if type(amount) is not int:  # pragma: no cover - the ledger's sums are ints
@@ -367,58 +370,21 @@ def _commit_pg(tx: Tx) -> dict[str, int]:
     query = b"; ".join(parts)
     amounts: dict[str, int] = {}
     try:
-        results = _simple_query(raw, query)
-        at = 0 if begin is None else 1
+        results = pgwire.simple_query(raw, query)
         if batch is not None:
-            tx._pg_done(batch, _text_rows(results[at]))
-            at += 1
+            tx._pg_done(batch, text_rows(results[ledger_at]))
+        at = ledger_at + 1
         for meter_id in meters:
             amounts[meter_id] = int(results[at].get_value(0, 0))
             at += 1
     except tx._driver_error as exc:
         if begin is not None:
-            _abandon(raw)
-        sqlstate = getattr(exc, "sqlstate", None)
-        if sqlstate == NO_METER:
-            detail = getattr(getattr(exc, "diag", None), "message_detail", None)
-            raise StoreError("store.unknown_meter", meter_id=detail) from None
-        refusal = None if batch is None else tx._pg_refusal(batch, exc)
-        if refusal is not None:
-            raise refusal from None
-        raise tx.driver_failure(query.decode(), None, exc) from exc
+            abandon(raw)
+        raise tx.pending_failure(batch, exc, query) from exc
     pending.clear()
     return amounts
 
 
-def _simple_query(raw: Any, query: bytes) -> list[Any]:
-    """Send ``query`` (no parameters: the simple protocol) on ``raw``'s libpq connection and
-    wait for all its results, as psycopg's cursor does but without a cursor, adaptation or
-    psycopg's own transaction handling (the query carries its ``BEGIN`` and ``COMMIT``;
-    psycopg reads the connection's transaction status from libpq when it next needs it).
-    The first failed statement's error is raised as psycopg raises it (SQLSTATE, diagnostics);
-    a lost connection raises psycopg's ``OperationalError``."""
-    from psycopg import errors, generators, pq
-
-    pgconn = raw.pgconn
-    pgconn.send_query(query)
-    results: list[Any] = raw.wait(generators.execute(pgconn))
-    for result in results:
-        if result.status == pq.ExecStatus.FATAL_ERROR:
-            raise errors.error_from_result(result, encoding=raw.info.encoding)
-    return results
-
-
-def _text_rows(result: Any) -> list[tuple[str | None, ...]]:
-    """The rows of a simple query's ``result`` (text format), each value as text."""
-    get = result.get_value
-    columns = range(result.nfields)
-    return [
-        tuple(None if (v := get(r, c)) is None else v.decode() for c in columns)
-        for r in range(result.ntuples)
-    ]
-
-
-_PG_CALL: Final = PG_CALL.encode()
 _METER_ARGS: dict[str, bytes] = {}
 
 
@@ -430,38 +396,6 @@ def _meter_args(escape: Callable[[bytes], bytes], meter_id: str) -> bytes:
         account = escape(f"jackpot_meter:{meter_id}".encode())
         args = _METER_ARGS[meter_id] = b"%b, %b" % (account, escape(meter_id.encode()))
     return args
-
-
-def _escaping(raw: Any) -> Callable[[bytes], bytes]:
-    """The driver's quoting of a string literal for the connection ``raw``."""
-    from psycopg import pq
-
-    escape: Callable[[bytes], bytes] = pq.Escaping(raw.pgconn).escape_literal
-    return escape
-
-
-def _begin_statement(raw: Any) -> bytes | None:
-    """The ``BEGIN`` the driver would send for ``raw``'s next transaction when none is open
-    yet (nothing of it sent: a transaction that only posts), so that it goes in the commit's
-    round trip; ``None`` when a transaction is open (or it asks for more than an isolation
-    level: the driver then begins it itself)."""
-    from psycopg import IsolationLevel, pq
-
-    if raw.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-        return None
-    if raw.read_only is not None or raw.deferrable is not None:  # pragma: no cover - unused
-        return None
-    level = raw.isolation_level
-    if level is None:
-        return b"BEGIN"
-    return b"BEGIN ISOLATION LEVEL " + IsolationLevel(level).name.replace("_", " ").encode()
-
-
-def _abandon(raw: Any) -> None:
-    """Roll back the transaction the commit's round trip began and could not end (its
-    refusal or error is raised next). A lost connection is left to the error's handling."""
-    with contextlib.suppress(Exception):
-        raw.rollback()
 
 
 class _Disconnected(Exception):

@@ -10,11 +10,19 @@ refused refuses only itself, and the next one of its table goes on from the last
 accepted: refused by the rules (``RuleViolation``, ``TableError``), it has written nothing
 yet; refused once its writes began — by the ledger (``ledger.insufficient_funds``: its ledger
 batch is written at the end of its writes), its key found used meanwhile — its writes are
-rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`); on
-PostgreSQL, where a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a request,
-the transaction is rolled back and the group run again without it (such refusals are rare:
-a wallet too short). Each request writes its own events (its own seq range in its
-table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
+rolled back alone: on SQLite they run in a savepoint of their own (:meth:`Tx.savepoint`).
+On PostgreSQL a group is two round trips whatever its size: the heads of its tables' logs and
+its keys are read with the ``BEGIN`` (:meth:`Tx.prefetch_requests`), and every request's
+writes — events, idempotency record, ledger batch (one ``macau_post`` for the group: the
+balances checked after each entry in turn) — wait for the commit and go with the ``COMMIT``
+(:meth:`Tx.defer_writes`). A request refused before any of that was sent drops its unsent
+writes and refuses itself alone; a refusal by the commit (a wallet too short, a key stored
+meanwhile by another process) is not known to be one request's: the transaction is rolled
+back and the group run again *carefully*, each request's writes sent at its end (one round
+trip each), so that a refusal there is its own — the transaction is then rolled back and the
+group run again without it (a ``SAVEPOINT`` and its ``RELEASE`` would cost two round trips a
+request; such refusals are rare). Each request writes its own events (its own seq range in
+its table's hash chain), postings and idempotency record. After the ``COMMIT`` the tables' states
 move on (request by request, in order: vault, timers, status), the views are published once
 per table, and every caller is woken with its own result or refusal: none before its
 transaction is durable, none for a transaction that did not commit. Requests that arrive
@@ -35,7 +43,9 @@ itself, from the same committed states.
 Scope (:func:`committer`): SQLite has one writer, so one group commit per store spans every
 table of the process; on PostgreSQL each table has its own (tables commit in parallel on their
 own connections, each table's bets grouped) — ``MACAU_TABLES_GROUP_SCOPE=process`` makes it
-one per store there too (measured in ``docs/benchmarks.md``).
+one per store there too (measured in ``docs/benchmarks.md``: with two round trips a group,
+one group per process takes less CPU a bet but commits fewer bets a second, its tables no
+longer in parallel; per table stays the default).
 
 The table's other work — the clock's ``tick``, the round cycle's steps, ``wake``, recovery,
 ``reconfigure``, the meter link, a held award's release — runs under the table's lock on the
@@ -47,6 +57,7 @@ the locks of a group's tables).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import weakref
@@ -113,15 +124,16 @@ class _Restart(Exception):
 
 
 def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
-    """The writes of request ``index`` of a group without savepoints: its ledger batch is
-    written at their end (its refusal is this request's); a refusal raised there or before
-    restarts the group without it (:class:`_Restart`)."""
+    """The writes of request ``index`` of a group without savepoints, run *carefully*: they
+    are sent at their end (one round trip: :meth:`Tx.flush_writes`), so a refusal raised there
+    (the ledger's, a key stored meanwhile) or before is this request's; it restarts the group
+    without it (:class:`_Restart`)."""
 
     @contextmanager
     def writes() -> Iterator[None]:
         try:
             yield
-            tx.flush_ledger()
+            tx.flush_writes()
         except (DBAPIError, _Stale):
             raise
         except StoreError as exc:
@@ -132,6 +144,41 @@ def _optimistic(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]
             raise _Restart(index, exc) from exc
 
     return writes
+
+
+def _deferred(tx: Tx, index: int) -> Callable[[], AbstractContextManager[None]]:
+    """The writes of request ``index`` of a group left for the commit (PostgreSQL: the whole
+    group's writes go with its ``COMMIT``, in one round trip): a refusal raised before any of
+    them was sent (by the rules, the service, the ledger's own checks) drops this request's
+    unsent writes and refuses it alone; one raised once something was sent — by a statement
+    that had to send the writes before it — is not known to be this request's: the group is
+    run again carefully (:class:`_Careful`), or without this request when the sending itself
+    went through (:class:`_Restart`)."""
+
+    @contextmanager
+    def writes() -> Iterator[None]:
+        mark = tx.mark()
+        try:
+            yield
+        except (DBAPIError, _Stale):
+            raise
+        except Exception as exc:
+            if isinstance(exc, StoreError) and exc.key in _RETRIED:
+                raise
+            if tx.flush_failed is not None:
+                raise _Careful from exc
+            if tx.flushes != mark.flushes:
+                raise _Restart(index, exc) from exc
+            tx.rewind(mark)
+            raise
+
+    return writes
+
+
+class _Careful(Exception):
+    """A group's writes left for the commit were refused (by the ledger, a key stored
+    meanwhile) and which request's is not known: the transaction is rolled back and the
+    group run again with each request's writes sent at its end (:func:`_optimistic`)."""
 
 
 class _Stale(Exception):
@@ -227,9 +274,15 @@ class GroupCommit:
     def _attempts(self, group: list[Request], services: list[TableService]) -> None:
         pending = list(group)
         attempts = 0
+        careful = False  # PostgreSQL: the group's writes go with its commit until refused
         while pending and attempts < 3:
             try:
-                outcomes = self.store.run(lambda tx: self._transact(tx, pending))
+                outcomes = self.store.run(
+                    functools.partial(self._transact, group=pending, careful=careful)
+                )
+            except _Careful:
+                careful = True
+                continue
             except _Restart as restart:  # refused after its writes began: run the rest again
                 refused = pending.pop(restart.index)
                 refused.error = restart.error
@@ -240,6 +293,9 @@ class GroupCommit:
                 continue
             except StoreError as exc:
                 if exc.key not in _RETRIED:
+                    if not careful and not self.savepoints and len(pending) > 1:
+                        careful = True  # refused by the commit: whose refusal, not known
+                        continue
                     raise
                 attempts += 1
                 for s in services:  # which table raced is not known: all read again
@@ -250,30 +306,40 @@ class GroupCommit:
         for r in pending:
             r.error = TableError("tables.stale", table=r.service.table_id)
 
-    def _transact(self, tx: Tx, group: list[Request]) -> list[_Done | BaseException]:
+    def _transact(
+        self, tx: Tx, group: list[Request], careful: bool = False
+    ) -> list[_Done | BaseException]:
         work: dict[TableService, Work] = {}
         outcomes: list[_Done | BaseException] = []
         alone = len(group) == 1
+        if not self.savepoints:  # PostgreSQL: the heads and keys in one round trip, with BEGIN
+            tx.defer_writes()
+            tx.prefetch_requests(
+                sorted({r.service.table_id for r in group}), [r.key for r in group]
+            )
         for i, r in enumerate(group):
             svc = r.service
             base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
             if alone:  # the single request's transaction, as the lock-holding path runs it
                 done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
             else:
-                writes = tx.savepoint if self.savepoints else _optimistic(tx, i)
+                writes: Callable[[], AbstractContextManager[None]]
+                if self.savepoints:
+                    writes = tx.savepoint
+                else:
+                    writes = _optimistic(tx, i) if careful else _deferred(tx, i)
                 try:
                     done = svc._transact(
                         tx, r.step, r.key, r.request, r.actor, r.kind, base, writes
                     )
-                except (DBAPIError, _Stale, _Restart):
+                except (DBAPIError, _Stale, _Restart, _Careful):
                     raise
-                except StoreError as exc:
-                    if exc.key in _RETRIED:
+                except Exception as exc:
+                    if isinstance(exc, StoreError) and exc.key in _RETRIED:
                         raise
-                    outcomes.append(exc)  # refused by the store (the ledger): this one alone
-                    continue
-                except Exception as exc:  # refused: this request alone
-                    outcomes.append(exc)
+                    if tx.flush_failed is not None:  # an earlier request's writes, refused
+                        raise _Careful from exc
+                    outcomes.append(exc)  # refused: this request alone
                     continue
             if done is None:
                 raise _Stale(svc)

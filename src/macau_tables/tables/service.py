@@ -395,6 +395,7 @@ class TableService:
         writes run in there — a refusal before them, by the rules, wrote nothing); ``None``
         when the log moved on under it (another writer)."""
         work = base or Work(self.state, self._seq, self._snap_seq)
+        tx.defer_writes()  # PostgreSQL: its events, key and ledger batch go with the COMMIT
         head, found = tx.request_start(self.table_id, key)
         if found is not None:
             if found.scope != self.table_id or found.request_sha256 != request:
