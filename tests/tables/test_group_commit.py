@@ -229,24 +229,26 @@ def test_a_group_whose_transaction_fails_with_a_chain_race_is_run_again(
 
 
 def test_a_group_on_postgresql_reads_with_its_begin_and_writes_with_its_commit(
-    counted: CountingStore, monkeypatch: pytest.MonkeyPatch
+    pg_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PostgreSQL: six wagers in one group take two round trips — the heads and keys read
     with the ``BEGIN``, every request's events, idempotency record and ledger batch sent with
     the ``COMMIT`` (one ``macau_post``) — and each gets its own answer (BAC-13)."""
-    if counted.dialect != "postgresql":
-        pytest.skip("SQLite has no round trips: one process writes its file")
-    (svc,) = _casino(counted, ("t1",))
-    trips = RoundTrips(monkeypatch)
-    answers = grouped(counted, "t1", [_bet(svc, p, 100, f"rt-{p}") for p in PLAYERS[:6]])
-    assert all(isinstance(a, Submitted) for a in answers), answers
-    writes = [q for q in trips.sent if b"INSERT INTO events" in _bytes(q)]
-    reads = [q for q in trips.sent if b"FROM idempotency" in _bytes(q)]
-    assert len(writes) == len(reads) == 2  # the first request alone, then the group
-    assert all(_bytes(q).endswith(b"COMMIT") for q in writes)
-    assert all(_bytes(q).startswith(b"BEGIN") for q in reads)
-    assert sum(_bytes(q).count(b"macau_post(") for q in trips.sent) == 2
-    _check_log(counted, [svc], answers)
+    counted = CountingStore(pg_store)  # PostgreSQL only: SQLite has no round trips
+    try:
+        (svc,) = _casino(counted, ("t1",))
+        trips = RoundTrips(monkeypatch)
+        answers = grouped(counted, "t1", [_bet(svc, p, 100, f"rt-{p}") for p in PLAYERS[:6]])
+        assert all(isinstance(a, Submitted) for a in answers), answers
+        writes = [q for q in trips.sent if b"INSERT INTO events" in _bytes(q)]
+        reads = [q for q in trips.sent if b"FROM idempotency" in _bytes(q)]
+        assert len(writes) == len(reads) == 2  # the first request alone, then the group
+        assert all(_bytes(q).endswith(b"COMMIT") for q in writes)
+        assert all(_bytes(q).startswith(b"BEGIN") for q in reads)
+        assert sum(_bytes(q).count(b"macau_post(") for q in trips.sent) == 2
+        _check_log(counted, [svc], answers)
+    finally:
+        counted.close()
 
 
 def test_a_wager_refused_by_the_rules_inside_a_group_refuses_only_itself_in_one_commit_BAC_13(
