@@ -440,6 +440,23 @@ class RecentRounds:
         return None if round_id is None else self.rounds.get(round_id, {}).get(seq)
 
 
+_VOID_SINCE: dict[str, int | None] = {}
+"""A registered event type's name → :func:`~macau_tables.voids.void_since` of its class."""
+
+
+def _void_since(name: str) -> int | None:
+    """The codec version from which the registered type ``name`` is a void event carrying its
+    basis (``None``: no void event, or no registered type)."""
+    if name in _VOID_SINCE:
+        return _VOID_SINCE[name]
+    try:
+        cls = codec.default_registry().class_named(name)
+    except (CodecError, MacauTablesError):
+        return None  # (not remembered: a type registered later is looked up again)
+    since = _VOID_SINCE[name] = void_since(cls)
+    return since
+
+
 def check_void(
     seq: int,
     round_id: str | None,
@@ -456,11 +473,7 @@ def check_void(
     name = data.get("type")
     if not isinstance(name, str):
         return None
-    try:
-        cls = codec.default_registry().class_named(name)
-    except (CodecError, MacauTablesError):
-        return None
-    since = void_since(cls)
+    since = _void_since(name)
     if since is None:
         return None
     version = data.get("v")
