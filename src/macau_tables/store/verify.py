@@ -32,7 +32,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlalchemy import func, select
 
@@ -47,6 +47,7 @@ from .tx import Tx
 
 __all__ = [
     "BATCH",
+    "ChainRecord",
     "ChainWalk",
     "Check",
     "Failure",
@@ -283,19 +284,45 @@ def verify_chain(
     return walk.failure, walk.count
 
 
-def table_records(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[EventRecord]:
+class ChainRecord(NamedTuple):
+    """What the chain walk reads of a stored event: its columns but the time it was recorded
+    (which no hash covers), as the driver returns them — no record object built, no timestamp
+    parsed (:func:`table_records`)."""
+
+    seq: int
+    round_id: str | None
+    type: str
+    payload: str
+    prev_hash: str
+    hash: str
+
+
+_CHAIN_COLUMNS = (
+    s.events.c.seq,
+    s.events.c.round_id,
+    s.events.c.type,
+    s.events.c.payload,
+    s.events.c.prev_hash,
+    s.events.c.hash,
+)
+
+
+def table_records(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[ChainRecord]:
     """``table_id``'s stored events in ``seq`` order (up to ``until`` if given), read
-    :data:`BATCH` at a time."""
+    :data:`BATCH` at a time, as :class:`ChainRecord` s."""
+    c = s.events.c
     after = 0
+    make = ChainRecord._make
     while True:
-        batch = tx.read_events(table_id, after=after, limit=BATCH)
-        for record in batch:
-            if until is not None and record.seq > until:
-                return
-            yield record
-        if len(batch) < BATCH:
+        query = select(*_CHAIN_COLUMNS).where(c.table_id == table_id, c.seq > after)
+        if until is not None:
+            query = query.where(c.seq <= until)
+        rows = tx.connection.execute(query.order_by(c.seq).limit(BATCH)).all()
+        for row in rows:
+            yield make(row)
+        if len(rows) < BATCH:
             return
-        after = batch[-1].seq
+        after = int(rows[-1][0])
 
 
 class ChainWalk:
@@ -328,7 +355,7 @@ class ChainWalk:
         self.failure = _fail(Check.CHAIN, "events", record, self.table_id, key, **params)
         return self.failure
 
-    def check(self, record: EventRecord) -> Failure | None:
+    def check(self, record: ChainRecord | EventRecord) -> Failure | None:
         """Check the next stored event (see the module docstring, item 2); its failure, if
         any (also kept in :attr:`failure`)."""
         if self.failure is not None:
@@ -413,6 +440,23 @@ class RecentRounds:
         return None if round_id is None else self.rounds.get(round_id, {}).get(seq)
 
 
+_VOID_SINCE: dict[str, int | None] = {}
+"""A registered event type's name → :func:`~macau_tables.voids.void_since` of its class."""
+
+
+def _void_since(name: str) -> int | None:
+    """The codec version from which the registered type ``name`` is a void event carrying its
+    basis (``None``: no void event, or no registered type)."""
+    if name in _VOID_SINCE:
+        return _VOID_SINCE[name]
+    try:
+        cls = codec.default_registry().class_named(name)
+    except (CodecError, MacauTablesError):
+        return None  # (not remembered: a type registered later is looked up again)
+    since = _VOID_SINCE[name] = void_since(cls)
+    return since
+
+
 def check_void(
     seq: int,
     round_id: str | None,
@@ -429,11 +473,7 @@ def check_void(
     name = data.get("type")
     if not isinstance(name, str):
         return None
-    try:
-        cls = codec.default_registry().class_named(name)
-    except (CodecError, MacauTablesError):
-        return None
-    since = void_since(cls)
+    since = _void_since(name)
     if since is None:
         return None
     version = data.get("v")

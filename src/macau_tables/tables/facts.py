@@ -32,7 +32,14 @@ from ..store import schema as s
 from ..store.facts_rows import FactRow, fact_rows, put_facts
 from .findings import Finding, finding
 
-__all__ = ["FACTS_TYPE", "backfill", "check_facts", "check_table_facts", "project"]
+__all__ = [
+    "FACTS_TYPE",
+    "backfill",
+    "check_facts",
+    "check_table_facts",
+    "facts_kinds",
+    "project",
+]
 
 FACTS_TYPE = "tables.SettlementFacts"
 """The codec name of the facts event (:class:`~macau_tables.facts.SettlementFacts`)."""
@@ -129,48 +136,83 @@ def check_facts(tx: Tx) -> Finding | None:
     return None
 
 
-def check_table_facts(tx: Tx, table: TableRecord) -> Finding | None:
+def facts_kinds(game: str) -> tuple[type, ...]:
+    """The event classes the facts check of a table of ``game`` reads: the facts event and
+    the game's settling events."""
+    return (SettlementFacts, *GAMES[game].settling)
+
+
+def check_table_facts(
+    tx: Tx,
+    table: TableRecord,
+    *,
+    logged: Iterable[tuple[int, str | None, object]] | None = None,
+    until_seq: int | None = None,
+) -> Finding | None:
     """:func:`check_facts` for one table (what a verification that splits its work by table
-    runs in each table's job)."""
+    runs in each table's job). ``logged``: the table's events already read and decoded by the
+    caller, ``(seq, round_id, event)`` in chain order up to ``until_seq`` (``verify``'s one
+    pass over the log; ``None``: read here); only the settling and facts events among them are
+    looked at, and only the stored facts up to ``until_seq`` (if given) are compared."""
     table_id = table.table_id
 
     def fail(record: str, key: str, /, **params: object) -> Finding:
         return finding("facts", "settlement_facts", record, table_id, key, **params)
 
-    resolver = tx.config_resolver()
-    events = {r.round_id: (r, r.decode(resolver)) for r in _records(tx, table_id, [FACTS_TYPE])}
+    plugin = GAMES[table.game]
+    kinds = facts_kinds(table.game)
+    names = [FACTS_TYPE, *(codec.type_name(t) for t in plugin.settling)]
+    if logged is None:
+        resolver = tx.config_resolver()
+        logged = (
+            (r.seq, r.round_id, r.decode(resolver))
+            for r in _records(tx, table_id, names)
+            if until_seq is None or r.seq <= until_seq
+        )
+    picked = [(seq, rid, event) for seq, rid, event in logged if isinstance(event, kinds)]
+    at = _recorded_at(tx, table_id, names)
+    events: dict[str | None, tuple[int, SettlementFacts]] = {}
+    settlements: list[tuple[int, str | None, SettlementFacts]] = []
+    for seq, rid, event in picked:
+        if isinstance(event, SettlementFacts):
+            events[rid] = (seq, event)
+        elif (facts := plugin.facts(event)) is not None:
+            settlements.append((seq, rid, facts))
     rows: dict[str, list[FactRow]] = {}
     for row in fact_rows(tx, table_id):
-        rows.setdefault(row.round_id, []).append(row)
+        if until_seq is None or row.seq <= until_seq:
+            rows.setdefault(row.round_id, []).append(row)
     settled: set[str | None] = set()
-    for record, facts in _settlements(tx, table):
-        rid = record.round_id
+    for settled_seq, rid, facts in settlements:
         settled.add(rid)
-        here = f"{table_id}#{record.seq}"
-        logged = events.get(rid)
-        if logged is not None and logged[1] != facts:
+        here = f"{table_id}#{settled_seq}"
+        logged_facts = events.get(rid)
+        if logged_facts is not None and logged_facts[1] != facts:
             return fail(
-                f"{table_id}#{logged[0].seq}", "operations.verify_facts_event", round_id=rid
+                f"{table_id}#{logged_facts[0]}", "operations.verify_facts_event", round_id=rid
             )
         mine = rows.get(rid or "", [])
-        seq, derived, at = (
-            (logged[0].seq, False, logged[0].recorded_at)
-            if logged is not None
-            else (record.seq, True, record.recorded_at)
-        )
+        seq, derived = (logged_facts[0], False) if logged_facts is not None else (settled_seq, True)
         if _ordered(r.line for r in mine) != _ordered(facts.lines) or any(
-            not _same(r, seq, derived, at) for r in mine
+            not _same(r, seq, derived, at[seq]) for r in mine
         ):
             return fail(here, "operations.verify_facts", round_id=rid)
-    for rid, (event_record, _) in events.items():
+    for rid, (event_seq, _) in events.items():
         if rid not in settled:
-            return fail(
-                f"{table_id}#{event_record.seq}", "operations.verify_facts_event", round_id=rid
-            )
+            return fail(f"{table_id}#{event_seq}", "operations.verify_facts_event", round_id=rid)
     for rid, mine in rows.items():
         if rid not in settled:
             return fail(f"{table_id}#{mine[0].seq}", "operations.verify_facts", round_id=rid)
     return None
+
+
+def _recorded_at(tx: Tx, table_id: str, types: Sequence[str]) -> dict[int, datetime]:
+    """When each event of ``types`` of ``table_id`` was recorded, by ``seq``."""
+    c = s.events.c
+    rows = tx.connection.execute(
+        select(c.seq, c.recorded_at).where(c.table_id == table_id, c.type.in_(types))
+    )
+    return {int(r.seq): r.recorded_at for r in rows}
 
 
 def _ordered(lines: Iterable[FactLine]) -> tuple[FactLine, ...]:

@@ -186,7 +186,8 @@ class _TableCheck:
     def flush(self, buffered: Sequence[LoggedEvent]) -> Finding | None:
         """Check one round (the events from its opening to the next one's, table and dealing
         events among them) — or the events before the first round."""
-        mine = [x for x in buffered if self._is_round_event(x.event)]
+        of_round = [self._is_round_event(x.event) for x in buffered]
+        mine = [x for x, is_round in zip(buffered, of_round, strict=True) if is_round]
         opened = bool(mine) and self.dealing.opens_round(mine[0].event)
         round_: Any = None
         if opened:
@@ -203,9 +204,11 @@ class _TableCheck:
                     round_id=round_id,
                     reason=_reason(exc),
                 )
-        for x in buffered:
+        index = -1  # x's place among mine
+        for x, is_round in zip(buffered, of_round, strict=True):
+            index += is_round
             derived: Lines = ()
-            if round_ is not None and self._is_round_event(x.event):
+            if round_ is not None and is_round:
                 derived = self._lines(round_.postings(x.event))
             elif isinstance(x.event, HOLD_EVENTS):  # a large award held, released (.holds)
                 found = self._hold(x, mine)
@@ -224,8 +227,8 @@ class _TableCheck:
                     record=self._record(x.seq),
                     event=type(x.event).__name__,
                 )
-            if round_ is not None and self._is_round_event(x.event):
-                found = self._closing(mine, x, stored)
+            if round_ is not None and is_round:
+                found = self._closing(mine, index, stored)
                 if found is not None:
                     return found
         return None
@@ -324,11 +327,13 @@ class _TableCheck:
         return None
 
     def _closing(
-        self, mine: Sequence[LoggedEvent], x: LoggedEvent, stored: Sequence[StoredTx]
+        self, mine: Sequence[LoggedEvent], index: int, stored: Sequence[StoredTx]
     ) -> Finding | None:
-        index = next(i for i, y in enumerate(mine) if y.seq == x.seq)
+        """The round event ``mine[index]``, if it closes the round, closes it the same way
+        again (see the module docstring)."""
         if index == 0:
             return None
+        x = mine[index]
         replayed: list[Any] = []
 
         def before() -> Any:
@@ -342,6 +347,8 @@ class _TableCheck:
             closing = self.closer(x.event, before)
         except (MacauTablesError, ValueError, TypeError) as exc:
             refused = exc
+        if refused is None and closing is None:
+            return None
         round_id = _round_id(mine[0])
         record = self._record(x.seq)
         if refused is not None:
@@ -444,13 +451,12 @@ def _leaf(
     """Note a shoe's leaves (their root must be its commitment); check every dealt or published
     card's leaf — its card and salt hash to its position's leaf (Common rules "Randomness")."""
     e = logged.event
-    record = f"{table_id}#{logged.seq}"
 
     def bad_leaf(shoe_no: int, position: object) -> Finding:
         return finding(
             "shoe",
             "events",
-            record,
+            f"{table_id}#{logged.seq}",
             table_id,
             "operations.verify_leaf",
             shoe=shoe_no,
