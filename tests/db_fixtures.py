@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,7 @@ def pg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]
         opened.close()  # type: ignore[attr-defined]
 
 
-_FILLED: dict[tuple[str, str], list[tuple[Any, list[dict[str, Any]]]]] = {}
+_FILLED: dict[tuple[str, str, date], list[tuple[Any, list[dict[str, Any]]]]] = {}
 
 
 def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
@@ -207,18 +208,22 @@ def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
     again, in one transaction, instead of running ``fill``: a set-up many tests share (the
     demonstration casino and its users, for the server's tests) is paid once per worker and
     backend, not once per test. ``fill`` must write the same rows for every test that names
-    ``key``: the copies carry the first call's identifiers, hashes and times."""
+    ``key``: the copies carry the first call's identifiers, hashes and times. The rows kept
+    are those of the store clock's business day in Macau (the tables' opening date): a run
+    crossing midnight there (16:00 UTC) fills again, so no test is given yesterday's rows."""
     from sqlalchemy import text
 
     from macau_tables.store.schema import metadata
+    from macau_tables.tables.clock import opening_date
 
     tables = [t for t in metadata.sorted_tables if t.name != "schema_info"]
-    saved = _FILLED.get((key, store.dialect))
+    day = opening_date(store.clock())
+    saved = _FILLED.get((key, store.dialect, day))
     if saved is None:
         fill(store)
         with store.engine.connect() as conn:
             saved = [(t, [dict(r._mapping) for r in conn.execute(t.select())]) for t in tables]
-        _FILLED[(key, store.dialect)] = saved
+        _FILLED[(key, store.dialect, day)] = saved
         return
     with store.engine.begin() as conn:
         for table, rows in saved:

@@ -6,12 +6,16 @@ The helpers named below live in tests/browser/support.py (test files import them
   casino (``bac-1``, ``bac-live``, ``csp-1``; meters ``m-baccarat``, ``m-caribbean``) and the
   five one-time users with the passwords :data:`PASSWORD` (cheap argon2, as the server tests).
   Its clock is the real one and its tick thread runs (time-outs, CSP-6.4, BAC-16, and the round
-  cycle: the virtual tables open and close their rounds themselves, with the timings
-  :data:`CYCLE` given them as a new configuration version before the server starts). ``live.url``,
-  ``live.runtime``, ``live.store``, ``live.token(name)`` (bearer headers for API calls made by
-  the test itself, with ``live.api``, an ``httpx.Client`` on the server); ``live.shown(table)``
-  the table as a user's API answers it, ``live.betting(table)`` waits until the cycle's round
-  takes wagers, ``live.closed(table)`` until the cycle closed its betting.
+  cycle), but the virtual tables' round cycle is *held* (:data:`CYCLE`: countdowns and result
+  pauses of an hour, given them as a new configuration version before the server starts): a
+  test moves it itself, with the step the tick takes at a deadline
+  (:meth:`TableService.cycle_step`), so nothing a test does races a countdown on the wall
+  clock. ``live.url``, ``live.runtime``, ``live.store``, ``live.token(name)`` (bearer headers
+  for API calls made by the test itself, with ``live.api``, an ``httpx.Client`` on the server);
+  ``live.shown(table)`` the table as a user's API answers it, ``live.betting(table)`` steps the
+  cycle until a round takes wagers, ``live.closed(table, round_id)`` until its betting is
+  closed. tests/browser/test_round_cycle.py has a server of its own whose cycle runs on the
+  wall clock (:data:`RUNNING_CYCLE`): the round running by itself is what it shows.
 * ``browser`` (session) — ``/usr/bin/chromium`` headless (``executable_path``: never
   ``playwright install``). Missing, it skips — and FAILS under ``MACAU_TABLES_REQUIRE_ALL=1``.
 * ``page`` — a fresh context (1366×768, English browser) and page; the test FAILS on any console
@@ -28,32 +32,22 @@ The helpers named below live in tests/browser/support.py (test files import them
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from argon2 import PasswordHasher
 
-from macau_tables.server import auth
-from macau_tables.server.app import create_app
-from macau_tables.server.runtime import Runtime, prepare
-from macau_tables.server.settings import Settings
-from macau_tables.store import Store
-from tests.browser.support import (  # noqa: F401 (CYCLE … wait_until re-exported for older imports)
+from tests.browser.support import (  # noqa: F401 (axe_check … wait_until re-exported for older imports)
     CHROMIUM,
     CYCLE,
     PASSWORD,
-    ROUND_WAIT,
     WAIT_SECONDS,
     Live,
     Watch,
-    _cycle_timings,
-    _free_port,
     axe_check,
     login,
+    serve_live,
     shot,
     wait_until,
     watch,
@@ -74,41 +68,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    import uvicorn
-
-    saved = auth.PASSWORD_HASHER
-    auth.PASSWORD_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    path = tmp_path_factory.mktemp("browser") / "casino.db"
-    store = Store.open(f"sqlite:///{path}")
-    prepare(store, password=PASSWORD.__getitem__)
-    store.run(_cycle_timings)
-    settings = Settings.of({"tick_seconds": 0.2, "log_requests": False, "login_attempts": 1000})
-    runtime = Runtime(settings, store)
-    runtime.start()
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(runtime),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        ws_ping_interval=None,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="browser-live-server", daemon=True)
-    thread.start()
-    wait_until("the live server", lambda: server.started)
-    url = f"http://127.0.0.1:{port}"
-    client = httpx.Client(base_url=url, timeout=WAIT_SECONDS)
-    try:
-        yield Live(url, runtime, store, client)
-    finally:
-        client.close()
-        server.should_exit = True
-        thread.join(WAIT_SECONDS)
-        runtime.stop()
-        store.close()
-        auth.PASSWORD_HASHER = saved
+    with serve_live(tmp_path_factory.mktemp("browser") / "casino.db", CYCLE) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 round settle and the wallet and the roadmaps change; a Caribbean Stud hand from the ante to the
 showdown; what a player's browser receives carries no card the law has not revealed to them.
 
-The virtual tables (``bac-1``, ``csp-1``) run their own round cycle: the tests wait for it to
-open a round, bet in its countdown and wait for it to close the betting (conftest ``CYCLE``:
-the session's timings); nobody sends the dealer's open or close there."""
+The virtual tables (``bac-1``, ``csp-1``) run their own round cycle, held (conftest ``CYCLE``):
+the tests step it to open a round, bet in its countdown and step it to close the betting (the
+step its tick takes at the countdown's end); nobody sends the dealer's open or close there."""
 
 from __future__ import annotations
 
@@ -75,26 +75,22 @@ def _balance(page: Any) -> int:
 
 
 def _fresh_countdown(page: Any) -> None:
-    """Wait until the page's betting countdown has most of its time left (a countdown ending
-    with no wager starts again), so what the test checks after its bet is seen before the
-    cycle closes the betting. A wait, not an assertion on timing."""
-    least = CYCLE["betting_seconds"] - 3
+    """Wait until the page shows the betting countdown (the session's cycle is held, conftest
+    ``CYCLE``: the betting closes when the test steps the cycle, never on the wall clock)."""
     label = page.locator("#countdown-label")
     countdown = page.locator("#countdown")
     wait_until(
-        "a fresh betting countdown",
+        "the betting countdown",
         lambda: (
-            label.get_attribute("data-step") == "close"
-            and int(countdown.get_attribute("data-seconds") or 0) >= least
+            label.get_attribute("data-step") == "close" and countdown.get_attribute("data-seconds")
         ),
-        timeout=CYCLE["betting_seconds"] * 3,
     )
 
 
 def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Live) -> None:
     """alice bets in the cycle's countdown; the cycle closes the betting at its end and the
     round is dealt and settled with nobody at the dealer console."""
-    live.betting("bac-1")
+    round_id = live.betting("bac-1")["round_id"]
     login(page, "alice", then="/tables/bac-1")
     page.wait_for_selector("#wallet[data-balance]")
     # the bet areas open while the round takes wagers (expected.commands)
@@ -113,8 +109,9 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     # event (only /board, when the round's phase or awaited step changes)
     reads: list[str] = []
     page.on("request", lambda r: reads.append(r.url.split("?")[0]) if r.method == "GET" else None)
-    # the cycle closes the betting at the countdown's end; the round settles: cards as
+    # the cycle closes the betting (the countdown's end); the round settles: cards as
     # revealed, the outcome, my result, the wallet and the roads
+    live.closed("bac-1", round_id)
     wait_until("the result", lambda: page.locator("#outcome").get_attribute("data-winner"))
     wait_until("my result", lambda: page.locator("#results tbody tr").count() == 1)
     assert not [u for u in reads if u.endswith("/api/tables/bac-1")], reads
@@ -211,7 +208,7 @@ def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, liv
 
 
 def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
-    live.betting("csp-1")
+    round_id = live.betting("csp-1")["round_id"]
     login(page, "bruno", then="/tables/csp-1")
     page.wait_for_selector("#wallet[data-balance]")
     ante = page.locator("#place-ante")
@@ -222,8 +219,9 @@ def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
     ante.click()
     wait_until("the ante placed", lambda: "3" in (page.locator("#my-box").inner_text() or ""))
     shot(page, "caribbean-betting-en")
-    # the cycle closes the betting at the countdown's end: the player's own five cards and
+    # the cycle closes the betting (the countdown's end): the player's own five cards and
     # the dealer's up card; raise / fold with a timer
+    live.closed("csp-1", round_id)
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     assert page.locator("#dealer-cards .card:not(.card-back)").count() == 1
     raise_button = page.locator("#raise")
@@ -256,7 +254,7 @@ def test_a_player_verifies_their_own_cards_against_the_published_root(
     """Common rules "Randomness": "verify my cards" proves, in the browser, exactly the cards
     the player's view shows — during the decision their five cards and the dealer's up card,
     after the showdown the dealer's whole hand too — each against the shoe's Merkle root."""
-    live.betting("csp-1")
+    round_id = live.betting("csp-1")["round_id"]
     login(page, "alice", then="/tables/csp-1?lang=zh-Hant")
     ante = page.locator("#place-ante")
     wait_until("betting open", ante.is_enabled)
@@ -265,7 +263,8 @@ def test_a_player_verifies_their_own_cards_against_the_published_root(
     page.locator("#ante").fill("10.00")
     ante.click()
     wait_until("the ante placed", lambda: "4" in (page.locator("#my-box").inner_text() or ""))
-    # the cycle closes the betting at the countdown's end
+    # the cycle closes the betting (the countdown's end)
+    live.closed("csp-1", round_id)
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     mine = {page.locator("#my-cards .card").nth(i).get_attribute("data-card") for i in range(5)}
     page.locator("#my-proofs summary").click()
@@ -314,7 +313,8 @@ def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, li
         {"type": "caribbean.PlaceAnte", "box": 5, "player": "bruno", "amount": 1_000},
         f"leak-ante-bruno-{round_id}",
     )
-    # the cycle closes the betting at the countdown's end
+    # the cycle closes the betting (the countdown's end)
+    live.closed("csp-1", round_id)
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     wait_until("the decision open", page.locator("#fold").is_enabled)
     before_showdown = "\n".join([page.content(), *received])

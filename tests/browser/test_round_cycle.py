@@ -3,15 +3,34 @@ virtual table (``bac-1``, ``csp-1``) sees the betting countdown run down on the 
 and the round closes, is dealt and settles by itself — nobody is at the dealer console — then
 the next one opens; a table nobody bets at idles (its notice on the page) and wakes when a
 player's page opens; a supervisor pauses and resumes the cycle from the supervisor page (the
-paused notice on the player's page). The session's timings are conftest's ``CYCLE``."""
+paused notice on the player's page). Unlike the other browser tests, these run on a server of
+their own whose cycle runs on the wall clock: :data:`RUNNING_CYCLE` (the session's server holds
+its cycle, conftest ``CYCLE``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.support import CYCLE, ROUND_WAIT, Live, login, shot, wait_until
+from tests.browser.support import (
+    ROUND_WAIT,
+    RUNNING_CYCLE,
+    Live,
+    login,
+    serve_live,
+    shot,
+    wait_until,
+)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """This module's server (conftest's ``live``, whose pages ``page`` opens), its virtual
+    tables' round cycle :data:`RUNNING_CYCLE`, on the wall clock."""
+    with serve_live(tmp_path_factory.mktemp("cycle") / "casino.db", RUNNING_CYCLE) as server:
+        yield server
 
 
 def _seconds(page: Any) -> int | None:
@@ -35,7 +54,7 @@ def test_a_player_alone_sees_the_countdown_and_the_round_runs_by_itself(
     wait_until("the betting countdown", lambda: _step(page) == "close" and _seconds(page))
     assert page.locator("#countdown-label").inner_text().strip() == "Betting closes in"
     start = _seconds(page)
-    assert start is not None and 0 < start <= CYCLE["betting_seconds"]
+    assert start is not None and 0 < start <= RUNNING_CYCLE["betting_seconds"]
     wait_until(
         "the countdown to go down",
         lambda: (s := _seconds(page)) is not None and _step(page) == "close" and s < start,
@@ -85,16 +104,22 @@ def test_a_table_nobody_bets_at_idles_and_wakes_when_a_players_page_opens(
     page_of: Any, live: Live
 ) -> None:
     """After ``idle_after_rounds`` countdowns with no wager the table idles: the open page says
-    so and shows no countdown; a player opening the table's page wakes it."""
+    so and shows no countdown; a player opening the table's page wakes it. The countdowns' ends
+    are stepped (the tick's own step at the deadline, :meth:`Live.step`), not waited for: the
+    test above shows a countdown running out on the wall clock."""
     live.betting("csp-1")
     alice = page_of()
     login(alice, "alice", then="/tables/csp-1?lang=en")
     notice = alice.locator("#cycle-state")
-    wait_until(
-        "the table idle",
-        lambda: notice.get_attribute("data-cycle") == "idle",
-        timeout=ROUND_WAIT + CYCLE["betting_seconds"] * (CYCLE["idle_after_rounds"] + 1),
-    )
+
+    def idle() -> bool:
+        if notice.get_attribute("data-cycle") == "idle":
+            return True
+        if not live.shown("csp-1")["cycle"]["idle"]:
+            live.step("csp-1")  # a countdown's end with no wager
+        return False
+
+    wait_until("the table idle", idle)
     assert notice.is_visible() and "Waiting for players" in notice.inner_text()
     assert live.shown("csp-1")["cycle"]["idle"] is True
     wait_until("no countdown", lambda: _seconds(alice) is None)
