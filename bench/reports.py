@@ -7,17 +7,18 @@ Usage::
         [--cache-dir /tmp/macau-tables-bench] [--rebuild] [--replay] [--startup-log]
         [--json PATH]
 
-**The database.** The demonstration casino; bots play ``--rounds`` rounds at each virtual
-table (``bac-1``, ``csp-1``) through the table service (``bench/verify.py``'s build), cached as
-``<cache-dir>/reports-<rounds>-s<schema>-<version>.db``. When that file is missing but
-``bench/verify.py``'s cache of the previous schema (``verify-<rounds>-s9-<version>.db``) is
-there, a copy of it is upgraded instead (``db upgrade``: the settlement facts of its rounds
-derived once) and the upgrade's time printed. Building takes about a minute per thousand rounds
-per table on a quiet machine. With ``--startup-log`` the database is ``bench/startup.py``'s
+**The database.** The demonstration casino; bots play ``--rounds`` rounds at each virtual table
+(``bac-1``, ``csp-1``) through the table service (``bench/verify.py``'s build), cached as
+``<cache-dir>/reports-<rounds>-s<schema>-<version>.db``. When that file is missing but a cache of
+an older schema is there (this benchmark's, else ``bench/verify.py``'s
+``verify-<rounds>-s<n>-<version>.db``), a copy of it is upgraded instead (``db upgrade``: from v9
+the settlement facts of its rounds derived once; from v10 the index of the rounds' ends built) and
+the upgrade's time printed; so is ``--startup-log``'s. Building takes about a minute per thousand
+rounds per table on a quiet machine. With ``--startup-log`` the database is ``bench/startup.py``'s
 cached log instead — ``--rounds`` rounds at ``bac-1`` and 1,000 at ``bac-1-small``, every
-settlement's facts recorded as in play — built by that benchmark's bounded bulk path when
-missing (100,000 rounds: about 6 minutes on a quiet machine, about 45 under a load average of
-10); ``--rounds 100000 --startup-log`` is the issue's 100,000-round measurement.
+settlement's facts recorded as in play — built by that benchmark's bounded bulk path when missing
+(100,000 rounds: about 6 minutes on a quiet machine, about 45 under a load average of 10);
+``--rounds 100000 --startup-log`` is the issue's 100,000-round measurement.
 PostgreSQL: the rows are copied into a scratch database (not timed).
 
 **Measured**, best of ``--trials``, on the gaming day holding most settlements, each run as the
@@ -71,7 +72,8 @@ GOAL = 1.5
 def prepare(cache: Path, rounds: int, rebuild: bool, startup_log: bool = False) -> Path:
     """The cached database of ``rounds`` rounds a table, built or upgraded once; with
     ``startup_log``, ``bench/startup.py``'s log instead (``rounds`` at ``bac-1``, 1,000 at
-    ``bac-1-small``), built by its bounded bulk path when it is not cached."""
+    ``bac-1-small``), built by its bounded bulk path when it is not cached. A cache of an
+    older schema is upgraded (a copy of it) rather than rebuilt."""
     cache.mkdir(parents=True, exist_ok=True)
     if startup_log:
         options = argparse.Namespace(
@@ -83,6 +85,8 @@ def prepare(cache: Path, rounds: int, rebuild: bool, startup_log: bool = False) 
             cache_dir=str(cache),
         )
         path = startup_cache_path(options)
+        if not rebuild and not path.exists() and (older := _older(path)) is not None:
+            return upgraded_copy(older, path)
         if rebuild or not path.exists():
             print(f"building {path} (bench/startup.py's log; once, cached)", flush=True)
             started = time.perf_counter()
@@ -92,31 +96,49 @@ def prepare(cache: Path, rounds: int, rebuild: bool, startup_log: bool = False) 
     path = cache / f"reports-{rounds}-s{SCHEMA_VERSION}-{macau_tables.__version__}.db"
     if path.exists() and not rebuild:
         return path
-    older = cache / f"verify-{rounds}-s9-{macau_tables.__version__}.db"
-    if older.exists() and not rebuild:
-        tmp = path.with_suffix(".upgrading")
-        shutil.copyfile(older, tmp)
-        store = Store.open(f"sqlite:///{tmp}")
-        try:
-            started = time.perf_counter()
-            store.upgrade()
-            took = time.perf_counter() - started
-            facts = store.read(
-                lambda tx: tx.connection.execute(
-                    select(s.settlement_facts.c.table_id, s.settlement_facts.c.round_id).distinct()
-                ).all()
-            )
-        finally:
-            store.close()
-        print(
-            f"upgraded a copy of {older.name} to schema {SCHEMA_VERSION} in {took:.1f} s "
-            f"(facts derived for {len(facts)} rounds)",
-            flush=True,
-        )
-        tmp.rename(path)
-        return path
+    older = _older(path) or _older(
+        cache / f"verify-{rounds}-s{SCHEMA_VERSION}-{macau_tables.__version__}.db"
+    )
+    if older is not None and not rebuild:
+        return upgraded_copy(older, path)
     print(f"building {path} (once; cached for reruns)", flush=True)
     build(path, rounds)
+    return path
+
+
+def _older(path: Path) -> Path | None:
+    """The newest cache of an older schema beside ``path`` (its name with ``-s<n>-`` for a
+    smaller ``n``, down to 9), if any."""
+    for version in range(SCHEMA_VERSION - 1, 8, -1):
+        older = path.with_name(path.name.replace(f"-s{SCHEMA_VERSION}-", f"-s{version}-"))
+        if older.exists():
+            return older
+    return None
+
+
+def upgraded_copy(older: Path, path: Path) -> Path:
+    """``path``: a copy of ``older`` upgraded to this schema (``db upgrade``: e.g. the
+    settlement facts of its rounds derived once, v10; the index of the rounds' ends, v11)."""
+    tmp = path.with_suffix(".upgrading")
+    shutil.copyfile(older, tmp)
+    store = Store.open(f"sqlite:///{tmp}")
+    try:
+        started = time.perf_counter()
+        store.upgrade()
+        took = time.perf_counter() - started
+        facts = store.read(
+            lambda tx: tx.connection.execute(
+                select(s.settlement_facts.c.table_id, s.settlement_facts.c.round_id).distinct()
+            ).all()
+        )
+    finally:
+        store.close()
+    print(
+        f"upgraded a copy of {older.name} to schema {SCHEMA_VERSION} in {took:.1f} s "
+        f"({len(facts)} rounds with settlement facts)",
+        flush=True,
+    )
+    tmp.rename(path)
     return path
 
 

@@ -12,8 +12,8 @@ reads; the SQL stays here, in the store. Times are aware ``datetime``s (UTC); a 
 * :func:`event_range`, :func:`tx_range`, :func:`round_start` — where a day begins and ends in
   a table's log and in the ledger;
 * :func:`transactions_of_events` — the transactions recording some events of a table;
-* :func:`posting_totals`, :func:`event_counts` — sums per account kind and reason, events per
-  type, of a table over a range (the daily report);
+* :func:`posting_totals`, :func:`round_end_counts` — sums per account kind and reason, rounds
+  settled and voided, of a table over a range (the daily report);
 * :func:`meter_log`, :func:`meter_hit_rows` — a meter's hash-chained log and hits as stored.
 """
 
@@ -35,12 +35,12 @@ __all__ = [
     "balances_at",
     "balances_before",
     "config_ids",
-    "event_counts",
     "event_range",
     "meter_hit_rows",
     "meter_log",
     "meter_postings",
     "posting_totals",
+    "round_end_counts",
     "round_start",
     "settled_round_ids",
     "transactions_of_events",
@@ -200,12 +200,14 @@ def posting_totals(
     return {(r.kind, r.reason): int(r.total) for r in rows}
 
 
-def event_counts(
+def round_end_counts(
     tx: Tx, table_id: str, start: datetime | None, end: datetime | None
 ) -> dict[str, int]:
-    """How many events of each type ``table_id`` recorded in ``[start, end)``."""
+    """How many events ending a round (``….RoundSettled``, ``….RoundVoided``) of each type
+    ``table_id`` recorded in ``[start, end)``: read from the partial index of the rounds' ends
+    (schema v11), not from the day's events."""
     c = s.events.c
-    query = select(c.type, func.count().label("n")).where(c.table_id == table_id)
+    query = select(c.type, func.count().label("n")).where(c.table_id == table_id, s.ROUND_END)
     if start is not None:
         query = query.where(c.recorded_at >= start)
     if end is not None:

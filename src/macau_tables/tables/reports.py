@@ -39,7 +39,7 @@ house funded). A voided round's wagers went back whole and are not counted.
 
 No report shows a card (CSP-12, BAC-16): the figures are the ledger's and the settlements' of
 rounds that are over; a round still in play shows only in the stakes taken so far (``drop``);
-of the day's events only their number by type is counted, never what they hold.
+of the day's events only the rounds' ends (settled, voided) are counted, never what they hold.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from ..facts import FactLine
 from ..money import format_minor, format_percent
 from ..store import TableRecord, Tx
 from ..store.facts_rows import position_sums
-from ..store.history import balances_at, event_counts, posting_totals
+from ..store.history import balances_at, posting_totals, round_end_counts
 from .clock import MACAU
 
 __all__ = [
@@ -136,7 +136,7 @@ def table_figures(
     def total(kind: str, reason: str | None = None) -> int:
         return sum(v for (k, r), v in sums.items() if k == kind and reason in (None, r))
 
-    counts = event_counts(tx, table.table_id, start, end)
+    counts = round_end_counts(tx, table.table_id, start, end)
     settled = sum(n for t, n in counts.items() if t.endswith(".RoundSettled"))
     voided = sum(n for t, n in counts.items() if t.endswith(".RoundVoided"))
     at = end or datetime.now(UTC)
