@@ -9,11 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 import sqlalchemy
-
-from macau_tables.store import Store
-from macau_tables.tables.audit import verify_database, verify_parallel
 
 from .tables_support import played, rewrite_events, run, session, sql
 
@@ -74,43 +70,3 @@ def test_two_processes_report_what_one_reports(played: str) -> None:
     code, body = same_report(played)
     assert code == 1 and body["failure"]["check"] == "chain"
     assert body["failure"]["record"] == f"csp-1#{last}" and body["counts"]["rounds"] == 0
-
-
-@pytest.mark.parametrize("start", ["fork", "spawn"])
-def test_forked_or_spawned_workers_and_this_process_report_what_one_reports(
-    played: str, start: str
-) -> None:
-    """The tasks are shared by the workers and the calling process (which takes them from the
-    other end of the queue); the workers forked (a process with one thread) or started
-    afresh: the same report as one process, here on a log rewritten consistently (found at
-    the re-derivation, after the chains and the store's other checks)."""
-    rewrite_events(played, "bac-1", _pay_more_once())
-    store = Store.open(played)
-    try:
-        one = verify_database(store, jobs=1)
-        for jobs in (2, 3):
-            assert (
-                store.read(lambda tx, j=jobs: verify_parallel(store, tx, j, start_method=start))
-                == one
-            )
-    finally:
-        store.close()
-    assert one.finding is not None and one.finding.table_id == "bac-1"
-    assert one.rounds > 0
-
-
-def _pay_more_once() -> Any:
-    """A rewrite of the first settlement that paid something: paid 10,000 more."""
-    done: list[int] = []
-
-    def rewrite(seq: int, data: dict[str, Any]) -> bool:
-        lines = (data.get("settlement") or {}).get("lines") or []
-        paid = [x for x in lines if x.get("paid", 0) > 0]
-        if not paid or done:
-            return False
-        paid[0]["paid"] += 10_000
-        paid[0]["house"] -= 10_000
-        done.append(seq)
-        return True
-
-    return rewrite

@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import multiprocessing
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -46,7 +45,7 @@ from ..store.verify import (
     verify_configs,
     verify_rest,
 )
-from .facts import check_table_facts, facts_kinds
+from .facts import check_table_facts
 from .findings import Finding, from_store
 from .rederive import Counts, LoggedEvent, MeterBalance, StoredTx, rederive_table
 
@@ -167,17 +166,12 @@ def check_table(
     walk = ChainWalk(table.table_id, configs, voids)
     records = table_records(tx, table.table_id, until=until_seq)
     resolver = tx.config_resolver()
-    kinds = facts_kinds(table.game)
-    settling: list[tuple[int, str | None, object]] = []  # what the facts check reads
 
     def logged() -> Iterator[LoggedEvent]:
         for record in records:
             if walk.check(record) is not None:
                 return
-            event = decode(walk.data, rules=resolver)
-            if isinstance(event, kinds):
-                settling.append((record.seq, record.round_id, event))
-            yield LoggedEvent(record.seq, record.round_id, event)
+            yield LoggedEvent(record.seq, record.round_id, decode(walk.data, rules=resolver))
 
     counts = Counts()
     found = rederive_table(
@@ -193,11 +187,7 @@ def check_table(
         if walk.check(record) is not None:
             break
     # The settlement facts the reports read (.facts), when the rounds themselves hold.
-    facts = (
-        check_table_facts(tx, table, logged=settling, until_seq=until_seq)
-        if walk.failure is None and found is None
-        else None
-    )
+    facts = check_table_facts(tx, table) if walk.failure is None and found is None else None
     return TableCheck(
         table.table_id,
         walk.failure,
@@ -309,31 +299,20 @@ def default_jobs() -> int:
 
 
 def verify_parallel(
-    store: Store,
-    tx: Tx,
-    jobs: int,
-    *,
-    progress: Callable[[str], None] | None = None,
-    start_method: str | None = None,
+    store: Store, tx: Tx, jobs: int, *, progress: Callable[[str], None] | None = None
 ) -> Verified:
-    """:func:`verify_database` with ``jobs`` processes, this one included: this process reads
-    the configurations (checking their hashes), the tables, the chain heads and the last
+    """:func:`verify_database` with ``jobs`` processes: this process reads the
+    configurations (checking their hashes), the tables, the chain heads and the last
     transaction id in its snapshot ``tx``; then each table (:func:`check_table`) and the
-    store's other checks (:func:`~macau_tables.store.verify.verify_rest`) are a task, the
-    largest first, for a pool of ``jobs - 1`` other processes; this process takes the tasks
-    no worker has started yet from the other end of the queue (the smallest first) and runs
-    them in ``tx``. The parts are merged as one process would have found them
-    (:func:`merge`).
-
-    The workers are forked from this process when it runs no other thread (nothing to
-    import again, nothing inherited is used: each worker opens its own store), else started
-    afresh (``spawn``); ``start_method`` forces one (tests).
+    store's other checks (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool
+    of ``jobs`` new processes (``spawn``), the largest first; the parts are merged as one
+    process would have found them (:func:`merge`).
 
     The snapshot: on PostgreSQL every task reads this transaction's snapshot
     (``pg_export_snapshot``/``SET TRANSACTION SNAPSHOT``: exactly what one process reads). On
-    SQLite each worker's task reads its own, bounded by this one's chain heads and last
-    transaction (the log and the ledger only grow: what was committed before stays as it
-    was); the store's other checks then count what was committed by the time they run."""
+    SQLite each task reads its own, bounded by this one's chain heads and last transaction
+    (the log and the ledger only grow: what was committed before stays as it was); the store's
+    other checks then count what was committed by the time they run."""
     configs, tables, heads, failed = _begin(tx)
     if failed is not None:
         return failed
@@ -345,55 +324,23 @@ def verify_parallel(
     url = store.raw_url.render_as_string(hide_password=False)
     sizes = {t.table_id: heads.get(t.table_id, ChainHead()).seq for t in tables}
     order = sorted(tables, key=lambda t: -sizes[t.table_id])
-    context = multiprocessing.get_context(start_method or _start_method())
-    balance: list[MeterBalance] = []
-
-    def here(task: tuple[Any, ...]) -> Any:
-        """``task`` run in this process, in ``tx``."""
-        if task[0] is _rest_task:
-            counts: dict[str, int] = {}
-            return RestCheck(verify_rest(tx, counts), counts)
-        _, table, _, until_seq, _ = task
-        if not balance:
-            balance.append(meter_balances(tx))
-        return check_table(
-            tx,
-            table,
-            configs=configs,
-            meter_balance=balance[0],
-            until_seq=until_seq,
-            until_tx=until_tx,
-        )
-
-    tasks: list[tuple[Any, ...]] = [(_rest_task,)]
-    for table in order:
-        tasks.append((_table_task, table, configs, sizes[table.table_id], until_tx))
+    context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=max(1, min(jobs - 1, len(tasks))),
+        max_workers=max(1, min(jobs, len(tables) + 1)),
         mp_context=context,
         initializer=_open_worker,
         initargs=(url, snapshot),
     ) as pool:
+        rest_future = pool.submit(_rest_task)
         futures = []
-        for task in tasks:
-            if progress is not None and task[0] is _table_task:
-                progress(task[1].table_id)
-            futures.append(pool.submit(*task))
-        done: dict[int, Any] = {}
-        for i in reversed(range(len(tasks))):  # this process takes from the other end
-            if futures[i].cancel():
-                done[i] = here(tasks[i])
-        results = [done[i] if i in done else f.result() for i, f in enumerate(futures)]
-    rest, checked = results[0], results[1:]
+        for table in order:
+            if progress is not None:
+                progress(table.table_id)
+            until_seq = sizes[table.table_id]
+            futures.append(pool.submit(_table_task, table, configs, until_seq, until_tx))
+        checked = [f.result() for f in futures]
+        rest = rest_future.result()
     return merge(tables, checked, rest, heads)
-
-
-def _start_method() -> str:
-    """How :func:`verify_parallel` starts its workers: ``fork`` when this process runs one
-    thread and the platform forks, else ``spawn``."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        return "fork"
-    return "spawn"
 
 
 # -- the worker processes of verify_parallel -------------------------------------------------
