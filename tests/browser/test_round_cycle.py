@@ -159,10 +159,16 @@ def test_a_supervisor_pauses_and_resumes_the_cycle_from_the_supervisor_page(
     form.wait_for()
     form.locator("input").fill("camera checked")
     form.locator("button").click()
-    wait_until(
-        "the countdown again",
-        lambda: notice.is_hidden() and _step(player) == "close" and _seconds(player),
-    )
+    try:
+        wait_until(
+            "the countdown again",
+            lambda: notice.is_hidden() and _step(player) == "close" and _seconds(player),
+        )
+    except AssertionError as exc:  # what the page and the table showed instead
+        shown = (notice.get_attribute("data-cycle"), _step(player), live.shown("bac-1")["cycle"])
+        raise AssertionError(
+            f"{exc}; the page's notice, step and the table's cycle: {shown}"
+        ) from exc
     assert live.shown("bac-1")["cycle"]["paused"] is False
     audit = live.api.get("/api/audit/log?limit=50", headers=live.token("admin")).json()
     reasons = [e.get("reason") for e in audit["entries"]]
