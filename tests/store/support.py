@@ -12,7 +12,8 @@ from sqlalchemy import text
 
 from macau_tables import codec
 from macau_tables.jackpot import Meter
-from macau_tables.store import Store, TableMode, Tx, pgwire
+from macau_tables.ledger import Posting
+from macau_tables.store import LedgerEntry, Store, TableMode, Tx, TxKind, pgwire
 from tests.store.workers import contribute, contribution
 
 
@@ -70,6 +71,23 @@ def casino(tx: Tx, *, players: dict[str, int] | None = None, seed: int = 10_000)
 def setup(store: Store, **kwargs: Any) -> None:
     """:func:`casino` in its own transaction."""
     store.run(lambda tx: casino(tx, **kwargs))
+
+
+def entry(postings: tuple[Posting, ...], seq: int | None = None) -> LedgerEntry:
+    """A round's ledger batch at table ``t1`` (meter ``m-1``), after event ``seq``."""
+    return LedgerEntry(postings, TxKind.ROUND, table_id="t1", meter_id="m-1", event_seq=seq)
+
+
+def snapshot(store: Store) -> tuple[int, int, int, list[tuple[str, int]]]:
+    """What a refused transaction must leave as it was: the counts of transactions, postings
+    and events, and every account's balance."""
+    balances = store.read(lambda tx: [(a.account_id, a.balance) for a in tx.accounts()])
+    return (
+        count(store, "transactions"),
+        count(store, "postings"),
+        count(store, "events"),
+        balances,
+    )
 
 
 def events(n: int, round_id: str = "r1") -> list[object]:

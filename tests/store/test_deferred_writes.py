@@ -15,8 +15,7 @@ from macau_tables.errors import StoreError
 from macau_tables.ledger import stake
 from macau_tables.store import ChainHead, Store, Tx
 from macau_tables.store.verify import verify
-from tests.store.support import RoundTrips, count, events, setup
-from tests.store.test_post_deferred import entry, snapshot
+from tests.store.support import RoundTrips, count, entry, events, setup, snapshot
 
 
 def request(tx: Tx, key: str, n: int = 2, amount: int = 300) -> None:

@@ -13,29 +13,15 @@ from macau_tables.errors import StoreError
 from macau_tables.ledger import Account, AccountKind, Posting, Reason, stake
 from macau_tables.store import LedgerEntry, Store, Tx, TxKind
 from macau_tables.store.verify import verify
-from tests.store.support import RoundTrips, count, events, setup
+from tests.store.support import RoundTrips, count, entry, events, setup, snapshot
 
 METER = Account(AccountKind.JACKPOT_METER)
-
-
-def entry(postings: tuple[Posting, ...], seq: int | None = None) -> LedgerEntry:
-    return LedgerEntry(postings, TxKind.ROUND, table_id="t1", meter_id="m-1", event_seq=seq)
 
 
 def contribution(player: str, amount: int) -> tuple[Posting, ...]:
     return (
         Posting(Account.wallet(player), -amount, Reason.CONTRIBUTION),
         Posting(METER, amount, Reason.CONTRIBUTION),
-    )
-
-
-def snapshot(store: Store) -> tuple[int, int, int, list[tuple[str, int]]]:
-    balances = store.read(lambda tx: [(a.account_id, a.balance) for a in tx.accounts()])
-    return (
-        count(store, "transactions"),
-        count(store, "postings"),
-        count(store, "events"),
-        balances,
     )
 
 
