@@ -93,7 +93,7 @@ def check_stake(
     ...     check_stake(150, unit=100, minimum=100, maximum=1_000, rule="CSP-6.2", what="ante")
     ... except RuleViolation as refused:
     ...     print(refused)
-    [CSP-6.2] ante 150 is not a whole multiple of the bet unit 100
+    [CSP-6.2] ante 1.50 is not a whole multiple of the bet unit 1.00
     """
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise RuleViolation(rule, "money.stake_not_whole", what=what, amount=repr(amount))

@@ -191,7 +191,7 @@ def test_every_template_formats(key: str) -> None:
         else:
             pytest.fail(f"{key}: {text!r} cannot be formatted")
         specs = {spec for _, _, spec, _ in string.Formatter().parse(text) if spec}
-        assert specs <= {"term"}, f"{key}: format specs {specs} (only 'term' is known)"
+        assert specs <= {"term", "money"}, f"{key}: format specs {specs} (only term, money)"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
@@ -503,3 +503,19 @@ def test_a_refusal_renders_its_text_when_asked_the_same_text(
     for lang in messages.LANGUAGES:
         assert err.text(lang) == rule.text(lang) == eager[lang]
         assert err.to_dict(lang)["message"] == eager[lang]
+
+
+def test_a_money_placeholder_reads_minor_units_in_major_units_and_keeps_the_int() -> None:
+    """An amount's parameter stays an int; its text reads in major units in every language."""
+    err = MacauTablesError("money.stake_off_unit", what="ante", amount=500, unit=1000)
+    assert err.params == {"what": "ante", "amount": 500, "unit": 1000}
+    assert err.text("en") == "ante 5.00 is not a whole multiple of the bet unit 10.00"
+    assert "5.00" in err.text("zh-Hant") and "10.00" in err.text("zh-Hant")
+    assert "500" not in err.text("zh-Hant").replace("5.00", "")
+    # a value that is not an amount (a refused "abc") is shown as it came, never a fallback
+    assert messages.render("money.stake_not_positive", {"what": "ante", "amount": "abc"}) == (
+        "ante must be positive, got abc"
+    )
+    assert messages.render("money.stake_not_positive", {"what": "ante", "amount": -123456}) == (
+        "ante must be positive, got -1,234.56"
+    )

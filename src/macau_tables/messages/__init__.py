@@ -10,10 +10,14 @@ Each ``*.toml`` file beside this module is one namespace; a table in it is one m
 Templates use ``str.format`` placeholders filled from the error's ``params``. Both languages of a
 key have the same placeholders (a test checks it, and that every key used in the code exists).
 A placeholder with the format spec ``term`` (``{kind:term}``) is a word of the games' vocabulary
-shown in the template's language (:mod:`.terms`: 莊對子 for ``"banker_pair"``).
+shown in the template's language (:mod:`.terms`: 莊對子 for ``"banker_pair"``). A placeholder
+with the format spec ``money`` (``{amount:money}``) is an amount: its parameter stays an ``int``
+of minor units (for machines: the API's ``params``, the logs), and the text reads it in major
+units through :func:`macau_tables.money.format_minor` (``1050`` reads ``10.50``), in every
+language alike. A parameter that is not an ``int`` (a refused ``"abc"``) is shown as it came.
 
->>> render("caribbean.raise_not_twice_ante", {"wanted": 200, "amount": 150})
-'the raise is exactly twice the ante (200), not 150'
+>>> render("money.stake_off_unit", {"what": "ante", "amount": 500, "unit": 1000})
+'ante 5.00 is not a whole multiple of the bet unit 10.00'
 """
 
 from __future__ import annotations
@@ -86,6 +90,22 @@ def render(key: str, params: Mapping[str, object], language: str = DEFAULT_LANGU
     return f"{key}({shown})"
 
 
+class _Amount(int):
+    """An ``int`` parameter; the format spec ``money`` reads it as minor units in major units
+    (:func:`~macau_tables.money.format_minor`), any other spec as the ``int`` it is."""
+
+    def __format__(self, spec: str) -> str:
+        if spec == "money":
+            return _format_minor(int(self))
+        return format(int(self), spec)
+
+
+def _format_minor(amount: int) -> str:
+    from ..money import format_minor  # money imports errors, which renders through this module
+
+    return format_minor(amount)
+
+
 class _Word(str):
     """A text parameter; the format spec ``term`` shows it in the template's language
     (:func:`~.terms.term`: ``{kind:term}`` is 莊對子 in Chinese for ``"banker_pair"``)."""
@@ -95,10 +115,14 @@ class _Word(str):
     def __format__(self, spec: str) -> str:
         if spec == "term":
             return term(str(self), self.language)
+        if spec == "money":  # not an amount (a refused value): shown as it came
+            return str(self)
         return format(str(self), spec)
 
 
 def _value(value: object, language: str) -> object:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _Amount(value)
     if not isinstance(value, str):
         return value
     word = _Word(value)

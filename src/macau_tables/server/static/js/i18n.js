@@ -1,7 +1,8 @@
 // The page's language and texts. The server puts the catalog's texts the page needs
 // in <script type="application/json" id="page-texts"> (server/i18n.py texts_for); t(key, params)
 // fills their {placeholders} as the Python catalog does (str.format: {{ and }} are braces;
-// {kind:term} shows a game word in the page's language, from <script id="page-terms">).
+// {kind:term} shows a game word in the page's language, from <script id="page-terms">;
+// {amount:money} reads an integer of minor units in major units, as money() below).
 
 const texts = readJson("page-texts") || {};
 const terms = readJson("page-terms") || {};
@@ -45,7 +46,9 @@ export function term(value) {
 
 /**
  * The catalog text of `key` in the page's language with `params` filled in; a placeholder
- * with the spec `term` ("{kind:term}") shows its value in the page's language (term()).
+ * with the spec `term` ("{kind:term}") shows its value in the page's language (term()), one
+ * with the spec `money` ("{amount:money}") an integer of minor units in major units (money());
+ * the params stay integers.
  */
 export function t(key, params = {}) {
   const template = texts[key];
@@ -54,7 +57,9 @@ export function t(key, params = {}) {
     if (match === "{{") return "{";
     if (match === "}}") return "}";
     if (!(name in params)) return match;
-    return spec === "term" ? term(params[name]) : String(params[name]);
+    if (spec === "term") return term(params[name]);
+    if (spec === "money") return isMinor(params[name]) ? money(params[name]) : String(params[name]);
+    return String(params[name]);
   });
 }
 
@@ -63,22 +68,25 @@ export function has(key) {
   return key in texts;
 }
 
-const grouping = () => new Intl.NumberFormat(lang() === "zh-Hant" ? "zh-Hant-MO" : "en", {
-  useGrouping: true,
-  maximumFractionDigits: 0,
-});
+/** Whether `value` is an integer amount of minor units (a safe integer, a BigInt or digits). */
+function isMinor(value) {
+  if (typeof value === "bigint") return true;
+  if (typeof value === "number") return Number.isSafeInteger(value);
+  return typeof value === "string" && /^-?\d+$/.test(value);
+}
 
 /**
- * Minor units (an integer) written in major units with two decimals, like
- * macau_tables.money.format_minor: integer arithmetic only, no float.
+ * Minor units (an integer) written in major units with two decimals and comma thousands, the
+ * same text in every language as macau_tables.money.format_minor (1234567 reads 12,345.67):
+ * integer arithmetic only, no float.
  */
 export function money(minor) {
   const value = BigInt(minor);
   const negative = value < 0n;
   const abs = negative ? -value : value;
-  const whole = abs / 100n;
+  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const cents = (abs % 100n).toString().padStart(2, "0");
-  return `${negative ? "-" : ""}${grouping().format(whole)}.${cents}`;
+  return `${negative ? "-" : ""}${whole}.${cents}`;
 }
 
 /** A date and time (ISO text) in the page's language. */
