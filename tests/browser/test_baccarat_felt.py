@@ -15,7 +15,12 @@ import pytest
 from macau_tables import messages
 from macau_tables.money import format_minor
 from tests.browser.support import (
+    DECK,
     Live,
+    _deal_until_settled,
+    _due,
+    _open_round,
+    _type_card,
     axe_check,
     cycle_to_a_seated_round,
     held_table,
@@ -226,3 +231,39 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
         return bruno.locator("#outcome").get_attribute("data-winner")
 
     wait_until("the result", turn_what_is_due)
+
+
+def test_a_round_held_for_the_supervisor_says_so_on_the_player_s_page_BAC_10(
+    page_of: Any, live: Live
+) -> None:
+    """A card refused at the live table stops the round for a supervisor (BAC-10): the player's
+    page says the round is held for the supervisor, not "No more bets: dealing"; once the
+    supervisor has corrected it the round goes on."""
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    alice = page_of()
+    login(alice, "alice", then="/tables/bac-live?lang=en")
+    phase = alice.locator("#phase")
+    wait_until("betting on alice's page", lambda: phase.get_attribute("data-phase") == "betting")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    wait_until("dealing on alice's page", lambda: phase.get_attribute("data-phase") == "dealing")
+    dealer.locator("#card-slot").select_option("B1")  # the banker's slot while the player's is due
+    assert _type_card(dealer, "9s") == "refused"
+    wait_until("held on alice's page", lambda: phase.get_attribute("data-phase") == "held")
+    assert phase.inner_text() == messages.render("play.phase_held", {}, "en")
+    assert phase.inner_text() != messages.render("play.phase_dealing", {}, "en")
+    shot(alice, "baccarat-held-for-supervisor-en")
+    supervisor = page_of()
+    login(supervisor, "supervisor", then="/dealer/bac-live")
+    reassign = supervisor.locator("#supervisor-buttons button[data-action='reassign']")
+    reassign.wait_for()
+    supervisor.locator("#reason").fill("the 9s was the player's first card")
+    reassign.click()
+    wait_until("dealing again", lambda: phase.get_attribute("data-phase") == "dealing")
+    wait_until("the next card due", lambda: _due(dealer) == ("card", "B1"))
+    _deal_until_settled(dealer, cards)
+    wait_until("settled on alice's page", lambda: phase.get_attribute("data-phase") == "settled")
