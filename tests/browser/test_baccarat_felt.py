@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from macau_tables import messages
+from macau_tables.baccarat.bets import TIE_ODDS
 from macau_tables.money import format_minor
 from tests.browser.support import (
     DECK,
@@ -99,6 +100,9 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
     assert spot.locator("[data-mine]").inner_text() == mine
     assert mine in (spot.get_attribute("aria-label") or "")
     assert page.locator("#page-status").is_visible()  # "Done"
+    # each spot says what it pays, from the table's paytable (BAC-17.2 for the tie)
+    tie = page.locator(".spot[data-area='seat:1'][data-kind='tie'] [data-pays]")
+    assert tie.inner_text() == messages.render("play.spot_pays", {"odds": TIE_ODDS}, language)
     axe_check(page, what=f"the baccarat felt ({language})")
     shot(page, f"baccarat-felt-betting-{language}")
     # the cycle closes the betting; the round is dealt and settled
