@@ -124,6 +124,13 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
         card = cards.first.get_attribute("data-card") or ""
         assert cards.first.get_attribute("aria-label") == _card_name(card, language)
         assert cards.first.locator("svg").count() == 1
+    # the cards came onto the felt with the deal's motion; none when the reader asks for less
+    # motion (prefers-reduced-motion)
+    dealt = page.locator("#cards-banker .card.card-deal").first
+    assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
+    page.emulate_media(reduced_motion="reduce")
+    assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "none"
+    page.emulate_media(reduced_motion="no-preference")
     # the shoe's statistics beside the roads: as the roads' read-model counts them
     roads = live.api.get("/api/tables/bac-1/read/roads").json()
     wait_until(
