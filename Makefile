@@ -10,6 +10,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	# The analysis's numba kernels compiled into numba's on-disk cache, so the first exact
+	# analysis (the admin page's figures, a PAR sheet) takes seconds, not a cold compile's ~30.
+	$(BIN)/python -m macau_tables.analysis.warm
 	touch $(STAMP)
 
 install: $(STAMP)
