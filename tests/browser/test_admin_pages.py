@@ -557,6 +557,15 @@ def test_an_admin_sees_the_exact_math_of_an_option_before_saving_it_CSP_13(
     assert page.locator("label[for='opt-csp-1-royal_flush_odds']").inner_text() in (
         error.inner_text()
     )
+    odds.fill("100")
+    unit = page.locator("#opt-csp-1-bet_unit")
+    assert unit.input_value() == "10.00"  # money in major units, not 1000
+    unit.fill("10.005")  # a third decimal: refused in the page, naming the field
+    editor.locator("button[type='button']").click()
+    label = page.locator("label[for='opt-csp-1-bet_unit']").inner_text()
+    wait_until("the refusal", lambda: label in error.inner_text())
+    assert not page.watch.refusals  # nothing was sent
+    unit.fill("10.00")
     odds.fill("50")
     odds.press("Tab")  # a changed option shows its math by itself
     row = editor.locator("[data-results='csp-1'] tr[data-wager='ante']")

@@ -11,6 +11,7 @@ import os
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login, refused
 
@@ -25,8 +26,12 @@ from macau_tables.analysis.baccarat_exact import (
     pair_count,
     wager_stats,
 )
-from macau_tables.analysis.caribbean_exact import JackpotAnalysis, analyze_jackpot
-from macau_tables.analysis.options import caribbean_sweep
+from macau_tables.analysis.caribbean_exact import (
+    CaribbeanAnalysis,
+    analyze,
+    analyze_jackpot,
+    par_rules,
+)
 from macau_tables.baccarat.rules import CommissionMode
 from macau_tables.server.analysis_worker import jobs
 from macau_tables.server.auth import endpoint_rules
@@ -104,8 +109,15 @@ def test_no_commission_shows_the_exact_banker_edge_and_the_difference_BAC_18(
     assert again["candidate"] == body["candidate"] and again["job"] != first["job"]
 
 
+@pytest.fixture(scope="module")
+def royal_100() -> CaribbeanAnalysis:
+    """The analysis package's own exact analysis of the royal flush at 100:1 (CSP-9.5), in the
+    test's process: what the worker's figures are checked against."""
+    return analyze(par_rules(100))
+
+
 def test_royal_flush_odds_show_the_exact_edge_jackpot_return_and_break_even_CSP_9_5(
-    client: TestClient, runtime: Runtime
+    client: TestClient, runtime: Runtime, royal_100: CaribbeanAnalysis
 ) -> None:
     admin = login(client, "admin")
     started = submit(client, admin, "csp-1", royal_flush_odds=50)
@@ -116,40 +128,25 @@ def test_royal_flush_odds_show_the_exact_edge_jackpot_return_and_break_even_CSP_
     assert body["progress"] == {"done": 8, "total": 8, "step": "jackpot"}
     old, new = edges(body["current"]), edges(body["candidate"])
     # The law's ranking (CSP-8), per ante, as docs/methods.md publishes them.
-    assert old["ante"] == Fraction(3337606931, 63888559350)  # royal flush 100:1
+    assert old["ante"] == royal_100.house_edge == Fraction(3337606931, 63888559350)  # 100:1
     assert new["ante"] == Fraction(7243120413, 138425211925)  # royal flush 50:1
     change = body["difference"]["wagers"][0]
-    assert change["wager"] == "ante" and Fraction(change["house_edge"]) == new["ante"] - old["ante"]
-    # The jackpot at the table's meter (CSP-10.2): the analysis package's, exactly.
-    rules = runtime.service("csp-1").state.rules
+    assert change["wager"] == "ante"
+    assert Fraction(change["house_edge"]) == new["ante"] - old["ante"]
+    # The jackpot at the table's meter (CSP-10.2), as the analysis package computes it with
+    # the table's own jackpot settings.
     meter = first["meter"]
     assert meter == runtime.store.read(lambda tx: tx.meter(str(tx.table("csp-1").meter_id)).amount)
-    sweep = caribbean_sweep(100)  # (computed again here, in the test's process)
-    jackpot = JackpotAnalysis(
-        rules, meter, tuple(Fraction(n, 122_151_120) for n in sweep.raised_by_category)
-    )
+    rules = runtime.service("csp-1").state.rules
+    jackpot = analyze_jackpot(dataclasses.replace(royal_100, rules=rules), meter)
     assert Fraction(body["current"]["jackpot"]["return"]) == jackpot.return_rate(meter)
-    assert body["current"]["jackpot"]["break_even_meter"] == jackpot.break_even_meter()
-    assert jackpot.break_even_meter() > 0
-    assert sweep.house_edge == old["ante"]
+    assert Fraction(body["current"]["jackpot"]["house_edge"]) == 1 - jackpot.return_rate(meter)
+    assert body["current"]["jackpot"]["break_even_meter"] == jackpot.break_even_meter() > meter
     # A box wins the jackpot only if it raised (CSP-10.2), and the odds change only which
     # high-card hands raise: the jackpot's figures stay, exactly.
     assert body["candidate"]["jackpot"] == body["current"]["jackpot"]
     assert body["difference"]["jackpot"] == {"return": "0/1", "break_even_meter": 0}
-
-
-def test_the_sweep_summary_matches_the_analysis_package_CSP_10() -> None:
-    """The worker keeps one sweep's summary per odds; its jackpot figures are those of
-    :func:`analyze_jackpot` on the whole analysis."""
-    from macau_tables.analysis.caribbean_exact import analyze, par_rules
-
-    whole = analyze(par_rules(100))
-    summary = caribbean_sweep(100)
-    assert summary.house_edge == whole.house_edge
-    assert summary.raised_by_category == whole.raised_by_category
-    assert analyze_jackpot(whole, 5_000_000).probabilities == tuple(
-        Fraction(n, 122_151_120) for n in summary.raised_by_category
-    )
+    assert body["candidate"]["worker_pid"] != os.getpid()
 
 
 def test_the_baccarat_jackpot_at_the_meter_BAC_17(client: TestClient, runtime: Runtime) -> None:

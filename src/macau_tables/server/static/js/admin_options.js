@@ -501,8 +501,19 @@ function figuresTable(result) {
 
 // -- one table's editor --------------------------------------------------------------------------
 
-/** The options editor of `tb` (one table of GET /api/admin/tables); `redraw` after a save. */
+/**
+ * The options editor of `tb` (one table of GET /api/admin/tables), closed; its form is built
+ * when first opened. `redraw` after a save.
+ */
 export function optionsEditor(tb, redraw) {
+  const box = el("details", { "data-edit": tb.table_id }, el("summary", {}, el("strong", { text: t("pages.adm_edit_summary", { table: tb.name }) })));
+  box.addEventListener("toggle", () => {
+    if (box.open && box.children.length === 1) box.append(editorForm(tb, redraw));
+  });
+  return box;
+}
+
+function editorForm(tb, redraw) {
   const rules = tb.rules;
   const id = (name) => `edit-${tb.table_id}-${name}`;
   const sections = SECTIONS[tb.game].map(([legend, specs]) => el("fieldset", {}, el("legend", { text: t(legend) }), ...specs.map((spec) => control(tb, spec, rules))));
@@ -528,7 +539,6 @@ export function optionsEditor(tb, redraw) {
     save,
   );
   const form = el("form", { novalidate: true, "data-edit-form": tb.table_id }, ...sections, show, progress, error, results, saving);
-  const box = el("details", { "data-edit": tb.table_id }, el("summary", {}, el("strong", { text: t("pages.adm_edit_summary", { table: tb.name }) })), form);
 
   let generation = 0; // a newer request makes the older one's answers moot
   let shown = null; // {signature, changes, options}: the math on screen
@@ -642,5 +652,5 @@ export function optionsEditor(tb, redraw) {
       error,
     );
   });
-  return box;
+  return form;
 }
