@@ -593,8 +593,15 @@ def test_an_admin_sees_the_exact_math_of_an_option_before_saving_it_CSP_13(
     needs = ("royal_flush_odds", 50) not in approved  # (an earlier run may have approved it)
     needed = editor.locator("[data-approvals-needed]").inner_text()
     assert (page.locator("[data-option='royal_flush_odds']").inner_text() in needed) is needs
+    # Every rules field has its control: at baccarat too, card holding (BAC-16) among them.
+    page.locator("[data-edit='bac-1'] summary").click()
+    holding = page.locator("#opt-bac-1-card_holding")
+    assert holding.get_attribute("type") == "checkbox"
+    assert page.locator("#opt-bac-1-commission").get_attribute("id")  # BAC-18's option
     if language != "en":  # the page's own words, in the reader's language
-        assert english_left(page, *table_names(live), within="[data-edit='csp-1']") == []
+        for table in ("csp-1", "bac-1"):
+            within = f"[data-edit='{table}']"
+            assert english_left(page, *table_names(live), within=within) == []
     axe_check(page, what=f"admin options editor {language}")
     shot(page, f"admin-options-{language}")
     page.set_viewport_size({"width": 390, "height": 844})

@@ -197,3 +197,20 @@ def test_only_an_admin_asks_for_the_math(client: TestClient) -> None:
     rules = endpoint_rules(client.app)  # type: ignore[arg-type]
     assert rules[("POST", "/api/admin/tables/{table_id}/analysis")] == frozenset({UserRole.ADMIN})
     assert rules[("GET", "/api/admin/analysis/{job_id}")] == frozenset({UserRole.ADMIN})
+
+
+def test_card_holding_changes_no_figure_and_needs_no_approval_BAC_16(
+    client: TestClient, runtime: Runtime
+) -> None:
+    """Card holding (the squeeze) is the house's decision (BAC-16, not a BAC-19 option): the
+    page's control for it shows the figures unchanged, and the change saves without a record."""
+    admin = login(client, "admin")
+    first = submit(client, admin, "bac-live", card_holding=True).json()
+    body = finished(client, admin, first["job"])
+    assert body["candidate"]["wagers"] == body["current"]["wagers"]
+    assert {Fraction(w["house_edge"]) for w in body["difference"]["wagers"]} == {Fraction(0)}
+    rules = runtime.service("bac-live").state.rules
+    assert first["options"] == [
+        {"option": o.option, "value": o.value, "rule": o.rule, "description": o.description}
+        for o in rules.options_requiring_approval()
+    ]
