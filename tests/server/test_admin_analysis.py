@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 from fractions import Fraction
 from typing import Any
 
@@ -32,7 +33,7 @@ from macau_tables.analysis.caribbean_exact import (
     analyze_jackpot,
     par_rules,
 )
-from macau_tables.baccarat.rules import CommissionMode
+from macau_tables.baccarat.rules import BaccaratRules, CommissionMode
 from macau_tables.server.analysis_worker import jobs
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
@@ -214,3 +215,25 @@ def test_card_holding_changes_no_figure_and_needs_no_approval_BAC_16(
         {"option": o.option, "value": o.value, "rule": o.rule, "description": o.description}
         for o in rules.options_requiring_approval()
     ]
+
+
+def test_a_worker_that_dies_is_started_again_and_its_job_asked_again() -> None:
+    """The analysis worker killed while computing: that job fails (``analysis.job_failed``),
+    the same figures asked again are computed by a new worker, nothing is stuck."""
+    jobs.shutdown()  # a fresh worker: it is still starting when it is killed below
+    rules = dataclasses.replace(
+        BaccaratRules(), shoe=dataclasses.replace(BaccaratRules().shoe, decks=7)
+    )
+    job = jobs.submit(rules, rules, 0)
+    (process,) = jobs.processes()
+    os.kill(process, signal.SIGKILL)
+    jobs.wait(job, WAIT)
+    first = jobs.status(job)
+    assert first is not None and first["state"] in ("done", "failed")
+    if first["state"] == "failed":
+        assert first["error"] == {"key": "analysis.job_failed", "params": {}}
+    again = jobs.submit(rules, rules, 0)
+    jobs.wait(again, WAIT)
+    answer = jobs.status(again)
+    assert answer is not None and answer["state"] == "done", answer
+    assert answer["current"]["worker_pid"] not in (process, os.getpid())

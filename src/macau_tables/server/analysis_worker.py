@@ -15,7 +15,9 @@ job at once; each configuration's figures are computed once and kept by the conf
 digest (``codec.sha256`` of the rules, the digest its stored version is named by) and the meter
 (:data:`CACHE_SIZE` of them): a figure set already known, or being computed for another job, is
 not computed again. The worker reports each stage (:data:`~macau_tables.analysis.options.STEPS`)
-through a queue that :meth:`~AnalysisJobs.status` reads, so the page shows the progress.
+through a queue that :meth:`~AnalysisJobs.status` reads, so the page shows the progress. A worker
+that dies fails the jobs it was computing (``analysis.job_failed``); the next job starts a new
+one and computes those figures again.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -80,6 +83,9 @@ class _Figures:
     future: Future[dict[str, Any]] | None = None
     result: dict[str, Any] | None = None
     steps: list[str] = field(default_factory=list)
+    failed: bool = False
+    """The worker did not answer (it died, or the job was cancelled): asked again, computed
+    again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +110,10 @@ class AnalysisJobs:
         self._jobs: OrderedDict[str, _Job] = OrderedDict()
 
     def _pool(self) -> ProcessPoolExecutor:
+        """The worker (started if none runs, or started again after it died)."""
+        if self._executor is not None and getattr(self._executor, "_broken", False):
+            self._executor.shutdown(wait=False, cancel_futures=True)  # its worker died
+            self._executor = None
         if self._executor is None:
             context = multiprocessing.get_context("spawn")
             self._queue = context.Queue()
@@ -120,11 +130,17 @@ class AnalysisJobs:
         under way (under the lock); and whether they were known or under way."""
         key = _key(codec.sha256(rules), meter)
         found = self._figures.get(key)
-        if found is not None and not (found.future is not None and found.future.cancelled()):
+        if found is not None:
+            self._settle(found)
+        if found is not None and not found.failed:
             self._figures.move_to_end(key)
             return key, True
         game = "caribbean" if isinstance(rules, CaribbeanRules) else "baccarat"
-        future = self._pool().submit(_figures, key, codec.encode(rules), meter)
+        payload = codec.encode(rules)
+        try:
+            future = self._pool().submit(_figures, key, payload, meter)
+        except BrokenProcessPool:  # the worker died just now: a new one
+            future = self._pool().submit(_figures, key, payload, meter)
         self._figures[key] = _Figures(game, future)
         while len(self._figures) > CACHE_SIZE:
             self._figures.popitem(last=False)
@@ -154,10 +170,11 @@ class AnalysisJobs:
                 found.steps.append(name)
 
     def _settle(self, found: _Figures) -> None:
+        """Take the worker's answer into ``found`` once it has come (under the lock)."""
         if found.result is None and found.future is not None and found.future.done():
-            exc = found.future.exception()
-            if exc is not None:
+            if found.future.cancelled() or found.future.exception() is not None:
                 found.result = {"error": {"key": "analysis.job_failed", "params": {}}}
+                found.failed = True
             else:
                 found.result = found.future.result()
             found.future = None
@@ -217,7 +234,15 @@ class AnalysisJobs:
                 if (f := self._figures.get(k)) is not None and f.future is not None
             ]
         for future in futures:
-            future.exception(timeout=timeout)
+            if not future.cancelled():
+                future.exception(timeout=timeout)
+
+    def processes(self) -> list[int]:
+        """The process ids of the worker (none before the first job or after a shutdown)."""
+        with self._lock:
+            executor = self._executor
+            found = {} if executor is None else dict(getattr(executor, "_processes", None) or {})
+        return sorted(found)
 
     def shutdown(self) -> None:
         """Stop the worker (it is started again by the next job)."""
