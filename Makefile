@@ -6,10 +6,14 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install serve test test-slow check lint types kernels bench clean
 
+# The install ends by compiling the analysis's numba kernels into numba's on-disk cache
+# (python -m macau_tables.analysis.warm), so the first exact analysis on a fresh machine — the
+# admin page's figures of a changed option, a PAR sheet — takes seconds, not a cold compile's.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m macau_tables.analysis.warm
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 import uuid
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from macau_tables.messages import LANGUAGES
 from tests.browser.support import (
     DECK,
     Live,
@@ -530,3 +532,109 @@ def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) 
         axe_check(phone, what=f"{path} on a phone")
         name = path.strip("/").replace("/", "-") or "lobby"
         shot(phone, f"phone-{name}-zh-Hant")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_admin_sees_the_exact_math_of_an_option_before_saving_it_CSP_13(
+    page_of: Any, live: Live, language: str
+) -> None:
+    """Issue 22 item 4: the royal flush's odds 100 → 50 at csp-1 (CSP-9.5, CSP-13) show, before
+    anything is saved, the exact house edge of the ante under both and their difference, as
+    the analysis package computes them (docs/methods.md, the law's ranking), with the
+    jackpot's return at the meter; then the change is saved with its approval record."""
+    admin = live.token("admin")
+    closed = _closed_between_rounds(live, "csp-1")  # a configuration changes between rounds
+    page = page_of()
+    login(page, "admin", then=f"/admin?lang={language}")
+    editor = page.locator("[data-edit='csp-1']")
+    editor.locator("summary").click()
+    odds = page.locator("#opt-csp-1-royal_flush_odds")
+    assert odds.input_value() == "100"
+    odds.fill("120")  # outside 50..100: refused in the page, nothing asked
+    editor.locator("button[type='button']").click()
+    error = editor.locator("[data-edit-error]")
+    wait_until("the refusal", lambda: error.is_visible() and error.inner_text())
+    assert page.locator("label[for='opt-csp-1-royal_flush_odds']").inner_text() in (
+        error.inner_text()
+    )
+    odds.fill("100")
+    unit = page.locator("#opt-csp-1-bet_unit")
+    assert unit.input_value() == "10.00"  # money in major units, not 1000
+    unit.fill("10.005")  # a third decimal: refused in the page, naming the field
+    editor.locator("button[type='button']").click()
+    label = page.locator("label[for='opt-csp-1-bet_unit']").inner_text()
+    wait_until("the refusal", lambda: label in error.inner_text())
+    assert not page.watch.refusals  # nothing was sent
+    unit.fill("10.00")
+    odds.fill("50")
+    odds.press("Tab")  # a changed option shows its math by itself
+    row = editor.locator("[data-results='csp-1'] tr[data-wager='ante']")
+    row.wait_for()
+    now, new, change, back = (
+        row.locator("td").nth(i).get_attribute("data-exact") for i in range(4)
+    )
+    assert Fraction(now or "") == Fraction(3337606931, 63888559350)  # 100:1 (CSP-9.5)
+    assert Fraction(new or "") == Fraction(7243120413, 138425211925)  # 50:1
+    assert Fraction(change or "") == Fraction(new or "") - Fraction(now or "")
+    assert Fraction(back or "") == 1 - Fraction(new or "")
+    assert row.locator("td").nth(1).inner_text() == "5.2325 %"  # exact, rounded to 4 places
+    progress = editor.locator("[data-progress='csp-1']")
+    assert progress.get_attribute("aria-live") == "polite"
+    assert progress.locator("progress").get_attribute("value") == (
+        progress.locator("progress").get_attribute("max")
+    )
+    jackpot = editor.locator("[data-results='csp-1'] tr[data-wager='jackpot']")
+    assert jackpot.locator("td").nth(2).get_attribute("data-exact")
+    assert int(editor.locator("[data-break-even]").get_attribute("data-break-even") or 0) > 0
+    rules = live.api.get("/api/admin/tables", headers=admin).json()["tables"]
+    before = next(t for t in rules if t["table_id"] == "csp-1")
+    assert before["rules"]["royal_flush_odds"] == 100  # nothing saved yet
+    approved = [(a["option"], a["value"]) for a in before["approvals"]]
+    needs = ("royal_flush_odds", 50) not in approved  # (an earlier run may have approved it)
+    needed = editor.locator("[data-approvals-needed]").inner_text()
+    assert (page.locator("[data-option='royal_flush_odds']").inner_text() in needed) is needs
+    # Every rules field has its control: at baccarat too, card holding (BAC-16) among them.
+    page.locator("[data-edit='bac-1'] summary").click()
+    holding = page.locator("#opt-bac-1-card_holding")
+    assert holding.get_attribute("type") == "checkbox"
+    assert page.locator("#opt-bac-1-commission").get_attribute("id")  # BAC-18's option
+    if language == "zh-Hant":  # the page's own words, in the reader's language
+        for table in ("csp-1", "bac-1"):
+            within = f"[data-edit='{table}']"
+            assert english_left(page, *table_names(live), within=within) == []
+    axe_check(page, what=f"admin options editor {language}")
+    shot(page, f"admin-options-{language}")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    axe_check(page, what=f"admin options editor {language} on a phone")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    # Saved with the approval record the new value needs (CSP-13).
+    reference = f"DICJ-M-{uuid.uuid4().hex[:6]}"
+    page.locator("#edit-csp-1-reference").fill(reference)
+    page.locator("#edit-csp-1-applied").fill("2025-12-01")
+    page.locator("#edit-csp-1-effective").fill("2025-12-05")
+    page.locator("#edit-csp-1-reason").fill("royal flush 50:1 approved")
+    editor.locator("button[type='submit']").dblclick()  # one change, whatever the clicks
+    saved = page.locator("[data-options='csp-1'] [data-value='50']")
+    wait_until("the new odds listed", lambda: saved.count() == 1)
+    listed = live.api.get("/api/admin/tables", headers=admin).json()["tables"]
+    csp = next(t for t in listed if t["table_id"] == "csp-1")
+    assert csp["rules"]["royal_flush_odds"] == 50
+    recorded = [a["value"] for a in csp["approvals"] if a["reference"] == reference]
+    assert recorded == ([50] if needs else [])
+    # The other tests find the table as it was: back to 100:1 (approved before).
+    back_to = live.api.post(
+        "/api/admin/tables/csp-1/config",
+        json={
+            "changes": {"royal_flush_odds": 100},
+            "reason": "the tests' table as it was",
+            "idempotency_key": uuid.uuid4().hex,
+        },
+        headers=admin,
+    )
+    assert back_to.status_code == 200, back_to.text
+    if closed.status_code == 200:
+        opened = live.api.post(
+            "/api/tables/csp-1/open", json={"reason": "x"}, headers=live.token("supervisor")
+        )
+        assert opened.status_code == 200, opened.text

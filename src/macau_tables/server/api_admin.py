@@ -71,7 +71,7 @@ from ..tables.engine import TableState
 from ..tables.holds import Hold, waiting_holds
 from ..tables.meters import change_meter_params
 from ..tables.model import ClearFault, ReleaseAward, ShufflerReplaced, TableError
-from ..tables.reconfigure import change_table_config
+from ..tables.reconfigure import FIXED_FIELDS, change_table_config, rules_with_changes
 from ..tables.reports import (
     PositionFigures,
     TableFigures,
@@ -82,6 +82,7 @@ from ..tables.reports import (
 )
 from ..tables.storage import read_table
 from . import auth
+from .analysis_worker import jobs as analysis_jobs
 from .errors import register_status
 from .paytables import linked_awards
 from .principal import Principal, UserRole
@@ -103,6 +104,7 @@ register_status("admin.day_out_of_range", 422)
 register_status("tables.meter_round_open", 409)
 register_status("tables.config_round_open", 409)
 register_status("tables.config_shoe_in_play", 409)
+register_status("analysis.job_unknown", 404)
 
 Player = Annotated[Principal, Depends(auth.require(UserRole.PLAYER))]
 Admin = Annotated[Principal, Depends(auth.require(UserRole.ADMIN))]
@@ -877,6 +879,11 @@ class TableConfig(BaseModel):
     approvals: list[ApprovalRecord]
     approved_today: bool
     refusal: dict[str, Any] | None
+    rules: dict[str, Any] = Field(default_factory=dict)
+    """Every field a change may name, as the stored configuration has it (the codec's JSON:
+    minor units as ``int``, a fraction as ``"n/d"``, a nested setting as its whole object)."""
+    meter_amount: int | None = None
+    """The amount of the table's jackpot meter now (``None``: no meter)."""
 
 
 class TableConfigs(BaseModel):
@@ -884,6 +891,13 @@ class TableConfigs(BaseModel):
 
     day: str
     tables: list[TableConfig]
+
+
+def _options(rules: Any) -> list[Option]:
+    return [
+        Option(option=o.option, value=json_param(o.value), rule=o.rule, description=o.description)
+        for o in rules.options_requiring_approval()
+    ]
 
 
 def _table_config(tx: Tx, t: TableRecord, today: date) -> TableConfig:
@@ -909,12 +923,7 @@ def _table_config(tx: Tx, t: TableRecord, today: date) -> TableConfig:
         meter_id=t.meter_id,
         config_id=t.config_id,
         config_sha256=tx.config(t.config_id).sha256,
-        options=[
-            Option(
-                option=o.option, value=json_param(o.value), rule=o.rule, description=o.description
-            )
-            for o in rules.options_requiring_approval()
-        ],
+        options=_options(rules),
         approvals=[
             ApprovalRecord(
                 option=a.option,
@@ -927,6 +936,8 @@ def _table_config(tx: Tx, t: TableRecord, today: date) -> TableConfig:
         ],
         approved_today=refusal is None,
         refusal=refusal,
+        rules={k: v for k, v in codec.encode(rules).items() if k not in FIXED_FIELDS},
+        meter_amount=None if t.meter_id is None else tx.meter(t.meter_id).amount,
     )
 
 
@@ -1055,3 +1066,92 @@ def table_config(
     service = runtime.service(table_id)  # 404 unknown, 409 served by another process
     result: ConfigDone = service.reconfigure(lambda: _keyed(runtime, work))
     return result
+
+
+# -- the exact math of a change, before it is saved (issue 22 item 4) -------------------------
+
+
+class AnalysisRequest(BaseModel):
+    """The change whose exact figures are wanted: ``changes`` as ``POST
+    /api/admin/tables/{id}/config`` takes them (nothing is saved)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    changes: dict[Name, Any] = Field(default_factory=dict, max_length=30)
+
+
+class AnalysisJob(BaseModel):
+    """An analysis job (:mod:`.analysis_worker`): ``state`` ``running``, ``done`` or ``failed``;
+    ``progress`` (stages ``done`` of ``total``, the last ``step``); once done, the ``current``
+    (approved) and ``candidate`` configurations' figures (exact ``"n/d"`` texts; meters in minor
+    units; ``worker_pid`` the process that computed them) and their ``difference``; ``cached``:
+    every figure was already known; ``error``: a refusal's ``key`` and ``params``. The submit
+    answers also name the table, the two configurations' digests, the meter used and the
+    options the candidate would need approved (CSP-13, BAC-19)."""
+
+    job: str
+    state: Literal["running", "done", "failed"]
+    cached: bool
+    progress: dict[str, Any] | None = None
+    current: dict[str, Any] | None = None
+    candidate: dict[str, Any] | None = None
+    difference: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    table_id: str | None = None
+    current_sha256: str | None = None
+    candidate_sha256: str | None = None
+    meter: int | None = None
+    options: list[Option] | None = None
+
+
+JobIdPath = Annotated[str, PathParam(min_length=32, max_length=32, pattern=r"^[0-9a-f]{32}$")]
+
+
+def _job(job_id: str) -> AnalysisJob:
+    found = analysis_jobs.status(job_id)
+    if found is None:
+        raise MacauTablesError("analysis.job_unknown", job=job_id)
+    return AnalysisJob(**found)
+
+
+@router.post(
+    "/api/admin/tables/{table_id}/analysis",
+    summary="The exact math of a change of a table's options, before saving it (admin)",
+)
+def table_analysis(
+    runtime: RuntimeDep, who: Admin, table_id: TableIdPath, body: AnalysisRequest
+) -> AnalysisJob:
+    """Validate ``changes`` as a configuration change would (the same refusals, 422 with the
+    rules' key; nothing is written) and start the exact analysis of the configuration they make
+    and of the table's approved one, with the table's jackpot meter as it stands (its seed
+    without one), in the analysis worker process — never here. Answers the job at once
+    (``GET /api/admin/analysis/{job}`` follows it); figures already computed for a
+    configuration's digest and meter are answered from the cache."""
+
+    def read(tx: Tx) -> tuple[Any, Any, int]:
+        record = tx.table(table_id)  # 404 for an unknown table
+        rules: Any = tx.get_config(record.config_id)
+        new, _ = rules_with_changes(rules, body.changes)
+        meter = rules.jackpot_seed if record.meter_id is None else tx.meter(record.meter_id).amount
+        return rules, new, meter
+
+    current, candidate, meter = runtime.store.read(read)
+    job = _job(analysis_jobs.submit(current, candidate, meter))
+    return job.model_copy(
+        update={
+            "table_id": table_id,
+            "current_sha256": codec.sha256(current),
+            "candidate_sha256": codec.sha256(candidate),
+            "meter": meter,
+            "options": _options(candidate),
+        }
+    )
+
+
+@router.get(
+    "/api/admin/analysis/{job_id}", summary="An analysis job's progress and figures (admin)"
+)
+def analysis_job(who: Admin, job_id: JobIdPath) -> AnalysisJob:
+    """The job's state, progress and, once done, both configurations' exact figures and their
+    difference (404 ``analysis.job_unknown`` for a job this server does not know)."""
+    return _job(job_id)

@@ -29,7 +29,7 @@ from .clock import opening_date
 from .model import TableError
 from .storage import read_table
 
-__all__ = ["FIXED_FIELDS", "ConfigChange", "change_table_config"]
+__all__ = ["FIXED_FIELDS", "ConfigChange", "change_table_config", "rules_with_changes"]
 
 FIXED_FIELDS: Final = frozenset({"type", "v", "approvals"})
 """What ``changes`` may not name: the payload's tag and version, and the approvals (added as
@@ -47,6 +47,36 @@ class ConfigChange:
     sha256: str
     fields: tuple[str, ...]
     approvals_added: int
+
+
+def rules_with_changes(
+    rules: Any, changes: Mapping[str, Any], approvals: Iterable[Approval] = ()
+) -> tuple[Any, int]:
+    """``rules`` with ``changes`` (field name -> value in the codec's JSON form) and the
+    ``approvals`` records added (one already there is not added twice), validated by the rules
+    class; and how many records were added. Refuses, as :func:`change_table_config` says: a
+    fixed field (``tables.config_field_fixed``), an unknown field or a value of the wrong shape
+    (the codec's ``CodecError``), a value the rules refuse (their own ``ConfigError``)."""
+    payload = codec.encode(rules)
+    for name in sorted(changes):
+        if name in FIXED_FIELDS:
+            raise ConfigError("tables.config_field_fixed", field=name)
+        payload[name] = changes[name]
+    have = list(rules.approvals)
+    added = 0
+    for a in approvals:
+        if a not in have:
+            have.append(a)
+            added += 1
+    payload["approvals"] = [codec.encode(a) for a in have]
+    try:
+        new: Any = codec.decode(payload)  # the rules class validates (its __post_init__)
+    except CodecError as exc:
+        own = exc.nested.get("detail")
+        if isinstance(own, MacauTablesError):  # the rules' own refusal, not the codec's
+            raise own from None
+        raise
+    return new, added
 
 
 def change_table_config(
@@ -79,25 +109,7 @@ def change_table_config(
         raise TableError("tables.config_round_open", table=table_id)
     rules: Any = loaded.state.rules
     setup = loaded.state.setup
-    payload = codec.encode(rules)
-    for name in sorted(changes):
-        if name in FIXED_FIELDS:
-            raise ConfigError("tables.config_field_fixed", field=name)
-        payload[name] = changes[name]
-    have = list(rules.approvals)
-    added = 0
-    for a in approvals:
-        if a not in have:
-            have.append(a)
-            added += 1
-    payload["approvals"] = [codec.encode(a) for a in have]
-    try:
-        new: Any = codec.decode(payload)  # the rules class validates (its __post_init__)
-    except CodecError as exc:
-        own = exc.nested.get("detail")
-        if isinstance(own, MacauTablesError):  # the rules' own refusal, not the codec's
-            raise own from None
-        raise
+    new, added = rules_with_changes(rules, changes, approvals)
     digest = codec.sha256(new)
     if digest == codec.sha256(rules):
         raise ConfigError("tables.config_unchanged", table=table_id)

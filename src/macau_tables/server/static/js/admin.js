@@ -1,11 +1,13 @@
 // The administrator's page: the cashier (deposits, withdrawals: one idempotency key per
 // request, so a double click or a retry never pays twice), every wallet, users (add, disable,
 // enable, unlock their sign-in — each with a reason, audited), the tables' options and their approvals (CSP-13,
-// BAC-19), the meters, and the latest entries of the audit log.
+// BAC-19) with every rules field's control and the exact math of a change before it is saved
+// (admin_options.js), the meters, and the latest entries of the audit log.
 
 import { api, clearError, newKey, once, reasonForm, showError, showStatus } from "./api.js";
 import { dateTime, money, t, term } from "./i18n.js";
 import { el, gameName } from "./tables_info.js";
+import { optionName, optionValueText, optionsEditor } from "./admin_options.js";
 
 const ROLE = { player: "pages.role_player", dealer: "pages.role_dealer", supervisor: "pages.role_supervisor", admin: "pages.role_admin" };
 
@@ -174,7 +176,7 @@ function approvalForm(tb) {
   const scalar = tb.options.filter((o) => o.value === null || typeof o.value !== "object");
   const id = (name) => `appr-${tb.table_id}-${name}`;
   const field = (name, key, control) => el("div", { class: "field-inline" }, el("label", { for: id(name), text: t(key) }), control);
-  const select = el("select", { id: id("option"), name: "option" }, ...scalar.map((o) => el("option", { value: o.option, text: `${term(o.option)} = ${JSON.stringify(o.value)}` })));
+  const select = el("select", { id: id("option"), name: "option" }, ...scalar.map((o) => el("option", { value: o.option, text: `${optionName(o.option)}: ${optionValueText(o.option, o.value)}` })));
   const text = (name, extra = {}) => el("input", { id: id(name), name, autocomplete: "off", ...extra });
   const error = el("p", { class: "inline-error", role: "alert", hidden: true });
   const button = el("button", { type: "submit", class: "button-small", text: t("pages.adm_appr_button") });
@@ -248,8 +250,8 @@ async function drawOptions() {
         return el(
           "tr",
           {},
-          el("th", { scope: "row", "data-option": o.option, text: term(o.option) }),
-          el("td", { text: JSON.stringify(o.value) }),
+          el("th", { scope: "row", "data-option": o.option, text: optionName(o.option) }),
+          el("td", { "data-value": JSON.stringify(o.value), text: optionValueText(o.option, o.value) }),
           el("td", { text: o.rule }),
           el("td", { text: a ? t("pages.adm_approval", { reference: a.reference, applied: a.applied_on, effective: a.effective_on }) : t("pages.adm_no_approval") }),
         );
@@ -263,6 +265,7 @@ async function drawOptions() {
         el("p", { class: "muted mono", text: t("pages.adm_config", { id: tb.config_id, sha: tb.config_sha256 }) }),
         table([["pages.adm_option", false], ["pages.adm_value", false], ["pages.adm_rule", false], ["pages.adm_approval_record", false]], rows),
         approvalForm(tb),
+        optionsEditor(tb, drawOptions),
       );
     }),
   );
