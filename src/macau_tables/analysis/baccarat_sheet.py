@@ -4,9 +4,9 @@
 card-counting study, and :func:`simulation_sheet` a simulation (:mod:`.baccarat_sim`), as a
 :class:`~.report.Report`. A shoe outside BAC-1's 6 … 12 decks is said so in the header
 (:attr:`Report.warnings`). Nothing is computed here beyond reading the results. Both take a
-``language`` (one of :func:`.report.sheet_languages`): the sheet's headings, table titles,
-column headers and key labels — the wagers', outcomes' and jackpot combinations' names
-included — are its ``par.*`` messages; the figures do not change.
+``language`` (one of :func:`.report.sheet_languages`): every word of the sheet — headings,
+titles, column headers, labels, the wagers', outcomes' and jackpot combinations' names,
+descriptions and notes — is a ``par.*`` message; the figures do not change.
 """
 
 from __future__ import annotations
@@ -307,7 +307,7 @@ def par_sheet(
 ) -> Report:
     """The PAR sheet of an exact analysis, with the card-counting study when ``counting`` is
     given and plots when ``figures`` (shown only in HTML). ``seconds``: the computation time,
-    stated when given. ``language``: the sheet's headings and labels (one of
+    stated when given. ``language``: the sheet's words (one of
     :func:`.report.sheet_languages`; any other is refused with ``ConfigError``)."""
     t = partial(say, check_language(language))
     m = a.main
@@ -542,7 +542,7 @@ def _warnings(decks: int, language: str) -> tuple[str, ...]:
 def simulation_sheet(
     result: SimulationResult, seconds: float | None = None, language: str = DEFAULT_LANGUAGE
 ) -> Report:
-    """Simulated means with 95 % confidence intervals beside the exact values (headings in
+    """Simulated means with 95 % confidence intervals beside the exact values (words in
     ``language``)."""
     t = partial(say, check_language(language))
     rows = tuple(

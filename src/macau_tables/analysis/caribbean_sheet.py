@@ -4,8 +4,9 @@
 :func:`simulation_sheet` a simulation (:mod:`.caribbean_sim`), as a
 :class:`~.report.Report` — the tables, words and JSON payload of the sheet. Nothing is computed
 here beyond reading the results, and nothing is written: :func:`.render.render` does that.
-Both take a ``language`` (one of :func:`.report.sheet_languages`): the sheet's headings, table
-titles, column headers and key labels are its ``par.*`` messages; the figures do not change.
+Both take a ``language`` (one of :func:`.report.sheet_languages`): every word of the sheet —
+headings, titles, column headers, labels, descriptions and notes — is a ``par.*`` message; the
+figures do not change.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _pct(value: Fraction | float, digits: int = 6) -> str:
 def ak_strategy_table(analysis: CaribbeanAnalysis, language: str = DEFAULT_LANGUAGE) -> Table:
     """The A-K borderline of the optimal strategy: for each A-K-x-y-z high-card rank pattern
     with at least one raise, against each up-card rank, ``R`` (raise with every suit
-    combination), ``.`` (fold) or the percentage of suit combinations raised (headings in
+    combination), ``.`` (fold) or the percentage of suit combinations raised (words in
     ``language``)."""
     hands = analysis.hands
     ranks = hands.astype(np.int64) // 4 + 2
@@ -208,7 +209,7 @@ def par_sheet(
     """The PAR sheet of an exact analysis and its jackpot (with plots when ``figures``: they
     are shown only in HTML). ``seconds``: the computation time, stated when given (the
     recorded sheets leave it out, so the same options always give the same sheet).
-    ``language``: the sheet's headings and labels (one of :func:`.report.sheet_languages`;
+    ``language``: the sheet's words (one of :func:`.report.sheet_languages`;
     any other is refused with ``ConfigError``)."""
     t = partial(say, check_language(language))
     rules = analysis.rules
@@ -437,7 +438,7 @@ def simulation_sheet(
     result: SimulationResult, seconds: float | None = None, language: str = DEFAULT_LANGUAGE
 ) -> Report:
     """The report of a simulation: observed frequencies, 95 % intervals, exact values
-    (``seconds``: the simulation's time, for the speed line; ``language``: its headings)."""
+    (``seconds``: the simulation's time, for the speed line; ``language``: its words)."""
     t = partial(say, check_language(language))
     exact = result.exact
     rows: list[tuple[object, ...]] = []

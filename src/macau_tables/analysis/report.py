@@ -5,9 +5,10 @@ results into a :class:`Report` (configuration, headline numbers, tables, figures
 machine-readable payload); :func:`macau_tables.analysis.render.render` writes it as one of the
 :class:`Format` s. Nothing here computes numbers.
 
-A report is written in one language (:attr:`Report.language`): its headings, section titles,
-table titles, column headers and key labels are the ``par.*`` messages of the catalog
-(``messages/par.toml``), read through :func:`say`; its numbers are the same in every language.
+A report is written in one language (:attr:`Report.language`): its words (headings, section
+titles, table titles, column headers, labels, descriptions, notes) are the ``par.*`` messages of
+the catalog (``messages/par.toml``), read through :func:`say`; its numbers are the same in every
+language.
 :func:`sheet_languages` are the languages every ``par.*`` message has.
 
 >>> Format("html")

@@ -6,7 +6,7 @@ a message naming it: ranges and choices are checked by Typer itself, the shoe pr
 for the simulations, and on Ctrl-C print ``interrupted: no results`` and exit 130 without
 printing partial numbers. ``--decks`` takes 1 … 12: a shoe outside BAC-1's 6 … 12 is analysed,
 and the sheet says in its header that it is outside the law. ``--lang`` writes the sheet's
-headings and labels in ``en``, ``zh-Hant`` or ``pt`` (the Caribbean commands' option).
+words in ``en``, ``zh-Hant`` or ``pt`` (the Caribbean commands' option).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ a message naming it: ranges and choices are checked by Typer itself, the table s
 :class:`~macau_tables.caribbean.rules.CaribbeanRules`), show a Rich progress bar on stderr, and
 on Ctrl-C print ``interrupted: no results`` and exit 130 without printing partial numbers.
 ``--lang`` (``en`` by default, ``zh-Hant``, ``pt``: the sheets' languages, ``report.
-sheet_languages``) writes the sheet's headings and labels in that language, the same figures
+sheet_languages``) writes the sheet's words in that language, the same figures
 in every one; the baccarat commands share the option (:data:`LANGUAGE_OPTION`).
 """
 
@@ -103,7 +103,7 @@ LANGUAGE_OPTION: Final = typer.Option(
     "--lang",
     callback=_language,
     metavar="|".join(sheet_languages()),
-    help="Language of the sheet's headings and labels (the figures are the same in each).",
+    help="Language of the sheet's words (the figures are the same in each).",
 )
 """``--lang`` of the PAR-sheet and simulation commands of both games."""
 
