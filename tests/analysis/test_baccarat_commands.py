@@ -52,6 +52,7 @@ def trap(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--last-round", "two-more"], "--last-round"),
         (["-o", "/nonexistent-folder/par.txt"], "--output"),
         (["-o", "."], "--output"),
+        (["--lang", "de"], "--lang"),
     ],
 )
 def test_bad_analysis_options_exit_2_before_work_BAC_1_BAC_17(
@@ -73,6 +74,7 @@ def test_bad_analysis_options_exit_2_before_work_BAC_1_BAC_17(
         (["--cut-card", "5"], "--cut-card"),
         (["--rounds", str(10**23)], "--rounds"),
         (["-o", "/nonexistent-folder/sim.json"], "--output"),
+        (["--lang", "EN"], "--lang"),
     ],
 )
 def test_bad_simulation_options_exit_2_BAC_2_1(trap: None, args: list[str], named: str) -> None:

@@ -72,6 +72,7 @@ def _run(*args: str) -> Any:
         (["--max-payout-units", "0"], "--max-payout-units"),
         (["-o", "/nonexistent-folder/par.html"], "--output"),
         (["-o", "."], "--output"),
+        (["--lang", "fr"], "--lang"),
     ],
 )
 def test_bad_options_exit_2_before_work_CSP_9_5(trap: None, args: list[str], named: str) -> None:
@@ -90,6 +91,7 @@ def test_bad_options_exit_2_before_work_CSP_9_5(trap: None, args: list[str], nam
         ["--format", "xml"],
         ["--royal-odds", "49"],
         ["-o", "/nonexistent-folder/sim.json"],
+        ["--lang", "zh"],
     ],
 )
 def test_bad_simulation_options_exit_2(trap: None, args: list[str]) -> None:

@@ -1,4 +1,5 @@
-"""docs/par is what its recorded commands produce (issue 4, deliverable 7).
+"""docs/par is what its recorded commands produce (issue 4, deliverable 7), in every language
+the sheets are written in (issue 22).
 
 The commands are read from ``docs/par/README.md`` (the block a person would paste), run through
 the CLI into a temporary directory, and compared with the committed sheets: text sheets byte
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from macau_tables.analysis.report import sheet_languages
 from macau_tables.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +46,20 @@ def test_readme_records_a_command_for_every_sheet() -> None:
     outputs = {Path(c[c.index("-o") + 1]).name for c in recorded_commands()}
     sheets = {p.name for p in PAR.iterdir() if p.suffix in (".html", ".txt")}
     assert outputs == sheets
+
+
+def test_readme_records_sheets_in_every_language() -> None:
+    """docs/par has a sheet of each game in every language the sheets are written in (issue 22:
+    zh-Hant and pt beside English), each named after its language: ``<sheet>.<lang>.txt``."""
+    languages: dict[str, set[str]] = {}
+    for command in recorded_commands():
+        lang = command[command.index("--lang") + 1] if "--lang" in command else "en"
+        name = Path(command[command.index("-o") + 1]).name
+        if lang != "en":
+            assert name.endswith(f".{lang}.txt"), (lang, name)
+        languages.setdefault(lang, set()).add(command[1])
+    assert set(languages) == set(sheet_languages())
+    assert all(games == {"caribbean-stud", "baccarat"} for games in languages.values())
 
 
 def _without_images(page: str) -> tuple[str, int]:

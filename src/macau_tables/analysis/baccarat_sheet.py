@@ -3,31 +3,164 @@
 :func:`par_sheet` presents an exact analysis (:mod:`.baccarat_exact`) with the optional
 card-counting study, and :func:`simulation_sheet` a simulation (:mod:`.baccarat_sim`), as a
 :class:`~.report.Report`. A shoe outside BAC-1's 6 … 12 decks is said so in the header
-(:attr:`Report.warnings`). Nothing is computed here beyond reading the results.
+(:attr:`Report.warnings`). Nothing is computed here beyond reading the results. Both take a
+``language`` (one of :func:`.report.sheet_languages`): every word of the sheet — headings,
+titles, column headers, labels, the wagers', outcomes' and jackpot combinations' names,
+descriptions and notes — is a ``par.*`` message; the figures do not change.
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+from functools import partial
 
+from ..baccarat.rules import MAX_DECKS as LAW_MAX_DECKS
+from ..baccarat.rules import MIN_DECKS as LAW_MIN_DECKS
+from ..baccarat.rules import BurnRule, LastRoundRule
 from ..jackpot import Combination
+from ..messages import DEFAULT_LANGUAGE
 from ..money import format_minor
 from .baccarat_counting import CountingResult
 from .baccarat_exact import WAGERS, BaccaratAnalysis, break_even_meter, law_note
-from .baccarat_sim import SimulationResult
-from .report import Figure, Report, Table
+from .baccarat_sim import ShoeProcedure, SimulationResult
+from .report import Figure, Report, Table, check_language, say, speed_line
 
-__all__ = ["par_sheet", "simulation_sheet"]
+__all__ = ["describe_procedure", "par_sheet", "simulation_sheet"]
 
 _RANK_NAMES = {10: "10", 11: "J", 12: "Q", 13: "K", 14: "A"}
-_COMBO_NAMES = {
-    Combination.ROYAL_FLUSH: "royal flush (黃袍麒)",
-    Combination.HEAVENLY_STRAIGHT: "heavenly straight (天堂順)",
-    Combination.FOUR_OF_A_KIND: "four of a kind (四條)",
-    Combination.DOUBLE_PAIR: "double pair (雙對子)",
-    Combination.THREE_OF_A_KIND: "three of a kind (三條)",
-    Combination.SINGLE_PAIR: "single pair (單對子)",
+_COMBO_KEYS = {
+    Combination.ROYAL_FLUSH: "par.bac_royal_flush",
+    Combination.HEAVENLY_STRAIGHT: "par.bac_heavenly_straight",
+    Combination.FOUR_OF_A_KIND: "par.bac_four_of_a_kind",
+    Combination.DOUBLE_PAIR: "par.bac_double_pair",
+    Combination.THREE_OF_A_KIND: "par.bac_three_of_a_kind",
+    Combination.SINGLE_PAIR: "par.bac_single_pair",
 }
+# The wagers' names by their key (baccarat_exact.WAGERS; the English ones are WagerStats.name).
+_WAGER_KEYS = {
+    "banker": "par.bac_banker",
+    "banker_no_commission": "par.bac_banker_no_commission",
+    "player": "par.bac_player",
+    "tie": "par.bac_tie",
+    "player_pair": "par.bac_player_pair",
+    "banker_pair": "par.bac_banker_pair",
+    "lucky_six": "par.bac_lucky_six",
+}
+# The words of baccarat_exact and baccarat_counting (English) this sheet shows, by catalog key:
+# what a wager pays (WagerStats.pays), its outcomes (WagerStats.outcomes), the counting study's
+# wagers and rules (CountRow). A text not listed is shown as it is.
+_PAYS_KEYS = {
+    "1:1 less 5 % (BAC-17, BAC-18.1)": "par.bac_pays_banker",
+    "1:1, a win on 6 pays 1:2 (BAC-18.2)": "par.bac_pays_no_commission",
+    "1:1 (BAC-17)": "par.bac_pays_player",
+    "8:1 (BAC-17)": "par.bac_pays_tie",
+    "11:1 (BAC-17)": "par.bac_pays_pair",
+    "12:1 two cards, 20:1 three cards (56/2018)": "par.bac_pays_lucky_six",
+}
+_OUTCOME_KEYS = {
+    "banker wins": "par.bac_outcome_banker_wins",
+    "player wins": "par.bac_outcome_player_wins",
+    "tie (push)": "par.bac_outcome_tie_push",
+    "tie": "par.bac_outcome_tie",
+    "banker wins, not on 6": "par.bac_outcome_banker_wins_not_on_6",
+    "banker wins on 6": "par.bac_outcome_banker_wins_on_6",
+    "P1 and P2 one rank": "par.bac_outcome_player_pair",
+    "B1 and B2 one rank": "par.bac_outcome_banker_pair",
+    "banker wins on a two-card 6": "par.bac_outcome_two_card_6",
+    "banker wins on a three-card 6": "par.bac_outcome_three_card_6",
+    "loses": "par.bac_outcome_loses",
+}
+_COUNTING_WAGER_KEYS = {
+    "player or banker pair": "par.bac_counting_pairs",
+    "Lucky 6": "par.bac_lucky_six",
+}
+_COUNTING_RULE_KEYS = {
+    "perfect rank tracking: bet when EV > 0": "par.bac_counting_rank_tracking",
+    "perfect value tracking: bet when EV > 0": "par.bac_counting_value_tracking",
+}
+_TAG_COUNT = re.compile(r"tag count: bet when true count ≥ (\S+)")
+
+
+def _known(text: str, keys: dict[str, str], language: str) -> str:
+    key = keys.get(text)
+    return text if key is None else say(language, key)
+
+
+def _counting_rule(rule: str, language: str) -> str:
+    tag = _TAG_COUNT.fullmatch(rule)
+    if tag is not None:
+        return say(language, "par.bac_counting_tag_count", count=tag.group(1))
+    return _known(rule, _COUNTING_RULE_KEYS, language)
+
+
+# A simulation's estimates other than the wagers (baccarat_sim.Estimate.key → catalog key).
+_ESTIMATE_KEYS = {
+    "p_banker": "par.bac_outcome_banker_wins",
+    "p_player": "par.bac_outcome_player_wins",
+    "p_tie": "par.bac_outcome_tie",
+    "p_banker_six_two": "par.bac_outcome_two_card_6",
+    "p_banker_six_three": "par.bac_outcome_three_card_6",
+    "p_natural": "par.bac_estimate_natural",
+    "p_player_pair": "par.bac_estimate_player_pair",
+    "p_banker_pair": "par.bac_estimate_banker_pair",
+}
+# The jackpot combinations' plain names (the simulation's "jackpot: …" estimates).
+_PLAIN_COMBO_KEYS = {
+    Combination.ROYAL_FLUSH: "par.hand_royal_flush",
+    Combination.HEAVENLY_STRAIGHT: "par.combo_heavenly_straight",
+    Combination.FOUR_OF_A_KIND: "par.hand_four_of_a_kind",
+    Combination.DOUBLE_PAIR: "par.combo_double_pair",
+    Combination.THREE_OF_A_KIND: "par.hand_three_of_a_kind",
+    Combination.SINGLE_PAIR: "par.combo_single_pair",
+}
+
+
+def _estimate_label(key: str, label: str, language: str) -> str:
+    """A simulation estimate's label in ``language`` (``label``, the English one, when this
+    sheet does not know the key)."""
+    if key in _WAGER_KEYS:
+        return _wager_name(key, language)
+    if key in _ESTIMATE_KEYS:
+        return say(language, _ESTIMATE_KEYS[key])
+    if key.startswith("p_cards_"):
+        return say(language, "par.bac_cards_dealt", cards=key.removeprefix("p_cards_"))
+    combination = key.removeprefix("p_")
+    if combination in {c.value for c in _PLAIN_COMBO_KEYS}:
+        name = say(language, _PLAIN_COMBO_KEYS[Combination(combination)])
+        return say(language, "par.bac_estimate_jackpot", combination=name)
+    return label
+
+
+def _wager_name(key: str, language: str) -> str:
+    return say(language, _WAGER_KEYS[key])
+
+
+def describe_procedure(procedure: ShoeProcedure, language: str) -> tuple[tuple[str, str], ...]:
+    """The (label, value) pairs of a shoe procedure in ``language``; in English exactly
+    :meth:`.baccarat_sim.ShoeProcedure.describe` (a test keeps them equal)."""
+    t = partial(say, language)
+    decks = (t("par.procedure_decks"), str(procedure.decks))
+    if procedure.machine:
+        return decks, (t("par.procedure_dealing"), t("par.procedure_machine"))
+    burn = {
+        BurnRule.FIRST_CARD: t("par.procedure_burn_first_card"),
+        BurnRule.DECKS: t("par.procedure_burn_decks", cards=str(procedure.decks)),
+        BurnRule.FIXED: t("par.procedure_burn_fixed", cards=str(procedure.burn_count)),
+    }[procedure.burn]
+    last = {
+        LastRoundRule.THIS_ROUND: t("par.procedure_last_this_round"),
+        LastRoundRule.ONE_MORE: t("par.procedure_last_one_more"),
+    }[procedure.last_round]
+    return (
+        decks,
+        (t("par.procedure_burn"), burn),
+        (
+            t("par.procedure_cut_card"),
+            t("par.procedure_cut_card_value", cards=str(procedure.cut_card)),
+        ),
+        (t("par.procedure_last_round"), last),
+    )
 
 
 def _exact(value: Fraction) -> str:
@@ -41,33 +174,32 @@ def _pct(value: Fraction | float, digits: int = 4) -> str:
 # -- the analysis report -----------------------------------------------------------------------
 
 
-def _outcome_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
+def _outcome_rows(a: BaccaratAnalysis, language: str) -> tuple[tuple[object, ...], ...]:
     m = a.main
+    t = partial(say, language)
     events: list[tuple[str, int]] = [
-        ("banker wins (BAC-11)", m.banker),
-        ("player wins (BAC-11)", m.player),
-        ("tie (BAC-12)", m.tie),
-        ("banker wins on 6 (BAC-18.2)", m.banker_six),
-        ("  with two cards (Lucky 6 12:1)", m.banker_six_two_cards),
-        ("  with three cards (Lucky 6 20:1)", m.banker_six_three_cards),
-        ("natural (BAC-9.2)", m.natural),
-        ("cards dealt: 4", m.cards_dealt(4)),
-        ("cards dealt: 5", m.cards_dealt(5)),
-        ("cards dealt: 6", m.cards_dealt(6)),
-        ("player pair (BAC-13)", a.pairs),
-        ("banker pair (BAC-13)", a.pairs),
+        (t("par.bac_banker_wins"), m.banker),
+        (t("par.bac_player_wins"), m.player),
+        (t("par.bac_tie_event"), m.tie),
+        (t("par.bac_banker_wins_on_6"), m.banker_six),
+        ("  " + t("par.bac_with_two_cards"), m.banker_six_two_cards),
+        ("  " + t("par.bac_with_three_cards"), m.banker_six_three_cards),
+        (t("par.bac_natural"), m.natural),
+        *((t("par.bac_cards_dealt", cards=str(n)), m.cards_dealt(n)) for n in (4, 5, 6)),
+        (t("par.bac_player_pair_event"), a.pairs),
+        (t("par.bac_banker_pair_event"), a.pairs),
     ]
     return tuple((name, count, a.probability(count)) for name, count in events)
 
 
-def _wager_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
+def _wager_rows(a: BaccaratAnalysis, language: str) -> tuple[tuple[object, ...], ...]:
     rows: list[tuple[object, ...]] = []
     for key in WAGERS:
         w = a.wagers[key]
         rows.append(
             (
-                w.name,
-                w.pays,
+                _wager_name(key, language),
+                _known(w.pays, _PAYS_KEYS, language),
                 _pct(w.house_edge),
                 _exact(w.house_edge),
                 w.standard_deviation,
@@ -77,8 +209,8 @@ def _wager_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
     j = a.jackpot
     rows.append(
         (
-            "Jackpot",
-            "fixed awards / meter (BAC-17)",
+            say(language, "par.bac_jackpot"),
+            say(language, "par.bac_pays_jackpot"),
             _pct(j.house_edge),
             _exact(j.house_edge),
             j.standard_deviation,
@@ -88,19 +220,21 @@ def _wager_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
     return tuple(rows)
 
 
-def _breakdown_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
+def _breakdown_rows(a: BaccaratAnalysis, language: str) -> tuple[tuple[object, ...], ...]:
     rows: list[tuple[object, ...]] = []
     for key in WAGERS:
         w = a.wagers[key]
         for desc, count, payoff in w.outcomes:
-            rows.append((w.name, desc, str(payoff), count, Fraction(count, w.total)))
+            outcome = _known(desc, _OUTCOME_KEYS, language)
+            name = _wager_name(key, language)
+            rows.append((name, outcome, str(payoff), count, Fraction(count, w.total)))
     return tuple(rows)
 
 
-def _jackpot_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
+def _jackpot_rows(a: BaccaratAnalysis, language: str) -> tuple[tuple[object, ...], ...]:
     rows: list[tuple[object, ...]] = [
         (
-            _COMBO_NAMES[line.combination],
+            say(language, _COMBO_KEYS[line.combination]),
             line.count,
             line.probability,
             format_minor(line.award),
@@ -108,7 +242,8 @@ def _jackpot_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
         )
         for line in a.jackpot.lines
     ]
-    rows.append(("total", None, a.jackpot.hit_probability, None, _pct(a.jackpot.total_return, 4)))
+    total = say(language, "par.total")
+    rows.append((total, None, a.jackpot.hit_probability, None, _pct(a.jackpot.total_return, 4)))
     return tuple(rows)
 
 
@@ -120,11 +255,12 @@ def _eor_rows(a: BaccaratAnalysis) -> tuple[tuple[object, ...], ...]:
     )
 
 
-def _counting_table(c: CountingResult) -> Table:
+def _counting_table(c: CountingResult, language: str) -> Table:
+    words = partial(say, language)
     rows = tuple(
         (
-            r.wager,
-            r.rule,
+            _known(r.wager, _COUNTING_WAGER_KEYS, language),
+            _counting_rule(r.rule, language),
             _pct(r.bet_share, 2),
             _pct(r.mean_when_bet, 2),
             f"{r.gain_per_round * 100:.4f}",
@@ -136,25 +272,25 @@ def _counting_table(c: CountingResult) -> Table:
         f"{name}: {t:+d}"
         for name, t in zip(("10-K", "A", *map(str, range(2, 10))), c.tags, strict=True)
     )
-    note = (
-        f"{c.shoes:,} simulated shoes ({c.rounds:,} rounds), seed {c.seed}. Expectations are "
-        "exact for the cards the counter has not seen (rest of the shoe plus face-down burned "
-        "cards). Lucky 6 tags (from the effects of removal): "
-        f"{tags}; true count = balanced running count per 52 unseen cards; linear break-even "
-        f"true count {c.break_even_true_count:+.1f}. The pair wagers' effects of removal are "
-        "all exactly 0, so no linear count exists for them: only tracking all 13 ranks helps. "
-        f"Mean expectation over all rounds: pair {_pct(c.mean_ev_pair, 3)}, Lucky 6 "
-        f"{_pct(c.mean_ev_lucky_six, 3)}."
+    note = words(
+        "par.bac_counting_note",
+        shoes=f"{c.shoes:,}",
+        rounds=f"{c.rounds:,}",
+        seed=str(c.seed),
+        tags=tags,
+        break_even=f"{c.break_even_true_count:+.1f}",
+        pair=_pct(c.mean_ev_pair, 3),
+        lucky_six=_pct(c.mean_ev_lucky_six, 3),
     )
     return Table(
-        "Game protection: what a card counter could gain",
+        words("par.bac_counting_table"),
         (
-            "wager",
-            "strategy",
-            "rounds bet",
-            "mean EV of those bets",
-            "gain per 100 rounds (units)",
-            "95 % CI",
+            words("par.wager"),
+            words("par.strategy_column"),
+            words("par.rounds_bet"),
+            words("par.mean_ev_of_bets"),
+            words("par.gain_per_100_rounds"),
+            words("par.ci_95"),
         ),
         rows,
         note,
@@ -167,112 +303,135 @@ def par_sheet(
     *,
     figures: bool = False,
     seconds: float | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Report:
     """The PAR sheet of an exact analysis, with the card-counting study when ``counting`` is
     given and plots when ``figures`` (shown only in HTML). ``seconds``: the computation time,
-    stated when given."""
+    stated when given. ``language``: the sheet's words (one of
+    :func:`.report.sheet_languages`; any other is refused with ``ConfigError``)."""
+    t = partial(say, check_language(language))
     m = a.main
     w = a.wagers
     aw = a.jackpot.awards
     configuration: list[tuple[str, str]] = [
-        ("Game", "Baccarat (百家樂), 2004 regulation with 73/2005, 30/2007, 56/2018"),
-        ("Decks", f"{a.decks} ({52 * a.decks} cards, each distinct)"),
+        (t("par.game"), t("par.bac_game_value")),
         (
-            "Counting",
-            "ordered 6-card sequences from the full shoe (4/5-card rounds weighted by "
-            "their completions)",
+            t("par.decks"),
+            t("par.bac_decks_value", decks=str(a.decks), cards=str(52 * a.decks)),
         ),
-        ("Total combinations", f"{a.total:,}"),
-        ("Banker / player / tie", "1:1 less 5 % / 1:1 / 8:1 (BAC-17, BAC-18.1)"),
-        ("No-commission banker", "1:1, a win on 6 pays 1:2 (BAC-18.2)"),
-        ("Pairs", "11:1 (BAC-13, BAC-17)"),
-        ("Lucky 6", "12:1 two-card 6, 20:1 three-card 6 (56/2018)"),
+        (t("par.counting"), t("par.bac_counting_value")),
+        (t("par.total_combinations"), f"{a.total:,}"),
+        (t("par.bac_main_wagers"), t("par.bac_main_wagers_value")),
+        (t("par.bac_no_commission_banker"), t("par.bac_pays_no_commission")),
+        (t("par.bac_pairs"), t("par.bac_pairs_value")),
+        (t("par.bac_lucky_six"), t("par.bac_lucky_six_value")),
+        (t("par.amounts"), t("par.bac_amounts_value")),
+        (t("par.jackpot_wager"), format_minor(aw.wager)),
+        (t("par.jackpot_meter"), format_minor(aw.meter)),
         (
-            "Amounts",
-            "major units with two decimals (--jackpot-wager, --meter and --award-* take minor "
-            "units: 10000 = 100.00)",
+            t("par.jackpot_fixed_awards"),
+            t(
+                "par.bac_fixed_awards_value",
+                heavenly_straight=format_minor(aw.heavenly_straight),
+                four_of_a_kind=format_minor(aw.four_of_a_kind),
+                double_pair=format_minor(aw.double_pair),
+                three_of_a_kind=format_minor(aw.three_of_a_kind),
+                single_pair=format_minor(aw.single_pair),
+            ),
         ),
-        ("Jackpot wager", format_minor(aw.wager)),
-        ("Jackpot meter", format_minor(aw.meter)),
-        (
-            "Jackpot fixed awards",
-            f"heavenly straight {format_minor(aw.heavenly_straight)} (or 10 % of the meter), "
-            f"four of a kind {format_minor(aw.four_of_a_kind)}, "
-            f"double pair {format_minor(aw.double_pair)}, "
-            f"three of a kind {format_minor(aw.three_of_a_kind)}, "
-            f"single pair {format_minor(aw.single_pair)}",
-        ),
-        ("Jackpot bettors per round", str(aw.bettors)),
+        (t("par.jackpot_bettors_per_round"), str(aw.bettors)),
     ]
     if counting is not None:
         configuration.extend(
-            (f"Counting study: {k}", v) for k, v in counting.procedure.describe()[1:]
+            (t("par.counting_study_item", item=k), v)
+            for k, v in describe_procedure(counting.procedure, language)[1:]
         )
     summary: list[tuple[str, str]] = [
         (
-            "P(banker) / P(player) / P(tie)",
+            t("par.bac_probabilities"),
             " / ".join(_pct(a.probability(c)) for c in (m.banker, m.player, m.tie)),
         ),
     ]
     for key in WAGERS:
         summary.append(
             (
-                f"House edge: {w[key].name}",
+                t("par.house_edge_of", wager=_wager_name(key, language)),
                 f"{_pct(w[key].house_edge)} = {_exact(w[key].house_edge)}",
             )
         )
     even = break_even_meter(a.jackpot_counts, a.total, aw)
-    summary.append(("Jackpot return", _pct(a.jackpot.total_return)))
-    summary.append(("Jackpot break-even meter", "none" if even is None else format_minor(even)))
+    summary.append((t("par.jackpot_return"), _pct(a.jackpot.total_return)))
+    summary.append(
+        (
+            t("par.jackpot_break_even_meter"),
+            t("par.none") if even is None else format_minor(even),
+        )
+    )
     if seconds is not None:
-        summary.append(("Computed in", f"{seconds:.3f} s"))
+        summary.append((t("par.computation_time"), t("par.seconds", seconds=f"{seconds:.3f}")))
     tables = [
-        Table("Outcomes", ("event", "count", "probability"), _outcome_rows(a)),
         Table(
-            "Wagers (per unit wagered, per round dealt)",
-            ("wager", "pays", "house edge", "exact", "standard deviation", "P(win)"),
-            _wager_rows(a),
-            "Ties push banker and player wagers (BAC-12). The house edge is per round dealt.",
+            t("par.outcomes"),
+            (t("par.event"), t("par.count"), t("par.probability")),
+            _outcome_rows(a, language),
         ),
         Table(
-            "Wager outcomes",
-            ("wager", "outcome", "net payoff", "count", "probability"),
-            _breakdown_rows(a),
+            t("par.bac_wagers_table"),
+            (
+                t("par.wager"),
+                t("par.pays"),
+                t("par.house_edge"),
+                t("par.exact"),
+                t("par.standard_deviation"),
+                t("par.p_win"),
+            ),
+            _wager_rows(a, language),
+            t("par.bac_wagers_note"),
         ),
         Table(
-            "Banker wins by total",
-            ("banker total", "count", "probability"),
-            tuple((t, m.banker_wins_on(t), a.probability(m.banker_wins_on(t))) for t in range(10)),
+            t("par.bac_wager_outcomes"),
+            (
+                t("par.wager"),
+                t("par.outcome"),
+                t("par.net_payoff"),
+                t("par.count"),
+                t("par.probability"),
+            ),
+            _breakdown_rows(a, language),
         ),
         Table(
-            "Progressive jackpot (BAC-13.4, BAC-17): highest combination only",
-            ("combination", "count", "probability", "award", "return"),
-            _jackpot_rows(a),
-            "Award per winning wager; royal flush = the whole meter, heavenly straight = the "
-            "higher of the fixed award and 10 % of the meter, both shared by the round's "
-            "jackpot bettors; the others are fixed awards paid to each winner. Return = "
-            "Σ probability × award / wager (the wager is collected every round).",
+            t("par.bac_banker_wins_by_total"),
+            (t("par.bac_banker_total"), t("par.count"), t("par.probability")),
+            tuple(
+                (total, m.banker_wins_on(total), a.probability(m.banker_wins_on(total)))
+                for total in range(10)
+            ),
         ),
         Table(
-            "Effects of removal (change of the player's expectation, % of a unit, per card)",
-            ("rank", *(w[k].name for k in WAGERS), "Jackpot"),
+            t("par.bac_jackpot_table"),
+            (
+                t("par.combination"),
+                t("par.count"),
+                t("par.probability"),
+                t("par.award"),
+                t("par.return"),
+            ),
+            _jackpot_rows(a, language),
+            t("par.bac_jackpot_note"),
+        ),
+        Table(
+            t("par.bac_eor_table"),
+            (t("par.rank"), *(_wager_name(k, language) for k in WAGERS), t("par.bac_jackpot")),
             _eor_rows(a),
-            f"One card of the rank removed from the full {a.decks}-deck shoe (jackpot: average "
-            "of the four suits). Positive = the wager improves for the player.",
+            t("par.bac_eor_note", decks=str(a.decks)),
         ),
     ]
     if counting is not None:
-        tables.append(_counting_table(counting))
+        tables.append(_counting_table(counting, language))
     notes = [
-        "Exact: the value-only wagers come from a table of all 339,400 value sequences of a "
-        "round grouped by their multiset of values (each weighted by falling factorials of "
-        "the shoe's counts); pairs and jackpot combinations from closed forms in the rank and "
-        "suit counts. Both are checked against independent brute-force enumerations.",
-        "Interpretations: a pair is two cards of one rank (J-J, not J-Q, BAC-13); four of a "
-        "kind needs four different suits, four of one rank otherwise counts as three of a "
-        "kind; royal flush / heavenly straight use P1 B1 P2 B2 and the fifth card dealt.",
-        "Fixed jackpot awards shown here are illustrative settings; real awards need the "
-        "regulator's approval (BAC-17.7, BAC-19).",
+        t("par.bac_note_method"),
+        t("par.bac_note_interpretations"),
+        t("par.bac_note_illustrative"),
     ]
     data: dict[str, object] = {
         "game": "baccarat",
@@ -350,45 +509,56 @@ def par_sheet(
         },
     }
     return Report(
-        title=f"Baccarat PAR sheet: {a.decks} decks",
+        title=t("par.bac_title", decks=str(a.decks)),
         configuration=tuple(configuration),
         summary=tuple(summary),
         tables=tuple(tables),
         data=data,
-        figures=_figures(a) if figures else (),
+        figures=_figures(a, language) if figures else (),
         notes=tuple(notes),
-        warnings=_warnings(a.decks),
+        warnings=_warnings(a.decks, language),
+        language=language,
     )
 
 
-def _figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
+def _figures(a: BaccaratAnalysis, language: str) -> tuple[Figure, ...]:
     from .plots import baccarat_figures
 
-    return baccarat_figures(a)
+    return baccarat_figures(a, language)
 
 
-def _warnings(decks: int) -> tuple[str, ...]:
-    note = law_note(decks)
-    return () if note is None else (note,)
+def _warnings(decks: int, language: str) -> tuple[str, ...]:
+    """The header of a sheet for a shoe outside BAC-1 (in English, :func:`.baccarat_exact.
+    law_note`'s sentence)."""
+    if law_note(decks) is None:
+        return ()
+    law = {"minimum": str(LAW_MIN_DECKS), "maximum": str(LAW_MAX_DECKS), "decks": str(decks)}
+    return (say(language, "par.bac_outside_the_law", **law),)
 
 
 # -- the simulation report ---------------------------------------------------------------------
 
 
-def simulation_sheet(result: SimulationResult, seconds: float | None = None) -> Report:
-    """Simulated means with 95 % confidence intervals beside the exact values."""
+def simulation_sheet(
+    result: SimulationResult, seconds: float | None = None, language: str = DEFAULT_LANGUAGE
+) -> Report:
+    """Simulated means with 95 % confidence intervals beside the exact values (words in
+    ``language``)."""
+    t = partial(say, check_language(language))
     rows = tuple(
-        (e.label, e.mean, e.low, e.high, e.exact, e.covers_exact) for e in result.estimates
+        (_estimate_label(e.key, e.label, language), e.mean, e.low, e.high, e.exact, e.covers_exact)
+        for e in result.estimates
     )
     summary = [
-        ("Rounds", f"{result.rounds:,}"),
-        ("Shoes", f"{result.shoes:,}" if not result.procedure.machine else "machine (no shoe)"),
-        ("Seed", str(result.seed)),
+        (t("par.rounds"), f"{result.rounds:,}"),
+        (
+            t("par.shoes"),
+            f"{result.shoes:,}" if not result.procedure.machine else t("par.bac_machine_no_shoe"),
+        ),
+        (t("par.seed"), str(result.seed)),
     ]
     if seconds is not None:
-        summary.append(
-            ("Speed", f"{result.rounds / max(seconds, 1e-9) / 1e6:.2f} million rounds/s")
-        )
+        summary.append(speed_line(result.rounds, seconds, language))
     data: dict[str, object] = {
         "game": "baccarat",
         "decks": result.procedure.decks,
@@ -408,26 +578,26 @@ def simulation_sheet(result: SimulationResult, seconds: float | None = None) -> 
         },
     }
     return Report(
-        title=f"Baccarat simulation: {result.procedure.decks} decks",
-        configuration=result.procedure.describe(),
+        title=t("par.bac_simulation_title", decks=str(result.procedure.decks)),
+        configuration=describe_procedure(result.procedure, language),
         summary=tuple(summary),
         tables=(
             Table(
-                "Simulated against exact (net result per unit for wagers, probability for events)",
-                ("quantity", "simulated", "95 % CI low", "95 % CI high", "exact", "inside CI"),
+                t("par.bac_simulated_against_exact"),
+                (
+                    t("par.quantity"),
+                    t("par.simulated"),
+                    t("par.ci_95_low"),
+                    t("par.ci_95_high"),
+                    t("par.exact"),
+                    t("par.inside_ci"),
+                ),
                 rows,
-                "Confidence intervals by batch means over independent batches of whole shoes. "
-                "Exact values are for one round off the top of a full shoe. Over dealt shoes the "
-                "cut card and the burn shift the per-round frequencies a little (the cut-card "
-                "effect: naturals about 0.005 percentage points lower with 8 decks, 0.02 with 1 "
-                "deck), so with "
-                "billions of rounds, or few decks, an exact value can fall outside its interval.",
+                t("par.bac_simulation_table_note"),
             ),
         ),
         data=data,
-        notes=(
-            "Shoe procedure as the law describes it (BAC-2, BAC-3); the kernel's round function "
-            "is tested equal to macau_tables.baccarat.tableau.deal_round.",
-        ),
-        warnings=_warnings(result.procedure.decks),
+        notes=(t("par.bac_simulation_note"),),
+        warnings=_warnings(result.procedure.decks, language),
+        language=language,
     )

@@ -4,16 +4,21 @@
 :func:`simulation_sheet` a simulation (:mod:`.caribbean_sim`), as a
 :class:`~.report.Report` — the tables, words and JSON payload of the sheet. Nothing is computed
 here beyond reading the results, and nothing is written: :func:`.render.render` does that.
+Both take a ``language`` (one of :func:`.report.sheet_languages`): every word of the sheet —
+headings, titles, column headers, labels, descriptions and notes — is a ``par.*`` message; the
+figures do not change.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
 from ..caribbean.hands import HandCategory
 from ..jackpot import CARIBBEAN_JACKPOT_COMBINATIONS
+from ..messages import DEFAULT_LANGUAGE
 from ..money import format_minor
 from .caribbean_exact import (
     DEALS_PER_UP_CARD,
@@ -24,7 +29,7 @@ from .caribbean_exact import (
     category_name,
 )
 from .caribbean_sim import SimulationResult
-from .report import Figure, Report, Table
+from .report import Figure, Report, Table, check_language, say, speed_line
 
 __all__ = ["ak_strategy_table", "meter_points", "par_sheet", "simulation_sheet"]
 
@@ -35,10 +40,11 @@ def _pct(value: Fraction | float, digits: int = 6) -> str:
     return f"{float(value) * 100:.{digits}f} %"
 
 
-def ak_strategy_table(analysis: CaribbeanAnalysis) -> Table:
+def ak_strategy_table(analysis: CaribbeanAnalysis, language: str = DEFAULT_LANGUAGE) -> Table:
     """The A-K borderline of the optimal strategy: for each A-K-x-y-z high-card rank pattern
     with at least one raise, against each up-card rank, ``R`` (raise with every suit
-    combination), ``.`` (fold) or the percentage of suit combinations raised."""
+    combination), ``.`` (fold) or the percentage of suit combinations raised (words in
+    ``language``)."""
     hands = analysis.hands
     ranks = hands.astype(np.int64) // 4 + 2
     category = analysis.strengths >> 22
@@ -88,34 +94,77 @@ def ak_strategy_table(analysis: CaribbeanAnalysis) -> Table:
                 cells.append(f"{100 * done / total:.0f}%")
         rows.append(tuple(cells))
     others = (
-        f"The other {never} A-K-x-y-z rank patterns fold against every up card."
+        say(language, "par.csp_ak_others_fold", count=str(never))
         if never
-        else "Every A-K-x-y-z rank pattern is raised against at least one up card."
+        else say(language, "par.csp_ak_all_raised")
     )
     return Table(
-        "Optimal strategy at the A-K borderline (high-card hands holding an ace and a king)",
-        ("hand", *(f"up {c}" for c in _RANK_LETTERS)),
+        say(language, "par.csp_ak_table"),
+        (say(language, "par.hand"), *(say(language, "par.up_card", rank=c) for c in _RANK_LETTERS)),
         tuple(rows),
-        note=(
-            "R = raise with every suit combination, . = fold, n% = share of the suit combinations "
-            f"raised (the suits matter under Macau ranking). {others} Every pair or better is "
-            "raised; every high-card hand without both an ace and a king is folded (see the "
-            "table by category)."
-        ),
+        note=say(language, "par.csp_ak_note", others=others),
     )
 
 
-def _category_table(analysis: CaribbeanAnalysis) -> Table:
+# The hand categories' names (HandCategory.english in English).
+_HAND_KEYS = {
+    HandCategory.HIGH_CARD: "par.hand_high_card",
+    HandCategory.ONE_PAIR: "par.hand_one_pair",
+    HandCategory.TWO_PAIR: "par.hand_two_pair",
+    HandCategory.THREE_OF_A_KIND: "par.hand_three_of_a_kind",
+    HandCategory.STRAIGHT: "par.hand_straight",
+    HandCategory.FLUSH: "par.hand_flush",
+    HandCategory.FULL_HOUSE: "par.hand_full_house",
+    HandCategory.FOUR_OF_A_KIND: "par.hand_four_of_a_kind",
+    HandCategory.STRAIGHT_FLUSH: "par.hand_straight_flush",
+    HandCategory.ROYAL_FLUSH: "par.hand_royal_flush",
+}
+# The return table's events other than the player's wins (caribbean_exact's English words).
+_EVENT_KEYS = {
+    "dealer does not qualify (raised)": "par.csp_dealer_does_not_qualify",
+    "push (equal hands)": "par.csp_push",
+    "dealer wins": "par.csp_dealer_wins",
+    "fold": "par.csp_fold",
+}
+
+
+def _hand_name(category: HandCategory, language: str, *, as_it_wins: bool = False) -> str:
+    """A hand category's name in ``language``; ``as_it_wins``: the high-card category as it can
+    win, A-K high (CSP-9.1; :func:`.caribbean_exact.category_name`)."""
+    if as_it_wins and category is HandCategory.HIGH_CARD:
+        return say(language, "par.hand_ak_high")
+    return say(language, _HAND_KEYS[category])
+
+
+def _event_name(event: str, language: str) -> str:
+    """An event of the return table (:attr:`.caribbean_exact.OutcomeLine.event`) in
+    ``language``; an event this sheet does not know is shown as it is."""
+    for category in HandCategory:
+        if event == f"player wins with {category_name(category)}":
+            hand = _hand_name(category, language, as_it_wins=True)
+            return say(language, "par.csp_player_wins_with", hand=hand)
+    key = _EVENT_KEYS.get(event)
+    return event if key is None else say(language, key)
+
+
+def _category_table(analysis: CaribbeanAnalysis, language: str) -> Table:
+    t = partial(say, language)
     rows: list[tuple[object, ...]] = []
     for c in reversed(range(10)):
         cat = HandCategory(c)
-        name = cat.english
+        name = _hand_name(cat, language)
         pairs = analysis.pairs_by_category[c]
         raised = analysis.raised_by_category[c]
         rows.append((name, pairs // 47, pairs, raised, Fraction(raised, pairs)))
     return Table(
-        "Optimal strategy by the player's hand category",
-        ("player hand", "hands", "(hand, up card) pairs", "raised pairs", "share raised"),
+        t("par.csp_category_table"),
+        (
+            t("par.player_hand"),
+            t("par.hands"),
+            t("par.hand_up_card_pairs"),
+            t("par.raised_pairs"),
+            t("par.share_raised"),
+        ),
         tuple(rows),
     )
 
@@ -125,12 +174,20 @@ def _minor_units(amount: int) -> str:
     return format_minor(amount, decimals=0)
 
 
-def _jackpot_rows(jackpot: JackpotAnalysis) -> tuple[tuple[object, ...], ...]:
+def _ranking_name(ranking: str, language: str) -> str:
+    """The ranking's name in a sheet's title (``macau`` / ``standard`` in English)."""
+    if ranking == "macau":
+        return say(language, "par.ranking_macau")
+    return say(language, "par.ranking_standard")
+
+
+def _jackpot_rows(jackpot: JackpotAnalysis, language: str) -> tuple[tuple[object, ...], ...]:
     rows: list[tuple[object, ...]] = []
     for combination in CARIBBEAN_JACKPOT_COMBINATIONS:
         p = jackpot.probability(combination)
         award = jackpot.award(combination, jackpot.meter).amount
-        rows.append((combination.replace("_", " "), p, award, p * award / jackpot.wager))
+        name = _hand_name(HandCategory[combination.upper()], language)
+        rows.append((name, p, award, p * award / jackpot.wager))
     return tuple(rows)
 
 
@@ -147,10 +204,14 @@ def par_sheet(
     *,
     figures: bool = False,
     seconds: float | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Report:
     """The PAR sheet of an exact analysis and its jackpot (with plots when ``figures``: they
     are shown only in HTML). ``seconds``: the computation time, stated when given (the
-    recorded sheets leave it out, so the same options always give the same sheet)."""
+    recorded sheets leave it out, so the same options always give the same sheet).
+    ``language``: the sheet's words (one of :func:`.report.sheet_languages`;
+    any other is refused with ``ConfigError``)."""
+    t = partial(say, check_language(language))
     rules = analysis.rules
     ranking = analysis.ranking
     units = _minor_units
@@ -158,96 +219,113 @@ def par_sheet(
     fixed = rules.jackpot_fixed_awards
     break_even = jackpot.break_even_meter()
     cap = (
-        f"{cap_units} ante units on the raise's win (four of a kind, straight flush, royal flush)"
+        t("par.csp_cap_value", cap=str(cap_units))
         if cap_units is not None
-        else "not applied (CSP-9.5 caps the raise's win in money per box; see --max-payout-units)"
+        else t("par.csp_cap_not_applied")
     )
     paytable = ", ".join(
-        f"{category_name(category)} {rules.raise_odds(category)}:1" for category in HandCategory
+        t(
+            "par.paytable_entry",
+            hand=_hand_name(category, language, as_it_wins=True),
+            odds=str(rules.raise_odds(category)),
+        )
+        for category in HandCategory
     )
     if cap_units is not None:
-        paytable += f" (the raise's win capped at {cap_units} antes where CSP-9.5 caps)"
+        paytable = t("par.csp_paytable_capped", paytable=paytable, cap=str(cap_units))
+    ranking_detail = (
+        t("par.csp_ranking_macau_detail")
+        if ranking == "macau"
+        else t("par.csp_ranking_standard_detail")
+    )
     configuration = (
-        ("Game", "Caribbean Stud Poker (Dispatch 61/2004), one box against the dealer"),
+        (t("par.game"), t("par.csp_game_value")),
+        (t("par.ranking"), ranking_detail),
         (
-            "Ranking",
-            f"{ranking} ("
-            + (
-                "CSP-8 suit tie-breaks, no ties"
-                if ranking == "macau"
-                else "no suits, equal hands push"
-            )
-            + ")",
+            t("par.royal_flush_odds"),
+            t("par.csp_royal_odds_value", odds=str(rules.royal_flush_odds)),
         ),
-        ("Royal flush odds", f"{rules.royal_flush_odds}:1 (CSP-9.5, CSP-13 option)"),
-        ("Raise paytable (CSP-9.5)", paytable),
-        ("Max payout cap", cap),
-        ("Dealer qualifies", "A-K high or better (CSP-9.1)"),
-        ("Decision", "optimal raise/fold per (own five cards, dealer's up card) (CSP-6.5, CSP-7)"),
-        ("Jackpot wager", f"{units(jackpot.wager)} minor units"),
+        (t("par.raise_paytable"), paytable),
+        (t("par.max_payout_cap"), cap),
+        (t("par.dealer_qualifies"), t("par.csp_qualifies_value")),
+        (t("par.decision"), t("par.csp_decision_value")),
+        (t("par.jackpot_wager"), t("par.minor_units", amount=units(jackpot.wager))),
         (
-            "Jackpot fixed awards",
-            f"royal flush {units(fixed.royal_flush)} (or 100 % of the meter), straight flush "
-            f"{units(fixed.straight_flush)} (or 10 % of the meter), four of a kind "
-            f"{units(fixed.four_of_a_kind)}, full house {units(fixed.full_house)}, "
-            f"flush {units(fixed.flush)} (minor units, CSP-10.2)",
+            t("par.jackpot_fixed_awards"),
+            t(
+                "par.csp_fixed_awards_value",
+                royal_flush=units(fixed.royal_flush),
+                straight_flush=units(fixed.straight_flush),
+                four_of_a_kind=units(fixed.four_of_a_kind),
+                full_house=units(fixed.full_house),
+                flush=units(fixed.flush),
+            ),
         ),
-        ("Jackpot meter", f"{units(jackpot.meter)} minor units"),
+        (t("par.jackpot_meter"), t("par.minor_units", amount=units(jackpot.meter))),
         (
-            "Meter contribution",
-            f"{float(rules.jackpot_contribution) * 100:g} % of each jackpot wager",
+            t("par.meter_contribution"),
+            t(
+                "par.csp_contribution_value",
+                share=f"{float(rules.jackpot_contribution) * 100:g}",
+            ),
         ),
-        ("Deals counted", f"{TOTAL_DEALS:,} (every dealer card as the up card)"),
+        (t("par.deals_counted"), t("par.csp_deals_value", deals=f"{TOTAL_DEALS:,}")),
     )
     summary = [
-        ("House edge per ante", _pct(analysis.house_edge, 8)),
-        ("Element of risk (per amount wagered)", _pct(analysis.element_of_risk, 8)),
-        ("Expected win per ante (exact)", str(analysis.expected_win)),
-        ("Probability of raising", _pct(analysis.raise_probability)),
-        ("Average total wager per ante", f"{float(analysis.average_wager):.8f}"),
-        ("Dealer qualifies", _pct(analysis.dealer_qualifies_probability)),
-        ("Dealer qualifies, given a raise", _pct(analysis.dealer_qualifies_given_raise)),
-        ("Standard deviation per ante", f"{analysis.standard_deviation:.6f}"),
-        ("Jackpot return at the meter", _pct(jackpot.return_rate(jackpot.meter), 4)),
-        ("Jackpot break-even meter", f"{units(break_even)} minor units"),
+        (t("par.house_edge_per_ante"), _pct(analysis.house_edge, 8)),
+        (t("par.element_of_risk"), _pct(analysis.element_of_risk, 8)),
+        (t("par.expected_win_per_ante"), str(analysis.expected_win)),
+        (t("par.raise_probability"), _pct(analysis.raise_probability)),
+        (t("par.average_wager_per_ante"), f"{float(analysis.average_wager):.8f}"),
+        (t("par.dealer_qualifies"), _pct(analysis.dealer_qualifies_probability)),
+        (t("par.dealer_qualifies_given_raise"), _pct(analysis.dealer_qualifies_given_raise)),
+        (t("par.standard_deviation_per_ante"), f"{analysis.standard_deviation:.6f}"),
+        (t("par.jackpot_return_at_meter"), _pct(jackpot.return_rate(jackpot.meter), 4)),
+        (t("par.jackpot_break_even_meter"), t("par.minor_units", amount=units(break_even))),
     ]
     if seconds is not None:
-        summary.append(("Computation time", f"{seconds:.1f} s"))
+        summary.append((t("par.computation_time"), t("par.seconds", seconds=f"{seconds:.1f}")))
     outcome_table = Table(
-        "Return table (per ante; the raise is two antes)",
-        ("event", "units won", "combinations", "probability", "return"),
+        t("par.csp_return_table"),
+        (
+            t("par.event"),
+            t("par.units_won"),
+            t("par.combinations"),
+            t("par.probability"),
+            t("par.return"),
+        ),
         (
             *(
-                (o.event, o.units, o.combinations, o.probability, o.expected_return)
+                (
+                    _event_name(o.event, language),
+                    o.units,
+                    o.combinations,
+                    o.probability,
+                    o.expected_return,
+                )
                 for o in analysis.outcomes
             ),
-            ("total", None, analysis.total_combinations, Fraction(1), analysis.expected_win),
+            (t("par.total"), None, analysis.total_combinations, Fraction(1), analysis.expected_win),
         ),
     )
     jackpot_table = Table(
-        f"Jackpot wager at meter {units(jackpot.meter)} "
-        f"(per jackpot wager of {units(jackpot.wager)})",
-        ("combination", "probability (box raised)", "award", "return"),
+        t("par.csp_jackpot_table", meter=units(jackpot.meter), wager=units(jackpot.wager)),
+        (t("par.combination"), t("par.probability_box_raised"), t("par.award"), t("par.return")),
         (
-            *_jackpot_rows(jackpot),
-            ("total", None, None, jackpot.return_rate(jackpot.meter)),
+            *_jackpot_rows(jackpot, language),
+            (t("par.total"), None, None, jackpot.return_rate(jackpot.meter)),
         ),
-        note="A folded box wins no jackpot (CSP-6.7); the wager is not returned with an award.",
+        note=t("par.csp_jackpot_note"),
     )
-    ak_table = ak_strategy_table(analysis)
+    ak_table = ak_strategy_table(analysis, language)
     meter_table = Table(
-        "Jackpot return against the meter",
-        ("meter", "expected award", "return", "expected paid from the meter"),
+        t("par.jackpot_return_by_meter"),
+        (t("par.meter"), t("par.expected_award"), t("par.return"), t("par.expected_paid")),
         tuple(
             (m, jackpot.expected_award(m), jackpot.return_rate(m), jackpot.meter_drain(m))
             for m in meter_points(jackpot)
         ),
-        note=(
-            f"Each jackpot wager credits {units(jackpot.contribution_per_wager)} minor units "
-            "(rounded down, as macau_tables.jackpot.split_contribution) to the "
-            "meter; royal flush pays max(fixed, 100 % of meter), straight flush max(fixed, 10 % "
-            "of meter, rounded down) (CSP-10.2)."
-        ),
+        note=t("par.csp_meter_note", amount=units(jackpot.contribution_per_wager)),
     )
     outcomes_data = [
         {
@@ -323,28 +401,24 @@ def par_sheet(
     if figures:
         from .plots import caribbean_figures
 
-        plots = caribbean_figures(analysis, jackpot, meter_points(jackpot))
+        plots = caribbean_figures(analysis, jackpot, meter_points(jackpot), language)
     notes = (
-        "Exact enumeration, no sampling: all 2,598,960 player hands, each against all 1,533,939 "
-        "dealer hands from the other 47 cards, each dealer card in turn face up. Method: "
-        "strength-ordered sweep with inclusion-exclusion over card subsets "
-        "(docs/methods.md).",
-        "Where raising and folding are worth exactly the same, the player folds "
-        f"({analysis.indifferent_pairs} such decisions); this changes no return.",
-        "Element of risk = house edge / (1 + 2 x P(raise)): the raise is twice the ante (CSP-6.6).",
-        "The jackpot return assumes the box plays the optimal ante strategy above; jackpots of "
-        "several boxes in one round (CSP-10.5, 10.6) are not modelled.",
+        t("par.csp_note_method"),
+        t("par.csp_note_indifferent", count=str(analysis.indifferent_pairs)),
+        t("par.csp_note_element_of_risk"),
+        t("par.csp_note_jackpot"),
     )
     return Report(
-        title=(
-            f"Caribbean Stud Poker PAR sheet: {ranking} ranking, "
-            f"royal flush {rules.royal_flush_odds}:1"
+        title=t(
+            "par.csp_title",
+            ranking=_ranking_name(ranking, language),
+            odds=str(rules.royal_flush_odds),
         ),
         configuration=configuration,
         summary=tuple(summary),
         tables=(
             outcome_table,
-            _category_table(analysis),
+            _category_table(analysis, language),
             ak_table,
             jackpot_table,
             meter_table,
@@ -352,6 +426,7 @@ def par_sheet(
         data=data,
         figures=plots,
         notes=notes,
+        language=language,
     )
 
 
@@ -359,36 +434,55 @@ def _exact(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def simulation_sheet(result: SimulationResult, seconds: float | None = None) -> Report:
+def simulation_sheet(
+    result: SimulationResult, seconds: float | None = None, language: str = DEFAULT_LANGUAGE
+) -> Report:
     """The report of a simulation: observed frequencies, 95 % intervals, exact values
-    (``seconds``: the simulation's time, for the speed line)."""
+    (``seconds``: the simulation's time, for the speed line; ``language``: its words)."""
+    t = partial(say, check_language(language))
     exact = result.exact
     rows: list[tuple[object, ...]] = []
     for line in result.lines:
         low, high = line.ci95
         inside = low <= float(line.exact) <= high
         rows.append(
-            (line.event, line.units, line.count, line.frequency, low, high, line.exact, inside)
+            (
+                _event_name(line.event, language),
+                line.units,
+                line.count,
+                line.frequency,
+                low,
+                high,
+                line.exact,
+                inside,
+            )
         )
     mean_low = result.mean - result.mean_half_width
     mean_high = result.mean + result.mean_half_width
     summary = [
-        ("Rounds", f"{result.rounds:,}"),
-        ("Seed", str(result.seed)),
+        (t("par.rounds"), f"{result.rounds:,}"),
+        (t("par.seed"), str(result.seed)),
         (
-            "Mean win per ante",
-            f"{result.mean:.6f} (95 % CI {mean_low:.6f} .. {mean_high:.6f}); "
-            f"exact {float(exact.expected_win):.6f}",
+            t("par.mean_win_per_ante"),
+            t(
+                "par.csp_simulated_mean",
+                mean=f"{result.mean:.6f}",
+                low=f"{mean_low:.6f}",
+                high=f"{mean_high:.6f}",
+                exact=f"{float(exact.expected_win):.6f}",
+            ),
         ),
         (
-            "Raise frequency",
-            f"{result.raise_frequency:.6f}; exact {float(exact.raise_probability):.6f}",
+            t("par.raise_frequency"),
+            t(
+                "par.csp_simulated_raise_frequency",
+                frequency=f"{result.raise_frequency:.6f}",
+                exact=f"{float(exact.raise_probability):.6f}",
+            ),
         ),
     ]
     if seconds is not None:
-        summary.append(
-            ("Speed", f"{result.rounds / max(seconds, 1e-9) / 1e6:.2f} million rounds/s")
-        )
+        summary.append(speed_line(result.rounds, seconds, language))
     data: dict[str, object] = {
         "game": "caribbean-stud",
         "rounds": result.rounds,
@@ -414,32 +508,33 @@ def simulation_sheet(result: SimulationResult, seconds: float | None = None) -> 
         ],
     }
     return Report(
-        title=f"Caribbean Stud Poker simulation: {exact.ranking} ranking, "
-        f"royal flush {exact.rules.royal_flush_odds}:1",
+        title=t(
+            "par.csp_simulation_title",
+            ranking=_ranking_name(exact.ranking, language),
+            odds=str(exact.rules.royal_flush_odds),
+        ),
         configuration=(
-            (
-                "Strategy",
-                "optimal raise/fold per (own five cards, up card), from the exact analysis",
-            ),
-            ("Random numbers", "xoshiro256** streams seeded by splitmix64 (analysis only)"),
+            (t("par.strategy"), t("par.csp_simulation_strategy")),
+            (t("par.random_numbers"), t("par.csp_simulation_random_numbers")),
         ),
         summary=tuple(summary),
         tables=(
             Table(
-                "Observed against exact",
+                t("par.observed_against_exact"),
                 (
-                    "event",
-                    "units",
-                    "count",
-                    "frequency",
-                    "95 % low",
-                    "95 % high",
-                    "exact",
-                    "exact inside",
+                    t("par.event"),
+                    t("par.units"),
+                    t("par.count"),
+                    t("par.frequency"),
+                    t("par.low_95"),
+                    t("par.high_95"),
+                    t("par.exact"),
+                    t("par.exact_inside"),
                 ),
                 tuple(rows),
-                note="Wilson score intervals per event; about 1 in 20 may miss by chance.",
+                note=t("par.csp_simulation_note"),
             ),
         ),
         data=data,
+        language=language,
     )

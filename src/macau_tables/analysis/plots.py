@@ -2,23 +2,28 @@
 
 Each sheet module asks for its figures here only when the sheet is rendered as HTML, so text,
 CSV and JSON output never import matplotlib. The plot data come from the analysis results;
-nothing is computed here beyond sampling a curve.
+nothing is computed here beyond sampling a curve. Titles, axis labels, legends and captions
+are ``par.*`` catalog messages in the sheet's language; a Chinese sheet's plots are drawn with
+an installed CJK font when there is one (Noto Sans / Serif CJK TC), the others with
+matplotlib's default fonts, as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
+from functools import partial
 from typing import Any, Protocol
 
 from ..money import format_minor
 from .baccarat_exact import BaccaratAnalysis, break_even_meter, jackpot_return
 from .caribbean_exact import CaribbeanAnalysis, JackpotAnalysis
-from .report import Figure
+from .report import Figure, say
 
 __all__ = [
-    "METER_LINES_KEY",
     "baccarat_figures",
     "baccarat_meter_curve",
     "caribbean_figures",
@@ -39,37 +44,72 @@ def figure_png(fig: _SavesFigure, dpi: int = 110) -> bytes:
     return buf.getvalue()
 
 
-#: Caption words for the lines :func:`mark_meters` draws.
-METER_LINES_KEY = (
-    "dash-dot: this sheet's meter; dotted: the break-even meter; dashed: 100 % (break even)"
-)
+# Fonts with the Traditional Chinese glyphs, tried in this order after matplotlib's default.
+_CJK_FONTS = ("Noto Sans CJK TC", "Noto Serif CJK TC", "Noto Sans Mono CJK TC")
 
 
-def mark_meters(ax: Any, current: tuple[float, str], even: tuple[float, str] | None) -> None:
+@contextmanager
+def _fonts(language: str) -> Iterator[None]:
+    """Draw in ``language``: for Chinese, matplotlib's default font with the installed CJK fonts
+    of :data:`_CJK_FONTS` as fallbacks (none installed: the default alone); any other language
+    draws with the defaults untouched."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    fallback = [name for name in _CJK_FONTS if name in installed]
+    if not language.startswith("zh") or not fallback:
+        yield
+        return
+    families = [*matplotlib.rcParams["font.family"], *fallback]
+    with matplotlib.rc_context({"font.family": families}):
+        yield
+
+
+def mark_meters(
+    ax: Any, current: tuple[float, str], even: tuple[float, str] | None, language: str
+) -> None:
     """The reference lines of a jackpot-return-against-the-meter plot (return in %): 100 %
     (break even), this sheet's meter and the break-even meter (``(x, label)``; ``even`` may be
-    ``None`` when there is none), thousands separators on the meter axis, and the legend. Call
-    it after plotting the return curve."""
+    ``None`` when there is none), thousands separators on the meter axis, and the legend in
+    ``language``. Call it after plotting the return curve."""
     from matplotlib.ticker import FuncFormatter
 
-    ax.axhline(100, color="#555", linestyle="--", linewidth=1, label="100 % (break even)")
+    t = partial(say, language)
+    ax.axhline(100, color="#555", linestyle="--", linewidth=1, label=t("par.plot_break_even_line"))
     x, label = current
-    ax.axvline(x, color="#2660a4", linestyle="-.", linewidth=1, label=f"this sheet's meter {label}")
+    ax.axvline(
+        x, color="#2660a4", linestyle="-.", linewidth=1, label=t("par.plot_this_meter", meter=label)
+    )
     if even is not None:
         x, label = even
-        ax.axvline(x, color="#555", linestyle=":", linewidth=1.2, label=f"break-even meter {label}")
+        ax.axvline(
+            x,
+            color="#555",
+            linestyle=":",
+            linewidth=1.2,
+            label=t("par.plot_break_even_meter", meter=label),
+        )
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
     ax.legend(loc="lower right", fontsize="small", framealpha=0.95)
 
 
 def caribbean_figures(
-    analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis, points: list[int]
+    analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis, points: list[int], language: str
 ) -> tuple[Figure, ...]:
     """The Caribbean Stud sheet's plots: the distribution of the result per ante, and the
-    jackpot return at the meters ``points`` with this sheet's and the break-even meter."""
+    jackpot return at the meters ``points`` with this sheet's and the break-even meter (words
+    in ``language``)."""
     import matplotlib
 
     matplotlib.use("Agg")
+    with _fonts(language):
+        return _caribbean_figures(analysis, jackpot, points, language)
+
+
+def _caribbean_figures(
+    analysis: CaribbeanAnalysis, jackpot: JackpotAnalysis, points: list[int], language: str
+) -> tuple[Figure, ...]:
     from matplotlib.figure import Figure as MplFigure
 
     fig = MplFigure(figsize=(8, 4.2))
@@ -81,13 +121,14 @@ def caribbean_figures(
     probs = [float(by_units[u]) for u in units]
     ax.bar([str(u) for u in units], probs, color="#8b0000")
     ax.set_yscale("log")
-    ax.set_xlabel("units won per ante")
-    ax.set_ylabel("probability (log scale)")
-    ax.set_title("Distribution of the result per ante (optimal play)")
+    t = partial(say, language)
+    ax.set_xlabel(t("par.plot_units_won_per_ante"))
+    ax.set_ylabel(t("par.plot_probability_log"))
+    ax.set_title(t("par.plot_csp_distribution"))
     dist = Figure(
-        "Outcome distribution",
+        t("par.outcome_distribution"),
         figure_png(fig),
-        "Probability of each net result per ante over all deals (exact).",
+        t("par.plot_csp_distribution_caption"),
     )
     fig2 = MplFigure(figsize=(8, 4.2))
     ax2 = fig2.add_subplot()
@@ -95,7 +136,7 @@ def caribbean_figures(
         points,
         [float(jackpot.return_rate(m)) * 100 for m in points],
         color="#8b0000",
-        label="return",
+        label=t("par.return"),
     )
     current = jackpot.meter
     be = jackpot.break_even_meter()
@@ -103,14 +144,15 @@ def caribbean_figures(
         ax2,
         (current, format_minor(current, decimals=0)),
         (be, format_minor(be, decimals=0)),
+        language,
     )
-    ax2.set_xlabel("meter (minor units)")
-    ax2.set_ylabel("return per jackpot wager (%)")
-    ax2.set_title(f"Jackpot return against the meter (break-even {format_minor(be, decimals=0)})")
+    ax2.set_xlabel(t("par.plot_meter_minor_units"))
+    ax2.set_ylabel(t("par.plot_return_per_jackpot_wager"))
+    ax2.set_title(t("par.plot_csp_meter_title", meter=format_minor(be, decimals=0)))
     meter = Figure(
-        "Jackpot return against the meter",
+        t("par.jackpot_return_by_meter"),
         figure_png(fig2),
-        f"Expected award per unit of jackpot wager; {METER_LINES_KEY}.",
+        t("par.plot_csp_meter_caption", lines=t("par.plot_meter_lines")),
     )
     return (dist, meter)
 
@@ -133,30 +175,36 @@ def baccarat_meter_curve(a: BaccaratAnalysis) -> tuple[list[int], list[float], i
     return points, returns, even
 
 
-def baccarat_figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
+def baccarat_figures(a: BaccaratAnalysis, language: str) -> tuple[Figure, ...]:
     """The baccarat sheet's plots: the winner by cards dealt and the banker's winning totals,
-    and the jackpot return against the meter."""
+    and the jackpot return against the meter (words in ``language``)."""
     import matplotlib
 
     matplotlib.use("Agg")
+    with _fonts(language):
+        return _baccarat_figures(a, language)
+
+
+def _baccarat_figures(a: BaccaratAnalysis, language: str) -> tuple[Figure, ...]:
     from matplotlib.figure import Figure as MplFigure
 
+    t = partial(say, language)
     m = a.main
     fig = MplFigure(figsize=(9, 4))
     ax1, ax2 = fig.subplots(1, 2)
-    cards = ("4 cards", "5 cards", "6 cards")
+    cards = tuple(t("par.plot_cards", cards=str(n)) for n in (4, 5, 6))
     kinds = ((0, 1), (2, 3), (4,))
     bottom = [0.0, 0.0, 0.0]
     for winner, label, colour in (
-        (1, "banker", "#c0392b"),
-        (0, "player", "#2660a4"),
-        (2, "tie", "#2e8b57"),
+        (1, t("par.plot_banker"), "#c0392b"),
+        (0, t("par.plot_player"), "#2660a4"),
+        (2, t("par.plot_tie"), "#2e8b57"),
     ):
         heights = [float(a.probability(m.count_where(k, (winner,), range(10)))) for k in kinds]
         ax1.bar(cards, heights, bottom=bottom, label=label, color=colour)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    ax1.set_ylabel("probability")
-    ax1.set_title("Winner by cards dealt")
+    ax1.set_ylabel(t("par.probability"))
+    ax1.set_title(t("par.plot_winner_by_cards_dealt"))
     ax1.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.08), frameon=False)
     totals = list(range(10))
     ax2.bar(
@@ -164,33 +212,38 @@ def baccarat_figures(a: BaccaratAnalysis) -> tuple[Figure, ...]:
         [float(a.probability(m.banker_wins_on(t))) for t in totals],
         color="#c0392b",
     )
-    ax2.set_xlabel("banker's winning total")
-    ax2.set_title("Banker wins by total (6: no-commission, Lucky 6)")
+    ax2.set_xlabel(t("par.plot_banker_winning_total"))
+    ax2.set_title(t("par.plot_banker_wins_by_total"))
     dist = Figure(
-        "Outcome distribution",
+        t("par.outcome_distribution"),
         figure_png(fig),
-        f"Exact probabilities, {a.decks} decks, over all ordered 6-card sequences.",
+        t("par.plot_bac_distribution_caption", decks=str(a.decks)),
     )
     points, returns, even = baccarat_meter_curve(a)
     fig2 = MplFigure(figsize=(8, 4.4))
     ax = fig2.add_subplot()
-    ax.plot([p / 100 for p in points], [r * 100 for r in returns], color="#8b0000", label="return")
+    ax.plot(
+        [p / 100 for p in points],
+        [r * 100 for r in returns],
+        color="#8b0000",
+        label=t("par.return"),
+    )
     current = a.jackpot.awards.meter
     mark_meters(
         ax,
         (current / 100, format_minor(current)),
         None if even is None else (even / 100, format_minor(even)),
+        language,
     )
-    ax.set_xlabel("meter (major units)")
-    ax.set_ylabel("return per jackpot wager (%)")
-    title = "Jackpot return against the meter"
+    ax.set_xlabel(t("par.plot_meter_major_units"))
+    ax.set_ylabel(t("par.plot_return_per_jackpot_wager"))
+    title = t("par.jackpot_return_by_meter")
     if even is not None:
-        title += f" (break even at a meter of {format_minor(even)})"
+        title = t("par.plot_bac_meter_title", meter=format_minor(even))
     ax.set_title(title)
     meter = Figure(
-        "Jackpot return against the meter",
+        t("par.jackpot_return_by_meter"),
         figure_png(fig2),
-        f"Expected award per unit of jackpot wager with the fixed awards of this sheet; "
-        f"{METER_LINES_KEY}.",
+        t("par.plot_bac_meter_caption", lines=t("par.plot_meter_lines")),
     )
     return (dist, meter)

@@ -2,7 +2,10 @@
 
 Computation lives in the analysis modules, the choice of tables and words in the sheet modules;
 this module only writes a finished report in a :class:`~.report.Format`. The HTML output is a
-PAR sheet a person can hand to a regulator, with the figures inlined as PNG.
+PAR sheet a person can hand to a regulator, with the figures inlined as PNG. The words this
+module adds (section titles, ``yes`` / ``no``, the warning and note labels) are ``par.*``
+catalog messages in the report's :attr:`~.report.Report.language`; the HTML page carries it as
+its ``lang``.
 
 ``json`` renders :attr:`Report.data` only (after the report's ``warnings``, if any), so the
 documented keys are exactly what outside checks read. Integers stay exact integers (they can
@@ -31,12 +34,14 @@ import csv
 import html
 import io
 import json
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from ..errors import ConfigError
-from .report import Format, Report, Table
+from ..messages import DEFAULT_LANGUAGE
+from .report import Format, Report, Table, say
 
 __all__ = ["format_cell", "render"]
 
@@ -64,13 +69,14 @@ def render(report: Report, fmt: Format) -> str:
     return _render_text(report)
 
 
-def format_cell(value: object) -> str:
+def format_cell(value: object, language: str = DEFAULT_LANGUAGE) -> str:
     """How a table cell is printed: exact integers with thousands separators, fractions and
-    floats to 10 significant digits, ``None`` as an empty cell."""
+    floats to 10 significant digits, ``None`` as an empty cell, a ``bool`` as yes or no in
+    ``language``."""
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return say(language, "par.yes") if value else say(language, "par.no")
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, Fraction):
@@ -92,12 +98,25 @@ def _jsonable(value: object) -> Any:
     return value
 
 
-def _text_table(table: Table) -> list[str]:
-    cells = [[format_cell(c) for c in row] for row in table.rows]
-    widths = [len(c) for c in table.columns]
+def _display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: a wide East Asian character (莊, 牌) takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _measure(language: str) -> Callable[[str], int]:
+    """How the text format measures a cell: by terminal columns, except in English, whose
+    recorded sheets (docs/par) count characters (their only wide characters are the Chinese
+    names of the baccarat jackpot combinations, in parentheses) and stay byte for byte."""
+    return len if language == DEFAULT_LANGUAGE else _display_width
+
+
+def _text_table(table: Table, language: str) -> list[str]:
+    width = _measure(language)
+    cells = [[format_cell(c, language) for c in row] for row in table.rows]
+    widths = [width(c) for c in table.columns]
     for row in cells:
         for i, c in enumerate(row):
-            widths[i] = max(widths[i], len(c))
+            widths[i] = max(widths[i], width(c))
 
     def is_number(v: str) -> bool:
         return v[:1].isdigit() or (v[:1] in "-+." and v[1:2].isdigit())
@@ -110,12 +129,11 @@ def _text_table(table: Table) -> list[str]:
     ]
 
     def line(values: Sequence[str]) -> str:
-        out = [
-            v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]) for i, v in enumerate(values)
-        ]
+        pads = [" " * (widths[i] - width(v)) for i, v in enumerate(values)]
+        out = [pads[i] + v if numeric[i] else v + pads[i] for i, v in enumerate(values)]
         return "  ".join(out).rstrip()
 
-    lines = [table.title, "-" * len(table.title), line(table.columns)]
+    lines = [table.title, "-" * width(table.title), line(table.columns)]
     lines.append("  ".join("-" * w for w in widths))
     lines.extend(line(row) for row in cells)
     if table.note:
@@ -124,37 +142,43 @@ def _text_table(table: Table) -> list[str]:
 
 
 def _render_text(report: Report) -> str:
-    lines = [report.title, "=" * len(report.title), ""]
+    language = report.language
+    width = _measure(language)
+    lines = [report.title, "=" * width(report.title), ""]
     if report.warnings:
-        lines.extend(f"WARNING: {w}" for w in report.warnings)
+        lines.extend(say(language, "par.warning", text=w) for w in report.warnings)
         lines.append("")
-    if report.configuration:
-        width = max(len(k) for k, _ in report.configuration)
-        lines.append("Configuration")
-        lines.extend(f"  {k.ljust(width)}  {v}" for k, v in report.configuration)
-        lines.append("")
-    if report.summary:
-        width = max(len(k) for k, _ in report.summary)
-        lines.append("Summary")
-        lines.extend(f"  {k.ljust(width)}  {v}" for k, v in report.summary)
+    for key, pairs in (
+        ("par.configuration", report.configuration),
+        ("par.summary", report.summary),
+    ):
+        if not pairs:
+            continue
+        column = max(width(k) for k, _ in pairs)
+        lines.append(say(language, key))
+        lines.extend(f"  {k}{' ' * (column - width(k))}  {v}" for k, v in pairs)
         lines.append("")
     for table in report.tables:
-        lines.extend(_text_table(table))
+        lines.extend(_text_table(table, language))
         lines.append("")
     for note in report.notes:
-        lines.append(f"Note: {note}")
+        lines.append(say(language, "par.note", text=note))
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _render_csv(report: Report) -> str:
+    language = report.language
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     # The headline figures (house edge, element of risk, ...) live in the summary, not in a
     # table: a CSV without them would miss half of what the sheet states.
-    sections = [("Configuration", report.configuration), ("Summary", report.summary)]
+    sections = [
+        (say(language, "par.configuration"), report.configuration),
+        (say(language, "par.summary"), report.summary),
+    ]
     first = True
     if report.warnings:
-        writer.writerow(["# Warning"])
+        writer.writerow([f"# {say(language, 'par.csv_warning')}"])
         writer.writerows([w] for w in report.warnings)
         first = False
     for title, pairs in sections:
@@ -164,7 +188,7 @@ def _render_csv(report: Report) -> str:
             writer.writerow([])
         first = False
         writer.writerow([f"# {title}"])
-        writer.writerow(["item", "value"])
+        writer.writerow([say(language, "par.item"), say(language, "par.value")])
         writer.writerows([k, v] for k, v in pairs)
     for table in report.tables:
         if not first:
@@ -202,9 +226,10 @@ figure{margin:1rem 0}figure img{max-width:100%}figcaption,.note{color:#555;font-
 
 def _render_html(report: Report) -> str:
     e = html.escape
+    language = report.language
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{e(language)}"><head><meta charset="utf-8">',
         f"<title>{e(report.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{e(report.title)}</h1>",
     ]
@@ -222,8 +247,8 @@ def _render_html(report: Report) -> str:
         parts.extend(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in pairs)
         parts.append("</dl>")
 
-    kv("Configuration", report.configuration)
-    kv("Summary", report.summary)
+    kv(say(language, "par.configuration"), report.configuration)
+    kv(say(language, "par.summary"), report.summary)
     for table in report.tables:
         parts.append(f"<h2>{e(table.title)}</h2><table><thead><tr>")
         parts.extend(f"<th>{e(c)}</th>" for c in table.columns)
@@ -233,7 +258,7 @@ def _render_html(report: Report) -> str:
             for c in row:
                 numeric = isinstance(c, (int, float, Fraction)) and not isinstance(c, bool)
                 cls = " class='n'" if numeric else ""
-                parts.append(f"<td{cls}>{e(format_cell(c))}</td>")
+                parts.append(f"<td{cls}>{e(format_cell(c, language))}</td>")
             parts.append("</tr>")
         parts.append("</tbody></table>")
         if table.note:
@@ -246,8 +271,8 @@ def _render_html(report: Report) -> str:
             parts.append(f"<figcaption>{e(fig.caption)}</figcaption>")
         parts.append("</figure>")
     if report.notes:
-        parts.append("<h2>Notes</h2><ul>")
+        parts.append(f"<h2>{e(say(language, 'par.notes'))}</h2><ul>")
         parts.extend(f"<li>{e(n)}</li>" for n in report.notes)
         parts.append("</ul>")
-    parts.append("<p class='note'>Generated by macau-tables.</p></body></html>")
+    parts.append(f"<p class='note'>{e(say(language, 'par.generated'))}</p></body></html>")
     return "\n".join(parts) + "\n"

@@ -4,6 +4,9 @@ Both commands validate every option before any work starts (a bad option exits w
 a message naming it: ranges and choices are checked by Typer itself, the table settings by
 :class:`~macau_tables.caribbean.rules.CaribbeanRules`), show a Rich progress bar on stderr, and
 on Ctrl-C print ``interrupted: no results`` and exit 130 without printing partial numbers.
+``--lang`` (``en`` by default, ``zh-Hant``, ``pt``: the sheets' languages, ``report.
+sheet_languages``) writes the sheet's words in that language, the same figures
+in every one; the baccarat commands share the option (:data:`LANGUAGE_OPTION`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..analysis.caribbean_exact import (
 )
 from ..analysis.caribbean_sheet import par_sheet, simulation_sheet
 from ..analysis.render import render
-from ..analysis.report import Format
+from ..analysis.report import Format, check_language, sheet_languages
 from ..caribbean.hands import Ranking
 from ..caribbean.rules import CaribbeanRules, JackpotFixedAwards
 from ..errors import ConfigError
@@ -32,6 +35,7 @@ from .apps import analyze_app, simulate_app
 from .output import check_output, emit, interruptible, progress, refuse
 
 __all__ = [
+    "LANGUAGE_OPTION",
     "MAX_ROUNDS",
     "RankingOption",
     "analyze_caribbean_stud",
@@ -83,6 +87,25 @@ def _share(text: str) -> Fraction:
         return parse_share(text)
     except ConfigError as exc:
         raise typer.BadParameter(exc.message) from None
+
+
+def _language(value: str) -> str:
+    """``--lang``'s callback: a language the sheets are written in, or a bad parameter (exit 2,
+    naming the option and the languages there are), before any work starts."""
+    try:
+        return check_language(value)
+    except ConfigError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
+LANGUAGE_OPTION: Final = typer.Option(
+    "en",
+    "--lang",
+    callback=_language,
+    metavar="|".join(sheet_languages()),
+    help="Language of the sheet's words (the figures are the same in each).",
+)
+"""``--lang`` of the PAR-sheet and simulation commands of both games."""
 
 
 def run_analysis(
@@ -155,6 +178,7 @@ def analyze_caribbean_stud(
     fmt: Format = _FORMAT,
     output: Path | None = _OUTPUT,
     threads: int = typer.Option(2, min=1, max=64, help="Parallel work chunks."),
+    lang: str = LANGUAGE_OPTION,
 ) -> None:
     """Exact analysis of Caribbean Stud Poker with the optimal raise strategy (PAR sheet)."""
     awards = JackpotFixedAwards(
@@ -168,7 +192,12 @@ def analyze_caribbean_stud(
     with interruptible():
         analysis = run_analysis(rules, _RANKING[ranking], max_payout_units, threads)
         # No computation time in the report: the same options always give the same sheet.
-        sheet = par_sheet(analysis, analyze_jackpot(analysis, meter), figures=fmt is Format.HTML)
+        sheet = par_sheet(
+            analysis,
+            analyze_jackpot(analysis, meter),
+            figures=fmt is Format.HTML,
+            language=lang,
+        )
         text = render(sheet, fmt)
     emit(text, output)
 
@@ -186,6 +215,7 @@ def simulate_caribbean_stud(
     max_payout_units: int | None = _CAP,
     fmt: Format = _FORMAT,
     output: Path | None = _OUTPUT,
+    lang: str = LANGUAGE_OPTION,
 ) -> None:
     """Monte Carlo simulation with the optimal strategy, beside the exact values (95 % CI)."""
     from ..analysis.caribbean_sim import simulate
@@ -197,5 +227,5 @@ def simulate_caribbean_stud(
         with progress("Caribbean Stud: simulation", total=rounds) as bar:
             result = simulate(analysis, rounds, seed, advance=bar.advance)
         seconds = time.perf_counter() - started
-        text = render(simulation_sheet(result, seconds), fmt)
+        text = render(simulation_sheet(result, seconds, lang), fmt)
     emit(text, output)
