@@ -6,6 +6,7 @@
 
 import { api, clearError, once, send, showError, showStatus } from "./api.js";
 import { has, money, pageData, t } from "./i18n.js";
+import { cardNode, countdownRing } from "./felt.js";
 import { verifyProof } from "./merkle.js";
 import { connect, tableParts } from "./socket.js";
 import "./cycle.js"; // the round cycle's label and notice (a "table-state" listener)
@@ -56,27 +57,6 @@ export function outcomeText(outcome) {
   return OUTCOMES[outcome] ? t(OUTCOMES[outcome]) : outcome;
 }
 
-const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-
-/** A card ("As", "Th") as an element; `null` is a face-down card. */
-export function cardNode(card, extra = "") {
-  const node = document.createElement("span");
-  node.setAttribute("role", "img");
-  if (!card) {
-    node.className = `card card-back ${extra}`;
-    node.setAttribute("aria-label", t("play.card_face_down"));
-    node.dataset.card = "";
-    return node;
-  }
-  const rank = card[0] === "T" ? "10" : card[0];
-  const suit = card[1];
-  node.className = `card suit-${suit} ${suit === "h" || suit === "d" ? "card-red" : "card-black"} ${extra}`;
-  node.dataset.card = card;
-  node.textContent = `${rank}${SUITS[suit] || suit}`;
-  node.setAttribute("aria-label", `${rank}${SUITS[suit] || suit}`);
-  return node;
-}
-
 /** Fill a <tbody> with rows of cells (strings or nodes); `num` marks right-aligned columns. */
 export function fillRows(tbody, rows, num = []) {
   tbody.replaceChildren();
@@ -114,6 +94,8 @@ export function followTable(render, { wallet = false } = {}) {
   let board = null;
   let boardKey = null; // what the board was read for (boardKeyOf)
   let deadline = null; // performance.now() at which the countdown reaches 0
+  let span = null; // the seconds the running countdown counts down from (its ring's whole)
+  const rings = [...document.querySelectorAll("[data-countdown-ring]")].map(countdownRing);
   let chain = Promise.resolve(); // the states are taken one after the other, in order
 
   async function readWallet() {
@@ -151,7 +133,9 @@ export function followTable(render, { wallet = false } = {}) {
     if (newBoard) {
       board = await api(`${path}/board`);
       boardKey = key;
+      const before = deadline === null ? null : Math.ceil((deadline - performance.now()) / 1000);
       deadline = board.seconds_left === null ? null : performance.now() + board.seconds_left * 1000;
+      span = spanOf(shown, board.seconds_left, key === boardKey || before === null ? span : null);
       tick();
       render(shown, board);
     }
@@ -175,11 +159,13 @@ export function followTable(render, { wallet = false } = {}) {
     if (deadline === null) {
       node.textContent = t("play.no_countdown");
       node.dataset.seconds = "";
+      for (const ring of rings) ring.set(null);
       return;
     }
     const left = Math.max(0, Math.ceil((deadline - performance.now()) / 1000));
     node.textContent = t("play.seconds", { seconds: left });
     node.dataset.seconds = String(left);
+    for (const ring of rings) ring.set(left, span);
   }
   setInterval(tick, 500);
 
@@ -288,9 +274,27 @@ function showTableState(shown) {
   }
 }
 
+/**
+ * The seconds a countdown of `left` seconds counts down from, for its ring: the round cycle's
+ * betting time (its "close" step) or result pause ("open"), the card holding (BAC-16) or
+ * decision (CSP-6.4) time-out of the table's rules; else the most seen of this countdown
+ * (`known`).
+ */
+function spanOf(shown, left, known) {
+  if (left === null) return null;
+  const rules = page.rules || {};
+  const step = shown.cycle ? shown.cycle.step : null;
+  let whole = null;
+  if (step === "close") whole = rules.betting_seconds;
+  else if (step === "open") whole = rules.result_seconds;
+  else if (shown.view && shown.view.reveal_due) whole = rules.holding_timeout_seconds;
+  else if (shown.view && shown.view.phase === "deciding") whole = rules.decision_timeout_seconds;
+  return Math.max(left, Number(whole) || 0, known || 0);
+}
+
 /** Whether the round accepts command `name` now (its codec name, e.g. "baccarat.PlaceWager"). */
 export function accepts(shown, name) {
   return Boolean(shown && shown.expected && shown.expected.commands.includes(name));
 }
 
-export { money, t, has };
+export { cardNode, money, t, has };
