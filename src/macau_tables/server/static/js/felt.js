@@ -116,6 +116,8 @@ export function showCards(box, cards, empty = "") {
     node.dataset.extra = extra;
     if (before && !before.dataset.card && card) node.classList.add("card-turn");
     else if (!before && !first) node.classList.add("card-deal");
+    // once moved, a card stays still: a node put back in the box would play its motion again
+    node.addEventListener("animationend", () => node.classList.remove("card-deal", "card-turn"), { once: true });
     node.style.setProperty("--deal-order", String(before ? 0 : i));
     return node;
   });
@@ -126,6 +128,8 @@ export function showCards(box, cards, empty = "") {
     box.replaceChildren(none);
     return;
   }
+  const current = [...box.children];
+  if (current.length === nodes.length && nodes.every((node, i) => current[i] === node)) return; // as shown
   box.replaceChildren(...nodes);
 }
 
