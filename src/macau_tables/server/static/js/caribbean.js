@@ -281,9 +281,10 @@ function showHands() {
   const hand = view ? view.dealer_hand : null;
   dealer.dataset.qualifies = hand ? String(Boolean(view.dealer_qualifies)) : "";
   dealer.dataset.category = hand ? CATEGORIES[hand.category] || String(hand.category) : "";
-  dealer.textContent = hand
-    ? t(view.dealer_qualifies ? "play.dealer_hand_qualifies" : "play.dealer_hand_not_qualified", { hand: handText(hand) })
-    : "";
+  // CSP-9.2: what a dealer who does not qualify pays is said to a box still in play only
+  const inPlay = Boolean(view && view.raise_amount);
+  const key = view && view.dealer_qualifies ? "play.dealer_hand_qualifies" : inPlay ? "play.dealer_hand_not_qualified" : "play.dealer_hand_not_qualified_folded";
+  dealer.textContent = hand ? t(key, { hand: handText(hand) }) : "";
   const mineNode = document.getElementById("my-hand");
   const mine = view ? view.hand : null;
   mineNode.dataset.category = mine ? CATEGORIES[mine.category] || String(mine.category) : "";
