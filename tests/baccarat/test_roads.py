@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from macau_tables.baccarat.read_models import LAST_RESULTS, shoe_statistics
 from macau_tables.baccarat.roads import (
     AskMarks,
     AskRoad,
@@ -513,3 +514,34 @@ def test_build_roadmaps_matches_the_single_road_functions_ROADMAPS() -> None:
     assert maps.big_road == big_road(S1)
     assert maps.derived == tuple(derived_road(S1, kind) for kind in DerivedRoadKind)
     assert maps.ask == ask_road(S1)
+
+
+def _results(letters: str) -> list[RoadEntry]:
+    side = {"B": Side.BANKER, "P": Side.PLAYER, "T": Side.TIE}
+    return [RoadEntry(side[x], False, False, False) for x in letters]
+
+
+@pytest.mark.parametrize(
+    ("letters", "banker", "player"),
+    [
+        ("", (0, 0), (0, 0)),
+        ("TT", (0, 0), (0, 0)),  # ties alone make no run
+        ("TBBTB", (3, 3), (0, 0)),  # a tie neither breaks nor lengthens a run
+        ("BBBPPT", (0, 3), (2, 2)),
+        ("PBBBBPPPT", (0, 4), (3, 3)),
+    ],
+)
+def test_the_shoe_statistics_count_runs_as_the_big_road_does(
+    letters: str, banker: tuple[int, int], player: tuple[int, int]
+) -> None:
+    stats = shoe_statistics(_results(letters))
+    assert (stats["streaks"]["banker"]["current"], stats["streaks"]["banker"]["longest"]) == banker
+    assert (stats["streaks"]["player"]["current"], stats["streaks"]["player"]["longest"]) == player
+    assert stats["last"] == list(letters)
+
+
+def test_the_shoe_statistics_list_the_last_60_results_and_no_card() -> None:
+    letters = "BP" * 40 + "T"
+    stats = shoe_statistics(_results(letters))
+    assert stats["last"] == list(letters[-LAST_RESULTS:]) and LAST_RESULTS == 60
+    assert set(stats) == {"streaks", "last"}  # results only: never the cards left in the shoe

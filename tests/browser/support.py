@@ -28,6 +28,7 @@ from macau_tables.server.settings import Settings
 from macau_tables.store import Store
 from macau_tables.tables.reconfigure import change_table_config
 from macau_tables.timings import MAX_SECONDS
+from tests.server.support import add_held_table
 
 CHROMIUM = Path(os.environ.get("MACAU_TABLES_CHROMIUM", "/usr/bin/chromium"))
 
@@ -428,3 +429,59 @@ def _open_round(page: Any, cards: list[str]) -> None:
                 lambda before=before: page.locator("#round-id").inner_text() != before,
             )
     raise AssertionError("the live table never opened for betting")
+
+
+HELD_CYCLE = {"betting_seconds": MAX_SECONDS, "result_seconds": CYCLE["result_seconds"]}
+"""The round cycle of ``bac-hold`` (its rules): the test moves it itself
+(:meth:`TableService.cycle_step`), so its countdown must never run out on the real clock while
+the pages are still betting (the demonstration's 15 s did on a busy machine)."""
+
+
+def held_table(live: Live) -> None:
+    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1) and the
+    round cycle :data:`HELD_CYCLE`, added to the live casino once (as
+    tests/server/test_leaks.py does)."""
+    if "bac-hold" in live.runtime.known_table_ids():
+        return
+    add_held_table(live.store, reason="squeeze test", **HELD_CYCLE)
+    wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
+
+
+def cycle_to_a_seated_round(live: Live, table: str, player: str, bettor: str) -> None:
+    """Run ``table``'s round cycle at once (:meth:`TableService.cycle_step`: the step its tick
+    takes at the recorded deadline, without the wait) until a round that seats ``player``
+    takes wagers (BAC-15: the seating is fixed when the round opens). A round still taking
+    bets without ``player`` seated is played out: ``bettor`` bets in a standing area (a
+    countdown with no wager only starts again) and the cycle closes it."""
+    service = live.runtime.service(table)
+    keys = iter(range(1, 100))
+
+    def step() -> bool:
+        r = service.round
+        offered = live.shown(table, bettor)["expected"] or {"commands": []}
+        if r is None or "baccarat.PlaceWager" not in offered["commands"]:
+            service.cycle_step()  # (the next round opens, or the betting of a round taking none)
+            return False
+        if player in dict(r.seated).values():
+            return True
+        if not any(w.player == bettor for w in r.wagers):
+            wager = {
+                "type": "baccarat.PlaceWager",
+                "player": bettor,
+                "area": {"type": "baccarat.Area", "seated": False, "number": 2},
+                "kind": "banker",
+                "amount": 1_000,
+            }
+            response = live.api.post(
+                f"/api/tables/{table}/commands",
+                json={
+                    "idempotency_key": f"seat-filler-{r.round_id}-{next(keys)}",
+                    "command": wager,
+                },
+                headers=live.token(bettor),
+            )
+            assert response.status_code == 200, response.text
+        service.cycle_step()
+        return False
+
+    wait_until(f"a round of {table} seating {player}", step)

@@ -11,18 +11,17 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from macau_tables.timings import MAX_SECONDS
 from tests.browser.support import (
-    CYCLE,
     Live,
     axe_check,
+    cycle_to_a_seated_round,
     english_left,
+    held_table,
     login,
     shot,
     table_names,
     wait_until,
 )
-from tests.server.support import add_held_table
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> Any:
@@ -94,16 +93,15 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     login(page, "alice", then="/tables/bac-1")
     page.wait_for_selector("#wallet[data-balance]")
     # the bet areas open while the round takes wagers (expected.commands)
-    banker = page.locator(".bet-area[data-kind='banker']")
+    banker = page.locator(".spot[data-area='standing:1'][data-kind='banker']")
     wait_until("betting open", banker.is_enabled)
     _fresh_countdown(page)
     before = _balance(page)
     rounds_before = int(page.locator("#roads").get_attribute("data-rounds") or "0")
-    page.locator("#area").select_option("standing:1")
     banker.click()
     wait_until("the wager on the layout", lambda: page.locator("#my-wagers tbody tr").count() == 1)
     wait_until("the stake left the wallet", lambda: _balance(page) == before - 1_000)
-    assert "10.00" in page.locator(".bet-area[data-kind='banker'] [data-mine]").inner_text()
+    assert "10.00" in banker.locator("[data-mine]").inner_text()
     shot(page, "baccarat-betting-en")
     # the socket's messages carry the view with expected / can_issue: no GET of the table per
     # event (only /board, when the round's phase or awaited step changes)
@@ -150,7 +148,7 @@ def test_a_bet_after_the_close_is_refused_in_the_page_language(page_of: Any, liv
     login(page, "alice", then="/tables/bac-1")
     assert page.locator("html").get_attribute("lang") == "zh-Hant"
     page.wait_for_selector("#wallet[data-balance]")
-    banker = page.locator(".bet-area[data-kind='banker']")
+    banker = page.locator(".spot[data-area='standing:1'][data-kind='banker']")
     wait_until("betting open", banker.is_enabled)
     # bruno bets, so the cycle closes the betting at the countdown's end; a stale page sends
     # its bet after that
@@ -356,60 +354,12 @@ def test_the_game_pages_fit_a_phone(page_of: Any, live: Live) -> None:
         shot(page, f"phone{path.replace('/', '-')}-en")
 
 
-HELD_CYCLE = {"betting_seconds": MAX_SECONDS, "result_seconds": CYCLE["result_seconds"]}
-"""The round cycle of ``bac-hold`` (its rules): the test moves it itself
-(:meth:`TableService.cycle_step`), so its countdown must never run out on the real clock while
-the pages are still betting (the demonstration's 15 s did on a busy machine)."""
-
-
-def _held_table(live: Live) -> None:
-    """``bac-hold``: the demonstration baccarat table with card holding on (BAC-16.1) and the
-    round cycle :data:`HELD_CYCLE`, added to the live casino once (as
-    tests/server/test_leaks.py does)."""
-    if "bac-hold" in live.runtime.known_table_ids():
-        return
-    add_held_table(live.store, reason="squeeze test", **HELD_CYCLE)
-    wait_until("the runtime serves bac-hold", lambda: "bac-hold" in live.runtime.table_ids())
-
-
-def _cycle_to_a_seated_round(live: Live, table: str, player: str, bettor: str) -> None:
-    """Run ``table``'s round cycle at once (:meth:`TableService.cycle_step`: the step its tick
-    takes at the recorded deadline, without the wait) until a round that seats ``player``
-    takes wagers (BAC-15: the seating is fixed when the round opens). A round still taking
-    bets without ``player`` seated is played out: ``bettor`` bets in a standing area (a
-    countdown with no wager only starts again) and the cycle closes it."""
-    service = live.runtime.service(table)
-    keys = iter(range(1, 100))
-
-    def step() -> bool:
-        r = service.round
-        offered = _shown(live, table, bettor)["expected"] or {"commands": []}
-        if r is None or "baccarat.PlaceWager" not in offered["commands"]:
-            service.cycle_step()  # (the next round opens, or the betting of a round taking none)
-            return False
-        if player in dict(r.seated).values():
-            return True
-        if not any(w.player == bettor for w in r.wagers):
-            wager = {
-                "type": "baccarat.PlaceWager",
-                "player": bettor,
-                "area": {"type": "baccarat.Area", "seated": False, "number": 2},
-                "kind": "banker",
-                "amount": 1_000,
-            }
-            _send(live, table, bettor, wager, f"seat-filler-{r.round_id}-{next(keys)}")
-        service.cycle_step()
-        return False
-
-    wait_until(f"a round of {table} seating {player}", step)
-
-
 def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live: Live) -> None:
     """alice takes seat 1 on her page at the virtual table (BAC-15: from the next round the
     cycle opens); seated with the largest player wager, she holds the player's cards (BAC-16):
     her page shows them to her and offers to turn them; bruno's page shows them face down
     until she does."""
-    _held_table(live)
+    held_table(live)
     alice = page_of()
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
@@ -423,20 +373,18 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     alice.locator("#seat-take").click()
     alice.locator("#seat-leave").wait_for(state="visible")
     axe_check(alice, what="baccarat seat controls")
-    _cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
+    cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
     wait_until(
         "alice's seat", lambda: alice.locator("#my-seat").inner_text() == "You sit at seat 1"
     )
     for page in (alice, bruno):
-        wait_until("betting open", page.locator(".bet-area[data-kind='player']").is_enabled)
+        wait_until("betting open", page.locator(".spot[data-kind='player']").first.is_enabled)
     # From here on, this round: the rounds cycled through before it dealt (and showed
     # everyone) cards of the same eight decks, and a held card's value may be among them.
     received.clear()
-    alice.locator("#area").select_option("seat:1")
-    alice.locator(".bet-area[data-kind='player']").click()
+    alice.locator(".spot[data-area='seat:1'][data-kind='player']").click()
     wait_until("alice's wager", lambda: alice.locator("#my-wagers tbody tr").count() == 1)
-    bruno.locator("#area").select_option("standing:2")
-    bruno.locator(".bet-area[data-kind='banker']").click()
+    bruno.locator(".spot[data-area='standing:2'][data-kind='banker']").click()
     wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
     live.runtime.service("bac-hold").cycle_step()  # the countdown's end, now: betting closes
     squeeze = alice.locator("#squeeze")

@@ -63,8 +63,7 @@ def test_a_player_alone_sees_the_countdown_and_the_round_runs_by_itself(
     shot(page, f"{'baccarat' if baccarat else 'caribbean'}-countdown-en")
     # alice bets; nobody at the dealer console: the cycle closes, deals and settles
     if baccarat:
-        page.locator("#area").select_option("standing:3")
-        page.locator(".bet-area[data-kind='player']").click()
+        page.locator(".spot[data-area='standing:3'][data-kind='player']").click()
         wait_until("the wager", lambda: page.locator("#my-wagers tbody tr").count() >= 1)
         wait_until(
             "the result",

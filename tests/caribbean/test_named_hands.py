@@ -9,7 +9,7 @@ import pytest
 
 from macau_tables import codec
 from macau_tables.cards import parse_cards
-from macau_tables.caribbean.commands import DecisionTimeout, Fold, Raise, Showdown
+from macau_tables.caribbean.commands import DecisionTimeout, Fold, Raise, ReportMisdeal, Showdown
 from macau_tables.caribbean.hands import HandCategory, evaluate
 from macau_tables.caribbean.round import Phase
 from macau_tables.caribbean.view import NamedHand, PlayerView, named_hand
@@ -113,3 +113,16 @@ def test_a_player_who_decided_is_not_told_the_timer_folded_them() -> None:
     r, _ = r.apply(Fold(2, player(2)))
     view = r.view(Audience.of_player(player(2)))
     assert isinstance(view, PlayerView) and view.decided and not view.timed_out
+
+
+def test_a_round_held_for_a_supervisor_says_so_to_the_player_CSP_11_1() -> None:
+    """A misdeal reported after the players saw their cards holds the round until a supervisor
+    decides (CSP-11.1): the player's view says it waits for one (a page must not say "dealing")."""
+    r = deal(bet(new_round(), {2: UNIT}), {2: "9h 9d 7s 7c 5d", DEALER: "Ac Kh 4d 3c 2h"})
+    view = r.view(Audience.of_player(player(2)))
+    assert isinstance(view, PlayerView) and not view.awaiting_supervisor
+    r, _ = r.apply(ReportMisdeal("wrong number of cards"))
+    view = r.view(Audience.of_player(player(2)))
+    assert isinstance(view, PlayerView) and view.awaiting_supervisor
+    other = r.view(Audience.of_player("nobody"))
+    assert isinstance(other, PlayerView) and other.awaiting_supervisor

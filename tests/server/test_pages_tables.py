@@ -11,6 +11,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from tests.server.support import cycle_step, login
 
+from macau_tables.baccarat.read_models import shoe_statistics
 from macau_tables.baccarat.roads import RoadEntry, bead_plate, big_road, big_road_grid
 from macau_tables.baccarat.sides import Side
 from macau_tables.server.runtime import Runtime
@@ -78,6 +79,9 @@ def test_the_roads_are_the_library_s_of_the_shoe_s_settled_rounds(
         (p.col, p.row, p.item.winner.letter) for p in big_road_grid(big_road(entries))
     ]
     assert set(roads["ask"]) == {"banker", "player"}
+    # the shoe's statistics beside the roads: its results only (no card of the shoe)
+    assert roads["last"] == [e.winner.letter for e in entries]
+    assert roads["streaks"] == shoe_statistics(entries)["streaks"]
     assert roads["shoe"]["number"] == 1
     assert roads["shoe"]["commitment"].startswith("merkle-v2:")  # the shoe's Merkle root
     # read again after one more round: only the new events are read, the same answer grows

@@ -1,8 +1,9 @@
 """Baccarat's read-models (:class:`macau_tables.plugin.ReadModel`): the roads of a table's
 current shoe, followed from its log.
 
-``roads``: the roadmaps computed by :mod:`macau_tables.baccarat.roads` from the results of the
-shoe's settled rounds (recorded ``RoundSettled`` events; demonstration rounds, BAC-2.2, are not
+``roads``: the roadmaps computed by :mod:`macau_tables.baccarat.roads` and the shoe's statistics
+(:func:`shoe_statistics`: streaks and the last results) from the results of the shoe's settled
+rounds (recorded ``RoundSettled`` events; demonstration rounds, BAC-2.2, are not
 on the roads), with the shoe's number, commitment (virtual shoes) and whether it is live,
 finished and revealed — the results are public once a round is settled. A log that holds no
 shoe shows empty roads.
@@ -17,10 +18,21 @@ from typing import Any, Final
 from .roads import Colour, RoadEntry, big_road_grid, build_roadmaps, derived_road_grid
 from .sides import Side
 
-__all__ = ["READ_MODELS", "ROAD_ROWS", "ShoeLog", "ShoeRoads", "roads_json"]
+__all__ = [
+    "LAST_RESULTS",
+    "READ_MODELS",
+    "ROAD_ROWS",
+    "ShoeLog",
+    "ShoeRoads",
+    "roads_json",
+    "shoe_statistics",
+]
 
 ROAD_ROWS: Final = 6
 """The height of every drawn road (the boards Macau's tables show)."""
+
+LAST_RESULTS: Final = 60
+"""How many of the shoe's latest results the statistics list."""
 
 _SHOE_OPENED: Final = "baccarat.ShoeOpened"
 _ROUND_STARTED: Final = "baccarat.RoundStarted"
@@ -76,9 +88,42 @@ def _colour(colour: Colour | None) -> str | None:
     return None if colour is None else colour.value
 
 
+def shoe_statistics(entries: list[RoadEntry], last: int = LAST_RESULTS) -> dict[str, Any]:
+    """The statistics a player sees beside the roads, from the shoe's settled results only
+    (never the cards left: no per-face counts of unseen cards, BAC-16's hidden information):
+    ``streaks`` per side (banker, player) — ``current`` (the run the latest non-tie results
+    make, 0 for the other side) and ``longest`` — where, as on the big road, a tie neither
+    breaks nor lengthens a run; ``last`` the latest ``last`` results, oldest first (``B``,
+    ``P``, ``T``).
+
+    >>> from .sides import Side
+    >>> b, p, t = (RoadEntry(s, False, False, False) for s in (Side.BANKER, Side.PLAYER, Side.TIE))
+    >>> stats = shoe_statistics([b, b, t, b, p, p])
+    >>> stats["streaks"]["banker"], stats["streaks"]["player"], stats["last"]
+    ({'current': 0, 'longest': 3}, {'current': 2, 'longest': 2}, ['B', 'B', 'T', 'B', 'P', 'P'])
+    """
+    longest = {Side.BANKER: 0, Side.PLAYER: 0}
+    side: Side | None = None
+    run = 0
+    for entry in entries:
+        if entry.winner is Side.TIE:
+            continue
+        run = run + 1 if entry.winner is side else 1
+        side = entry.winner
+        longest[side] = max(longest[side], run)
+    return {
+        "streaks": {
+            s.value: {"current": run if s is side else 0, "longest": longest[s]}
+            for s in (Side.BANKER, Side.PLAYER)
+        },
+        "last": [e.winner.letter for e in entries[-last:]] if last > 0 else [],
+    }
+
+
 def roads_json(log: ShoeLog, rows: int = ROAD_ROWS) -> dict[str, Any]:
     """The roads of ``log``'s shoe as drawn grids (0-based ``col`` / ``row``; letters ``B``,
-    ``P``, ``T``; derived marks ``red`` / ``blue``), the ask road and the shoe's counts."""
+    ``P``, ``T``; derived marks ``red`` / ``blue``), the ask road, the shoe's counts and its
+    statistics (:func:`shoe_statistics`)."""
     maps = build_roadmaps(log.entries, rows)
     derived = {
         name: [
@@ -123,6 +168,7 @@ def roads_json(log: ShoeLog, rows: int = ROAD_ROWS) -> dict[str, Any]:
             }
             for p in big_road_grid(maps.big_road, rows)
         ],
+        **shoe_statistics(entries),
         "leading_ties": maps.big_road.leading_ties,
         **derived,
         "ask": {

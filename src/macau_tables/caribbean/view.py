@@ -88,6 +88,8 @@ class PlayerView:
     box (CSP-6.4). At the showdown (``None`` until then): ``dealer_hand`` the dealer's hand
     named, ``dealer_qualifies`` whether it qualifies (CSP-9.1), ``hand`` their own hand named
     when it was turned over (raised, CSP-9.3; a folded hand is collected unseen, CSP-6.7).
+    ``awaiting_supervisor``: a dealer's report holds the round until a supervisor decides
+    (CSP-11.1, CSP-11.4) — what the round's expectation already says to everyone.
     """
 
     round_id: str
@@ -107,6 +109,7 @@ class PlayerView:
     hand: NamedHand | None = None
     dealer_hand: NamedHand | None = None
     dealer_qualifies: bool | None = None
+    awaiting_supervisor: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +197,7 @@ def _player_view(r: CaribbeanRound, player: str) -> PlayerView:
     mine: BoxState | None = next((b for b in r.boxes if b.player == player), None)
     dealer = _dealer_cards(r)
     dealer_hand, dealer_ok = _dealer_named(r)
+    held = r.held is not None and not r.is_over
     if mine is None:
         return PlayerView(
             r.round_id,
@@ -211,6 +215,7 @@ def _player_view(r: CaribbeanRound, player: str) -> PlayerView:
             None,
             dealer_hand=dealer_hand,
             dealer_qualifies=dealer_ok,
+            awaiting_supervisor=held,
         )
     result = _result_of(r, mine.box)
     results = () if r.settlement is None else r.settlement.for_box(mine.box)
@@ -233,6 +238,7 @@ def _player_view(r: CaribbeanRound, player: str) -> PlayerView:
         hand,
         dealer_hand,
         dealer_ok,
+        held,
     )
 
 

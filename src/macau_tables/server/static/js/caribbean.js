@@ -7,7 +7,7 @@
 // CSP-12: no hint, odds or strategy aid — the page shows the view and the commands the round
 // accepts, nothing computed from the cards; the hands are named by the server, at the showdown.
 
-import { ApiError, showError, showStatus } from "./api.js";
+import { ApiError, showError } from "./api.js";
 import { chipFace, setStack, showCards } from "./felt.js";
 import { accepts, fillRows, followTable, kindText, money, outcomeText, page, placeText, t } from "./table.js";
 
@@ -100,7 +100,6 @@ const foldButton = document.getElementById("fold");
 const anteReady = document.getElementById("ante-ready");
 const spots = [...document.querySelectorAll("#boxes .csp-spot")];
 let view = null;
-let shownRound; // the round the page showed last (a new one clears the last command's "Done")
 let pending = null; // the ante the chips make (minor units), null: the field's own amount
 
 const table = followTable(render, { wallet: true });
@@ -180,8 +179,6 @@ function showPending() {
 function render(shown) {
   if (!shown) return;
   view = shown.view && shown.view.player === me ? shown.view : null;
-  if (shownRound !== undefined && shown.round_id !== shownRound) showStatus(""); // the next round
-  shownRound = shown.round_id;
   const mine = Boolean(view && view.box);
   const due = shown.expected ? shown.expected.due : [];
   const myDecision = mine && due.some((d) => d.kind === "decision" && d.position === view.box && d.player === me);
@@ -194,7 +191,6 @@ function render(shown) {
   setEnabled(foldButton, myDecision && accepts(shown, "caribbean.Fold"));
   boxSelect.disabled = mine;
   raiseButton.textContent = mine ? t("play.raise_button", { amount: 2 * view.ante }) : t("play.decide");
-  showHeld(due);
 
   const timedOut = Boolean(view && view.timed_out);
   document.getElementById("decided").hidden = !(view && view.decided) || timedOut || Boolean(view.outcome);
@@ -232,15 +228,6 @@ function render(shown) {
   net.textContent = results.length ? t("play.net", { amount: results.reduce((n, r) => n + r.paid - r.stake, 0) }) : "";
 }
 
-/** A round held for a supervisor (CSP-11.1, CSP-11.4) says so, not "No more bets: dealing". */
-function showHeld(due) {
-  const phase = document.getElementById("phase");
-  if (!phase) return;
-  const held = due.some((d) => d.kind === "supervisor");
-  phase.dataset.held = held ? "1" : "";
-  if (held) phase.textContent = t("play.phase_supervisor");
-}
-
 /** The chips on each box's spots (the player's own box only: CSP-12) and what each spot offers. */
 function showSpots(shown, { canAnte, canJackpot, canRaise }) {
   const amount = anteAmount();
@@ -252,7 +239,7 @@ function showSpots(shown, { canAnte, canJackpot, canRaise }) {
     const staked = !mine ? 0 : which === "ante" ? view.ante : which === "jackpot" ? view.jackpot : view.raise_amount;
     setStack(spot, staked, chips);
     let enabled = false;
-    let label = t("play.spot_label", { spot: t(SPOT_WORDS[which]), number: box });
+    let label = t("play.box_spot_label", { spot: t(SPOT_WORDS[which]), number: box });
     if (which === "ante" && canAnte && amount !== null) {
       enabled = true;
       label = t("play.spot_ante_place", { amount, number: box });

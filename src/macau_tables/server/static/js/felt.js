@@ -250,6 +250,7 @@ export function countdownRing(node) {
       node.dataset.urgent = left <= 5 ? "1" : "";
       arc.setAttribute("stroke-dashoffset", (length * (1 - fraction)).toFixed(2));
       label.textContent = node.dataset.countdownRing === "seconds" ? String(left) : "";
+      label.classList.toggle("ring-seconds-long", left >= 100);
     },
   };
 }

@@ -97,6 +97,7 @@ export function followTable(render, { wallet = false } = {}) {
   let span = null; // the seconds the running countdown counts down from (its ring's whole)
   const rings = [...document.querySelectorAll("[data-countdown-ring]")].map(countdownRing);
   let chain = Promise.resolve(); // the states are taken one after the other, in order
+  let shownRound; // the round shown (undefined: none yet)
 
   async function readWallet() {
     if (!wallet) return;
@@ -125,6 +126,8 @@ export function followTable(render, { wallet = false } = {}) {
     if (shown && s.seq < shown.seq) return; // older than what is shown (a slow answer)
     const { type: _type, ...fields } = s;
     shown = shown ? { ...shown, ...fields } : fields;
+    if (shownRound !== undefined && shown.round_id !== shownRound) showStatus(""); // "Done" was the last round's
+    shownRound = shown.round_id;
     const key = boardKeyOf(shown);
     const newBoard = readBoard || !board || key !== boardKey;
     showTableState(shown);
@@ -133,9 +136,8 @@ export function followTable(render, { wallet = false } = {}) {
     if (newBoard) {
       board = await api(`${path}/board`);
       boardKey = key;
-      const before = deadline === null ? null : Math.ceil((deadline - performance.now()) / 1000);
       deadline = board.seconds_left === null ? null : performance.now() + board.seconds_left * 1000;
-      span = spanOf(shown, board.seconds_left, key === boardKey || before === null ? span : null);
+      span = spanOf(shown, board.seconds_left, key === boardKey ? span : null);
       tick();
       render(shown, board);
     }
@@ -256,9 +258,11 @@ function showTableState(shown) {
   if (round) round.textContent = shown.round_id || "—";
   const phase = document.getElementById("phase");
   const current = shown.view ? shown.view.phase : null;
+  // a round stopped for a supervisor (a refused card, BAC-10) is not "dealing": it is held
+  const held = Boolean(shown.view && shown.view.awaiting_supervisor);
   if (phase) {
-    phase.textContent = phaseText(current);
-    phase.dataset.phase = current || "";
+    phase.textContent = held ? t("play.phase_held") : phaseText(current);
+    phase.dataset.phase = held ? "held" : current || "";
   }
   const state = document.getElementById("table-state");
   if (state) {
@@ -275,21 +279,22 @@ function showTableState(shown) {
 }
 
 /**
- * The seconds a countdown of `left` seconds counts down from, for its ring: the round cycle's
- * betting time (its "close" step) or result pause ("open"), the card holding (BAC-16) or
- * decision (CSP-6.4) time-out of the table's rules; else the most seen of this countdown
- * (`known`).
+ * The seconds a countdown of `left` seconds counts down from, for its ring: the card holding
+ * (BAC-16) or decision (CSP-6.4) time-out of the table's rules while one runs, else the round
+ * cycle's betting time (its "close" step) or result pause ("open"); else the most seen of this
+ * countdown (`known`).
  */
 function spanOf(shown, left, known) {
   if (left === null) return null;
   const rules = page.rules || {};
   const step = shown.cycle ? shown.cycle.step : null;
+  const view = shown.view || {};
   let whole = null;
-  if (step === "close") whole = rules.betting_seconds;
+  if (view.reveal_due) whole = rules.holding_timeout_seconds;
+  else if (view.phase === "deciding") whole = rules.decision_timeout_seconds;
+  else if (step === "close") whole = rules.betting_seconds;
   else if (step === "open") whole = rules.result_seconds;
-  else if (shown.view && shown.view.reveal_due) whole = rules.holding_timeout_seconds;
-  else if (shown.view && shown.view.phase === "deciding") whole = rules.decision_timeout_seconds;
-  return Math.max(left, Number(whole) || 0, known || 0);
+  return Number(whole) > 0 ? Math.max(left, Number(whole)) : Math.max(left, known || 0);
 }
 
 /** Whether the round accepts command `name` now (its codec name, e.g. "baccarat.PlaceWager"). */

@@ -1,0 +1,228 @@
+"""The baccarat table on the felt in a real browser (issue 22), in every language of the catalog:
+chips placed on a betting area's spot (BAC-15) stack there with the amount in major units, the
+countdown ring follows the table's round cycle, the hands are dealt with their cards named in
+the page's language and the winner is named with each hand's total, the shoe's statistics
+(results only) sit beside the roads; the card holder peels the held cards by dragging them and
+the server records the reveal (BAC-16), and nobody's page names another player; axe at desktop
+and phone sizes. The session's cycle is held (conftest ``CYCLE``): the tests step it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from macau_tables import messages
+from macau_tables.money import format_minor
+from tests.browser.support import (
+    Live,
+    axe_check,
+    cycle_to_a_seated_round,
+    held_table,
+    login,
+    shot,
+    wait_until,
+)
+
+RANKS = {"A": "play.rank_ace", "J": "play.rank_jack", "Q": "play.rank_queen", "K": "play.rank_king"}
+SUITS = {
+    "s": "play.card_spades",
+    "h": "play.card_hearts",
+    "d": "play.card_diamonds",
+    "c": "play.card_clubs",
+}
+
+
+def _card_name(card: str, language: str) -> str:
+    """A card's name ("Ace of spades") as the catalog writes it in ``language``."""
+    rank = "10" if card[0] == "T" else card[0]
+    if rank in RANKS:
+        rank = messages.render(RANKS[rank], {}, language)
+    return messages.render(SUITS[card[1]], {"rank": rank}, language)
+
+
+def _ring(page: Any) -> dict[str, str]:
+    """The felt's countdown ring and the countdown's seconds, read at one moment."""
+    result: dict[str, str] = page.evaluate(
+        """() => {
+            const ring = document.querySelector('.felt [data-countdown-ring]');
+            return {left: ring.dataset.left || '', fraction: ring.dataset.fraction || '',
+                    seconds: document.getElementById('countdown').dataset.seconds || ''};
+        }"""
+    )
+    return result
+
+
+@pytest.mark.parametrize("language", messages.LANGUAGES)
+def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -> None:
+    """alice puts two chips on the banker spot of standing area 1: the spot shows the stack and
+    the amount; the ring runs with the cycle's countdown; the cycle closes the betting and the
+    round is dealt: cards named in the page's language, the winner with both totals, the
+    statistics beside the roads; the next round clears the "Done" notice."""
+    page = page_of()
+    round_id = live.betting("bac-1")["round_id"]
+    login(page, "alice", then=f"/tables/bac-1?lang={language}")
+    page.wait_for_selector("#wallet[data-balance]")
+    spot = page.locator(".spot[data-area='standing:1'][data-kind='banker']")
+    wait_until("betting open", spot.is_enabled)
+    chips = [
+        int(v) for v in page.locator("#chips input").evaluate_all("(es) => es.map((e) => e.value)")
+    ]
+    assert len(chips) >= 2
+    # the countdown ring shows the countdown's seconds
+    wait_until(
+        "the ring on the countdown",
+        lambda: (r := _ring(page))["left"] and r["left"] == r["seconds"],
+    )
+    first = int(_ring(page)["left"])
+    wait_until(
+        "the ring to move", lambda: (left := _ring(page)["left"]) != "" and int(left) < first
+    )
+    # two chips on the spot: the first chip, then the second (keyboard: the rack's radios)
+    before = spot.get_attribute("data-amount") or "0"
+    spot.click()
+    page.locator("#chips input").nth(1).check()
+    spot.click()
+    staked = chips[0] + chips[1]
+    wait_until(
+        "the chips on the spot",
+        lambda: int(spot.get_attribute("data-amount") or "0") == int(before) + staked,
+    )
+    assert spot.locator("[data-amount]").inner_text() == format_minor(int(before) + staked)
+    assert int(spot.locator("svg.chip-stack").get_attribute("data-chips") or "0") >= 2
+    mine = messages.render("play.stake_mine", {"amount": staked}, language)
+    assert spot.locator("[data-mine]").inner_text() == mine
+    assert mine in (spot.get_attribute("aria-label") or "")
+    assert page.locator("#page-status").is_visible()  # "Done"
+    axe_check(page, what=f"the baccarat felt ({language})")
+    shot(page, f"baccarat-felt-betting-{language}")
+    # the cycle closes the betting; the round is dealt and settled
+    live.closed("bac-1", round_id)
+    outcome = page.locator("#outcome")
+    wait_until("the result", lambda: outcome.get_attribute("data-winner"))
+    result = live.shown("bac-1")["view"]["result"]
+    named = messages.render(
+        f"play.winner_{result['winner']}_totals",
+        {"banker": result["banker_total"], "player": result["player_total"]},
+        language,
+    )
+    assert outcome.inner_text().startswith(named), (outcome.inner_text(), named)
+    for side in ("player", "banker"):
+        cards = page.locator(f"#cards-{side} .card")
+        assert cards.count() >= 2
+        card = cards.first.get_attribute("data-card") or ""
+        assert cards.first.get_attribute("aria-label") == _card_name(card, language)
+        assert cards.first.locator("svg").count() == 1
+    # the shoe's statistics beside the roads: as the roads' read-model counts them
+    roads = live.api.get("/api/tables/bac-1/read/roads").json()
+    wait_until(
+        "the statistics", lambda: page.locator("#last-results li").count() == len(roads["last"])
+    )
+    for side in ("banker", "player"):
+        row = page.locator(f"#stats-streaks tr[data-side='{side}']")
+        assert row.locator("[data-longest]").inner_text() == str(roads["streaks"][side]["longest"])
+    shot(page, f"baccarat-felt-settled-{language}")
+    # the next round opens: the "Done" of the last round's bet is gone, the ring runs again
+    live.betting("bac-1")
+    wait_until(
+        "the next round", lambda: page.locator("#round-id").inner_text() not in ("—", round_id)
+    )
+    wait_until("the notice cleared", page.locator("#page-status").is_hidden)
+    wait_until("the ring again", lambda: _ring(page)["left"] != "")
+    # a phone: no horizontal scroll, still accessible
+    phone = page_of(viewport=(390, 844))
+    login(phone, "alice", then=f"/tables/bac-1?lang={language}")
+    phone.wait_for_selector("#roads[data-rounds]")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the felt is {width}px wide on a 390px screen"
+    axe_check(phone, what=f"the baccarat felt on a phone ({language})")
+    shot(phone, f"phone-baccarat-felt-{language}")
+
+
+def _drag(page: Any, target: Any) -> None:
+    """Press on ``target``, drag down by its height, let go (a peel by mouse)."""
+    box = target.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.1
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 6):
+        page.mouse.move(x, y + box["height"] * 0.18 * step)
+    page.mouse.up()
+
+
+def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live: Live) -> None:
+    """alice, seated with the player's largest wager, holds the player's cards: dragging each
+    held card peels it; once both are peeled the page sends the reveal and the server records
+    it (bruno's page shows the cards). Nobody's page names the other player."""
+    held_table(live)
+    alice = page_of()
+    login(alice, "alice", then="/tables/bac-hold")
+    bruno = page_of()
+    login(bruno, "bruno", then="/tables/bac-hold")
+    alice.locator("#seat-controls").wait_for(state="visible")
+    if alice.locator("#seat-take").is_visible():
+        alice.locator("#seat-number").select_option("1")
+        alice.locator("#seat-take").click()
+        alice.locator("#seat-leave").wait_for(state="visible")
+    cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
+    seat = live.runtime.service("bac-hold").round
+    assert seat is not None
+    number = next(n for n, p in seat.seated if p == "alice")
+    for page in (alice, bruno):
+        wait_until("betting open", page.locator(".spot[data-kind='player']").first.is_enabled)
+    alice.locator(f".spot[data-area='seat:{number}'][data-kind='player']").click()
+    wait_until("alice's wager", lambda: alice.locator("#my-wagers tbody tr").count() == 1)
+    bruno.locator(".spot[data-area='standing:2'][data-kind='banker']").click()
+    wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
+    live.runtime.service("bac-hold").cycle_step()  # the countdown's end: betting closes
+    alice.locator("#squeeze").wait_for(state="visible")
+    peels = alice.locator("#peel-cards .peel")
+    wait_until("the held cards to peel", lambda: peels.count() == 2)
+    # who holds the cards: "you" on alice's page, "another player" on bruno's — no name
+    you = messages.render("play.holder_you", {"side": messages.render("play.hand_player", {})})
+    other = messages.render("play.holder_other", {"side": messages.render("play.hand_player", {})})
+    wait_until("alice told she holds", lambda: you in alice.locator("#holders").inner_text())
+    wait_until("bruno told another holds", lambda: other in bruno.locator("#holders").inner_text())
+    assert "alice" not in bruno.locator("#holders").inner_text()
+    assert bruno.locator("#cards-player .card-back").count() == 2
+    axe_check(alice, what="the squeeze")
+    shot(alice, "baccarat-peel-en")
+    service = live.runtime.service("bac-hold")
+    round_id = service.round.round_id
+
+    def revealed() -> bool:
+        """The server recorded the reveal of the player's first two cards (BAC-16)."""
+        events = live.store.read(lambda tx: tx.read_events("bac-hold"))
+        return any(
+            e.type == "baccarat.CardsRevealed"
+            and e.round_id == str(round_id)
+            and e.data()["step"]["side"] == "player"
+            and e.data()["by"] == "alice"  # she turned them, not the dealer's time-out
+            for e in events
+        )
+
+    _drag(alice, peels.nth(0))
+    wait_until(
+        "the first card peeled", lambda: "peeled" in (peels.nth(0).get_attribute("class") or "")
+    )
+    assert not revealed()  # one card of two: nothing is sent yet
+    _drag(alice, peels.nth(1))
+    # the page sends the reveal: the server records it, bruno's page shows the cards
+    wait_until("the reveal recorded", revealed)
+    wait_until(
+        "bruno sees the cards", lambda: bruno.locator("#cards-player .card-back").count() == 0
+    )
+    # the rest with the button (keyboards): what is due until the result
+    turn = alice.locator("#squeeze-turn")
+    turned = ["first_two"]
+
+    def turn_what_is_due() -> str | None:
+        if alice.locator("#squeeze").is_visible() and turn.is_enabled():
+            part = turn.get_attribute("data-part") or ""
+            if part not in turned:
+                turn.press("Enter")
+                turned.append(part)
+        return bruno.locator("#outcome").get_attribute("data-winner")
+
+    wait_until("the result", turn_what_is_due)
