@@ -116,8 +116,6 @@ export function showCards(box, cards, empty = "") {
     node.dataset.extra = extra;
     if (before && !before.dataset.card && card) node.classList.add("card-turn");
     else if (!before && !first) node.classList.add("card-deal");
-    // once moved, a card stays still: a node put back in the box would play its motion again
-    node.addEventListener("animationend", () => node.classList.remove("card-deal", "card-turn"), { once: true });
     node.style.setProperty("--deal-order", String(before ? 0 : i));
     return node;
   });
@@ -128,9 +126,13 @@ export function showCards(box, cards, empty = "") {
     box.replaceChildren(none);
     return;
   }
-  const current = [...box.children];
-  if (current.length === nodes.length && nodes.every((node, i) => current[i] === node)) return; // as shown
-  box.replaceChildren(...nodes);
+  // In place: a card already on the felt is never taken out and put back (a re-inserted node
+  // would play its deal or turn again); only what changed is removed or inserted.
+  const keep = new Set(nodes);
+  for (const child of [...box.children]) if (!keep.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    if (box.children[i] !== node) box.insertBefore(node, box.children[i] || null);
+  });
 }
 
 // -- chips ---------------------------------------------------------------------------------------
