@@ -13,9 +13,15 @@ from typing import Any
 import pytest
 
 from macau_tables import messages
+from macau_tables.baccarat.bets import TIE_ODDS
 from macau_tables.money import format_minor
 from tests.browser.support import (
+    DECK,
     Live,
+    _deal_until_settled,
+    _due,
+    _open_round,
+    _type_card,
     axe_check,
     cycle_to_a_seated_round,
     held_table,
@@ -79,21 +85,26 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
         "the ring to move", lambda: (left := _ring(page)["left"]) != "" and int(left) < first
     )
     # two chips on the spot: the first chip, then the second (keyboard: the rack's radios)
-    before = spot.get_attribute("data-amount") or "0"
+    # (a banker wager of the last round's tie may lie there already, carried over: BAC-12)
+    before = int(spot.get_attribute("data-amount") or "0")
+    mine_before = int(spot.get_attribute("data-mine") or "0")
     spot.click()
     page.locator("#chips input").nth(1).check()
     spot.click()
     staked = chips[0] + chips[1]
     wait_until(
         "the chips on the spot",
-        lambda: int(spot.get_attribute("data-amount") or "0") == int(before) + staked,
+        lambda: int(spot.get_attribute("data-amount") or "0") == before + staked,
     )
-    assert spot.locator("[data-amount]").inner_text() == format_minor(int(before) + staked)
+    assert spot.locator("[data-amount]").inner_text() == format_minor(before + staked)
     assert int(spot.locator("svg.chip-stack").get_attribute("data-chips") or "0") >= 2
-    mine = messages.render("play.stake_mine", {"amount": staked}, language)
+    mine = messages.render("play.stake_mine", {"amount": mine_before + staked}, language)
     assert spot.locator("[data-mine]").inner_text() == mine
     assert mine in (spot.get_attribute("aria-label") or "")
     assert page.locator("#page-status").is_visible()  # "Done"
+    # each spot says what it pays, from the table's paytable (BAC-17.2 for the tie)
+    tie = page.locator(".spot[data-area='seat:1'][data-kind='tie'] [data-pays]")
+    assert tie.inner_text() == messages.render("play.spot_pays", {"odds": TIE_ODDS}, language)
     axe_check(page, what=f"the baccarat felt ({language})")
     shot(page, f"baccarat-felt-betting-{language}")
     # the cycle closes the betting; the round is dealt and settled
@@ -113,6 +124,13 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
         card = cards.first.get_attribute("data-card") or ""
         assert cards.first.get_attribute("aria-label") == _card_name(card, language)
         assert cards.first.locator("svg").count() == 1
+    # the cards came onto the felt with the deal's motion; none when the reader asks for less
+    # motion (prefers-reduced-motion)
+    dealt = page.locator("#cards-banker .card.card-deal").first
+    assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
+    page.emulate_media(reduced_motion="reduce")
+    assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "none"
+    page.emulate_media(reduced_motion="no-preference")
     # the shoe's statistics beside the roads: as the roads' read-model counts them
     roads = live.api.get("/api/tables/bac-1/read/roads").json()
     wait_until(
@@ -226,3 +244,39 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
         return bruno.locator("#outcome").get_attribute("data-winner")
 
     wait_until("the result", turn_what_is_due)
+
+
+def test_a_round_held_for_the_supervisor_says_so_on_the_player_s_page_BAC_10(
+    page_of: Any, live: Live
+) -> None:
+    """A card refused at the live table stops the round for a supervisor (BAC-10): the player's
+    page says the round is held for the supervisor, not "No more bets: dealing"; once the
+    supervisor has corrected it the round goes on."""
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    alice = page_of()
+    login(alice, "alice", then="/tables/bac-live?lang=en")
+    phase = alice.locator("#phase")
+    wait_until("betting on alice's page", lambda: phase.get_attribute("data-phase") == "betting")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    wait_until("dealing on alice's page", lambda: phase.get_attribute("data-phase") == "dealing")
+    dealer.locator("#card-slot").select_option("B1")  # the banker's slot while the player's is due
+    assert _type_card(dealer, "9s") == "refused"
+    wait_until("held on alice's page", lambda: phase.get_attribute("data-phase") == "held")
+    assert phase.inner_text() == messages.render("play.phase_held", {}, "en")
+    assert phase.inner_text() != messages.render("play.phase_dealing", {}, "en")
+    shot(alice, "baccarat-held-for-supervisor-en")
+    supervisor = page_of()
+    login(supervisor, "supervisor", then="/dealer/bac-live")
+    reassign = supervisor.locator("#supervisor-buttons button[data-action='reassign']")
+    reassign.wait_for()
+    supervisor.locator("#reason").fill("the 9s was the player's first card")
+    reassign.click()
+    wait_until("dealing again", lambda: phase.get_attribute("data-phase") == "dealing")
+    wait_until("the next card due", lambda: _due(dealer) == ("card", "B1"))
+    _deal_until_settled(dealer, cards)
+    wait_until("settled on alice's page", lambda: phase.get_attribute("data-phase") == "settled")

@@ -38,6 +38,21 @@ def _seconds(page: Any) -> int | None:
     return int(value) if value else None
 
 
+def _ring_on_countdown(page: Any) -> tuple[int, float] | None:
+    """The countdown ring's seconds and fraction, when it shows the countdown's seconds (both
+    read at one moment)."""
+    left, fraction, seconds = page.evaluate(
+        """() => {
+            const ring = document.querySelector('[data-countdown-ring]');
+            const seconds = document.getElementById('countdown').dataset.seconds;
+            return [ring.dataset.left || '', ring.dataset.fraction || '', seconds || ''];
+        }"""
+    )
+    if not left or left != seconds:
+        return None
+    return int(left), float(fraction)
+
+
 def _step(page: Any) -> str:
     return str(page.locator("#countdown-label").get_attribute("data-step") or "")
 
@@ -60,6 +75,14 @@ def test_a_player_alone_sees_the_countdown_and_the_round_runs_by_itself(
         lambda: (s := _seconds(page)) is not None and _step(page) == "close" and s < start,
     )
     assert page.locator("#cycle-state").is_hidden()  # neither idle nor paused
+    # the countdown ring (felt.js) shows the same seconds as the share of the betting time
+    # left, and goes down with them
+    ring = wait_until("the ring on the countdown", lambda: _ring_on_countdown(page))
+    assert ring[1] == round(ring[0] / RUNNING_CYCLE["betting_seconds"], 3), ring
+    wait_until(
+        "the ring to go down",
+        lambda: (now := _ring_on_countdown(page)) is not None and now[1] < ring[1],
+    )
     shot(page, f"{'baccarat' if baccarat else 'caribbean'}-countdown-en")
     # alice bets; nobody at the dealer console: the cycle closes, deals and settles
     if baccarat:

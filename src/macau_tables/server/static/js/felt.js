@@ -12,14 +12,16 @@
 //                                   `box`, keeping the cards already there: a new card is dealt
 //                                   (.card-deal: slides in), a face-down card that now has a
 //                                   face is turned (.card-turn: flips); `empty` the text shown
-//                                   when there is none. No motion under prefers-reduced-motion.
+//                                   when there is none. No motion under prefers-reduced-motion,
+//                                   nor on the box's first showing (the page just opened).
 //   cardName(card)                  "3 of spades" / 「黑桃3」 in the page's language.
 //   chipStack(amount, chips)        an <svg class="chip-stack"> of the chips (`chips`: the
 //                                   table's chip values, minor units) making `amount`, at most
 //                                   STACK_MAX drawn; decorative (aria-hidden).
 //   chipFace(value, index)          one chip as an <svg class="chip-svg"> (for the chip rack).
 //   setStack(spot, amount, chips)   put the stack and the amount (money()) in the spot's
-//                                   [data-stack] / [data-amount] children; 0 clears them.
+//                                   [data-stack] / [data-amount] children (spot.dataset.amount
+//                                   keeps the int); 0 clears them; a stack that grew drops in.
 //   countdownRing(node)             draw a ring in `node`; returns { set(left, span) }: `left`
 //                                   seconds of `span` (null: no countdown runs). table.js binds
 //                                   every [data-countdown-ring] of the page to the table's
