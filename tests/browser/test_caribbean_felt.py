@@ -106,11 +106,33 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
     wait_until("the jackpot wager on its spot", lambda: _staked(jackpot) > 0)
     assert page.locator("#page-status").is_visible()  # the last command's "Done"
     shot(page, f"caribbean-felt-betting-{lang}")
+    # another player at box 5: their wager and name never reach this page (CSP-12)
+    other = live.api.post(
+        f"/api/tables/{TABLE}/commands",
+        json={
+            "idempotency_key": f"felt-other-{round_id}",
+            "command": {
+                "type": "caribbean.PlaceAnte",
+                "box": 5,
+                "player": "alice",
+                "amount": 1_000,
+            },
+        },
+        headers=live.token("alice"),
+    )
+    assert other.status_code == 200, other.text
     # the cycle closes the betting: five cards of the player's, the dealer's up card (CSP-7)
     live.closed(TABLE, round_id)
     wait_until("five cards", lambda: page.locator("#my-cards .card:not(.card-back)").count() == 5)
     assert page.locator("#dealer-cards .card:not(.card-back)").count() == 1
     assert page.locator("#dealer-cards .card-back").count() == 4
+    # dealt with motion, and without it under prefers-reduced-motion
+    dealt = page.locator("#my-cards .card.card-deal")
+    assert dealt.count() == 5
+    assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
+    page.emulate_media(reduced_motion="reduce")
+    assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "none"
+    page.emulate_media(reduced_motion="no-preference")
     wait_until("the raise spot open", raise_.is_enabled)
     # CSP-12: nothing named while the player decides
     assert page.locator("#dealer-hand").inner_text() == ""
@@ -119,8 +141,20 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
     shot(page, f"caribbean-felt-deciding-{lang}")
     raise_.focus()
     page.keyboard.press("Space")  # the raise at the box, by keyboard
+    wait_until("the raise on its spot", lambda: _staked(raise_) > 0)
+    folded = live.api.post(
+        f"/api/tables/{TABLE}/commands",
+        json={
+            "idempotency_key": f"felt-other-fold-{round_id}",
+            "command": {"type": "caribbean.Fold", "box": 5, "player": "alice"},
+        },
+        headers=live.token("alice"),
+    )
+    assert folded.status_code == 200, folded.text
     wait_until("the showdown", lambda: page.locator("#dealer-hand").inner_text())
     dealer, mine = _cards(page, "#dealer-cards"), _cards(page, "#my-cards")
+    # the dealer's four face-down cards are turned over (the up card stays as it was)
+    assert page.locator("#dealer-cards .card.card-turn").count() == 4
     assert len(dealer) == 5 and len(mine) == 5 and "" not in dealer
     qualifies = dealer_qualifies(parse_cards(" ".join(dealer)))  # CSP-9.1, from the cards shown
     key = "play.dealer_hand_qualifies" if qualifies else "play.dealer_hand_not_qualified"
@@ -135,6 +169,8 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
         assert spot.get_attribute("data-outcome") in ("won", "lost", "returned"), spot
     assert _staked(raise_) == 2 * wanted
     assert page.locator("#box-outcome").inner_text().strip()
+    assert "alice" not in page.locator("main").inner_text()
+    assert all(_staked(_spot(page, 5, w)) == 0 for w in ("jackpot", "ante", "raise"))
     if lang != "en":
         assert not english_left(page, *table_names(live), "bruno", within="main"), english_left(
             page, *table_names(live), "bruno", within="main"
