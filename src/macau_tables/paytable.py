@@ -89,6 +89,7 @@ TEXTS: Final[Mapping[str, str]] = MappingProxyType(
         # notes
         "note:dealer_not_qualified": "pages.paynote_dealer_not_qualified",
         "note:raise_cap": "pages.paynote_raise_cap",
+        "note:royal_flush_option": "pages.paynote_royal_flush_option",
         "note:jackpot_wager": "pages.paynote_jackpot_wager",
         "note:highest_combination": "pages.paynote_highest_combination",
         "note:house_funds_difference": "pages.paynote_house_funds_difference",

@@ -62,6 +62,9 @@ def test_the_caribbean_paytable_is_the_tables_own_CSP_9_5_CSP_10_3(
     assert [x.article for x in jackpot] == [f"CSP-10.2({n})" for n in range(1, 6)]
     assert [x.percent for x in jackpot[:2]] == [100, 10]
     assert ("house_funds_difference", "CSP-10.8") in {(n.key, n.article) for n in table.notes}
+    # CSP-9.5(9) / CSP-13: the royal flush's odds are the table's approved option, said so
+    raise_notes = {(n.key, n.article) for n in table.section("raise").notes}
+    assert ("royal_flush_option", "CSP-13") in raise_notes
     _catalogued(table)
 
 

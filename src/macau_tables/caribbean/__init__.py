@@ -62,7 +62,7 @@ from .round import CaribbeanRound
 from .rules import CaribbeanRules, DealingProcedure, JackpotFixedAwards
 from .settlement import BoxOutcome, BoxResult, CarriedWager, Settlement, WagerKind
 from .state import BoxState, Phase, deal_order
-from .view import BoxView, DeadHandView, PlayerView, PublicView, TableView
+from .view import BoxView, DeadHandView, NamedHand, PlayerView, PublicView, TableView
 
 __all__ = [
     "CODEC_TYPES",
@@ -100,6 +100,7 @@ __all__ = [
     "HandValue",
     "JackpotFixedAwards",
     "JackpotWagerPlaced",
+    "NamedHand",
     "Phase",
     "PlaceAnte",
     "PlaceJackpotWager",
@@ -178,6 +179,7 @@ CODEC_TYPES: Final[tuple[type, ...]] = (
     BoxResult,
     # views
     PlayerView,
+    NamedHand,
     TableView,
     BoxView,
     DeadHandView,

@@ -260,8 +260,9 @@ class CaribbeanRules:
         ante (CSP-9.2, CSP-9.5), the raise by hand (CSP-9.5(1)–(9)) with the cap of
         ``max_payout_per_box`` per box per round on items (7)–(9), and the jackpot by
         combination (CSP-10.2) with this table's fixed awards; notes: the dealer who does not
-        qualify (CSP-9.2), the cap's reading (CSP-9.5), who funds a fixed award above the
-        meter's share (CSP-10.8)."""
+        qualify (CSP-9.2), the cap's reading (CSP-9.5), the royal flush's odds as the table's
+        approved option (CSP-9.5(9), CSP-13), who funds a fixed award above the meter's share
+        (CSP-10.8)."""
         lines = [PayLine("ante", "ante", Payout.ODDS, "CSP-9.5", odds=1)]
         for item, category in enumerate(_RAISE_LINES, start=1):
             odds, article = self.raise_odds(category), f"CSP-9.5({item})"
@@ -301,6 +302,7 @@ class CaribbeanRules:
         notes = (
             PayNote("ante", "dealer_not_qualified", "CSP-9.2"),
             PayNote("raise", "raise_cap", "CSP-9.5", amount=self.max_payout_per_box),
+            PayNote("raise", "royal_flush_option", "CSP-13"),
             PayNote("jackpot", "jackpot_wager", "CSP-10.1", amount=self.jackpot_wager),
             PayNote("jackpot", "house_funds_difference", "CSP-10.8"),
         )

@@ -24,13 +24,14 @@ No view carries the shoe order or a face-down card that the law has not turned o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ..cards import Card
 from ..jackpot import JackpotResult
 from ..rounds import Audience, Role, WagerResult
-from .hands import HandCategory
+from .hands import HandCategory, evaluate
 from .settlement import BoxOutcome, BoxResult
 from .state import BoxState, Phase
 
@@ -40,11 +41,40 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "BoxView",
     "DeadHandView",
+    "NamedHand",
     "PlayerView",
     "PublicView",
     "TableView",
+    "named_hand",
     "view_of",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedHand:
+    """A five-card hand as it is named at the showdown (CSP-8): its ``category`` and the ranks
+    its name gives, as rank letters (``"Q"``, ``"T"``), most significant first — two for a high
+    card (``A``, ``K``: "ace-king high", what the dealer's qualification turns on, CSP-9.1), the
+    pair (one pair), both pairs (two pair), the three and the pair (full house), the four or
+    the three, the highest card (straight, flush, straight flush: ``5`` in 5-4-3-2-A), none for
+    a royal flush. Language-neutral: a page puts the words (the catalog's ``play.hand_*``)."""
+
+    category: HandCategory
+    ranks: tuple[str, ...]
+
+
+# How many ranks name a hand of each category (HandCategory order), read off the "standard"
+# ranking's compared ranks (full kickers: the full house's pair too, which Macau's CSP-8.4
+# never compares but a name gives).
+_NAMED_RANKS: Final = (2, 1, 2, 1, 1, 1, 2, 1, 1, 0)
+
+
+def named_hand(cards: Iterable[Card]) -> NamedHand:
+    """The name of five ``cards`` (:class:`NamedHand`): the category of CSP-8 and the ranks
+    that name it. Refuses what :func:`~.hands.evaluate` refuses (not five distinct cards)."""
+    value = evaluate(tuple(cards), "standard")  # the same categories as "macau", full ranks
+    category = value.category
+    return NamedHand(category, tuple(r.letter for r in value.ranks[: _NAMED_RANKS[category]]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +84,12 @@ class PlayerView:
     ``box`` is the box they play (``None`` when they have none this round); ``cards`` their own
     cards; ``dealer_cards`` the dealer's cards with ``None`` for a face-down card (all shown
     after the showdown); ``results`` their own wagers as settled, ``outcome`` how their hand
-    ended (both empty until the round is over).
+    ended (both empty until the round is over). ``timed_out``: the decision timer folded their
+    box (CSP-6.4). At the showdown (``None`` until then): ``dealer_hand`` the dealer's hand
+    named, ``dealer_qualifies`` whether it qualifies (CSP-9.1), ``hand`` their own hand named
+    when it was turned over (raised, CSP-9.3; a folded hand is collected unseen, CSP-6.7).
+    ``awaiting_supervisor``: a dealer's report holds the round until a supervisor decides
+    (CSP-11.1, CSP-11.4) — what the round's expectation already says to everyone.
     """
 
     round_id: str
@@ -70,6 +105,11 @@ class PlayerView:
     decided: bool
     results: tuple[WagerResult, ...]
     outcome: BoxOutcome | None
+    timed_out: bool = False
+    hand: NamedHand | None = None
+    dealer_hand: NamedHand | None = None
+    dealer_qualifies: bool | None = None
+    awaiting_supervisor: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,15 +184,42 @@ def _result_of(r: CaribbeanRound, box: int) -> BoxResult | None:
     return next((b for b in r.settlement.boxes if b.box == box), None)
 
 
+def _dealer_named(r: CaribbeanRound) -> tuple[NamedHand | None, bool | None]:
+    # CSP-9.1 / CSP-9.3: the dealer's hand is turned over and judged at the showdown; a void
+    # round (no dealer evaluation) names nothing.
+    s = r.settlement
+    if s is None or s.dealer_category is None or r.phase is not Phase.SETTLED:
+        return None, None
+    return named_hand(s.dealer_cards), s.dealer_qualifies
+
+
 def _player_view(r: CaribbeanRound, player: str) -> PlayerView:
     mine: BoxState | None = next((b for b in r.boxes if b.player == player), None)
     dealer = _dealer_cards(r)
+    dealer_hand, dealer_ok = _dealer_named(r)
+    held = r.held is not None and not r.is_over
     if mine is None:
         return PlayerView(
-            r.round_id, r.phase, player, None, (), dealer, 0, 0, False, 0, False, (), None
+            r.round_id,
+            r.phase,
+            player,
+            None,
+            (),
+            dealer,
+            0,
+            0,
+            False,
+            0,
+            False,
+            (),
+            None,
+            dealer_hand=dealer_hand,
+            dealer_qualifies=dealer_ok,
+            awaiting_supervisor=held,
         )
     result = _result_of(r, mine.box)
     results = () if r.settlement is None else r.settlement.for_box(mine.box)
+    hand = named_hand(result.cards) if result is not None and result.shown else None
     return PlayerView(
         r.round_id,
         r.phase,
@@ -167,6 +234,11 @@ def _player_view(r: CaribbeanRound, player: str) -> PlayerView:
         mine.decided,
         results,
         None if result is None else result.outcome,
+        mine.timed_out,
+        hand,
+        dealer_hand,
+        dealer_ok,
+        held,
     )
 
 

@@ -128,7 +128,13 @@ export function showCards(box, cards, empty = "") {
     box.replaceChildren(none);
     return;
   }
-  box.replaceChildren(...nodes);
+  // In place: a card already on the felt is never taken out and put back (a re-inserted node
+  // would play its deal or turn again); only what changed is removed or inserted.
+  const keep = new Set(nodes);
+  for (const child of [...box.children]) if (!keep.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    if (box.children[i] !== node) box.insertBefore(node, box.children[i] || null);
+  });
 }
 
 // -- chips ---------------------------------------------------------------------------------------
