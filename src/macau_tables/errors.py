@@ -12,7 +12,7 @@ law refused the command.
 >>> err.rule, err.key, err.params["wanted"]
 ('CSP-6.6', 'caribbean.raise_not_twice_ante', 200)
 >>> print(err)
-[CSP-6.6] the raise is exactly twice the ante (200), not 150
+[CSP-6.6] the raise is exactly twice the ante (2.00), not 1.50
 """
 
 from __future__ import annotations
