@@ -15,9 +15,11 @@
 
 from __future__ import annotations
 
+import ast
 import string
 import tomllib
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +29,7 @@ from macau_tables.server import i18n
 from tests.raw_text import raw_left
 
 CATALOG = messages.catalog()
+SRC = Path(__file__).resolve().parents[2] / "src" / "macau_tables"
 SAMPLE_MINOR = 123_457
 """The int every ``{x:money}`` placeholder gets: it must read 1,234.57, never 123457."""
 SAMPLE_TERM = "banker_pair"
@@ -222,3 +225,61 @@ def test_the_switch_names_each_language_in_itself_and_the_locale_is_the_glossary
     assert len(set(names.values())) == len(names)
     assert i18n.terms_for("zh-Hant")["locale"] == "zh-Hant-MO"
     assert i18n.terms_for("en")["locale"] == "en-GB"
+
+
+# -- the words the pages need: every command, card event and audit action ------------------------
+
+
+def _literal_actions() -> set[str]:
+    """The audit actions written literally in ``src`` (``tx.audit("meter_adjust", …)``,
+    ``record_action(…, "user_unlock", …)``, ``self._audit("meter_link_down", …)``)."""
+    found = set()
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            index = {"audit": 0, "_audit": 0, "record_action": 2}.get(name)
+            if index is None or len(node.args) <= index:
+                continue
+            arg = node.args[index]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.add(arg.value)
+    return found
+
+
+def test_every_audit_action_command_and_card_event_has_a_word_in_every_language() -> None:
+    from macau_tables.server import app  # noqa: F401 (registers every game's commands)
+    from macau_tables.store.records import TableStatus
+    from macau_tables.tables.program import APPROVE_ACTION
+
+    actions = _literal_actions() | {APPROVE_ACTION}
+    actions |= {f"table_{s.value}" for s in TableStatus}  # the store's set_table_status
+    actions |= {"cashier_deposit", "cashier_withdrawal"}  # api_admin's f"cashier_{kind}"
+    assert {"meter_adjust", "user_unlock", "award_held", "table_closed"} <= actions
+    commands = {c.__name__ for c in _subclasses(object) if _issuer(c)}
+    assert {"DealCard", "Correct", "OpenShoe", "ReleaseAward", "Burn"} <= commands
+    events = {"CardDealt", "CardRefused", "CardCorrected", "CardExposed"}  # tables.recall kinds
+    missing = []
+    for language in messages.LANGUAGES:
+        for value in sorted(actions | commands | events):
+            if value not in terms.TERMS[language]:
+                missing.append(f"{language}: {value}")
+        for command in ("command baccarat.Correct", "tables.OpenShoe"):
+            assert terms.term(command, language) != command, command
+    assert not missing, "no word in the glossary for:\n" + "\n".join(missing)
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        if sub.__module__.startswith("macau_tables."):
+            out.add(sub)
+        out |= _subclasses(sub) if sub is not type else set()
+    return out
+
+
+def _issuer(cls: type) -> bool:
+    from macau_tables.rounds import Issuer
+
+    return isinstance(cls.__dict__.get("ISSUER", getattr(cls, "ISSUER", None)), Issuer)
