@@ -124,6 +124,21 @@ def _play_live(page_of: Any, live: Live) -> None:
     )
 
 
+def _audited(live: Live) -> None:
+    """A supervisor's command (the cycle of ``bac-1`` paused and resumed) and a table closed and
+    reopened (``bac-live``, between rounds): the audit log the admin page lists has them."""
+    for kind, why in (("PauseCycle", "words: a pause"), ("ResumeCycle", "words: resumed")):
+        command = {"type": f"tables.{kind}", "supervisor": "supervisor", "reason": why}
+        _send(live, "bac-1", "supervisor", command, f"words-{kind}")
+    for action in ("close", "open"):
+        done = live.api.post(
+            f"/api/tables/bac-live/{action}",
+            json={"reason": f"words: {action}"},
+            headers=live.token("supervisor"),
+        )
+        assert done.status_code == 200, done.text
+
+
 def _drawn(page: Any, loading: str) -> str:
     """The page's text once its scripts drew it: the network quiet and no "Loading…" left."""
     page.wait_for_load_state("networkidle")
@@ -163,6 +178,7 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
     _play_baccarat(live)
     _play_caribbean(live)
     _play_live(page_of, live)
+    _audited(live)
     wallets = live.api.get("/api/wallets", headers=live.token("admin"))
     assert wallets.status_code == 200, wallets.text
     balances = [w["balance"] for w in wallets.json()["wallets"]]
@@ -195,6 +211,8 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
     assert len(seen) == len(messages.LANGUAGES) * sum(len(p) for p in PAGES.values())
     recall = seen[("supervisor", "/supervisor", "en")]
     assert "70.00" in recall and "40.00" in recall and "30.00" in recall, recall
+    audit = seen[("admin", "/admin", "zh-Hant")]  # each once, in words (the glossary's places)
+    assert audit.count("關台 · bac-live") == 1 and "指令：恢復自動開局 · bac-1" in audit, audit
     if os.environ.get("MACAU_TABLES_WORDS_DUMP"):  # the pages' texts, to read them (debugging)
         Path(os.environ["MACAU_TABLES_WORDS_DUMP"]).write_text(
             "\n\n".join(f"== {k}\n{v}" for k, v in seen.items()), encoding="utf-8"
