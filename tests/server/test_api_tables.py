@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.db_fixtures import on_sqlite_first_on_both
-from tests.server.support import cycle_step, login
+from tests.server.support import cycle_step, login, refused
 
 from macau_tables.messages.terms import TERMS, term
 from macau_tables.server.auth import endpoint_rules
@@ -751,3 +751,43 @@ def test_the_pages_get_the_game_words_for_their_scripts() -> None:
     english = terms_for("en")  # English has its words too: no page shows a raw value
     assert english["words"]["banker_pair"] == "banker pair" and english["locale"] == "en-GB"
     assert [p for p, _ in english["places"]] == [p for p, _ in zh["places"]]
+
+
+def test_a_refusal_about_the_request_names_the_field_in_words_and_keeps_the_path(
+    client: TestClient,
+) -> None:
+    """Issue 22: a dealer's refused card read 「$.card：不是一張牌」. The text names the field
+    with the glossary's word (牌 / "the card") and a command's type in words; the JSON path
+    stays in the refusal's params, for machines."""
+    t = Table(client, "bac-live")
+    for language, word in (("zh-Hant", "牌"), ("en", "the card")):
+        response = client.post(
+            "/api/tables/bac-live/commands",
+            json={
+                "idempotency_key": f"path-{language}",
+                "command": {"type": "baccarat.DealCard", "card": 5},
+            },
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(response, 422)
+        assert error["params"]["path"].startswith("$"), error
+        assert "$" not in error["text"] and word in error["text"], error["text"]
+        missing = client.post(
+            "/api/tables/bac-live/commands",
+            json={"idempotency_key": f"type-{language}", "command": {"type": "baccarat.DealCard"}},
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(missing, 422)
+        assert error["params"]["type"] == "baccarat.DealCard", error
+        assert "DealCard" not in error["text"] and "$" not in error["text"], error["text"]
+        unread = client.post(
+            "/api/tables/bac-live/commands",
+            json={"command": {"type": "baccarat.DealCard", "card": "As"}},
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(unread, 422, "server.invalid_request")
+        assert (
+            error["params"]["problem"] == "missing"
+            and "idempotency_key" in error["params"]["where"]
+        )
+        assert "idempotency_key" not in error["text"] and "Field required" not in error["text"]
