@@ -76,3 +76,27 @@ def raw_left(text: str, *, minor: Iterable[int] = (), data: Iterable[str] = ()) 
         if re.search(rf"(?<![\d.,]){amount}(?![\d.,])", text):
             found.append(f"minor units {amount}")
     return found
+
+
+ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
+
+SAME_IN_EVERY_LANGUAGE = frozenset(
+    {"SHA", "CSV", "JSON", "BAC", "CSP", "MOP", "NUL", "verify", "macau", "tables"}
+    | {"DEMO", "ONLY"}  # the demonstration's approval reference, DEMO-ONLY
+)
+"""Words a page in any language shows as they are: the rules' ids, formats, a command line
+(``macau-tables verify``)."""
+
+
+def english_words(text: str, *, data: Iterable[str] = ()) -> list[str]:
+    """The English words left in ``text`` of a page in another language, once the ``data`` it
+    shows as stored (names, ids, reasons people typed), digests and ids are set aside; each
+    language's own name (the switch) too."""
+    for value in sorted(data, key=len, reverse=True):
+        if value:
+            text = text.replace(value, " ")
+    for language in messages.LANGUAGES:
+        text = text.replace(messages.render("pages.language_name", {}, language), " ")
+    text = re.sub(r"[0-9a-f]{16,}", " ", text)
+    text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)
+    return sorted({w for w in ASCII_WORD.findall(text) if w not in SAME_IN_EVERY_LANGUAGE})

@@ -9,7 +9,9 @@ the forbidden page — in every language of ``messages.LANGUAGES``, each as the 
 once the page's scripts have drawn it (its "Loading…" gone, its network quiet), and fails on
 what ``tests/raw_text.py`` finds in ``document.body.innerText``: a raw catalog key, a class or
 stored type name, a ``snake_case`` glossary value, a JSON path, or an amount of the session in
-minor units — and (the ``page_of`` fixture) on any console error or failed request.
+minor units; on a page in another language than English, on an English word that is not data
+(names, ids, reasons as typed) — but for those :data:`ENGLISH_LEFT_ELSEWHERE` names, still to
+fix in other files — and (the ``page_of`` fixture) on any console error or failed request.
 
 One server (the session's ``live``), one context per role and language; no sleep: every wait is
 on what the page or the server shows.
@@ -31,7 +33,7 @@ from tests.browser.support import (
     login,
     wait_until,
 )
-from tests.raw_text import raw_left
+from tests.raw_text import english_words, raw_left
 
 BACCARAT_STAKE = 7_000
 """alice's banker wager at ``bac-1``: it must read 70.00, never 7000."""
@@ -42,10 +44,54 @@ LIVE_STAKE = 4_000
 
 DATA = (
     *("Alice", "Bruno", "Carmen", "Daniel", "Elaine", "Fong", "Grace"),
-    *("admin", "supervisor", "dealer", "alice", "bruno"),
+    *("admin", "supervisor", "dealer", "alice", "bruno", "carmen", "daniel", "elaine", "fong"),
+    "grace",
     *("bac-1", "bac-live", "csp-1", "m-baccarat", "m-caribbean"),
 )
 """What the pages show as it is stored: names and ids."""
+
+REASONS = (
+    "browser tests: the round cycle of the tests",  # tests/browser/support.py's configuration
+    "words: a pause",
+    "words: resumed",
+    "words: close",
+    "words: open",
+    "casino init",  # the actors of the demonstration's own entries
+    "serve",
+)
+"""Reasons and actors the audit log shows as they were recorded."""
+
+ENGLISH_LEFT_ELSEWHERE: dict[str, str] = {
+    # what issue 22 still leaves in files of other parts of the work (to route; remove each
+    # word here when its file is fixed — a word gone from the pages fails the test below):
+    **dict.fromkeys(
+        ("won", "lost", "folded", "timed", "out", "not", "qualified", "tied"),
+        "static/js/dealer.js: a Caribbean box's outcome (b.outcome) shown without term()",
+    ),
+    "true": "static/js/admin.js: an option's switch shown as true, not in words",
+    "Baccarat": "static/js/admin.js: a table's name (h3) shown without term()",
+    "Caribbean": "static/js/admin.js: a table's name (h3) shown without term()",
+    "Stud": "static/js/admin.js: a table's name (h3) shown without term()",
+    "virtual": "static/js/admin.js: a table's name (h3) shown without term()",
+    "shoe": "static/js/admin.js: a table's name (h3) shown without term()",
+    "deck": "static/js/admin.js: a table's name (h3) shown without term()",
+    "live": "static/js/admin.js: a table's name (h3) shown without term()",
+    "first": "static/js/admin.js: a reason the system recorded (first start) without term()",
+    "start": "static/js/admin.js: a reason the system recorded (first start) without term()",
+    "demonstration": "static/js/admin.js: the casino's opening reason without term()",
+    "opened": "static/js/admin.js: the casino's opening reason without term()",
+    "casino": "static/js/admin.js: the casino's opening reason without term()",
+}
+"""English words a page in another language still shows, and where they come from."""
+
+RAW_LEFT_ELSEWHERE: dict[str, str] = {
+    f"value {v}": "static/js/dealer.js: a Caribbean box's outcome shown as stored"
+    for v in ("timed_out", "dealer_not_qualified")
+}
+"""Raw values a page still shows (the hand dealt decides which), and where they come from."""
+
+DEALT = frozenset({"won", "lost", "folded", "timed", "out", "not", "qualified", "tied"})
+"""The words of a Caribbean box's outcome: which one a page shows depends on the cards."""
 
 PAGES: dict[str | None, tuple[str, ...]] = {
     None: ("/", "/jackpot", "/shoe-check", "/login"),
@@ -185,6 +231,7 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
     minor = [BACCARAT_STAKE, ANTE, 2 * ANTE, LIVE_STAKE, *(b for b in balances if b >= 1_000)]
     problems: list[str] = []
     seen: dict[tuple[str | None, str, str], str] = {}
+    english_seen: set[str] = set()
     for language in messages.LANGUAGES:
         loading = messages.render("pages.loading", {}, language)
         for who, paths in PAGES.items():
@@ -203,10 +250,21 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
                     texts += _reports_extras(page, loading)
                 seen[(who, path, language)] = "\n".join(texts)
                 for text in texts:
-                    left = raw_left(text, minor=minor, data=DATA)
+                    left = [
+                        w
+                        for w in raw_left(text, minor=minor, data=DATA)
+                        if w not in RAW_LEFT_ELSEWHERE
+                    ]
+                    if language != messages.DEFAULT_LANGUAGE:
+                        english = english_words(text, data=(*DATA, *REASONS))
+                        english_seen.update(english)
+                        left += [f"English {w}" for w in english if w not in ENGLISH_LEFT_ELSEWHERE]
                     if left:
                         problems.append(f"{path} as {who or 'nobody'} [{language}]: {left}")
     assert not problems, "raw text on the pages:\n" + "\n".join(sorted(set(problems)))
+    # (a word gone from every page is fixed: remove it from the list; an outcome is as dealt)
+    fixed = sorted(set(ENGLISH_LEFT_ELSEWHERE) - english_seen - DEALT)
+    assert not fixed or len(messages.LANGUAGES) == 1, f"fixed, remove from the list: {fixed}"
     # the check read what it should: every page drawn, the rounds played in the recall
     assert len(seen) == len(messages.LANGUAGES) * sum(len(p) for p in PAGES.values())
     recall = seen[("supervisor", "/supervisor", "en")]
