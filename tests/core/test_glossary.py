@@ -271,11 +271,12 @@ def test_every_audit_action_command_and_card_event_has_a_word_in_every_language(
 
 
 def _subclasses(cls: type) -> set[type]:
-    out = set()
-    for sub in cls.__subclasses__():
+    out: set[type] = set()
+    subs: list[type] = cls.__subclasses__() if cls is not type else []
+    for sub in subs:
         if sub.__module__.startswith("macau_tables."):
             out.add(sub)
-        out |= _subclasses(sub) if sub is not type else set()
+        out |= _subclasses(sub)
     return out
 
 
