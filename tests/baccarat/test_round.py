@@ -147,7 +147,10 @@ def test_live_card_not_due_is_flagged_then_corrected_BAC_10() -> None:
     r = deal(open_round(live=True), "2s 3h Ac")
     r2, ev = r.apply(DealCard("Kd", CardSlot.PLAYER_3))  # dealer put it in the wrong place
     assert isinstance(ev[0], CardRefused) and ev[0].rule == "BAC-9"
-    assert ev[0].message == "card to P3 but B2 is due" and ev[0].text("zh-Hant") != ev[0].message
+    assert (
+        ev[0].message == "card to player card 3 but banker card 2 is due"
+        and ev[0].text("zh-Hant") != ev[0].message
+    )
     assert r2.cards == r.cards and r2.wagers == r.wagers and r2.pending == ev[0]
     assert r2.flags == (ev[0],) and r2.card_due() is None
     refused(r2, DealCard("5c"), "BAC-10")  # nothing more until the supervisor acts

@@ -256,7 +256,7 @@ def test_live_shoe_ends_by_the_count_when_the_cut_card_is_never_reported_BAC_3_1
             "BAC-3.1",
             "shoe.finished",
         )
-        assert "OpenShoe" in err.message and "更換牌靴" in err.text("zh-Hant")
+        assert "open a new shoe" in err.message and "更換牌靴" in err.text("zh-Hant")
 
 
 @settings(max_examples=40, deadline=None)
@@ -286,7 +286,7 @@ def test_a_cut_card_report_far_from_the_count_needs_a_supervisor_BAC_3_1(
         assert isinstance(err, RuleViolation) and err.rule == "BAC-3.1", err
         assert err.key == "shoe.cut_card_out_of_place"
         assert err.params == {"out": out, "counted": 402, "gap": gap, "tolerance": 6}
-        assert "ConfirmCutCardOut" in err.message and "主管" in err.text("zh-Hant")
+        assert "confirms the cut card out" in err.message and "主管" in err.text("zh-Hant")
     number = state.rounds if in_round else state.rounds + 1
     confirm = S.ConfirmCutCardOut("sam", "cut card placed short")
     after, ev = S.apply(state, confirm, taken=taken)

@@ -234,7 +234,7 @@ def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: 
             == "open"
         ),
     )
-    audit = live.api.get("/api/audit/log?action=table%20close", headers=live.token("admin"))
+    audit = live.api.get("/api/audit/log?action=table_closed", headers=live.token("admin"))
     assert any(e["reason"] == "收銀盤點" for e in audit.json()["entries"]), audit.text
 
 

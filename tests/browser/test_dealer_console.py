@@ -71,7 +71,7 @@ def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
     shot(dealer, "dealer-console-settled-en")
     dealer.goto("/dealer/bac-live?lang=zh-Hant")
     dealer.wait_for_selector("#due")
-    assert "荷官控制台" in dealer.locator("h1").inner_text()
+    assert "莊荷控制台" in dealer.locator("h1").inner_text()
     wait_until(
         "the state", lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled"
     )

@@ -89,7 +89,7 @@ def test_paytable_CSP_9_5() -> None:
 @pytest.mark.parametrize("odds", [-50, 0, 49, 101, 500])
 def test_royal_odds_outside_50_to_100_refused_naming_the_rule_CSP_9_5(odds: int) -> None:
     """Both ends of the royal-flush odds range give the same message, naming CSP-9.5."""
-    with pytest.raises(ConfigError, match=r"royal_flush_odds must be 50\.\.100 \(CSP-9\.5\)"):
+    with pytest.raises(ConfigError, match=r"royal flush raise odds must be 50\.\.100 \(CSP-9\.5\)"):
         make_rules(royal_flush_odds=odds)
     assert make_rules(royal_flush_odds=50).royal_flush_odds == 50
 

@@ -174,6 +174,7 @@ def _placeholders(key: str) -> dict[str, frozenset[str]]:
 
 @pytest.mark.parametrize("key", sorted(CATALOG))
 def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) -> None:
+    """Every language of ``messages.LANGUAGES`` (a new one is one line there)."""
     texts = CATALOG[key]
     languages = set(messages.LANGUAGES)
     assert languages <= set(texts) <= languages | EARLY, f"{key}: languages {sorted(texts)}"
@@ -453,7 +454,7 @@ def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
     c, _ = c.apply(actions.PlaceAnte(1, "p1", 100))
     dealing, _ = c.apply(actions.CloseBetting())
     cases = [
-        (b, PlaceWager("alice", seat(1), WagerKind.BANKER_PAIR, 100_000), "莊對子", "banker_pair"),
+        (b, PlaceWager("alice", seat(1), WagerKind.BANKER_PAIR, 100_000), "莊對子", "banker pair"),
         (b, PlaceWager("alice", seat(1), WagerKind.PLAYER, 30), "閒", "player"),
         (b, PlaceWager("alice", seat(1), "dragon", 100), "投注種類", "wager"),
         (b, Settle(), "投注中", "betting"),
@@ -469,7 +470,7 @@ def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
         assert isinstance(err, RuleViolation), command
         zh = err.text("zh-Hant")
         assert chinese in zh and english not in zh, (err.key, zh)
-        assert english in err.message, err.message  # English unchanged
+        assert english in err.message, err.message  # English in its own words (the glossary)
     two, _ = c.apply(actions.PlaceAnte(2, "p2", 100))
     two, _ = two.apply(actions.CloseBetting())
     for card in ("2s", "3s", "4s", "5s", "6s"):  # the shuffling machine: five to box 1

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from tests.db_fixtures import on_sqlite_first_on_both
-from tests.server.support import cycle_step, login
+from tests.server.support import cycle_step, login, refused
 
 from macau_tables.messages.terms import TERMS, term
 from macau_tables.server.auth import endpoint_rules
@@ -361,7 +361,7 @@ def test_bac_live_ends_its_shoe_with_the_cut_cards_round_only_as_the_count_allow
     report = {"type": "baccarat.CutCardOut"}
     error = t.refused("dealer", report, 409, "shoe.cut_card_out_of_place")
     assert error["rule"] == "BAC-3.1" and error["params"]["out"] == out
-    assert error["params"]["counted"] == 402 and "ConfirmCutCardOut" in error["text"]
+    assert error["params"]["counted"] == 402 and "confirms the cut card out" in error["text"]
     assert t.show("dealer")["shoe"]["last_round"] is None  # nothing written
     confirm = {
         "type": "baccarat.ConfirmCutCardOut",
@@ -378,7 +378,7 @@ def test_bac_live_ends_its_shoe_with_the_cut_cards_round_only_as_the_count_allow
     shoe = t.show("dealer")["shoe"]
     assert shoe["phase"] == "finished" and shoe["last_round"] == shoe["rounds"]
     refused = t.refused("dealer", OPEN_BACCARAT, 409, "shoe.finished")
-    assert refused["rule"] == "BAC-3.1" and "OpenShoe" in refused["text"]
+    assert refused["rule"] == "BAC-3.1" and "open a new shoe" in refused["text"]
     t.ok("dealer", {"type": "tables.OpenShoe"})  # the shoe changed: cut, burn, rounds again
     t.ok("dealer", cut)
     t.ok("dealer", {"type": "baccarat.Burn", "cards": [None] * 8})
@@ -558,6 +558,7 @@ def test_a_commands_token_is_checked_in_its_own_thread_at_every_request(
 def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtime: Runtime) -> None:
     sup = login(client, "supervisor")
     t = Table(client, "csp-1")
+    before = runtime.store.read(lambda tx: len(tx.audit_entries()))
     assert (
         client.post(
             "/api/tables/csp-1/close", json={"reason": "x"}, headers=t.as_("dealer")
@@ -574,8 +575,12 @@ def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtim
     response = client.post("/api/tables/csp-1/open", json={"reason": "back"}, headers=sup)
     assert response.status_code == 200 and response.json()["status"] == "open"
     t.dealer({"type": "tables.OpenRound"})
-    actions = runtime.store.read(lambda tx: [a.action for a in tx.audit_entries()])
-    assert "table close" in actions and "table open" in actions
+    entries = runtime.store.read(lambda tx: tx.audit_entries())[before:]
+    # each change listed once (issue 22: the API's own entry doubled the store's), with why
+    assert [(e.action, e.actor, e.reason) for e in entries] == [
+        ("table_closed", "supervisor", "break"),
+        ("table_open", "supervisor", "back"),
+    ]
 
 
 def test_the_round_cycle_is_paused_and_resumed_by_a_supervisor_only_and_audited(
@@ -593,7 +598,7 @@ def test_the_round_cycle_is_paused_and_resumed_by_a_supervisor_only_and_audited(
     t.refused("alice", {**pause, "supervisor": "alice"}, 403, "api.role_cannot_issue")
     t.refused("supervisor", {**pause, "supervisor": "someone"}, 403, "api.acts_for_another")
     error = t.refused("dealer", {"type": "baccarat.CloseBetting"}, 409, "tables.cycle_owns")
-    assert "PauseCycle" in error["text"]
+    assert "pauses the cycle" in error["text"]
     t.ok("supervisor", pause)
     assert t.show()["cycle"] == {"step": None, "at": None, "idle": False, "paused": True}
     t.refused("supervisor", pause, 409, "tables.cycle_paused_already")
@@ -728,13 +733,13 @@ def test_a_refusal_is_in_the_pages_language_game_words_too(client: TestClient) -
     for name in ("header", "browser", "cookie"):
         assert "莊對子" in texts[name] and "banker_pair" not in texts[name], texts[name]
         assert not any("a" <= ch <= "z" for ch in texts[name]), texts[name]  # nothing English
-    assert "banker_pair" in texts["english"]
+    assert "banker pair" in texts["english"] and "banker_pair" not in texts["english"]
 
 
 def test_the_pages_get_the_game_words_for_their_scripts() -> None:
     """``i18n.js`` fills ``{kind:term}`` from ``terms_for`` as ``messages.terms.term`` does."""
     zh = terms_for("zh-Hant")
-    assert zh["words"] == dict(TERMS["zh-Hant"])
+    assert zh["words"] == dict(TERMS["zh-Hant"]) and zh["locale"] == "zh-Hant-MO"
     for value in ("box 3", "seat 12", "standing 2"):
         pattern, template = next(
             (p, tpl)
@@ -743,4 +748,46 @@ def test_the_pages_get_the_game_words_for_their_scripts() -> None:
         )
         match = re.fullmatch(pattern, value)
         assert match and template.format(*match.groups()) == term(value, "zh-Hant")
-    assert terms_for("en") == {"words": {}, "places": []}
+    english = terms_for("en")  # English has its words too: no page shows a raw value
+    assert english["words"]["banker_pair"] == "banker pair" and english["locale"] == "en-GB"
+    assert [p for p, _ in english["places"]] == [p for p, _ in zh["places"]]
+
+
+def test_a_refusal_about_the_request_names_the_field_in_words_and_keeps_the_path(
+    client: TestClient,
+) -> None:
+    """Issue 22: a dealer's refused card read 「$.card：不是一張牌」. The text names the field
+    with the glossary's word (牌 / "the card") and a command's type in words; the JSON path
+    stays in the refusal's params, for machines."""
+    t = Table(client, "bac-live")
+    for language, word in (("zh-Hant", "牌"), ("en", "the card")):
+        response = client.post(
+            "/api/tables/bac-live/commands",
+            json={
+                "idempotency_key": f"path-{language}",
+                "command": {"type": "baccarat.DealCard", "card": 5},
+            },
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(response, 422)
+        assert error["params"]["path"].startswith("$"), error
+        assert "$" not in error["text"] and word in error["text"], error["text"]
+        missing = client.post(
+            "/api/tables/bac-live/commands",
+            json={"idempotency_key": f"type-{language}", "command": {"type": "baccarat.DealCard"}},
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(missing, 422)
+        assert error["params"]["type"] == "baccarat.DealCard", error
+        assert "DealCard" not in error["text"] and "$" not in error["text"], error["text"]
+        unread = client.post(
+            "/api/tables/bac-live/commands",
+            json={"command": {"type": "baccarat.DealCard", "card": "As"}},
+            headers={**t.as_("dealer"), "Accept-Language": language},
+        )
+        error = refused(unread, 422, "server.invalid_request")
+        assert (
+            error["params"]["problem"] == "missing"
+            and "idempotency_key" in error["params"]["where"]
+        )
+        assert "idempotency_key" not in error["text"] and "Field required" not in error["text"]

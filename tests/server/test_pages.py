@@ -194,3 +194,25 @@ def test_the_shoes_are_listed_a_page_at_a_time_newest_first(
         error = refused.json()["error"]
         assert error["key"] == "pages.shoe_cursor_unknown"
         assert "before" in error["text"]
+
+
+def test_a_new_catalog_language_is_chosen_and_listed_by_the_switch_of_every_page(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adding a language is one line in ``messages.LANGUAGES`` (issue 22, Portuguese): the
+    browser's ``pt-BR`` chooses it, ``?lang=pt`` too, and the switch of every page lists every
+    language by its own name (``pages.language_name``) with its address."""
+    monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant", "pt"))
+    page = client.get("/jackpot", headers={**HTML, "Accept-Language": "pt-BR,en;q=0.5"})
+    assert '<html lang="pt">' in page.text
+    links = re.findall(
+        r'<a href="([^"]+)" lang="([^"]+)" hreflang="[^"]+"[^>]*>([^<]+)</a>', page.text
+    )
+    assert [(url, lang) for url, lang, _ in links] == [
+        ("/jackpot?lang=en", "en"),
+        ("/jackpot?lang=zh-Hant", "zh-Hant"),
+        ("/jackpot?lang=pt", "pt"),
+    ]
+    assert [name for _, _, name in links][:2] == ["English", "繁體中文"]
+    chosen = client.get("/?lang=pt", headers=HTML)
+    assert '<html lang="pt">' in chosen.text and chosen.cookies.get(i18n.LANG_COOKIE) == "pt"

@@ -81,7 +81,7 @@ def test_the_console_records_the_hand_shuffle_and_cut_before_the_first_card_CSP_
     assert card.status_code >= 400
     error = card.json()["error"]
     assert (error["key"], error["rule"]) == ("caribbean.shuffle_and_cut_first", "CSP-3")
-    assert "ShuffleAndCut" in error["text"]
+    assert "record the shuffle and the cut" in error["text"]
     done = _post(client, dealer, {"type": "caribbean.ShuffleAndCut"}, "s")
     assert done.status_code == 200, done.text
     assert "caribbean.DeckShuffledAndCut" in done.json()["events"]

@@ -65,7 +65,7 @@ def _refused_open(store: Store, svc: Any) -> None:
     with pytest.raises(RuleViolation) as exc:
         send(svc, OpenRound(((1, "p1"),)))
     assert (exc.value.rule, exc.value.key) == ("BAC-3.1", "shoe.finished")
-    assert "OpenShoe" in exc.value.message and "更換牌靴" in exc.value.text("zh-Hant")
+    assert "open a new shoe" in exc.value.message and "更換牌靴" in exc.value.text("zh-Hant")
     assert store.read(lambda tx: tx.chain_head("l1")) == head
 
 

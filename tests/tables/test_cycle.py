@@ -114,7 +114,7 @@ def test_a_client_s_open_or_close_is_refused_at_a_virtual_table(
     svc.tick()
     with pytest.raises(TableError) as info:
         send(svc, close)
-    assert info.value.key == "tables.cycle_owns" and "PauseCycle" in str(info.value)
+    assert info.value.key == "tables.cycle_owns" and "pauses the cycle" in str(info.value)
     with pytest.raises(TableError):
         svc.submit_all(
             [PlaceWager("p1", standing(1), WagerKind.BANKER, 100), close],

@@ -66,7 +66,7 @@ def test_a_live_hand_shuffled_deck_is_recorded_shuffled_and_cut_before_the_first
     svc = service(store, "H1")
     _open(svc)
     refusal = _refused(store, svc, DealCard(CARDS[0]), "CSP-3", "caribbean.shuffle_and_cut_first")
-    assert "ShuffleAndCut" in refusal.message and "洗牌" in refusal.text("zh-Hant")
+    assert "record the shuffle and the cut" in refusal.message and "洗牌" in refusal.text("zh-Hant")
     send(svc, ShuffleAndCut())
     recorded = [r for r in store.read(lambda tx: tx.read_events("H1")) if r.type.endswith("Cut")]
     assert [r.type for r in recorded] == ["caribbean.DeckShuffledAndCut"]

@@ -14,7 +14,11 @@ shown in the template's language (:mod:`.terms`: 莊對子 for ``"banker_pair"``
 with the format spec ``money`` (``{amount:money}``) is an amount: its parameter stays an ``int``
 of minor units (for machines: the API's ``params``, the logs), and the text reads it in major
 units through :func:`macau_tables.money.format_minor` (``1050`` reads ``10.50``), in every
-language alike. A parameter that is not an ``int`` (a refused ``"abc"``) is shown as it came.
+language alike. A parameter that is not an ``int`` (a refused ``"abc"``) is shown as it came. A
+placeholder with the format spec ``field`` (``{path:field}``) is a JSON path into a request
+(``"$.command.card"``): the text names the field in words (:func:`.terms.field_word`: 牌), the
+parameter keeps the path. ``glossary.toml`` is the games' vocabulary (:mod:`.terms`), not a
+namespace of messages.
 
 >>> render("money.stake_off_unit", {"what": "ante", "amount": 500, "unit": 1000})
 'ante 5.00 is not a whole multiple of the bet unit 10.00'
@@ -29,7 +33,7 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
-from .terms import term
+from .terms import GLOSSARY_FILE, field_word, term
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -53,7 +57,7 @@ def catalog() -> Mapping[str, Mapping[str, str]]:
     """
     out: dict[str, dict[str, str]] = {}
     for entry in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
-        if not entry.name.endswith(".toml"):
+        if not entry.name.endswith(".toml") or entry.name == GLOSSARY_FILE:
             continue
         namespace = entry.name.removesuffix(".toml")
         data = tomllib.loads(entry.read_text(encoding="utf-8"))
@@ -115,6 +119,8 @@ class _Word(str):
     def __format__(self, spec: str) -> str:
         if spec == "term":
             return term(str(self), self.language)
+        if spec == "field":
+            return field_word(str(self), self.language)
         if spec == "money":  # not an amount (a refused value): shown as it came
             return str(self)
         return format(str(self), spec)

@@ -590,13 +590,8 @@ def _set_status(
         service.open_table(actor=principal.name, reason=body.reason)
     else:
         service.close_table(actor=principal.name, reason=body.reason)
-    auth.record_action(
-        runtime,
-        principal,
-        "table open" if opened else "table close",
-        body.reason,
-        table_id=table_id,
-    )
+    # The store audits the change itself (table_open / table_closed, with who and why): a second
+    # entry here listed every open and close twice in the audit log (issue 22).
     return {"table_id": table_id, "status": service.status.value}
 
 

@@ -20,10 +20,19 @@ store cannot serve it now (:func:`for_client`: ``server.store_unavailable``,
 ``server.store_failed``, no parameters), and the whole refusal goes to the server's log.
 
 A request the framework cannot read (malformed JSON, a missing field) is a 422 in the same
-shape (``server.invalid_request``). Anything else that escapes an endpoint is a bug: it is
-logged with its traceback and answered ``500`` ``server.internal`` without any detail — the
-issue's "never 500" is kept by design (every refusal is a ``MacauTablesError``), and this
-handler is the last resort that makes a breach visible without leaking anything.
+shape (``server.invalid_request``: ``where`` the field's place, ``reason`` the framework's
+English sentence and ``problem`` its kind, for machines).
+
+The ``text`` a person reads names no JSON path nor class: a refusal about the request's shape
+(a storable value the codec refuses, ``core.codec_*``; ``server.invalid_request``;
+``api.nul_text``) shows the field in words (:func:`shown`: ``$.card`` reads 牌 / "the card", the
+glossary's ``field <name>``), a command's type and an expected type as words, and the framework's
+reason by its kind — while ``params`` keep the machine values (``"path": "$.card"``).
+
+Anything else that escapes an endpoint is a bug: it is logged with its traceback and answered
+``500`` ``server.internal`` without any detail — the issue's "never 500" is kept by design
+(every refusal is a ``MacauTablesError``), and this handler is the last resort that makes a
+breach visible without leaking anything.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ from ..errors import (
     RuleViolation,
     StoreError,
 )
+from ..messages.terms import TERMS, field_word, term
 from . import i18n
 
 __all__ = [
@@ -57,6 +67,7 @@ __all__ = [
     "invalid_request",
     "language_of",
     "register_status",
+    "shown",
     "status_for",
 ]
 
@@ -154,13 +165,52 @@ def language_of(request: HTTPConnection) -> str:
     return i18n.language_of(request)
 
 
+_REQUEST_SHAPE: Final = ("core.codec_", "server.invalid_request", "api.nul_text")
+"""The keys of the refusals about a request's shape (module docstring): their paths, field
+names and types are shown in words."""
+
+
+def _shown_param(name: str, value: object, language: str) -> object:
+    if not isinstance(value, str):
+        return value
+    if name in ("path", "where", "field"):
+        return field_word(value, language)
+    if name in ("type", "expected"):
+        return term(value.strip("'\""), language)
+    return value
+
+
+def shown(exc: MacauTablesError, language: str) -> MacauTablesError:
+    """``exc`` as a person reads it in ``language`` (module docstring): a refusal about the
+    request's shape with its paths, fields and types in words (a copy: ``exc`` and its
+    ``params`` are not changed); any other refusal as it is."""
+    nested = {k: shown(v, language) for k, v in exc.nested.items()}
+    if not exc.key.startswith(_REQUEST_SHAPE) and all(
+        a is b for a, b in zip(nested.values(), exc.nested.values(), strict=True)
+    ):
+        return exc
+    copy = MacauTablesError.__new__(type(exc))
+    copy.__dict__.update(exc.__dict__)
+    copy._message = None
+    copy.nested = nested
+    if exc.key.startswith(_REQUEST_SHAPE):
+        params = {k: _shown_param(k, v, language) for k, v in exc.params.items()}
+        if exc.key == "server.invalid_request":
+            problem = f"request {exc.params.get('problem', '')}"
+            words = TERMS.get(language, TERMS["en"])
+            params["reason"] = words.get(problem) or words["request invalid"]
+        copy.params = params  # type: ignore[assignment]
+    return copy
+
+
 def error_body(exc: MacauTablesError, language: str = messages.DEFAULT_LANGUAGE) -> dict[str, Any]:
-    """``{"error": {"key", "params", "text", "rule"}}`` for ``exc``."""
+    """``{"error": {"key", "params", "text", "rule"}}`` for ``exc``: ``params`` as they are,
+    ``text`` as a person reads it (:func:`shown`)."""
     return {
         "error": {
             "key": exc.key,
             "params": dict(exc.params),
-            "text": exc.text(language),
+            "text": shown(exc, language).text(language),
             "rule": getattr(exc, "rule", None),
         }
     }
@@ -185,7 +235,10 @@ def invalid_request(exc: RequestValidationError) -> MacauTablesError:
     first: dict[str, Any] = dict(exc.errors()[0]) if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()))
     return MacauTablesError(
-        "server.invalid_request", where=where or "-", reason=str(first.get("msg", "invalid"))
+        "server.invalid_request",
+        where=where or "-",
+        reason=str(first.get("msg", "invalid")),
+        problem=str(first.get("type", "invalid")),
     )
 
 

@@ -1,10 +1,14 @@
 """The pages' language: Traditional Chinese or English, from the message catalog.
 
-* **Which language.** ``?lang=zh-Hant`` or ``?lang=en`` on any page switches and is remembered
-  in the cookie :data:`LANG_COOKIE` (a year, ``SameSite=Lax``, readable by no script); without
-  it the cookie decides; on a first visit the browser's ``Accept-Language`` does (its preferred
-  language by q-value: ``zh-Hant``, ``zh-TW``, ``zh-HK``, ``zh-MO`` and a bare ``zh`` are
-  Traditional Chinese, anything else English) — :func:`language_of`.
+* **Which language.** ``?lang=<language>`` (one of :data:`macau_tables.messages.LANGUAGES`) on
+  any page switches and is remembered in the cookie :data:`LANG_COOKIE` (a year,
+  ``SameSite=Lax``, readable by no script); without it the cookie decides; on a first visit the
+  browser's ``Accept-Language`` does (its preferred catalog language by q-value: ``zh-Hant``,
+  ``zh-TW``, ``zh-HK``, ``zh-MO`` and a bare ``zh`` are Traditional Chinese; any other tag is
+  the catalog language of its primary subtag — ``pt``, ``pt-PT``, ``pt-BR``, ``pt-MO`` are
+  Portuguese once ``pt`` is a catalog language; anything else English) —
+  :func:`language_of`. The switch of every page (``base.html``) lists every catalog language by
+  its own name (``pages.language_name`` in that language: :meth:`Translator.language_name`).
 * **Texts.** Every visible text of a page is a catalog message (``src/macau_tables/messages``):
   the pages' own words are in ``pages.toml`` (keys ``pages.*``; the game pages' in their own
   file). Templates call ``t("pages.lobby_title")`` (:class:`Translator`), the JavaScript modules
@@ -45,7 +49,12 @@ __all__ = [
 
 LANG_COOKIE: Final = "macau_lang"
 LANG_PARAM: Final = "lang"
-_CHINESE: Final = ("zh-hant", "zh-tw", "zh-hk", "zh-mo")
+_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    "zh-Hant": ("zh-hant", "zh-tw", "zh-hk", "zh-mo"),
+}
+"""The ``Accept-Language`` tags (and their subtags) of a catalog language whose own tag names a
+script: a bare ``zh`` is Traditional Chinese too, ``zh-CN`` is not. A language without an entry
+here takes every tag of its primary subtag (``pt-BR`` is ``pt``)."""
 
 
 def _known(value: str | None) -> str | None:
@@ -60,8 +69,10 @@ def _known(value: str | None) -> str | None:
 
 def language_from_header(header: str) -> str:
     """The catalog language an ``Accept-Language`` header prefers (by q-value, first wins
-    ties): Traditional Chinese for ``zh-Hant``/``zh-TW``/``zh-HK``/``zh-MO``/``zh``, English
-    for ``en`` and for anything else.
+    ties): Traditional Chinese for ``zh-Hant``/``zh-TW``/``zh-HK``/``zh-MO``/``zh``, a
+    language of :data:`macau_tables.messages.LANGUAGES` for its own tag or any tag of its
+    primary subtag (``en-US`` is ``en``; ``pt-BR`` is ``pt`` when ``pt`` is one), English for
+    anything else.
 
     >>> language_from_header("zh-TW,zh;q=0.9,en;q=0.8")
     'zh-Hant'
@@ -86,11 +97,23 @@ def language_from_header(header: str) -> str:
         if tag and quality > 0:
             ranked.append((-quality, index, tag))
     for _, _, tag in sorted(ranked):
-        if tag == "zh" or tag.startswith(_CHINESE):
-            return "zh-Hant"
-        if tag == "en" or tag.startswith("en-"):
-            return "en"
+        found = _language_of_tag(tag)
+        if found is not None:
+            return found
     return messages.DEFAULT_LANGUAGE
+
+
+def _language_of_tag(tag: str) -> str | None:
+    """The catalog language of one ``Accept-Language`` tag (lower case), else ``None``."""
+    primary = tag.partition("-")[0]
+    for language in messages.LANGUAGES:
+        aliases = _ALIASES.get(language)
+        if aliases is None:
+            if primary == language.lower():
+                return language
+        elif tag == primary == language.lower().partition("-")[0] or tag.startswith(aliases):
+            return language
+    return None
 
 
 def language_of(conn: HTTPConnection) -> str:
@@ -132,12 +155,14 @@ def texts_for(language: str, prefixes: Iterable[str] = ("pages.",)) -> dict[str,
 
 def terms_for(language: str) -> dict[str, object]:
     """The games' words in ``language`` for the pages' scripts (``i18n.js`` fills a
-    ``{kind:term}`` placeholder with them, as :func:`macau_tables.messages.terms.term` does):
-    ``words`` (value → text) and ``places`` (regular expression, template) pairs; empty in
-    English."""
+    ``{kind:term}`` placeholder with them, as :func:`macau_tables.messages.terms.term` does,
+    and a ``{path:field}`` one as :func:`~macau_tables.messages.terms.field_word`): ``words``
+    (value → text), ``places`` (regular expression, template) pairs, and ``locale``: the
+    ``Intl`` locale of the language's dates and times (the glossary's ``[locale]``)."""
     return {
-        "words": dict(terms.TERMS.get(language, {})),
+        "words": dict(terms.TERMS.get(language, terms.TERMS[messages.DEFAULT_LANGUAGE])),
         "places": [list(pair) for pair in terms.places(language)],
+        "locale": terms.locale(language),
     }
 
 
@@ -149,6 +174,11 @@ class Translator:
 
     def __call__(self, key: str, /, **params: object) -> str:
         return messages.render(key, params, self.language)
+
+    def language_name(self, language: str) -> str:
+        """``language``'s own name, in itself (``pages.language_name``: 繁體中文, English …),
+        for the language switch."""
+        return messages.render("pages.language_name", {}, language)
 
     def all(self, prefixes: Iterable[str]) -> Mapping[str, str]:
         """:func:`texts_for` in this language."""

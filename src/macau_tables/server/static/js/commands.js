@@ -4,7 +4,7 @@
 // the schema. The acting supervisor's own name fills the field that names them.
 
 import { api, newKey, once, showError, showStatus } from "./api.js";
-import { t } from "./i18n.js";
+import { t, term } from "./i18n.js";
 import { el } from "./tables_info.js";
 
 const COMMAND = {
@@ -48,7 +48,7 @@ export function shortName(type) {
 
 export function commandName(type) {
   const short = shortName(type);
-  return COMMAND[short] ? t(COMMAND[short]) : short;
+  return COMMAND[short] ? t(COMMAND[short]) : term(short); // any other command: the glossary's word
 }
 
 /**
@@ -88,13 +88,13 @@ export async function commandForm(tableId, type, me, prefix, done, preset = {}) 
     if (!options && !(schema.required || []).includes(name)) continue;
     let control;
     if (options) {
-      control = el("select", { id, name, required: true }, ...options.map((value) => el("option", { value, text: VALUE[value] ? t(VALUE[value]) : value })));
+      control = el("select", { id, name, required: true }, ...options.map((value) => el("option", { value, text: VALUE[value] ? t(VALUE[value]) : term(value) })));
     } else if (prop.type === "integer") {
       control = el("input", { id, name, type: "number", step: "1", required: true });
     } else {
       control = el("input", { id, name, required: true, maxlength: "500", autocomplete: "off" });
     }
-    form.append(el("div", { class: "field-inline" }, el("label", { for: id, text: FIELD[name] ? t(FIELD[name]) : name }), control));
+    form.append(el("div", { class: "field-inline" }, el("label", { for: id, text: FIELD[name] ? t(FIELD[name]) : term(`field ${name}`).replace(/^field /, "") }), control));
     fields.push([name, () => (prop.type === "integer" ? Number(control.value) : control.value.trim())]);
   }
   const button = el("button", { type: "submit", class: shortName(type) === "Void" ? "button-danger" : "", text: commandName(type) });

@@ -2,7 +2,8 @@
 // in <script type="application/json" id="page-texts"> (server/i18n.py texts_for); t(key, params)
 // fills their {placeholders} as the Python catalog does (str.format: {{ and }} are braces;
 // {kind:term} shows a game word in the page's language, from <script id="page-terms">;
-// {amount:money} reads an integer of minor units in major units, as money() below).
+// {amount:money} reads an integer of minor units in major units, as money() below; {path:field}
+// names a request's field in words, as fieldWord() below).
 
 const texts = readJson("page-texts") || {};
 const terms = readJson("page-terms") || {};
@@ -23,15 +24,17 @@ export function pageData() {
   return readJson("page-data");
 }
 
-/** The page's language: "en" or "zh-Hant". */
+/** The page's language: one of the catalog's (messages.LANGUAGES: "en", "zh-Hant" …). */
 export function lang() {
   return document.documentElement.lang || "en";
 }
 
 /**
- * A word of the games' vocabulary ("banker_pair", "box 3") in the page's language, as the
- * server's messages.terms.term: the words and numbered places the server put in the page
- * (<script id="page-terms">, server/i18n.py terms_for); the value itself when unknown.
+ * A word of the games' vocabulary ("banker_pair", "box 3", "command baccarat.Correct") in the
+ * page's language, as the server's messages.terms.term: the words and numbered places of the
+ * catalog's glossary the server put in the page (<script id="page-terms">, server/i18n.py
+ * terms_for; a place's {0} is its group as it is, {0:term} the group as a word); the value
+ * itself when unknown.
  */
 export function term(value) {
   const text = String(value);
@@ -39,9 +42,21 @@ export function term(value) {
   if (Object.hasOwn(words, text)) return words[text];
   for (const [pattern, template] of terms.places || []) {
     const m = new RegExp(`^(?:${pattern})$`).exec(text);
-    if (m) return template.replace(/\{(\d+)\}/g, (_, i) => m[Number(i) + 1]);
+    if (m) return template.replace(/\{(\d+)(:term)?\}/g, (_, i, spec) => (spec ? term(m[Number(i) + 1]) : m[Number(i) + 1] ?? ""));
   }
   return text;
+}
+
+/**
+ * The field a JSON path of a request names ("$.command.card": card) in words, as the server's
+ * messages.terms.field_word: the glossary's "field <name>", the request itself for "$", "a
+ * field of the request" for a name it lacks — never the path.
+ */
+export function fieldWord(path) {
+  const words = terms.words || {};
+  const names = String(path).match(/[A-Za-z_][A-Za-z0-9_]*/g) || [];
+  if (!names.length) return words["field $"] ?? String(path);
+  return words[`field ${names[names.length - 1]}`] ?? words.field ?? String(path);
 }
 
 /**
@@ -58,6 +73,7 @@ export function t(key, params = {}) {
     if (match === "}}") return "}";
     if (!(name in params)) return match;
     if (spec === "term") return term(params[name]);
+    if (spec === "field") return fieldWord(params[name]);
     if (spec === "money") return isMinor(params[name]) ? money(params[name]) : String(params[name]);
     return String(params[name]);
   });
@@ -89,12 +105,17 @@ export function money(minor) {
   return `${negative ? "-" : ""}${whole}.${cents}`;
 }
 
-/** A date and time (ISO text) in the page's language. */
+/** The Intl locale of the page's language (the glossary's [locale]: en-GB, zh-Hant-MO …). */
+export function locale() {
+  return terms.locale || "en-GB";
+}
+
+/** A date and time (ISO text) in the page's language (its locale()). */
 export function dateTime(iso) {
   if (!iso) return "";
   const when = new Date(iso);
   if (Number.isNaN(when.getTime())) return String(iso);
-  return new Intl.DateTimeFormat(lang() === "zh-Hant" ? "zh-Hant-MO" : "en-GB", {
+  return new Intl.DateTimeFormat(locale(), {
     dateStyle: "medium",
     timeStyle: "medium",
   }).format(when);

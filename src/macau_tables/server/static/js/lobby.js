@@ -2,7 +2,7 @@
 // plate of a baccarat shoe) and the jackpot meters, live over /ws/jackpot.
 
 import { api, showError } from "./api.js";
-import { money, t } from "./i18n.js";
+import { money, t, term } from "./i18n.js";
 import { connect } from "./socket.js";
 import { el, gameName, limitsText, modeName, placesText, shoeText, statusName } from "./tables_info.js";
 
@@ -49,14 +49,14 @@ function beadPlate(table, roads) {
 }
 
 function card(table, roads) {
-  const title = el("h2", {}, table.name);
+  const title = el("h2", {}, term(table.name)); // a demonstration table's name: the glossary's
   const status = el("span", { class: `badge ${table.status === "open" ? "" : "badge-closed"}`, text: statusName(table.status) });
   const dl = el("dl", {});
   const add = (key, value) => dl.append(el("dt", { text: t(key) }), el("dd", { text: value }));
   add("pages.lobby_game", `${gameName(table.game)} · ${modeName(table.mode)}`);
   add("pages.lobby_limits", limitsText(table.rules));
   add("pages.lobby_places", placesText(table.rules));
-  add("pages.lobby_shoe", shoeText(table.shoe));
+  add("pages.lobby_shoe", shoeText(table.shoe, table.game));
   const article = el("article", { class: "panel table-card", "data-table": table.table_id, "aria-labelledby": `t-${table.table_id}` }, title, status, dl);
   title.id = `t-${table.table_id}`;
   if (table.fault) article.append(el("p", { class: "inline-error", text: t("pages.lobby_fault") }));

@@ -2,7 +2,7 @@
 // downloaded) and the audit archive download (admin).
 
 import { api, once } from "./api.js";
-import { money, t } from "./i18n.js";
+import { money, t, term } from "./i18n.js";
 import { el } from "./tables_info.js";
 
 const COUNT = {
@@ -26,7 +26,7 @@ verifyButton.addEventListener("click", () =>
     const found = await api("/api/verify");
     const counts = el("dl", { class: "counts" });
     for (const [key, value] of Object.entries(found.counts || {})) {
-      counts.append(el("dt", { text: COUNT[key] ? t(COUNT[key]) : key }), el("dd", { text: value }));
+      counts.append(el("dt", { text: COUNT[key] ? t(COUNT[key]) : term(key) }), el("dd", { text: value }));
     }
     const verdict = found.ok
       ? el("p", { class: "notice notice-status", "data-verified": "ok", text: t("pages.rep_verify_ok") })
@@ -79,6 +79,7 @@ function cell(row, [key, , isMoney]) {
   const value = row[key];
   if (value === null || value === undefined || value === "") return "—";
   if (key === "table_id" && value === "total") return t("pages.rep_total");
+  if (key === "position") return term(value); // "box 3": 第 3 門 (the glossary)
   return isMoney ? money(value) : String(value);
 }
 

@@ -79,6 +79,11 @@ form.addEventListener("submit", (event) => {
 const picker = document.getElementById("shoe-pick");
 const older = document.getElementById("shoe-older");
 let shoes = [];
+let games = null; // table id → its game (GET /api/tables), to name a shoe or a deck
+async function gameOf(tableId) {
+  if (!games) games = new Map((await api("/api/tables").catch(() => [])).map((x) => [x.table_id, x.game]));
+  return games.get(tableId) || "baccarat";
+}
 let next = null; // the `before` of the next (older) page of GET /api/shoes, null at the end
 async function loadShoes(before = null) {
   let page;
@@ -93,7 +98,7 @@ async function loadShoes(before = null) {
     picker.replaceChildren(el("option", { value: "", text: page.shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
   }
   for (const shoe of page.shoes) {
-    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, number: shoe.shoe_no, when: dateTime(shoe.revealed_at) }) }));
+    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, shoe: `${await gameOf(shoe.table_id)} shoe ${shoe.shoe_no}`, when: dateTime(shoe.revealed_at) }) }));
     shoes.push(shoe);
   }
   next = page.next;

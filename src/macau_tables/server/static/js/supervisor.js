@@ -66,7 +66,7 @@ async function drawWaiting() {
         el("p", {
           class: "award",
           "data-hold": a.hold_id,
-          text: t("pages.sup_award", { player: a.player, spot: term(a.spot), combination: combinationName(a.combination), amount: money(a.amount) }),
+          text: t("pages.sup_award", { player: a.player, spot: term(a.spot), combination: combinationName(a.combination), amount: a.amount }),
         }),
       );
     }
@@ -147,7 +147,7 @@ async function drawTables() {
           el(
             "tr",
             { "data-table": table.table_id },
-            el("th", { scope: "row" }, el("div", { text: table.name }), el("div", { class: "muted mono", text: table.table_id })),
+            el("th", { scope: "row" }, el("div", { text: term(table.name) }), el("div", { class: "muted mono", text: table.table_id })),
             el("td", { text: `${gameName(table.game)} · ${modeName(table.mode)}` }),
             el(
               "td",
@@ -164,7 +164,7 @@ async function drawTables() {
   );
   const select = document.getElementById("recall-table");
   const chosen = select.value;
-  select.replaceChildren(...tables.map((table) => el("option", { value: table.table_id, text: table.name })));
+  select.replaceChildren(...tables.map((table) => el("option", { value: table.table_id, text: term(table.name) })));
   if (chosen) select.value = chosen;
 }
 
@@ -173,7 +173,7 @@ function cardsText(round) {
 }
 
 function wagersText(round) {
-  return round.wagers.map((w) => t("pages.recall_wager", { player: w.player, kind: term(w.kind), stake: money(w.stake), outcome: term(w.outcome), paid: money(w.paid) })).join("; ") || "—";
+  return round.wagers.map((w) => t("pages.recall_wager", { player: w.player, kind: term(w.kind), stake: w.stake, outcome: term(w.outcome), paid: w.paid })).join("; ") || "—";
 }
 
 async function showRecall(tableId) {

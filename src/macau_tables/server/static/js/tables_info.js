@@ -3,7 +3,7 @@
 // come from the catalog; nothing here depends on which game it is, only on what the
 // configuration holds.
 
-import { money, t } from "./i18n.js";
+import { t } from "./i18n.js";
 
 const MODE = { virtual: "pages.mode_virtual", live: "pages.mode_live" };
 const STATUS = { open: "pages.status_open", closed: "pages.status_closed" };
@@ -45,7 +45,7 @@ export function limits(rules) {
 /** The text of the table's limits. */
 export function limitsText(rules) {
   const range = limits(rules);
-  return range ? t("pages.limits_range", { low: money(range[0]), high: money(range[1]) }) : "—";
+  return range ? t("pages.limits_range", { low: range[0], high: range[1] }) : "—";
 }
 
 /** The text of the table's places (seats, standing areas, boxes). */
@@ -60,11 +60,12 @@ export function placesText(rules) {
   return parts.join(" · ") || "—";
 }
 
-/** The text of the shoe or deck in play. */
-export function shoeText(shoe) {
+/** The text of the shoe or deck in play at a table of `game` (a baccarat shoe, a Caribbean
+ * Stud deck: the glossary's "<game> shoe <n>"). */
+export function shoeText(shoe, game) {
   if (!shoe) return "—";
   if (typeof shoe.cards === "number" && typeof shoe.out === "number") {
-    return t("pages.shoe_progress", { number: shoe.shoes, out: shoe.out, cards: shoe.cards });
+    return t("pages.shoe_progress", { shoe: `${game} shoe ${shoe.shoes}`, out: shoe.out, cards: shoe.cards });
   }
   if (shoe.shoes === 0 || shoe.decks === 0) return t("pages.shoe_none");
   if (typeof shoe.decks === "number") return t("pages.deck_progress", { number: shoe.decks });

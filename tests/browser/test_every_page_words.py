@@ -1,0 +1,277 @@
+"""Every page in every language reads in words (issue 22, "every word in the reader's language").
+
+After a baccarat round at ``bac-1``, a Caribbean Stud hand at ``csp-1`` and a live baccarat
+round dealt from the console at ``bac-live`` (so that recall, results, reports and the audit log
+have content), the test visits EVERY page — the lobby, both player tables, the dealer console
+live and virtual, the supervisor's page with the recall of each table, the reports (verify and
+the daily report shown), the admin page, the jackpot display, the shoe check, the login page and
+the forbidden page — in every language of ``messages.LANGUAGES``, each as the role that uses it,
+once the page's scripts have drawn it (its "Loading…" gone, its network quiet), and fails on
+what ``tests/raw_text.py`` finds in ``document.body.innerText``: a raw catalog key, a class or
+stored type name, a ``snake_case`` glossary value, a JSON path, or an amount of the session in
+minor units; on a page in another language than English, on an English word that is not data
+(names, ids, reasons as typed) — but for those :data:`ENGLISH_LEFT_ELSEWHERE` names, still to
+fix in other files — and (the ``page_of`` fixture) on any console error or failed request.
+
+One server (the session's ``live``), one context per role and language; no sleep: every wait is
+on what the page or the server shows.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from macau_tables import messages
+from tests.browser.support import (
+    DECK,
+    Live,
+    _deal_until_settled,
+    _due,
+    _open_round,
+    login,
+    wait_until,
+)
+from tests.raw_text import english_words, raw_left
+
+BACCARAT_STAKE = 7_000
+"""alice's banker wager at ``bac-1``: it must read 70.00, never 7000."""
+ANTE = 3_000
+"""alice's ante at ``csp-1`` (her raise doubles it): 30.00, never 3000."""
+LIVE_STAKE = 4_000
+"""bruno's player wager at ``bac-live``: 40.00, never 4000."""
+
+DATA = (
+    *("Alice", "Bruno", "Carmen", "Daniel", "Elaine", "Fong", "Grace"),
+    *("admin", "supervisor", "dealer", "alice", "bruno", "carmen", "daniel", "elaine", "fong"),
+    "grace",
+    *("bac-1", "bac-live", "csp-1", "m-baccarat", "m-caribbean"),
+)
+"""What the pages show as it is stored: names and ids."""
+
+REASONS = (
+    "browser tests: the round cycle of the tests",  # tests/browser/support.py's configuration
+    "words: a pause",
+    "words: resumed",
+    "words: close",
+    "words: open",
+    "casino init",  # the actors of the demonstration's own entries
+    "serve",
+)
+"""Reasons and actors the audit log shows as they were recorded."""
+
+ENGLISH_LEFT_ELSEWHERE: dict[str, str] = {
+    # what issue 22 still leaves in files of other parts of the work (to route; remove each
+    # word here when its file is fixed — a word gone from the pages fails the test below):
+    **dict.fromkeys(
+        ("won", "lost", "folded", "timed", "out", "not", "qualified", "tied"),
+        "static/js/dealer.js: a Caribbean box's outcome (b.outcome) shown without term()",
+    ),
+    "true": "static/js/admin.js: an option's switch shown as true, not in words",
+    "Baccarat": "static/js/admin.js: a table's name (h3) shown without term()",
+    "Caribbean": "static/js/admin.js: a table's name (h3) shown without term()",
+    "Stud": "static/js/admin.js: a table's name (h3) shown without term()",
+    "virtual": "static/js/admin.js: a table's name (h3) shown without term()",
+    "shoe": "static/js/admin.js: a table's name (h3) shown without term()",
+    "deck": "static/js/admin.js: a table's name (h3) shown without term()",
+    "live": "static/js/admin.js: a table's name (h3) shown without term()",
+    "first": "static/js/admin.js: a reason the system recorded (first start) without term()",
+    "start": "static/js/admin.js: a reason the system recorded (first start) without term()",
+    "demonstration": "static/js/admin.js: the casino's opening reason without term()",
+    "opened": "static/js/admin.js: the casino's opening reason without term()",
+    "casino": "static/js/admin.js: the casino's opening reason without term()",
+}
+"""English words a page in another language still shows, and where they come from."""
+
+RAW_LEFT_ELSEWHERE: dict[str, str] = {
+    f"value {v}": "static/js/dealer.js: a Caribbean box's outcome shown as stored"
+    for v in ("timed_out", "dealer_not_qualified")
+}
+"""Raw values a page still shows (the hand dealt decides which), and where they come from."""
+
+DEALT = frozenset({"won", "lost", "folded", "timed", "out", "not", "qualified", "tied"})
+"""The words of a Caribbean box's outcome: which one a page shows depends on the cards."""
+
+PAGES: dict[str | None, tuple[str, ...]] = {
+    None: ("/", "/jackpot", "/shoe-check", "/login"),
+    "alice": ("/tables/bac-1", "/tables/csp-1", "/admin"),  # /admin: the forbidden page
+    "dealer": ("/dealer/bac-live", "/dealer/csp-1"),
+    "supervisor": ("/supervisor", "/supervisor/reports"),
+    "admin": ("/admin", "/"),
+}
+"""Every page, by the user who opens it (``None``: nobody signed in)."""
+
+
+def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> None:
+    sent = live.api.post(
+        f"/api/tables/{table}/commands",
+        json={"idempotency_key": key, "command": command},
+        headers=live.token(name),
+    )
+    assert sent.status_code == 200, sent.text
+
+
+def _play_baccarat(live: Live) -> None:
+    shown = live.betting("bac-1")
+    round_id = shown["round_id"]
+    wager = {
+        "type": "baccarat.PlaceWager",
+        "player": "alice",
+        "area": {"type": "baccarat.Area", "seated": False, "number": 3},
+        "kind": "banker",
+        "amount": BACCARAT_STAKE,
+    }
+    _send(live, "bac-1", "alice", wager, f"words-bac-{round_id}")
+    live.closed("bac-1", round_id)
+    svc = live.runtime.service("bac-1")
+    wait_until(
+        "the baccarat round settled", lambda: svc.round.round_id != round_id or svc.round.is_over
+    )
+
+
+def _play_caribbean(live: Live) -> None:
+    shown = live.betting("csp-1")
+    round_id = shown["round_id"]
+    ante = {"type": "caribbean.PlaceAnte", "box": 5, "player": "alice", "amount": ANTE}
+    _send(live, "csp-1", "alice", ante, f"words-ante-{round_id}")
+    live.closed("csp-1", round_id)
+    svc = live.runtime.service("csp-1")
+    wait_until("alice's decision", lambda: svc.round.is_over or live.shown("csp-1")["expected"])
+    if not svc.round.is_over:
+        raised = {"type": "caribbean.Raise", "box": 5, "player": "alice", "amount": 2 * ANTE}
+        _send(live, "csp-1", "alice", raised, f"words-raise-{round_id}")
+    wait_until("the hand settled", lambda: svc.round.is_over)
+
+
+def _play_live(page_of: Any, live: Live) -> None:
+    """A live round at ``bac-live`` dealt from the console by keyboard (the shoe opened, cut and
+    burnt there first when it waits for one)."""
+    dealer = page_of()
+    login(dealer, "dealer", then="/dealer/bac-live")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    round_id = live.shown("bac-live")["round_id"]
+    wager = {
+        "type": "baccarat.PlaceWager",
+        "player": "bruno",
+        "area": {"type": "baccarat.Area", "seated": False, "number": 4},
+        "kind": "player",
+        "amount": LIVE_STAKE,
+    }
+    _send(live, "bac-live", "bruno", wager, f"words-live-{round_id}")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer)[0] == "card")
+    _deal_until_settled(dealer, cards)
+    wait_until(
+        "the live round settled",
+        lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled",
+    )
+
+
+def _audited(live: Live) -> None:
+    """A supervisor's command (the cycle of ``bac-1`` paused and resumed) and a table closed and
+    reopened (``bac-live``, between rounds): the audit log the admin page lists has them."""
+    for kind, why in (("PauseCycle", "words: a pause"), ("ResumeCycle", "words: resumed")):
+        command = {"type": f"tables.{kind}", "supervisor": "supervisor", "reason": why}
+        _send(live, "bac-1", "supervisor", command, f"words-{kind}")
+    for action in ("close", "open"):
+        done = live.api.post(
+            f"/api/tables/bac-live/{action}",
+            json={"reason": f"words: {action}"},
+            headers=live.token("supervisor"),
+        )
+        assert done.status_code == 200, done.text
+
+
+def _drawn(page: Any, loading: str) -> str:
+    """The page's text once its scripts drew it: the network quiet and no "Loading…" left."""
+    page.wait_for_load_state("networkidle")
+    return str(
+        wait_until(
+            f"{page.url} drawn",
+            lambda: (lambda text: text if loading not in text else "")(
+                page.evaluate("document.body.innerText")
+            ),
+        )
+    )
+
+
+def _supervisor_extras(page: Any, loading: str) -> list[str]:
+    """The recall of every table on the supervisor's page, as the supervisor shows it."""
+    texts = []
+    select = page.locator("#recall-table")
+    wait_until("the tables to recall", lambda: select.locator("option").count() >= 3)
+    for table in ("bac-1", "bac-live", "csp-1"):
+        select.select_option(table)
+        page.locator("#recall-show").click()
+        page.locator(f"[data-recall='{table}']").wait_for()
+        texts.append(_drawn(page, loading))
+    return texts
+
+
+def _reports_extras(page: Any, loading: str) -> list[str]:
+    """Verify's counts and the daily report (by table and by position) shown."""
+    page.locator("#verify-run").click()
+    page.locator("[data-verified]").wait_for()
+    page.locator("#report-show").click()
+    page.locator("[data-positions]").wait_for()
+    return [_drawn(page, loading)]
+
+
+def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -> None:
+    _play_baccarat(live)
+    _play_caribbean(live)
+    _play_live(page_of, live)
+    _audited(live)
+    wallets = live.api.get("/api/wallets", headers=live.token("admin"))
+    assert wallets.status_code == 200, wallets.text
+    balances = [w["balance"] for w in wallets.json()["wallets"]]
+    minor = [BACCARAT_STAKE, ANTE, 2 * ANTE, LIVE_STAKE, *(b for b in balances if b >= 1_000)]
+    problems: list[str] = []
+    seen: dict[tuple[str | None, str, str], str] = {}
+    english_seen: set[str] = set()
+    for language in messages.LANGUAGES:
+        loading = messages.render("pages.loading", {}, language)
+        for who, paths in PAGES.items():
+            page = page_of()
+            if who == "alice":  # a player's /admin is the forbidden page, on purpose
+                page.watch.allow(f"/admin?lang={language}")
+            if who is not None:
+                login(page, who, then=f"/?lang={language}")
+            for path in paths:
+                page.goto(f"{path}?lang={language}")
+                assert page.locator("html").get_attribute("lang") == language, path
+                texts = [_drawn(page, loading)]
+                if path == "/supervisor":
+                    texts += _supervisor_extras(page, loading)
+                elif path == "/supervisor/reports":
+                    texts += _reports_extras(page, loading)
+                seen[(who, path, language)] = "\n".join(texts)
+                for text in texts:
+                    left = [
+                        w
+                        for w in raw_left(text, minor=minor, data=DATA)
+                        if w not in RAW_LEFT_ELSEWHERE
+                    ]
+                    if language != messages.DEFAULT_LANGUAGE:
+                        english = english_words(text, data=(*DATA, *REASONS))
+                        english_seen.update(english)
+                        left += [f"English {w}" for w in english if w not in ENGLISH_LEFT_ELSEWHERE]
+                    if left:
+                        problems.append(f"{path} as {who or 'nobody'} [{language}]: {left}")
+    assert not problems, "raw text on the pages:\n" + "\n".join(sorted(set(problems)))
+    # (a word gone from every page is fixed: remove it from the list; an outcome is as dealt)
+    fixed = sorted(set(ENGLISH_LEFT_ELSEWHERE) - english_seen - DEALT)
+    assert not fixed or len(messages.LANGUAGES) == 1, f"fixed, remove from the list: {fixed}"
+    # the check read what it should: every page drawn, the rounds played in the recall
+    assert len(seen) == len(messages.LANGUAGES) * sum(len(p) for p in PAGES.values())
+    recall = seen[("supervisor", "/supervisor", "en")]
+    assert "70.00" in recall and "40.00" in recall and "30.00" in recall, recall
+    audit = seen[("admin", "/admin", "zh-Hant")]  # each once, in words (the glossary's places)
+    assert audit.count("關台 · bac-live") == 1 and "指令：恢復自動開局 · bac-1" in audit, audit
+    if os.environ.get("MACAU_TABLES_WORDS_DUMP"):  # the pages' texts, to read them (debugging)
+        Path(os.environ["MACAU_TABLES_WORDS_DUMP"]).write_text(
+            "\n\n".join(f"== {k}\n{v}" for k, v in seen.items()), encoding="utf-8"
+        )
