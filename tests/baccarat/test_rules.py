@@ -74,14 +74,14 @@ def test_at_most_three_demo_rounds_BAC_2_2() -> None:
 
 def test_bet_unit_makes_commission_exact_BAC_18() -> None:
     assert BaccaratRules(bet_unit=20, limits=default_limits(20)).bet_unit == 20
-    with pytest.raises(ConfigError, match="multiple of 20"):
+    with pytest.raises(ConfigError, match=r"multiple of 0\.20"):
         BaccaratRules(bet_unit=10, limits=default_limits(10))
     # no commission: a banker six pays 50 %, so an even unit suffices
     r = BaccaratRules(
         bet_unit=10, limits=default_limits(10), commission=CommissionMode.NO_COMMISSION
     )
     assert r.bet_unit == 10
-    with pytest.raises(ConfigError, match="multiple of 2"):
+    with pytest.raises(ConfigError, match=r"multiple of 0\.02"):
         BaccaratRules(bet_unit=5, limits=default_limits(5), commission="no_commission")  # type: ignore[arg-type]
 
 

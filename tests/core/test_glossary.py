@@ -176,6 +176,11 @@ NOT_MONEY: frozenset[tuple[str, str]] = frozenset(
         ("money.stake_not_whole", "amount"),
         # the analysis's own inputs (a meter seed typed for a computation, refused as typed)
         ("analysis.bad_seed", "seed"),
+        # a PAR sheet states its own units: an amount labelled "minor units" is read as such
+        ("par.minor_units", "amount"),
+        ("par.csp_meter_note", "amount"),
+        # a simulation's random generator seed, not a jackpot meter's
+        ("par.bac_counting_note", "seed"),
     }
 )
 """(key, placeholder) pairs named as amounts that are not money shown to a person."""
@@ -272,9 +277,10 @@ def test_every_audit_action_command_and_card_event_has_a_word_in_every_language(
 
 def _subclasses(cls: type) -> set[type]:
     out: set[type] = set()
-    subs: list[type] = cls.__subclasses__() if cls is not type else []
+    subs: list[type] = type.__subclasses__(cls)  # a metaclass's own method would be unbound
     for sub in subs:
-        if sub.__module__.startswith("macau_tables."):
+        module = sub.__dict__.get("__module__")  # a metaclass's attribute is a descriptor
+        if isinstance(module, str) and module.startswith("macau_tables."):
             out.add(sub)
         out |= _subclasses(sub)
     return out
