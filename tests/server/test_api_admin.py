@@ -24,6 +24,8 @@ from macau_tables.baccarat.rules import WagerKind
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import Card
 from macau_tables.errors import ConfigError
+from macau_tables.messages import render
+from macau_tables.money import format_minor
 from macau_tables.server.app import create_app
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
@@ -139,8 +141,17 @@ def test_an_overdraft_is_refused_with_nothing_written(client: TestClient, runtim
     admin = login(client, "admin")
     before = ledger(runtime)
     response = cash(client, admin, "withdraw", amount=before[2] + 1)
-    error = refused(response, 409, "ledger.insufficient_funds")
-    assert error["params"]["player"] == "alice"
+    # A withdrawal is said in its own words, not a bet's "deposit first or wager less"; the
+    # amounts read in major units, the parameters stay ints of minor units.
+    error = refused(response, 409, "ledger.withdrawal_over_balance")
+    assert error["params"] == {"player": "alice", "balance": before[2], "amount": before[2] + 1}
+    balance, amount = format_minor(before[2]), format_minor(before[2] + 1)
+    assert error["text"] == (
+        f"player alice's wallet holds {balance}; a withdrawal of {amount} is more than that"
+    )
+    assert "wager" not in error["text"]
+    zh = render("ledger.withdrawal_over_balance", error["params"], "zh-Hant")
+    assert f"{balance}" in zh and f"提款 {amount}" in zh and "投注" not in zh
     assert ledger(runtime) == before
     assert audit(runtime, "cashier_withdrawal") == []
 
