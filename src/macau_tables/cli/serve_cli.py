@@ -196,7 +196,8 @@ def serve(
         address = _address(settings.host, listener.getsockname()[1])
         typer.echo(f"macau-tables serving {store.url} at {address}")
         if first.created_casino:
-            typer.echo("Demonstration casino created (tables bac-1, bac-live, csp-1).")
+            ids = store.read(lambda tx: sorted(t.table_id for t in tx.tables()))
+            typer.echo(f"Demonstration casino created (tables {', '.join(ids)}).")
         if first.users:
             typer.echo("")
             typer.echo("One-time credentials (shown only now; keep them safe):")
