@@ -157,12 +157,17 @@ function dueText(d) {
   return d.kind;
 }
 
+/** What the round waits for first: a card, a decision, a supervisor before the wagers. */
+function firstDue(due) {
+  return due.find((d) => d.kind !== "wagers") || due[0];
+}
+
 function render() {
   if (!shown) return;
   const view = shown.view;
   const due = shown.expected ? shown.expected.due : [];
   const dueNode = document.getElementById("due");
-  const first = due.find((d) => d.kind !== "wagers") || due[0];
+  const first = firstDue(due);
   dueNode.textContent = first ? dueText(first) : t("play.due_none");
   dueNode.dataset.kind = first ? first.kind : "";
   dueNode.dataset.slot = first && first.slot ? first.slot : "";
@@ -489,8 +494,7 @@ function clearCardResult() {
 
 /** What the table waits for now, in words (for "no card is due now"). */
 function dueNow() {
-  const due = shown && shown.expected ? shown.expected.due : [];
-  const first = due.find((d) => d.kind !== "wagers") || due[0];
+  const first = firstDue(shown && shown.expected ? shown.expected.due : []);
   return first ? dueText(first) : t("play.due_none");
 }
 
