@@ -126,12 +126,15 @@ class ReadModel(Protocol):
 @dataclass(frozen=True, slots=True)
 class DemoTableSpec:
     """A demonstration table: its id, name, whether it is live (cards from its dealer
-    console) or virtual (a CSPRNG shoe), and the id of the configuration it is opened with."""
+    console) or virtual (a CSPRNG shoe), and the id of the configuration it is opened with;
+    ``rules``: that configuration when it is not the game's demonstration rules (a table with
+    card holding on, BAC-16), every option approved as theirs are (``None``: the game's)."""
 
     table_id: str
     name: str
     live: bool
     config_id: str
+    rules: Any = None
 
 
 @dataclass(frozen=True, slots=True)

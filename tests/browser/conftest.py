@@ -3,8 +3,9 @@ The helpers named below live in tests/browser/support.py (test files import them
 
 * ``live`` (session) — one real server for the whole session: uvicorn on a free loopback port
   in a thread, serving ``create_app`` on a scratch SQLite database holding the demonstration
-  casino (``bac-1``, ``bac-live``, ``csp-1``; meters ``m-baccarat``, ``m-caribbean``) and the
-  five one-time users with the passwords :data:`PASSWORD` (cheap argon2, as the server tests).
+  casino (``bac-1``, ``bac-live``, ``bac-squeeze``, ``csp-1``; meters ``m-baccarat``,
+  ``m-caribbean``) and the five one-time users with the passwords :data:`PASSWORD` (cheap
+  argon2, as the server tests).
   Its clock is the real one and its tick thread runs (time-outs, CSP-6.4, BAC-16, and the round
   cycle), but the virtual tables' round cycle is *held* (:data:`CYCLE`: countdowns and result
   pauses of an hour, given them as a new configuration version before the server starts): a

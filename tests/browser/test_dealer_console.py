@@ -10,8 +10,15 @@ the table is in and brings it where it needs it through the console itself.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
+import pytest
+
+from macau_tables.caribbean.commands import Fold, PlaceAnte, PlaceJackpotWager, Raise
+from macau_tables.messages import LANGUAGES, render
+from macau_tables.money import format_minor
+from macau_tables.tables.casino import UNIT
 from tests.browser.support import (
     DECK,
     Live,
@@ -75,7 +82,8 @@ def test_a_dealer_deals_a_live_round_by_keyboard_and_a_wrong_card_is_refused(
     wait_until(
         "the state", lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled"
     )
-    left = english_left(dealer, *table_names(live), "dealer", "alice", "bruno")
+    # (the hint names the Enter key as its keycap reads; the card field stays at a live table)
+    left = english_left(dealer, *table_names(live), "dealer", "alice", "bruno", "Enter")
     assert not left, left
     shot(dealer, "dealer-console-settled-zh-Hant")
     dealer.goto("/dealer/bac-live?lang=en")
@@ -172,3 +180,144 @@ def test_a_virtual_round_is_opened_and_closed_by_the_cycle_not_the_console(
     )
     assert fold.status_code == 200, fold.text
     wait_until("settled", lambda: page.locator("#phase").get_attribute("data-phase") == "settled")
+
+
+def _focused(page: Any) -> str:
+    return str(page.evaluate("document.activeElement ? document.activeElement.id : ''"))
+
+
+def _press_card(page: Any, card: str) -> str:
+    """Type ``card`` where the cursor is — no click, as a dealer types at the table — and press
+    Enter; returns the console's answer (``accepted``, ``refused``, ``not-due``)."""
+    page.evaluate("document.getElementById('card-result').dataset.outcome = ''")
+    page.keyboard.type(card)
+    page.keyboard.press("Enter")
+    result = page.locator("#card-result")
+    return str(wait_until(f"the answer to {card}", lambda: result.get_attribute("data-outcome")))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_card_field_follows_the_dealer_typo_no_card_due_and_focus(
+    page_of: Any, live: Live, lang: str
+) -> None:
+    """Issue 22 ("Dealer console"): the cursor is in the card field once the betting is closed;
+    a card the server cannot read leaves the field selected, so the right card typed next
+    replaces the typo (the field holds 4 characters: typed after it, it would be cut off) and is
+    accepted without clearing by hand; a card typed while none is due is answered in the page's
+    language and nothing is entered, and the last round's "entered" line does not stay."""
+    dealer = page_of()
+    login(dealer, "dealer", then=f"/dealer/bac-live?lang={lang}")
+    dealer.wait_for_selector("#due")
+    cards = list(DECK)
+    _open_round(dealer, cards)
+    result = dealer.locator("#card-result")
+    field = dealer.locator("#card-input")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    wait_until("the cursor in the card field", lambda: _focused(dealer) == "card-input")
+    # a typo of 4 characters the server cannot read as a card: refused, the field selected
+    assert _press_card(dealer, "10xs") == "refused"
+    assert _due(dealer) == ("card", "P1")  # nothing dealt
+    selection = dealer.evaluate(
+        "(() => { const f = document.getElementById('card-input');"
+        " return [f.value, f.selectionStart, f.selectionEnd, document.activeElement === f]; })()"
+    )
+    assert selection == ["10xs", 0, 4, True], selection
+    # the right card typed at once replaces the typo and is accepted
+    card = cards.pop(0)
+    assert _press_card(dealer, card) == "accepted"
+    assert field.input_value() == ""
+    wait_until("the next card due", lambda: _due(dealer) != ("card", "P1"))
+    _deal_until_settled(dealer, cards)
+    wait_until(
+        "the round settled",
+        lambda: dealer.locator("#phase").get_attribute("data-phase") == "settled",
+    )
+    entered = result.inner_text()
+    assert entered  # the last card's line
+    # between rounds no card is due: a card typed now is answered, nothing is entered
+    assert _press_card(dealer, "Qs") == "not-due"
+    due = render("play.due_none", {}, lang)
+    assert result.inner_text() == render("play.card_not_due", {"card": "Qs", "due": due}, lang)
+    assert entered not in result.inner_text()
+    assert field.input_value() == ""  # not entered, not kept
+    assert dealer.locator("#phase").get_attribute("data-phase") == "settled"  # nothing dealt
+    shot(dealer, f"dealer-console-no-card-due-{lang}")
+    # the next round: a card is due again, the old line goes; closing the betting leaves the
+    # cursor in the card field
+    _open_round(dealer, cards)
+    wait_until("the old line cleared", lambda: result.inner_text() == "")
+    dealer.locator("#close-betting").click()
+    wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
+    wait_until("the cursor in the card field", lambda: _focused(dealer) == "card-input")
+    assert _press_card(dealer, cards.pop(0)) == "accepted"
+    _deal_until_settled(dealer, cards)
+
+
+@pytest.mark.parametrize("viewport", [(1366, 768), (390, 844)], ids=["desktop", "phone"])
+def test_the_dealer_console_passes_axe_at_desktop_and_phone_sizes(
+    page_of: Any, live: Live, viewport: tuple[int, int]
+) -> None:
+    for lang in LANGUAGES:
+        dealer = page_of(viewport=viewport)
+        login(dealer, "dealer", then=f"/dealer/bac-live?lang={lang}")
+        dealer.wait_for_selector("#due")
+        dealer.locator("#card-input").wait_for()
+        axe_check(dealer, what=f"dealer console {lang} {viewport}")
+        width = dealer.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport[0], f"the console scrolls sideways ({width} px)"
+
+
+def test_the_caribbean_console_shows_every_wager_its_outcome_and_what_it_paid(
+    page: Any, live: Live
+) -> None:
+    """Issue 22: each box's ante, jackpot wager (CSP-10.1) and raise, and once settled each
+    one's outcome and Paid — the raise's included (CSP-9)."""
+    login(page, "dealer", then="/dealer/csp-1")
+    svc = live.runtime.service("csp-1")
+    tag = uuid.uuid4().hex[:8]
+    round_id = live.betting("csp-1")["round_id"]
+    for n, (command, actor) in enumerate(
+        (
+            (PlaceAnte(1, "alice", UNIT), "alice"),
+            (PlaceJackpotWager(1, "alice"), "alice"),
+            (PlaceAnte(2, "bruno", UNIT), "bruno"),
+        )
+    ):
+        svc.submit(command, idempotency_key=f"console-{tag}-{n}", actor=actor)
+    jackpot = page.locator("#wagers tbody tr[data-spot='box 1'][data-kind='jackpot']")
+    jackpot.wait_for()
+    assert format_minor(UNIT) in jackpot.inner_text()
+    live.closed("csp-1", round_id)
+    wait_until("the deal", lambda: svc.round.is_over or svc.expected().due)  # type: ignore[union-attr]
+    while not svc.round.is_over:  # the decisions (CSP-6.5): alice raises, bruno folds
+        due = svc.expected().due[0]  # type: ignore[union-attr]
+        box, player = due.position, due.player
+        assert isinstance(box, int) and player is not None
+        decision: object = Raise(box, player, 2 * UNIT) if box == 1 else Fold(box, player)
+        svc.submit(decision, idempotency_key=f"console-{tag}-d{box}", actor=player)
+    wait_until("settled", lambda: page.locator("#phase").get_attribute("data-phase") == "settled")
+    results = {(r["spot"], r["kind"]): r for r in live.shown("csp-1", "dealer")["view"]["results"]}
+    rows = page.locator("#wagers tbody tr")
+    wait_until(
+        "every wager's outcome",
+        lambda: all(rows.nth(i).get_attribute("data-outcome") for i in range(rows.count())),
+    )
+    seen = {}
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        spot, kind = row.get_attribute("data-spot"), row.get_attribute("data-kind")
+        seen[(spot, kind)] = (
+            row.get_attribute("data-outcome"),
+            row.locator("td").nth(5).inner_text(),
+        )
+    assert {("box 1", "ante"), ("box 1", "jackpot"), ("box 1", "raise"), ("box 2", "ante")} <= set(
+        seen
+    )
+    for (spot, kind), (outcome, paid) in seen.items():
+        if (spot, kind) in results:
+            settled = results[(spot, kind)]
+            assert outcome == settled["outcome"], (spot, kind)
+            assert paid == format_minor(settled["paid"]), (spot, kind)
+    assert seen[("box 1", "raise")][1] != ""  # the raise's Paid is shown
+    shot(page, "dealer-console-caribbean-settled-en")

@@ -450,4 +450,4 @@ def test_the_player_page_shows_the_paytable_with_its_articles_CSP_10_3(
     banker.wait_for()
     assert "5% commission" in banker.inner_text() and "BAC-18.1" in banker.inner_text()
     heavenly = page.locator("#paytable tr[data-term='heavenly_straight']").inner_text()
-    assert "BAC-17.5" in heavenly and "10% of the meter" in heavenly
+    assert "BAC-17.5" in heavenly and "or 10 % of the meter, whichever is higher" in heavenly

@@ -47,6 +47,7 @@ def test_the_demo_casino_deposits_through_the_cashier_with_actor_and_reason(
     assert {t.table_id: (t.game, t.mode.value) for t in tables.values()} == {
         "bac-1": ("baccarat", "virtual"),
         "bac-live": ("baccarat", "live"),
+        "bac-squeeze": ("baccarat", "virtual"),
         "csp-1": ("caribbean", "virtual"),
     }
     assert tables["bac-1"].meter_id == tables["bac-live"].meter_id == "m-baccarat"
@@ -59,7 +60,7 @@ def test_tables_lists_id_game_mode_state_and_meter(session: str) -> None:
     assert "bac-live" in text.stdout and "live" in text.stdout and "m-caribbean" in text.stdout
     data = json.loads(run("tables", "--format", "json", "--database", session).stdout)
     rows = {r["table_id"]: r for r in data}
-    assert set(rows) == {"bac-1", "bac-live", "csp-1"}
+    assert set(rows) == {"bac-1", "bac-live", "bac-squeeze", "csp-1"}
     assert rows["bac-1"]["mode"] == "virtual" and rows["bac-live"]["mode"] == "live"
     assert rows["csp-1"]["status"] == "open" and rows["csp-1"]["meter_id"] == "m-caribbean"
     assert rows["bac-1"]["events"] > 0 and rows["bac-live"]["events"] == 0
@@ -136,7 +137,7 @@ def test_report_gives_drop_win_hold_commission_jackpot_and_liability(session: st
         )
     )
     by_table = {r["table_id"]: r for r in rows}
-    assert set(by_table) == {"bac-1", "bac-live", "csp-1", "total"}
+    assert set(by_table) == {"bac-1", "bac-live", "bac-squeeze", "csp-1", "total"}
     assert by_table["bac-1"]["rounds"] == "4" and by_table["csp-1"]["rounds"] == "3"
     assert float(by_table["csp-1"]["drop"]) > 0 and by_table["bac-live"]["hold_percent"] == ""
     assert by_table["bac-1"]["liability"] == by_table["bac-live"]["liability"]  # one meter
@@ -201,7 +202,7 @@ def test_audit_export_is_verified_offline(session: str, tmp_path: Path) -> None:
 def test_the_environment_names_the_default_database(session: str) -> None:
     result = run("tables", "--format", "json", env={"MACAU_TABLES_DATABASE": session})
     assert result.exit_code == 0, result.output
-    assert len(json.loads(result.stdout)) == 3
+    assert len(json.loads(result.stdout)) == 4
 
 
 REFUSED = (

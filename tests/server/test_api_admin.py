@@ -24,6 +24,8 @@ from macau_tables.baccarat.rules import WagerKind
 from macau_tables.baccarat.tableau import CardSlot
 from macau_tables.cards import Card
 from macau_tables.errors import ConfigError
+from macau_tables.messages import render
+from macau_tables.money import format_minor
 from macau_tables.server.app import create_app
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
@@ -139,8 +141,17 @@ def test_an_overdraft_is_refused_with_nothing_written(client: TestClient, runtim
     admin = login(client, "admin")
     before = ledger(runtime)
     response = cash(client, admin, "withdraw", amount=before[2] + 1)
-    error = refused(response, 409, "ledger.insufficient_funds")
-    assert error["params"]["player"] == "alice"
+    # A withdrawal is said in its own words, not a bet's "deposit first or wager less"; the
+    # amounts read in major units, the parameters stay ints of minor units.
+    error = refused(response, 409, "ledger.withdrawal_over_balance")
+    assert error["params"] == {"player": "alice", "balance": before[2], "amount": before[2] + 1}
+    balance, amount = format_minor(before[2]), format_minor(before[2] + 1)
+    assert error["text"] == (
+        f"player alice's wallet holds {balance}; a withdrawal of {amount} is more than that"
+    )
+    assert "wager" not in error["text"]
+    zh = render("ledger.withdrawal_over_balance", error["params"], "zh-Hant")
+    assert f"{balance}" in zh and f"提款 {amount}" in zh and "投注" not in zh
     assert ledger(runtime) == before
     assert audit(runtime, "cashier_withdrawal") == []
 
@@ -213,7 +224,7 @@ def test_the_meters_are_public_with_fixed_awards_and_hits(
     assert set(meters) == {"m-baccarat", "m-caribbean"}
     bac, csp = meters["m-baccarat"], meters["m-caribbean"]
     assert (bac["game"], bac["amount"], bac["seed"]) == ("baccarat", 1_000_000, 1_000_000)
-    assert bac["tables"] == ["bac-1", "bac-live"]
+    assert bac["tables"] == ["bac-1", "bac-live", "bac-squeeze"]
     assert csp["fixed_awards"]["royal_flush"] == 5_000_000  # CSP-10.3
     assert csp["fixed_awards"]["flush"] == 10_000
     assert [(h["table"], h["box"], h["round_id"]) for h in csp["last_hits"]] == [
@@ -283,7 +294,7 @@ def test_authorisations_list_what_waits_for_a_supervisor(
             found = second.get("/api/authorisations", headers=login(second, "supervisor")).json()
     finally:
         other.stop()
-    assert found["elsewhere"] == ["bac-live", "csp-1"]
+    assert found["elsewhere"] == ["bac-live", "bac-squeeze", "csp-1"]
     assert [(w["table"], w["kind"], w["reason"]) for w in found["waiting"]] == [
         e[:3] for e in expected
     ]
@@ -361,7 +372,7 @@ def test_verify_is_clean_after_a_round(client: TestClient, runtime: Runtime) -> 
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["ok"] is True and body["failure"] is None
-    assert body["counts"]["rounds"] >= 1 and body["counts"]["tables"] == 3
+    assert body["counts"]["rounds"] >= 1 and body["counts"]["tables"] == 4
 
 
 def test_the_daily_report_and_the_audit_archive_of_today(
@@ -373,8 +384,8 @@ def test_the_daily_report_and_the_audit_archive_of_today(
     assert report.status_code == 200, report.text
     body = report.json()
     assert body["day"] == day
-    assert [t["table_id"] for t in body["tables"]] == ["bac-1", "bac-live", "csp-1"]
-    csp = body["tables"][2]
+    assert [t["table_id"] for t in body["tables"]] == ["bac-1", "bac-live", "bac-squeeze", "csp-1"]
+    csp = body["tables"][3]
     assert csp["rounds"] == 1 and csp["drop"] > 0
     assert body["totals"]["drop"] == csp["drop"]
     as_csv = client.get(f"/api/reports/daily?day={day}&format=csv", headers=admin)
@@ -406,7 +417,7 @@ def test_the_report_per_betting_position_adds_up_to_the_table(
     rows = found.json()["positions"]
     assert rows and {r["table_id"] for r in rows} == {"csp-1"}
     assert all(r["position"].startswith("box ") for r in rows)
-    table = client.get(f"/api/reports/daily?day={day}", headers=supervisor).json()["tables"][2]
+    table = client.get(f"/api/reports/daily?day={day}", headers=supervisor).json()["tables"][3]
     assert sum(r["drop"] for r in rows) == table["drop"]
     assert sum(r["contributions"] for r in rows) == table["contributions"]
     as_csv = client.get(f"/api/reports/positions?day={day}&format=csv", headers=supervisor)
@@ -472,7 +483,7 @@ def test_the_tables_approvals_are_listed_for_the_admin(client: TestClient) -> No
     response = client.get("/api/admin/tables", headers=login(client, "admin"))
     assert response.status_code == 200, response.text
     tables = {t["table_id"]: t for t in response.json()["tables"]}
-    assert set(tables) == {"bac-1", "bac-live", "csp-1"}
+    assert set(tables) == {"bac-1", "bac-live", "bac-squeeze", "csp-1"}
     csp = tables["csp-1"]
     assert [(o["option"], o["rule"]) for o in csp["options"]] == [("royal_flush_odds", "CSP-13")]
     assert [a["reference"] for a in csp["approvals"]] == ["DEMO-ONLY"]

@@ -91,7 +91,7 @@ def test_the_tables_are_listed_publicly(client: TestClient) -> None:
     response = client.get("/api/tables")
     assert response.status_code == 200, response.text
     rows = {r["table_id"]: r for r in response.json()}
-    assert set(rows) == {"bac-1", "bac-live", "csp-1"}
+    assert set(rows) == {"bac-1", "bac-live", "bac-squeeze", "csp-1"}
     assert rows["bac-live"]["mode"] == "live" and rows["bac-1"]["mode"] == "virtual"
     assert rows["csp-1"]["game"] == "caribbean" and rows["csp-1"]["status"] == "open"
     assert rows["bac-1"]["meter_id"] == "m-baccarat" and rows["bac-1"]["meter_amount"] > 0

@@ -36,7 +36,7 @@ def test_healthz_answers(client: TestClient) -> None:
 def test_readyz_names_the_tables_served(client: TestClient) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200, response.text
-    assert response.json()["tables"] == ["bac-1", "bac-live", "csp-1"]
+    assert response.json()["tables"] == ["bac-1", "bac-live", "bac-squeeze", "csp-1"]
 
 
 def test_metrics_show_the_meters(client: TestClient, runtime: Runtime) -> None:
@@ -103,7 +103,9 @@ def test_a_table_held_by_another_process_is_refused_then_taken_over(
     other.start()
     try:
         assert other.table_ids() == []
-        assert other.elsewhere() == {t: "tables.leased" for t in ("bac-1", "bac-live", "csp-1")}
+        assert other.elsewhere() == {
+            t: "tables.leased" for t in ("bac-1", "bac-live", "bac-squeeze", "csp-1")
+        }
         with pytest.raises(MacauTablesError) as held:
             other.service("bac-1")
         assert held.value.key == "server.table_elsewhere" and status_for(held.value) == 409
@@ -114,7 +116,7 @@ def test_a_table_held_by_another_process_is_refused_then_taken_over(
 
         runtime.stop()  # the holder stops: its leases are released
         other.tick()
-        assert other.table_ids() == ["bac-1", "bac-live", "csp-1"]
+        assert other.table_ids() == ["bac-1", "bac-live", "bac-squeeze", "csp-1"]
         assert other.ready() == []
     finally:
         other.stop()

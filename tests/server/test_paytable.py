@@ -82,7 +82,9 @@ def test_the_player_page_shows_the_tables_own_paytable_with_its_articles_CSP_10_
         ("flush", "CSP-10.2(5)", CSP2_AWARDS.flush),
     ):
         assert format_minor(amount) in _row(page, term, article)
-    assert "10% of the meter" in _row(page, "straight_flush", "CSP-10.2(2)")
+    assert "or 10 % of the meter, whichever is higher" in _row(
+        page, "straight_flush", "CSP-10.2(2)"
+    )
     assert "2:1" in _row(page, "two_pair", "CSP-9.5(2)")
     assert "7:1" in _row(page, "full_house", "CSP-9.5(6)")
     capped = _row(page, "royal_flush", "CSP-9.5(9)")
@@ -116,7 +118,7 @@ def test_the_baccarat_page_shows_its_wagers_commission_and_jackpot_awards_BAC_17
     assert "11:1" in _row(page, "banker_pair", "BAC-17.3")
     assert "whole meter" in _row(page, "royal_flush", "BAC-17.4")
     heavenly = _row(page, "heavenly_straight", "BAC-17.5")
-    assert format_minor(BAC2_HEAVENLY) in heavenly and "10% of the meter" in heavenly
+    assert format_minor(BAC2_HEAVENLY) in heavenly and "or 10 % of the meter" in heavenly
     awards = demo_baccarat_rules().jackpot_fixed_awards
     assert format_minor(awards[Combination.SINGLE_PAIR]) in _row(page, "single_pair", "BAC-17.6")
     assert 'data-note="house_funds_difference" data-article="BAC-17.5"' in page
@@ -151,7 +153,7 @@ def test_the_jackpot_display_gives_each_linked_table_its_own_awards_CSP_10_3_BAC
     notes = {n["key"]: n["article"] for n in tables["csp-2"]["paytable"]["notes"]}
     assert notes["house_funds_difference"] == "CSP-10.8"
     bac = _by_table(meters["m-baccarat"])
-    assert set(bac) == {"bac-1", "bac-2", "bac-live"}
+    assert set(bac) == {"bac-1", "bac-2", "bac-live", "bac-squeeze"}
     assert bac["bac-2"]["fixed_awards"]["heavenly_straight"] == BAC2_HEAVENLY
     assert bac["bac-1"]["fixed_awards"]["heavenly_straight"] != BAC2_HEAVENLY
     bac_notes = {n["key"]: n["article"] for n in bac["bac-2"]["paytable"]["notes"]}

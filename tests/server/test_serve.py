@@ -38,7 +38,12 @@ def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_
         assert len(set(credentials.values())) == 5  # random, one each
 
         ready = first.ready()
-        assert ready["status"] == "ready" and ready["tables"] == ["bac-1", "bac-live", "csp-1"]
+        assert ready["status"] == "ready" and ready["tables"] == [
+            "bac-1",
+            "bac-live",
+            "bac-squeeze",
+            "csp-1",
+        ]
         assert first.meter("m-baccarat") == 1_000_000  # the demonstration seed (BAC-17)
         for name, password in credentials.items():
             signed = first.post("/api/auth/token", json={"name": name, "password": password})
@@ -53,7 +58,7 @@ def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_
                 ws.recv(timeout=10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code in (1001, 1012)
     # Graceful: every table's lease is released; the request log is JSON lines.
-    assert _leases(url) == {"bac-1": None, "bac-live": None, "csp-1": None}
+    assert _leases(url) == {"bac-1": None, "bac-live": None, "bac-squeeze": None, "csp-1": None}
     lines = [json.loads(line) for line in first.stderr.splitlines() if line.startswith("{")]
     requests = [line for line in lines if line.get("path") == "/readyz"]
     assert requests and {"method", "path", "status", "ms", "user"} <= set(requests[0])

@@ -36,7 +36,7 @@ from macau_tables.store import Store
 FAST = {"MACAU_TABLES_LEASE_SECONDS": "5", "MACAU_TABLES_TICK_SECONDS": "0.1"}
 """A short lease (renewed every ~2.5 s by the tick) so that a take-over comes within seconds,
 long enough that a busy machine does not let a live holder's lease run out."""
-TABLES = ("bac-1", "bac-live", "csp-1")
+TABLES = ("bac-1", "bac-live", "bac-squeeze", "csp-1")
 
 
 def _owners(url: str) -> dict[str, str | None]:

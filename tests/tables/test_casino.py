@@ -4,9 +4,12 @@ service, on SQLite and PostgreSQL: the baccarat tables' banker/player difference
 
 from __future__ import annotations
 
-from macau_tables.baccarat.bets import standing
+from dataclasses import replace
+from datetime import date
+
+from macau_tables.baccarat.bets import seat, standing
 from macau_tables.baccarat.commands import CloseBetting, PlaceWager
-from macau_tables.baccarat.demo import MAX_DIFFERENCE
+from macau_tables.baccarat.demo import MAX_DIFFERENCE, SQUEEZE_TABLE
 from macau_tables.baccarat.rules import WagerKind
 from macau_tables.errors import RuleViolation
 from macau_tables.rng import SeededRandom
@@ -54,3 +57,28 @@ def test_the_demo_baccarat_tables_limit_the_banker_player_difference_BAC_14(
     )
     done = close_betting(svc, CloseBetting())
     assert "baccarat.BettingClosed" in done.events
+
+
+def test_one_demo_table_squeezes_out_of_the_box_BAC_16(store: Store) -> None:
+    """``bac-squeeze``: the demonstration's baccarat table with card holding on (BAC-16.1: the
+    house's decision), its configuration approved as the others are (BAC-19: card holding is
+    not one of its options); the seated player with the largest wager on a side holds that
+    side's cards, and the round waits for their reveal (BAC-16.2). The other tables keep card
+    holding off."""
+    casino = create_demo_casino(store)
+    configs = {t.table_id: t.config_id for t in casino.tables}
+    assert configs[SQUEEZE_TABLE] not in (configs["bac-1"], configs["bac-live"])
+    rules = store.read(lambda tx: {t: tx.get_config(c) for t, c in configs.items()})
+    assert rules[SQUEEZE_TABLE].card_holding is True
+    assert not rules["bac-1"].card_holding and not rules["bac-live"].card_holding
+    assert replace(rules[SQUEEZE_TABLE], card_holding=False) == rules["bac-1"]  # else the same
+    assert rules[SQUEEZE_TABLE].approvals == rules["bac-1"].approvals
+    rules[SQUEEZE_TABLE].check_approvals(date(2026, 1, 5))  # in force (BAC-19)
+    svc = service(store, SQUEEZE_TABLE, rng=SeededRandom(3))
+    open_round(svc, seated=((1, "alice"),))
+    svc.submit(
+        PlaceWager("alice", seat(1), WagerKind.PLAYER, 10_000), idempotency_key="a", actor="alice"
+    )
+    close_betting(svc, CloseBetting())
+    due = svc.expected().due  # type: ignore[union-attr]
+    assert [(d.kind, d.player) for d in due] == [("reveal", "alice")], due

@@ -2,18 +2,24 @@
 :mod:`macau_tables.tables.casino`): its rules, its meter and its tables.
 
 ``bac-1`` an 8-deck table with a virtual (CSPRNG) shoe and ``bac-live`` a live table (cards from
-its dealer console), both on configuration ``bac-8d-v1`` and sharing the meter ``m-baccarat``.
+its dealer console), both on configuration ``bac-8d-v1``, and ``bac-squeeze`` a virtual table
+with card holding on (BAC-16: the player with the largest wager on a side squeezes its cards),
+on configuration ``bac-8d-squeeze-v1``; the three share the meter ``m-baccarat``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from ..plugin import Demonstration, DemoTableSpec
 from ..tables.casino import SEED, UNIT, approved
 from .rules import BaccaratRules, BurnRule, ShoeSettings, WagerKind, default_limits
 
-__all__ = ["MAX_DIFFERENCE", "demo_rules", "demonstration"]
+__all__ = ["MAX_DIFFERENCE", "SQUEEZE_TABLE", "demo_rules", "demonstration", "squeeze_rules"]
+
+SQUEEZE_TABLE: Final = "bac-squeeze"
+"""The demonstration table with card holding on (BAC-16): the squeeze out of the box."""
 
 MAX_DIFFERENCE: Final = 500_000
 """The baccarat tables' banker/player difference limit, 5,000.00 (BAC-14): betting does not
@@ -37,6 +43,16 @@ def demo_rules() -> BaccaratRules:
     return result
 
 
+def squeeze_rules() -> BaccaratRules:
+    """:func:`demo_rules` with card holding on (BAC-16.1: the house decides; BAC-16.2: the
+    seated player with the largest wager on a side holds its cards, the dealer turns them when
+    the holder's ``holding_timeout_seconds`` run out). Card holding is not an option of BAC-19
+    (docs/rules.md): the configuration's approval records are its other options', approved as
+    :func:`demo_rules` approves them (``DEMO-ONLY``)."""
+    result: BaccaratRules = approved(replace(demo_rules(), card_holding=True, approvals=()))
+    return result
+
+
 def demonstration() -> Demonstration:
     """The rules, meter and tables baccarat contributes to the demonstration casino."""
     rules = demo_rules()
@@ -47,5 +63,12 @@ def demonstration() -> Demonstration:
         (
             DemoTableSpec("bac-1", "Baccarat 1 (virtual shoe)", False, "bac-8d-v1"),
             DemoTableSpec("bac-live", "Baccarat live", True, "bac-8d-v1"),
+            DemoTableSpec(
+                SQUEEZE_TABLE,
+                "Baccarat squeeze (card holding)",
+                False,
+                "bac-8d-squeeze-v1",
+                squeeze_rules(),
+            ),
         ),
     )

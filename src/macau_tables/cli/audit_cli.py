@@ -46,7 +46,7 @@ from ..tables.reports import (
     report_csv,
 )
 from ..tables.signing import fingerprint, generate_key, load_key, parse_public_key, write_key
-from .apps import app
+from .apps import app, group
 from .database import (
     DATABASE_HELP,
     Format,
@@ -58,7 +58,7 @@ from .database import (
     refusals,
 )
 from .database import when as shown_time
-from .output import check_output, emit, interruptible, refuse
+from .output import cannot_write, check_output, emit, interruptible, refuse
 
 __all__ = ["audit_app", "audit_export", "audit_keygen", "recall_rounds", "report", "verify"]
 
@@ -66,7 +66,7 @@ OPERATOR = Audience.supervisor()
 """Whom ``recall`` shows a round still in play as: the operator at the console is staff, and
 sees what a supervisor's live view shows (CSP-12, BAC-16)."""
 
-audit_app = typer.Typer(help="Audit archives for regulators and test labs.", no_args_is_help=True)
+audit_app = group("Audit archives for regulators and test labs.")
 app.add_typer(audit_app, name="audit")
 
 DATABASE = typer.Option(None, "--database", help=DATABASE_HELP, show_default=False)
@@ -394,11 +394,7 @@ def audit_export(
             try:
                 done = export_day(store, gaming_day, output, sign_with=key)
             except OSError as exc:
-                error = ConfigError(
-                    "cli.cannot_write", path=str(output), reason=exc.strerror or exc
-                )
-                typer.echo(f"error: {error.message}", err=True)
-                raise typer.Exit(1) from None
+                cannot_write(output, exc)
         finally:
             store.close()
     members = done.manifest["members"]
@@ -432,9 +428,7 @@ def audit_keygen(
         try:
             public_path = write_key(key, output)
         except OSError as exc:
-            error = ConfigError("cli.cannot_write", path=str(output), reason=exc.strerror or exc)
-            typer.echo(f"error: {error.message}", err=True)
-            raise typer.Exit(1) from None
+            cannot_write(output, exc)
     typer.echo(f"Private key written to {output} (keep it secret: it signs your archives)")
     typer.echo(f"Public key written to {public_path}:")
     typer.echo(f"  {key.public}")

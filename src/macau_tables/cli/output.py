@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import typer
 
@@ -20,11 +20,13 @@ from ..errors import ConfigError, MacauTablesError
 
 __all__ = [
     "Progress",
+    "cannot_write",
     "check_output",
     "emit",
     "interruptible",
     "progress",
     "refuse",
+    "say_error",
     "show_cards",
 ]
 
@@ -39,11 +41,18 @@ def show_cards(cards: Iterable[Card]) -> str:
     return " ".join(c.pretty for c in cards)
 
 
+def say_error(message: str) -> None:
+    """Print an error the one way the command line prints errors: ``error: <message>``, one
+    line on standard error (a refusal, a usage error, a file that cannot be written, a port in
+    use). The exit code says which kind: 2 bad input, 1 a failure while working."""
+    typer.echo(f"error: {message}", err=True)
+
+
 def refuse(error: MacauTablesError, option: str | None = None) -> typer.Exit:
     """Print ``error: [option: ]message`` (the error's English text) on stderr; return the exit
     (code 2) for the caller to raise. Commands call it for bad options, before any work."""
     prefix = f"{option}: " if option else ""
-    typer.echo(f"error: {prefix}{error.message}", err=True)
+    say_error(f"{prefix}{error.message}")
     return typer.Exit(2)
 
 
@@ -81,9 +90,13 @@ def emit(text: str, output: Path | None) -> None:
         os.replace(partial, output)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        error = ConfigError("cli.cannot_write", path=str(output), reason=exc.strerror or exc)
-        typer.echo(f"error: {error.message}", err=True)
-        raise typer.Exit(1) from None
+        cannot_write(output, exc)
+
+
+def cannot_write(path: Path, exc: OSError) -> NoReturn:
+    """End the command: ``error: cannot write PATH: reason``, exit code 1."""
+    say_error(ConfigError("cli.cannot_write", path=str(path), reason=exc.strerror or exc).message)
+    raise typer.Exit(1) from None
 
 
 def check_output(output: Path | None) -> Path | None:

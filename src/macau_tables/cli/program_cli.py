@@ -27,14 +27,12 @@ from ..tables.program import (
     last_approval,
     running_program,
 )
-from .apps import app
+from .apps import app, group
 from .database import DATABASE_HELP, Format, open_store, refusals, when
 
 __all__ = ["program_app", "program_approve", "program_show"]
 
-program_app = typer.Typer(
-    help="The program's integrity: what runs is what was approved.", no_args_is_help=True
-)
+program_app = group("The program's integrity: what runs is what was approved.")
 app.add_typer(program_app, name="program")
 
 DATABASE = typer.Option(None, "--database", help=DATABASE_HELP, show_default=False)

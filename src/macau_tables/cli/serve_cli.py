@@ -4,6 +4,8 @@
 [--tables bac-1,bac-live]`` — the settings of :mod:`macau_tables.server.settings` (TOML file,
 ``MACAU_TABLES_*`` environment, these options). On start it
 
+0. binds its port (:func:`listen`): a port in use ends it with one line, ``error: … is in use
+   already …``, and exit code 2, before anything is printed or created;
 1. opens the database, creating or migrating its schema (``db upgrade``);
 2. creates the demonstration casino when the database holds none (``casino init``);
 3. on the first start (no user yet), creates the one-time users — admin, supervisor, dealer
@@ -24,6 +26,7 @@ Logs are JSON lines on standard error (one per request: method, path, status, ms
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -40,15 +43,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 import typer
 
+from ..errors import ConfigError
 from ..store import Store
 from ..store.engine import resolve_url
 from .apps import app
 from .database import DATABASE_HELP, refusals
+from .output import refuse
 
 if TYPE_CHECKING:
     from ..server.settings import Settings
 
-__all__ = ["JsonLines", "serve"]
+__all__ = ["JsonLines", "listen", "serve"]
 
 log = logging.getLogger("macau_tables.server")
 
@@ -171,18 +176,28 @@ def serve(
             workers=workers,
         )
         check_backend(resolve_url(settings.database).get_backend_name(), settings.workers)
-        store = Store.open(settings.database)
     if worker_group is not None and worker_fd is not None:
+        with refusals():
+            store = Store.open(settings.database)
         _serve_worker(settings, store, Path(worker_group), worker_index or 0, worker_fd)
         return
+    # The port first: a busy one is said in one line before anything is printed or created.
+    listener = listen(settings.host, settings.port)
+    try:
+        with refusals():
+            store = Store.open(settings.database)
+    except BaseException:
+        listener.close()
+        raise
     try:
         with refusals():
             runtime = Runtime(settings, store)  # (a bad audit_sign_key is refused here)
             first = prepare(store, users=settings.demo_users)
-        address = f"http://{settings.host}:{settings.port}"
+        address = _address(settings.host, listener.getsockname()[1])
         typer.echo(f"macau-tables serving {store.url} at {address}")
         if first.created_casino:
-            typer.echo("Demonstration casino created (tables bac-1, bac-live, csp-1).")
+            ids = store.read(lambda tx: sorted(t.table_id for t in tx.tables()))
+            typer.echo(f"Demonstration casino created (tables {', '.join(ids)}).")
         if first.users:
             typer.echo("")
             typer.echo("One-time credentials (shown only now; keep them safe):")
@@ -204,18 +219,53 @@ def serve(
             argv = ["serve", *_given(host, port, database, config, tables, settings.workers)]
             typer.echo(f"{settings.workers} workers (docs/server.md, 'Several workers')")
             sys.stdout.flush()
-            code = run_group(settings.host, settings.port, settings.workers, argv)
+            listener.close()  # run_group binds the workers' shared socket itself
+            try:
+                code = run_group(settings.host, settings.port, settings.workers, argv)
+            except OSError as exc:  # taken between the check and the group's bind
+                raise _cannot_listen(settings.host, settings.port, exc) from None
             log.info("stopped: every worker")
             raise typer.Exit(code)
         with refusals():
             runtime.start()
         try:
-            _run_uvicorn(create_app(runtime), settings, log_config)
+            _run_uvicorn(create_app(runtime), settings, log_config, [listener])
         finally:
             runtime.stop()
             log.info("stopped: every table released")
     finally:
+        listener.close()
         store.close()
+
+
+def _address(host: str, port: int) -> str:
+    """The address people open, e.g. ``http://127.0.0.1:8000`` (``[::1]`` for IPv6)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _cannot_listen(host: str, port: int, exc: OSError) -> typer.Exit:
+    """``error: http://HOST:PORT is in use already …`` (or why else it cannot be listened on),
+    one line on stderr; the exit (code 2) for the caller to raise."""
+    address = _address(host, port)
+    if exc.errno == errno.EADDRINUSE:
+        return refuse(ConfigError("cli.port_in_use", address=address))
+    reason = exc.strerror or str(exc)
+    return refuse(ConfigError("cli.cannot_listen", address=address, reason=reason))
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound to ``host:port`` (``SO_REUSEADDR``, as uvicorn
+    binds) before ``serve`` prints or creates anything; uvicorn serves on this very socket, so
+    no other process can take the port between the check and the serving.
+
+    A port in use (another server) ends the command with one line, ``error: http://HOST:PORT
+    is in use already …: choose another port with --port …`` and exit code 2; an address that
+    cannot be listened on otherwise (not this machine's, a port below 1024) the same way."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as exc:
+        raise _cannot_listen(host, port, exc) from None
 
 
 def _uvicorn_config(app: Any, settings: Settings, log_config: dict[str, object]) -> Any:

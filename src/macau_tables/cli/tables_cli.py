@@ -27,14 +27,14 @@ from ..tables import TableService
 from ..tables.bots import Bots, Played
 from ..tables.casino import DemoCasino, create_demo_casino
 from ..tables.reports import TableFigures, table_figures, table_rows
-from .apps import app
+from .apps import app, group
 from .database import DATABASE_HELP, Format, money, open_store, percent, refusals
 from .output import interruptible, progress
 
 __all__ = ["autoplay", "casino_app", "casino_init", "db_app", "db_upgrade", "list_tables"]
 
-db_app = typer.Typer(help="The database: create or migrate its schema.", no_args_is_help=True)
-casino_app = typer.Typer(help="A demonstration casino.", no_args_is_help=True)
+db_app = group("The database: create or migrate its schema.")
+casino_app = group("A demonstration casino.")
 app.add_typer(db_app, name="db")
 app.add_typer(casino_app, name="casino")
 

@@ -29,12 +29,12 @@ from ..server.auth import create_user, parse_role, record_action, unlock_user
 from ..server.principal import Principal, UserRole
 from ..store import Tx
 from ..store import users_ops as ops
-from .apps import app
+from .apps import app, group
 from .database import DATABASE_HELP, Format, open_store, refusals, when
 
 __all__ = ["user_add", "user_app", "user_list", "user_set_disabled", "user_unlock"]
 
-user_app = typer.Typer(help="Users of the table server (roles, passwords).", no_args_is_help=True)
+user_app = group("Users of the table server (roles, passwords).")
 app.add_typer(user_app, name="user")
 
 DATABASE = typer.Option(None, "--database", help=DATABASE_HELP, show_default=False)

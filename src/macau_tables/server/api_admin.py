@@ -272,7 +272,14 @@ def _cash(
         )
         return done
 
-    return _keyed(runtime, work)
+    try:
+        return _keyed(runtime, work)
+    except StoreError as exc:
+        if exc.key != "ledger.insufficient_funds":
+            raise
+        # A withdrawal above the wallet is not a bet: said in its own words, not the bet's
+        # "deposit first or wager less" (the same parameters, ints of minor units).
+        raise StoreError("ledger.withdrawal_over_balance", **exc.params) from None
 
 
 @router.post("/api/cashier/deposit", summary="Credit a player's wallet (admin: the cashier)")
@@ -284,7 +291,7 @@ def deposit(runtime: RuntimeDep, who: Admin, body: CashRequest) -> CashDone:
 @router.post("/api/cashier/withdraw", summary="Pay out of a player's wallet (admin: the cashier)")
 def withdraw(runtime: RuntimeDep, who: Admin, body: CashRequest) -> CashDone:
     """A withdrawal: the player's wallet to the cashier's account, with who and why; refused
-    (``ledger.insufficient_funds``, nothing written) above the balance."""
+    (409 ``ledger.withdrawal_over_balance``, nothing written) above the balance."""
     return _cash(runtime, who, body, "withdrawal")
 
 

@@ -180,6 +180,16 @@ class Translator:
         for the language switch."""
         return messages.render("pages.language_name", {}, language)
 
+    def limits(self, minimum: int, maximum: int) -> str:
+        """A wager's limits, ``10.00 – 1,000.00`` (``play.limits``), or the one amount
+        ``10.00`` (``pages.limit_exact``) when the minimum is the maximum — a jackpot wager of
+        a fixed amount (CSP-10.1, BAC-17) — never ``10.00 – 10.00``; the pages' scripts say it
+        the same way (``tables_info.js`` ``rangeText``)."""
+        if minimum == maximum:
+            return messages.render("pages.limit_exact", {"amount": minimum}, self.language)
+        params = {"minimum": minimum, "maximum": maximum}
+        return messages.render("play.limits", params, self.language)
+
     def all(self, prefixes: Iterable[str]) -> Mapping[str, str]:
         """:func:`texts_for` in this language."""
         return texts_for(self.language, prefixes)

@@ -7,7 +7,8 @@
   (``m-baccarat``, ``m-caribbean``), each posted from house funding at its seed (CSP-10.8,
   BAC-17); the configurations (stored once per version, referenced by id and hash) and the
   tables, open: ``bac-1`` an 8-deck baccarat table with a virtual (CSPRNG) shoe, ``bac-live`` a
-  live baccarat table (cards from its dealer console), both on the baccarat meter
+  live baccarat table (cards from its dealer console), ``bac-squeeze`` a virtual baccarat table
+  with card holding on (the squeeze, BAC-16), all three on the baccarat meter
   (:mod:`macau_tables.baccarat.demo`), ``csp-1`` a Caribbean Stud table with a virtual deck
   (:mod:`macau_tables.caribbean.demo`);
 * demonstration players with their wallets, each credited by the cashier's deposit
@@ -136,7 +137,12 @@ def create_demo_casino(store: Store, *, actor: str = ACTOR) -> DemoCasino:
         for name, d in demos.items()
         for t in d.tables
     )
-    rules: dict[str, Any] = {name: d.rules for name, d in demos.items()}
+    # each table's configuration: its own (DemoTableSpec.rules) or its game's
+    configs: dict[str, Any] = {
+        t.config_id: (t.rules if t.rules is not None else d.rules)
+        for d in demos.values()
+        for t in d.tables
+    }
     params: dict[str, Mapping[str, Any]] = {name: d.meter_params for name, d in demos.items()}
 
     def build(tx: Tx) -> DemoCasino:
@@ -150,12 +156,12 @@ def create_demo_casino(store: Store, *, actor: str = ACTOR) -> DemoCasino:
                 meters=meters_now,
             )
         today = opening_date(tx.now())
-        for game_rules in rules.values():
-            game_rules.check_approvals(today)  # CSP-13 / BAC-19: the tables open below
+        for table_rules in configs.values():
+            table_rules.check_approvals(today)  # CSP-13 / BAC-19: the tables open below
         for meter_id, game, seed in meters:
             tx.create_meter(meter_id, game=game, seed=seed, params=params[game], actor=actor)
         for t in tables:
-            tx.put_config(t.game, t.config_id, rules[t.game])
+            tx.put_config(t.game, t.config_id, configs[t.config_id])
             tx.create_table(
                 t.table_id,
                 name=t.name,

@@ -5,12 +5,20 @@
 // command the same way for both games. Live tables: card entry by keyboard ("As", "10h") or by
 // clicking a card; a card the law refuses (BAC-10, CSP-11) is shown at once with the rule, and the
 // round waits for a supervisor, who corrects or voids it from this console or the supervisor page.
+// The card field follows the dealer: the cursor is in it whenever a card becomes due (after
+// closing the betting, after a supervisor's correction); a card the server cannot take leaves
+// the field selected, so the next card typed replaces the typo (the field holds 4 characters);
+// a card typed when none is due is said so, never silently dropped. The wagers' table shows
+// every wager (a Caribbean box's ante, jackpot wager and raise) and, once settled, each one's
+// outcome and what it paid.
 
 import { api, ApiError, once, send, showError, showStatus } from "./api.js";
 import { cardNode, fillRows, followTable, has, kindText, money, outcomeText, page, placeText, t } from "./table.js";
 
 const me = page.me;
 const role = page.role;
+const cardInput = document.getElementById("card-input");
+const cardResult = document.getElementById("card-result");
 let schemas = {};
 let shown = null;
 let board = null;
@@ -149,12 +157,17 @@ function dueText(d) {
   return d.kind;
 }
 
+/** What the round waits for first: a card, a decision, a supervisor before the wagers. */
+function firstDue(due) {
+  return due.find((d) => d.kind !== "wagers") || due[0];
+}
+
 function render() {
   if (!shown) return;
   const view = shown.view;
   const due = shown.expected ? shown.expected.due : [];
   const dueNode = document.getElementById("due");
-  const first = due.find((d) => d.kind !== "wagers") || due[0];
+  const first = firstDue(due);
   dueNode.textContent = first ? dueText(first) : t("play.due_none");
   dueNode.dataset.kind = first ? first.kind : "";
   dueNode.dataset.slot = first && first.slot ? first.slot : "";
@@ -222,16 +235,32 @@ function renderRound(view) {
   }
 }
 
+let cardWasDue = false;
+
+/** Whether the dealer is typing in another field (the reason, the seating): not to be taken. */
+function typingElsewhere() {
+  const active = document.activeElement;
+  if (!active || active === cardInput) return false;
+  return ["INPUT", "TEXTAREA", "SELECT"].includes(active.tagName) && active.type !== "checkbox";
+}
+
 function renderCardEntry(due) {
-  // Offered only while the table accepts a card now: a virtual table's `expected` never lists
-  // DealCard (the server keeps only the commands the table's mode accepts, MODES).
+  // At a live table the card field is always there (a card typed when none is due is answered,
+  // enterCard); a virtual table deals itself: its `expected` never lists DealCard (the server
+  // keeps only the commands the table's mode accepts, MODES) and it has no card field.
   const deal = Boolean(cmd("DealCard"));
   const panel = document.getElementById("card-panel");
-  panel.hidden = !deal;
+  panel.hidden = panel.dataset.live !== "1";
   const cardDue = due.find((d) => d.kind === "card");
-  document.getElementById("card-submit").disabled = !deal;
-  for (const b of document.querySelectorAll("#card-picker button")) b.disabled = !deal;
   panel.dataset.due = cardDue && cardDue.slot ? cardDue.slot : "";
+  panel.dataset.dealing = deal ? "1" : "";
+  const nowDue = deal && Boolean(cardDue);
+  if (nowDue && !cardWasDue) {
+    // a card became due: the last round's "entered" line is stale, the cursor goes to the field
+    clearCardResult();
+    if (!panel.hidden && !typingElsewhere()) cardInput.focus();
+  }
+  cardWasDue = nowDue;
 }
 
 const WINNERS = { banker: "play.winner_banker", player: "play.winner_player", tie: "play.winner_tie" };
@@ -376,22 +405,35 @@ async function run(control, make) {
   render(); // once() gave the control back its state: set it from the table anew
 }
 
+// Every wager of the round, one row each — a baccarat wager at its seat or standing area; a
+// Caribbean box's ante, jackpot wager (CSP-10.1) and raise — with, once settled, its outcome
+// and what it paid (the round's `results`, by player, place and kind).
 function renderWagers(view) {
   const body = document.querySelector("#wagers tbody");
-  const rows = [];
-  if (view && view.wagers) {
-    const results = view.results || [];
-    for (const w of view.wagers) {
-      const spot = `${w.area.seated ? "seat" : "standing"} ${w.area.number}`;
-      const r = results.find((x) => x.player === w.player && x.kind === w.kind && x.spot === spot);
-      rows.push([w.player, placeText(spot), kindText(w.kind), money(w.amount), r ? outcomeText(r.outcome) : "", r ? money(r.paid) : ""]);
-    }
+  const results = (view && view.results) || [];
+  const wagers = [];
+  for (const w of (view && view.wagers) || []) {
+    wagers.push({ player: w.player, spot: `${w.area.seated ? "seat" : "standing"} ${w.area.number}`, kind: w.kind, amount: w.amount });
   }
   for (const b of (view && view.boxes) || []) {
-    rows.push([b.player || "", placeText(`box ${b.box}`), kindText("ante"), money(b.ante), b.outcome || "", ""]);
-    if (b.raise_amount) rows.push([b.player || "", placeText(`box ${b.box}`), kindText("raise"), money(b.raise_amount), "", ""]);
+    const spot = `box ${b.box}`;
+    const player = b.player || "";
+    wagers.push({ player, spot, kind: "ante", amount: b.ante });
+    if (b.jackpot) wagers.push({ player, spot, kind: "jackpot", amount: b.jackpot });
+    if (b.raise_amount) wagers.push({ player, spot, kind: "raise", amount: b.raise_amount });
   }
+  const settled = wagers.map((w) => results.find((x) => x.player === w.player && x.kind === w.kind && x.spot === w.spot) || null);
+  const rows = wagers.map((w, i) => {
+    const r = settled[i];
+    return [w.player, placeText(w.spot), kindText(w.kind), money(w.amount), r ? outcomeText(r.outcome) : "", r ? money(r.paid) : ""];
+  });
   fillRows(body, rows, [3, 5]);
+  [...body.rows].forEach((tr, i) => {
+    tr.dataset.spot = wagers[i].spot;
+    tr.dataset.kind = wagers[i].kind;
+    tr.dataset.outcome = settled[i] ? settled[i].outcome : "";
+    tr.dataset.paid = settled[i] ? String(settled[i].paid) : "";
+  });
 }
 
 // -- controls ------------------------------------------------------------------------------------
@@ -410,7 +452,11 @@ openRound.addEventListener("click", () =>
   run(openRound, () => build("tables.OpenRound", { seated: has_("tables.OpenRound", "seated") ? seated() : undefined })),
 );
 const closeBetting = document.getElementById("close-betting");
-closeBetting.addEventListener("click", () => run(closeBetting, () => ({ type: cmd("CloseBetting") })));
+closeBetting.addEventListener("click", async () => {
+  await run(closeBetting, () => ({ type: cmd("CloseBetting") }));
+  // the betting closed: the cards come next, the cursor goes to the card field
+  if (cmd("DealCard") && !document.getElementById("card-panel").hidden && !typingElsewhere()) cardInput.focus();
+});
 
 const openShoe = document.getElementById("open-shoe");
 openShoe.addEventListener("click", () => run(openShoe, () => ({ type: "tables.OpenShoe" })));
@@ -439,15 +485,36 @@ burn.addEventListener("click", () =>
 
 // Card entry: the keyboard ("As", "10h" and Enter) or a click on a card of the picker.
 const cardForm = document.getElementById("card-form");
-const cardInput = document.getElementById("card-input");
-const cardResult = document.getElementById("card-result");
+
+function clearCardResult() {
+  cardResult.textContent = "";
+  cardResult.className = "";
+  cardResult.dataset.outcome = "";
+}
+
+/** What the table waits for now, in words (for "no card is due now"). */
+function dueNow() {
+  const first = firstDue(shown && shown.expected ? shown.expected.due : []);
+  return first ? dueText(first) : t("play.due_none");
+}
 
 async function enterCard(text, control) {
+  if (!text) return;
   const name = cmd("DealCard");
-  if (!name || !text) return;
+  if (!name || !(shown.expected.due || []).some((d) => d.kind === "card")) {
+    // typed when no card is due (between rounds, a decision, a supervisor): said so, in
+    // place of the last card's line; the card is not entered and leaves the field
+    cardResult.textContent = t("play.card_not_due", { card: text, due: dueNow() });
+    cardResult.className = "refusal";
+    cardResult.dataset.outcome = "not-due";
+    cardInput.value = "";
+    cardInput.focus();
+    return;
+  }
   const slot = document.getElementById("card-slot").value || null;
   const exposed = document.getElementById("card-exposed").checked;
   const before = shown.view ? (shown.view.flags || []).length : 0;
+  let typo = false;
   await once(control, async () => {
     cardResult.textContent = "";
     cardResult.className = "";
@@ -458,6 +525,7 @@ async function enterCard(text, control) {
       cardResult.textContent = t("play.card_refused", { text: err instanceof ApiError ? err.text : String(err) });
       cardResult.className = "refusal";
       cardResult.dataset.outcome = "refused";
+      typo = true;
       return;
     } finally {
       await table.refresh();
@@ -479,6 +547,9 @@ async function enterCard(text, control) {
   });
   render();
   cardInput.focus();
+  // a card the server could not take stays in the field, selected: the next card typed
+  // replaces it (the field holds 4 characters: typed after the typo, it would be cut off)
+  if (typo) cardInput.select();
 }
 
 cardForm.addEventListener("submit", (event) => {

@@ -36,11 +36,12 @@ function bump(m) {
 }
 
 // Each linked table's own jackpot lines (CSP-10.3: a meter's tables may have different fixed
-// awards), from its paytable: the combination, what it pays (the fixed award as money, the
-// meter's share) and the article, then the table's notes with theirs (CSP-10.8, BAC-17.5: who
+// awards), from its paytable: the combination, what it pays (the fixed award, "5,000.00 or 10 %
+// of the meter, whichever is higher", the whole meter for the baccarat royal flush, BAC-17.4;
+// the amounts passed as ints to the catalog's money placeholder) and the article, then the table's notes with theirs (CSP-10.8, BAC-17.5: who
 // funds a fixed award above the meter's share).
 function payText(line) {
-  return t(line.payout_key, { odds: line.odds, amount: money(line.amount), percent: line.percent });
+  return t(line.payout_key, { odds: line.odds, amount: line.amount, percent: line.percent });
 }
 
 function tableAwards(m, table) {
@@ -61,7 +62,7 @@ function tableAwards(m, table) {
     ),
   );
   const noted = notes.map((note) =>
-    el("p", { class: "paytable-note", "data-note": note.key, "data-article": note.article, text: `${t(note.text_key, { amount: money(note.amount) })} ${t("pages.paytable_article", { article: note.article })}` }),
+    el("p", { class: "paytable-note", "data-note": note.key, "data-article": note.article, text: `${t(note.text_key, { amount: note.amount })} ${t("pages.paytable_article", { article: note.article })}` }),
   );
   return el("div", { class: "table-wrap jackpot-table-awards", "data-table": table.table, "data-meter": m.id }, grid, ...noted);
 }

@@ -42,10 +42,18 @@ export function limits(rules) {
   return [Math.min(...lows), Math.max(...highs)];
 }
 
+/** Limits from `low` to `high` (ints of minor units): "10.00 – 1,000.00", or the one amount
+ * "10.00" when they are equal (a jackpot wager of a fixed amount), never "10.00 – 10.00"; the
+ * templates say it the same way (server/i18n.py Translator.limits). */
+export function rangeText(low, high) {
+  if (BigInt(low) === BigInt(high)) return t("pages.limit_exact", { amount: low });
+  return t("pages.limits_range", { low, high });
+}
+
 /** The text of the table's limits. */
 export function limitsText(rules) {
   const range = limits(rules);
-  return range ? t("pages.limits_range", { low: range[0], high: range[1] }) : "—";
+  return range ? rangeText(range[0], range[1]) : "—";
 }
 
 /** The text of the table's places (seats, standing areas, boxes). */
