@@ -213,7 +213,9 @@ def test_every_amount_placeholder_has_the_money_spec() -> None:
 def test_accept_language_maps_every_tag_of_a_catalog_language(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert i18n.language_from_header("pt-BR, en;q=0.5") == "en"  # no Portuguese yet
+    assert "pt" in messages.LANGUAGES  # Macau's other official language (issue 22)
+    monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant"))
+    assert i18n.language_from_header("pt-BR, en;q=0.5") == "en"  # a language not in the catalog
     monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant", "pt"))
     for header in ("pt", "pt-PT", "pt-BR", "pt-MO", "PT-mo;q=0.8, fr", "fr, pt-AO;q=0.4"):
         assert i18n.language_from_header(header) == "pt", header
@@ -227,6 +229,7 @@ def test_the_switch_names_each_language_in_itself_and_the_locale_is_the_glossary
     translator = i18n.Translator("en")
     names = {lang: translator.language_name(lang) for lang in messages.LANGUAGES}
     assert names["en"] == "English" and names["zh-Hant"] == "繁體中文"
+    assert names["pt"] == "Português" and i18n.terms_for("pt")["locale"] == "pt-MO"
     assert len(set(names.values())) == len(names)
     assert i18n.terms_for("zh-Hant")["locale"] == "zh-Hant-MO"
     assert i18n.terms_for("en")["locale"] == "en-GB"

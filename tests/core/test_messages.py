@@ -29,10 +29,6 @@ CATALOG = messages.catalog()
 KEY = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
 CJK = re.compile(r"[\u3400-\u9fff]")
 
-# A language some namespaces carry before messages.LANGUAGES has it: Portuguese, which the PAR
-# sheets (par.toml) have already (issue 22 adds it to LANGUAGES with the whole catalog).
-EARLY = {"pt"}
-
 BASE_ERRORS = {"MacauTablesError", "ConfigError", "ParseError", "CodecError", "AuthError"}
 RULE_ERRORS = {"RuleViolation"}
 
@@ -176,8 +172,7 @@ def _placeholders(key: str) -> dict[str, frozenset[str]]:
 def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) -> None:
     """Every language of ``messages.LANGUAGES`` (a new one is one line there)."""
     texts = CATALOG[key]
-    languages = set(messages.LANGUAGES)
-    assert languages <= set(texts) <= languages | EARLY, f"{key}: languages {sorted(texts)}"
+    assert set(texts) == set(messages.LANGUAGES), f"{key}: languages {sorted(texts)}"
     assert all(t.strip() for t in texts.values()), f"{key}: an empty template"
     assert KEY.fullmatch(key), f"{key}: keys are '<namespace>.<snake_case_name>'"
     found = _placeholders(key)

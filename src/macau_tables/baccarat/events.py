@@ -156,7 +156,7 @@ class CardRefused:
         return messages.render(self.key, dict(self.params))
 
     def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
-        """The refusal in ``language`` (``en`` or ``zh-Hant``)."""
+        """The refusal in ``language`` (one of ``messages.LANGUAGES``)."""
         return messages.render(self.key, dict(self.params), language)
 
 

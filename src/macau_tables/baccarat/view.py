@@ -93,7 +93,7 @@ class RefusalView:
         return messages.render(self.key, dict(self.params))
 
     def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
-        """The refusal in ``language`` (``en`` or ``zh-Hant``)."""
+        """The refusal in ``language`` (one of ``messages.LANGUAGES``)."""
         return messages.render(self.key, dict(self.params), language)
 
 

@@ -1,14 +1,18 @@
-"""The message catalog: every refusal's text in English and Traditional Chinese.
+"""The message catalog: every text in English, Traditional Chinese and Portuguese (Macau's
+official languages; :data:`LANGUAGES`).
 
 Each ``*.toml`` file beside this module is one namespace; a table in it is one message, keyed
 ``"<file stem>.<table>"``, with one template per language::
 
     [raise_not_twice_ante]
-    en = "the raise is exactly twice the ante ({wanted}), not {amount}"
-    zh-Hant = "加注必須恰好是原注的兩倍（{wanted}），不能是 {amount}"
+    en = "the raise is exactly twice the ante ({wanted:money}), not {amount:money}"
+    zh-Hant = "加注必須恰好是原注的兩倍（{wanted:money}），不能是 {amount:money}"
+    pt = "a aposta adicional é exactamente o dobro da aposta inicial ({wanted:money}), …"
 
-Templates use ``str.format`` placeholders filled from the error's ``params``. Both languages of a
-key have the same placeholders (a test checks it, and that every key used in the code exists).
+Templates use ``str.format`` placeholders filled from the error's ``params``. Every language of
+a key has the same placeholders with the same specs (a test checks it, and that every key used
+in the code exists). The games' words of every language are the glossary (``glossary.toml``,
+:mod:`.terms`), which names the source of each language's terms.
 A placeholder with the format spec ``term`` (``{kind:term}``) is a word of the games' vocabulary
 shown in the template's language (:mod:`.terms`: 莊對子 for ``"banker_pair"``). A placeholder
 with the format spec ``money`` (``{amount:money}``) is an amount: its parameter stays an ``int``
@@ -43,7 +47,7 @@ __all__ = [
     "render",
 ]
 
-LANGUAGES: Final = ("en", "zh-Hant")
+LANGUAGES: Final = ("en", "zh-Hant", "pt")
 """The catalog's languages, English first (the CLI's and the logs' language)."""
 
 DEFAULT_LANGUAGE: Final = "en"
