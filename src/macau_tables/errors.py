@@ -90,8 +90,9 @@ class MacauTablesError(Exception):
         return (_rebuild_error, (type(self), self.key, {**self.params, **self.nested}))
 
     def text(self, language: str = messages.DEFAULT_LANGUAGE) -> str:
-        """The message in ``language`` (one of ``messages.LANGUAGES``: ``en``, ``zh-Hant``, ``pt``; others fall back to English),
-        a nested refusal among the parameters included in that language."""
+        """The message in ``language`` (one of ``messages.LANGUAGES``: ``en``, ``zh-Hant``,
+        ``pt``; others fall back to English), a nested refusal among the parameters included in
+        that language."""
         params: dict[str, object] = dict(self.params)
         for name, inner in self.nested.items():
             params[name] = inner.inline(language)
