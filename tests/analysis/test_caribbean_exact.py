@@ -183,7 +183,7 @@ def test_royal_odds_change_only_the_royal_line_CSP_9_5(macau: CaribbeanAnalysis)
 @pytest.mark.parametrize("odds", [49, 101, 0, True])
 def test_bad_royal_odds_refused_CSP_9_5(odds: int) -> None:
     """The analysis takes the table's own rules: CaribbeanRules refuses the odds (CSP-9.5)."""
-    with pytest.raises(ConfigError, match="royal_flush_odds"):
+    with pytest.raises(ConfigError, match="royal flush raise odds"):
         par_rules(odds)
 
 

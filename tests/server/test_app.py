@@ -132,7 +132,7 @@ def test_a_runtime_that_lost_its_lease_stops_serving_the_table(
     assert isinstance(clock, FakeClock)
     clock.advance(3600)  # past the half-life: the tick renews, and finds the lease taken
     runtime.tick()
-    assert runtime.table_ids() == ["bac-live", "csp-1"]
+    assert runtime.table_ids() == ["bac-live", "bac-squeeze", "csp-1"]
     assert runtime.elsewhere() == {"bac-1": "tables.leased"}
 
 

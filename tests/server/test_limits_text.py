@@ -28,7 +28,7 @@ def test_the_baccarat_page_shows_the_jackpot_wager_as_one_amount(client: TestCli
         page: Any = client.get(f"/tables/bac-1?lang={language}", headers=alice)
         assert page.status_code == 200
         html = page.text
-        start = html.index('data-kind="jackpot"')
-        limits = html[html.index('class="bet-limits">', start) :].split(">", 1)[1]
-        shown = limits.split("<", 1)[0]
+        start = html.index('<li data-kind="jackpot">')  # the felt's list of limits
+        limits = html[html.index('class="limits-kind">', start) :].split("</span>", 1)[1]
+        shown = limits.split("<", 1)[0].strip()
         assert shown == Translator(language).limits(1_000, 1_000), shown
