@@ -12,6 +12,10 @@ stored type name, a ``snake_case`` glossary value, a JSON path, or an amount of 
 minor units; on a page in another language than English, on an English word that is not data
 (names, ids, reasons as typed) — but for those :data:`ENGLISH_LEFT_ELSEWHERE` names, still to
 fix in other files — and (the ``page_of`` fixture) on any console error or failed request.
+Each page is also checked by axe at desktop and phone sizes in every language (no serious or
+critical violation) and must not scroll sideways on a phone; with
+``MACAU_TABLES_DOCS_SCREENSHOTS=1`` each is saved as ``docs/screenshots/every-<page>-<role>-
+<language>.jpg``, the gallery of docs/pages.md.
 
 One server (the session's ``live``), one context per role and language; no sleep: every wait is
 on what the page or the server shows.
@@ -26,11 +30,14 @@ from typing import Any
 from macau_tables import messages
 from tests.browser.support import (
     DECK,
+    DOCS_SCREENSHOTS,
     Live,
     _deal_until_settled,
     _due,
     _open_round,
+    axe_check,
     login,
+    shot,
     wait_until,
 )
 from tests.raw_text import english_words, raw_left
@@ -101,6 +108,15 @@ PAGES: dict[str | None, tuple[str, ...]] = {
     "admin": ("/admin", "/"),
 }
 """Every page, by the user who opens it (``None``: nobody signed in)."""
+
+PHONE = (390, 844)
+"""A phone's screen: every page is checked by axe at this size too, in every language."""
+
+
+def _shot_name(who: str | None, path: str, language: str) -> str:
+    """``every-<page>-<who>-<language>``: the docs' screenshot of a page (docs/pages.md)."""
+    where = path.strip("/").replace("/", "-") or "lobby"
+    return f"every-{where}-{who or 'public'}-{language}"
 
 
 def _send(live: Live, table: str, name: str, command: dict[str, Any], key: str) -> None:
@@ -249,6 +265,17 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
                 elif path == "/supervisor/reports":
                     texts += _reports_extras(page, loading)
                 seen[(who, path, language)] = "\n".join(texts)
+                # accessibility at desktop and phone sizes, in every language (serious or
+                # critical violations fail), and the docs' screenshot of every page
+                axe_check(page, what=f"{path} as {who or 'nobody'} [{language}]")
+                if DOCS_SCREENSHOTS:
+                    shot(page, _shot_name(who, path, language))
+                page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+                axe_check(page, what=f"{path} as {who or 'nobody'} [{language}], phone")
+                width = page.evaluate("document.documentElement.scrollWidth")
+                if width > PHONE[0]:
+                    problems.append(f"{path} as {who or 'nobody'} [{language}]: {width} px wide")
+                page.set_viewport_size({"width": 1366, "height": 768})
                 for text in texts:
                     left = [
                         w
