@@ -197,6 +197,18 @@ def test_every_registered_game_is_one_line_and_satisfies_the_contract() -> None:
     assert all(n in refused.value.message for n in GAME_NAMES)  # the games it does run
 
 
+def test_a_rules_object_names_its_game_by_the_plug_ins_rules_class() -> None:
+    """``games.of_rules`` (the analysis worker's figures are a game's): each game's rules name
+    it; rules of no game are refused naming their type and the games that are run."""
+    for name, plugin in GAMES.items():
+        assert games.of_rules(plugin.demo().rules) == name
+    with pytest.raises(UnknownGame) as refused:
+        games.of_rules(Note("not rules"))
+    assert refused.value.key == "tables.unknown_game"
+    assert "Note" in refused.value.message
+    assert all(n in refused.value.message for n in GAME_NAMES)
+
+
 # -- a third game: one registration --------------------------------------------------------------
 
 

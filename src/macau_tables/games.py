@@ -24,6 +24,7 @@ __all__ = [
     "added",
     "game",
     "names",
+    "of_rules",
     "register",
     "round_class",
     "unregister",
@@ -92,6 +93,15 @@ def game(name: str) -> GamePlugin:
 def names() -> tuple[str, ...]:
     """The games' names, in the order registered."""
     return tuple(GAMES)
+
+
+def of_rules(rules: object) -> str:
+    """The name of the game whose rules ``rules`` are (by each plug-in's ``rules_class``);
+    ``UnknownGame`` (``tables.unknown_game``, naming the rules' type) for rules of no game."""
+    for name, plugin in GAMES.items():
+        if isinstance(rules, plugin.rules_class):
+            return name
+    raise UnknownGame("tables.unknown_game", game=type(rules).__name__, games=", ".join(GAMES))
 
 
 def round_class(name: str) -> type[Any]:

@@ -33,9 +33,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .. import codec
+from .. import codec, games
 from ..analysis.options import STEPS, difference, table_figures
-from ..caribbean.rules import CaribbeanRules
 from ..errors import MacauTablesError
 
 __all__ = ["CACHE_SIZE", "JOBS_KEPT", "AnalysisJobs", "jobs", "shutdown"]
@@ -135,7 +134,7 @@ class AnalysisJobs:
         if found is not None and not found.failed:
             self._figures.move_to_end(key)
             return key, True
-        game = "caribbean" if isinstance(rules, CaribbeanRules) else "baccarat"
+        game = games.of_rules(rules)
         payload = codec.encode(rules)
         try:
             future = self._pool().submit(_figures, key, payload, meter)

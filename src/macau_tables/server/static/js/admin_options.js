@@ -87,12 +87,8 @@ function negated(text) {
   return `${-n}/${d}`;
 }
 
-// -- the fields of each game -------------------------------------------------------------------
+// -- the fields both games share (each game's own: games/<game>.js) ------------------------------
 
-const AWARDS = {
-  caribbean: ["royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush"],
-  baccarat: ["heavenly_straight", "four_of_a_kind", "double_pair", "three_of_a_kind", "single_pair"],
-};
 const AWARD_LABEL = {
   royal_flush: "pages.payterm_royal_flush",
   straight_flush: "pages.payterm_straight_flush",
@@ -117,26 +113,28 @@ const WAGER_LABEL = {
 };
 const LIMIT_KINDS = ["player", "banker", "tie", "player_pair", "banker_pair", "lucky_6", "jackpot"];
 const MAIN_KINDS = new Set(["player", "banker", "tie"]); // always offered (BAC-13)
-const TIE_OPTIONS = [
+export const TIE_OPTIONS = [
   ["withdraw", "pages.adm_tie_withdraw"],
   ["leave", "pages.adm_tie_leave"],
   ["reduce", "pages.adm_tie_reduce"],
   ["switch", "pages.adm_tie_switch"],
 ];
 
-const CYCLE = [
+/** The round cycle's section, every game's. */
+export const CYCLE = [
   { path: ["betting_seconds"], kind: "whole", label: "pages.adm_f_betting_seconds" },
   { path: ["result_seconds"], kind: "whole", label: "pages.adm_f_result_seconds" },
   { path: ["idle_after_rounds"], kind: "whole", label: "pages.adm_f_idle_after_rounds" },
   { path: ["countdown_closes"], kind: "bool", label: "pages.adm_f_countdown_closes" },
 ];
 
-function jackpotFields(game) {
+/** The jackpot's fields, its fixed `awards` (combinations) last. */
+export function jackpotFields(awards) {
   return [
     { path: ["jackpot_wager"], kind: "money", label: "pages.adm_f_jackpot_wager" },
     { path: ["jackpot_contribution"], kind: "percent", label: "pages.adm_f_jackpot_contribution" },
     { path: ["jackpot_seed"], kind: "money0", label: "pages.adm_f_jackpot_seed" },
-    ...AWARDS[game].map((combo) => ({
+    ...awards.map((combo) => ({
       path: ["jackpot_fixed_awards", combo],
       kind: "money0",
       label: AWARD_LABEL[combo],
@@ -144,98 +142,6 @@ function jackpotFields(game) {
     })),
   ];
 }
-
-/** The form's sections, by game: [legend key, fields]. */
-const SECTIONS = {
-  caribbean: [
-    [
-      "pages.adm_s_paytable",
-      [
-        { path: ["royal_flush_odds"], kind: "whole", label: "pages.adm_f_royal_flush_odds", min: 50, max: 100 },
-        { path: ["max_payout_per_box"], kind: "money", label: "pages.adm_f_max_payout_per_box" },
-      ],
-    ],
-    [
-      "pages.adm_s_wagers",
-      [
-        { path: ["bet_unit"], kind: "money", label: "pages.adm_f_bet_unit" },
-        { path: ["ante_minimum"], kind: "money", label: "pages.adm_f_ante_minimum" },
-        { path: ["ante_maximum"], kind: "money", label: "pages.adm_f_ante_maximum" },
-        { path: ["boxes"], kind: "fixed", label: "pages.adm_f_boxes" },
-      ],
-    ],
-    ["pages.paysection_jackpot", jackpotFields("caribbean")],
-    [
-      "pages.adm_s_dealing",
-      [
-        {
-          path: ["dealing_procedure"],
-          kind: "choice",
-          label: "pages.adm_f_dealing_procedure",
-          choices: [["shuffler", "pages.adm_c_shuffler"], ["shoe", "pages.adm_c_by_hand"]],
-        },
-        { path: ["decision_timeout_seconds"], kind: "whole", label: "pages.adm_f_decision_timeout_seconds" },
-      ],
-    ],
-    ["pages.adm_s_cycle", CYCLE],
-  ],
-  baccarat: [
-    [
-      "pages.adm_s_paytable",
-      [
-        {
-          path: ["commission"],
-          kind: "choice",
-          label: "pages.adm_f_commission",
-          choices: [["standard", "pages.adm_c_commission"], ["no_commission", "pages.adm_c_no_commission"]],
-        },
-        { path: ["tie_options"], kind: "set", label: "pages.adm_f_tie_options", choices: TIE_OPTIONS },
-      ],
-    ],
-    [
-      "pages.adm_s_wagers",
-      [
-        { path: ["bet_unit"], kind: "money", label: "pages.adm_f_bet_unit" },
-        { path: ["limits"], kind: "limits", label: "pages.adm_f_limits" },
-        { path: ["max_difference"], kind: "moneyOrNone", label: "pages.adm_f_max_difference" },
-        { path: ["seats"], kind: "whole", label: "pages.adm_f_seats" },
-        { path: ["standing_areas"], kind: "whole", label: "pages.adm_f_standing_areas" },
-      ],
-    ],
-    [
-      "pages.adm_s_holding",
-      [
-        { path: ["card_holding"], kind: "bool", label: "pages.adm_f_card_holding" },
-        { path: ["holding_timeout_seconds"], kind: "whole", label: "pages.adm_f_holding_timeout_seconds" },
-      ],
-    ],
-    ["pages.paysection_jackpot", jackpotFields("baccarat")],
-    [
-      "pages.adm_s_shoe",
-      [
-        { path: ["shoe", "decks"], kind: "whole", label: "pages.adm_f_decks" },
-        { path: ["shoe", "cut_card_behind"], kind: "whole", label: "pages.adm_f_cut_card_behind" },
-        {
-          path: ["shoe", "burn_rule"],
-          kind: "choice",
-          label: "pages.adm_f_burn_rule",
-          choices: [["decks", "pages.adm_c_burn_decks"], ["first_card", "pages.adm_c_burn_first_card"], ["fixed", "pages.adm_c_burn_fixed"]],
-        },
-        { path: ["shoe", "fixed_burn"], kind: "whole", label: "pages.adm_f_fixed_burn" },
-        {
-          path: ["shoe", "last_round"],
-          kind: "choice",
-          label: "pages.adm_f_last_round",
-          choices: [["this_round", "pages.adm_c_last_this_round"], ["one_more", "pages.adm_c_last_one_more"]],
-        },
-        { path: ["shoe", "demo_rounds"], kind: "whole", label: "pages.adm_f_demo_rounds" },
-        { path: ["shoe", "per_round_burn"], kind: "bool", label: "pages.adm_f_per_round_burn" },
-        { path: ["shoe", "machine"], kind: "bool", label: "pages.adm_f_machine" },
-      ],
-    ],
-    ["pages.adm_s_cycle", CYCLE],
-  ],
-};
 
 function getPath(rules, path) {
   return path.reduce((node, key) => (node == null ? undefined : node[key]), rules);
@@ -373,10 +279,10 @@ function control(tb, spec, rules) {
  * The rules the form says (a copy of `rules` with each field read back), or the first
  * refusal: {field, text} naming the field (nothing is sent then).
  */
-function readForm(form, tb, rules) {
+function readForm(form, tb, game, rules) {
   const out = structuredClone(rules);
   const field = (spec) => form.querySelector(`#opt-${CSS.escape(tb.table_id)}-${CSS.escape(spec.path.join("-"))}`);
-  for (const [, specs] of SECTIONS[tb.game]) {
+  for (const [, specs] of game.SECTIONS) {
     for (const spec of specs) {
       const label = t(spec.label);
       const bad = (key) => ({ field: spec.path.join("."), text: t(key, { field: label }) });
@@ -440,7 +346,7 @@ function changesOf(before, after) {
 
 // -- the math ------------------------------------------------------------------------------------
 
-function figuresTable(result) {
+function figuresTable(result, game) {
   const { current, candidate, difference } = result;
   const before = new Map(current.wagers.map((w) => [w.wager, w]));
   const change = new Map(difference.wagers.map((w) => [w.wager, w.house_edge]));
@@ -495,7 +401,7 @@ function figuresTable(result) {
       el("p", { "data-break-even": even ?? "" }, even === null ? t("pages.adm_math_no_break_even") : t("pages.adm_math_break_even", { amount: even, approved: oldEven ?? 0 })),
     );
   }
-  parts.push(el("p", { class: "muted", text: t(candidate.game === "caribbean" ? "pages.adm_math_note_caribbean" : "pages.adm_math_note_baccarat") }));
+  parts.push(el("p", { class: "muted", text: t(game.MATH_NOTE) }));
   return parts;
 }
 
@@ -507,16 +413,35 @@ function figuresTable(result) {
  */
 export function optionsEditor(tb, redraw) {
   const box = el("details", { "data-edit": tb.table_id }, el("summary", {}, el("strong", { text: t("pages.adm_edit_summary", { table: tb.name }) })));
+  let building = null; // the form's game part being loaded (then the form is there)
   box.addEventListener("toggle", () => {
-    if (box.open && box.children.length === 1) box.append(editorForm(tb, redraw));
+    if (!box.open || building) return;
+    building = gameForm(tb.game).then(
+      (game) => box.append(editorForm(tb, game, redraw)),
+      (err) => {
+        const error = el("p", { class: "inline-error", role: "alert", "data-edit-error": tb.table_id });
+        box.append(error);
+        showError(err, error);
+      },
+    );
   });
   return box;
 }
 
-function editorForm(tb, redraw) {
+/**
+ * The form part of `game` (its module games/<game>.js: SECTIONS, AWARDS, MATH_NOTE), loaded
+ * once by the table's game as the API names it.
+ */
+function gameForm(game) {
+  if (!gameForms.has(game)) gameForms.set(game, import(`./games/${encodeURIComponent(game)}.js`));
+  return gameForms.get(game);
+}
+const gameForms = new Map();
+
+function editorForm(tb, game, redraw) {
   const rules = tb.rules;
   const id = (name) => `edit-${tb.table_id}-${name}`;
-  const sections = SECTIONS[tb.game].map(([legend, specs]) => el("fieldset", {}, el("legend", { text: t(legend) }), ...specs.map((spec) => control(tb, spec, rules))));
+  const sections = game.SECTIONS.map(([legend, specs]) => el("fieldset", {}, el("legend", { text: t(legend) }), ...specs.map((spec) => control(tb, spec, rules))));
   const error = el("p", { class: "inline-error", role: "alert", hidden: true, "data-edit-error": tb.table_id });
   const bar = el("progress", { max: 1, value: 0, "aria-labelledby": id("progress-text") });
   const barText = el("span", { id: id("progress-text") });
@@ -551,7 +476,7 @@ function editorForm(tb, redraw) {
 
   async function showMath() {
     clearError(error);
-    const read = readForm(form, tb, rules);
+    const read = readForm(form, tb, game, rules);
     if (read.text) {
       fail(read.text);
       return;
@@ -598,7 +523,7 @@ function editorForm(tb, redraw) {
     bar.max = answer.progress.total;
     bar.value = answer.progress.total;
     barText.textContent = t("pages.adm_math_done");
-    results.replaceChildren(...figuresTable(answer));
+    results.replaceChildren(...figuresTable(answer, game));
     const approved = new Set(tb.approvals.map((a) => JSON.stringify([a.option, a.value])));
     const needed = answer.options.filter((o) => !approved.has(JSON.stringify([o.option, o.value])));
     approvalsNeeded.textContent = needed.length

@@ -9,7 +9,7 @@
 import { api, showError } from "./api.js";
 import { dateTime, t } from "./i18n.js";
 import { cardIndex, hexBytes, verifyProof } from "./merkle.js";
-import { el } from "./tables_info.js";
+import { el, shoeName } from "./tables_info.js";
 
 const DOMAIN = new TextEncoder().encode("macau-tables/shoe/v1\u0000");
 
@@ -82,7 +82,7 @@ let shoes = [];
 let games = null; // table id → its game (GET /api/tables), to name a shoe or a deck
 async function gameOf(tableId) {
   if (!games) games = new Map((await api("/api/tables").catch(() => [])).map((x) => [x.table_id, x.game]));
-  return games.get(tableId) || "baccarat";
+  return games.get(tableId) ?? null; // not known: shoeName says "shoe or deck"
 }
 let next = null; // the `before` of the next (older) page of GET /api/shoes, null at the end
 async function loadShoes(before = null) {
@@ -98,7 +98,7 @@ async function loadShoes(before = null) {
     picker.replaceChildren(el("option", { value: "", text: page.shoes.length ? t("pages.shoe_check_pick_one") : t("pages.shoe_check_none") }));
   }
   for (const shoe of page.shoes) {
-    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, shoe: `${await gameOf(shoe.table_id)} shoe ${shoe.shoe_no}`, when: dateTime(shoe.revealed_at) }) }));
+    picker.append(el("option", { value: String(shoes.length), text: t("pages.shoe_check_option", { table: shoe.table_id, shoe: shoeName(await gameOf(shoe.table_id), shoe.shoe_no), when: dateTime(shoe.revealed_at) }) }));
     shoes.push(shoe);
   }
   next = page.next;

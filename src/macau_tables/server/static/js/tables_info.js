@@ -68,12 +68,17 @@ export function placesText(rules) {
   return parts.join(" · ") || "—";
 }
 
-/** The text of the shoe or deck in play at a table of `game` (a baccarat shoe, a Caribbean
- * Stud deck: the glossary's "<game> shoe <n>"). */
+/** Shoe `number` of a table of `game` as a glossary term: "<game> shoe <n>" (a baccarat
+ * shoe, a Caribbean Stud deck), "shoe <n>" (a shoe or deck) when the game is not known. */
+export function shoeName(game, number) {
+  return game ? `${game} shoe ${number}` : `shoe ${number}`;
+}
+
+/** The text of the shoe or deck in play at a table of `game` (shoeName). */
 export function shoeText(shoe, game) {
   if (!shoe) return "—";
   if (typeof shoe.cards === "number" && typeof shoe.out === "number") {
-    return t("pages.shoe_progress", { shoe: `${game} shoe ${shoe.shoes}`, out: shoe.out, cards: shoe.cards });
+    return t("pages.shoe_progress", { shoe: shoeName(game, shoe.shoes), out: shoe.out, cards: shoe.cards });
   }
   if (shoe.shoes === 0 || shoe.decks === 0) return t("pages.shoe_none");
   if (typeof shoe.decks === "number") return t("pages.deck_progress", { number: shoe.decks });
