@@ -83,20 +83,50 @@ ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
 SAME_IN_EVERY_LANGUAGE = frozenset(
     {"SHA", "CSV", "JSON", "BAC", "CSP", "MOP", "NUL", "verify", "macau", "tables"}
     | {"DEMO", "ONLY"}  # the demonstration's approval reference, DEMO-ONLY
+    | {"Enter"}  # a key's name as printed on the keyboard ("按 Enter")
 )
 """Words a page in any language shows as they are: the rules' ids, formats, a command line
 (``macau-tables verify``)."""
 
 
-def english_words(text: str, *, data: Iterable[str] = ()) -> list[str]:
-    """The English words left in ``text`` of a page in another language, once the ``data`` it
-    shows as stored (names, ids, reasons people typed), digests and ids are set aside; each
-    language's own name (the switch) too."""
+LETTERS = re.compile(r"[^\W\d_]{3,}")
+"""A word in any script (Português is one word, not ``Portugu``)."""
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@cache
+def vocabulary(language: str) -> frozenset[str]:
+    """Every word (lower case) the catalog and the glossary write in ``language``."""
+    words: set[str] = set()
+    texts = [t.get(language, "") for t in messages.catalog().values()]
+    texts += [w for w in terms.TERMS.get(language, {}).values()]
+    for text in texts:
+        text = re.sub(r"\{[^{}]*\}", " ", text)  # placeholders
+        words.update(w.lower() for w in LETTERS.findall(text))
+    return frozenset(words)
+
+
+def english_words(text: str, *, data: Iterable[str] = (), language: str = "zh-Hant") -> list[str]:
+    """The English words left in ``text`` of a page in ``language`` (not English), once the
+    ``data`` it shows as stored (names, ids, reasons people typed), digests and ids are set
+    aside; each language's own name (the switch) too. In a language written in Chinese
+    characters every Latin word is one; in one written in Latin letters (Portuguese) a word of
+    the English catalog that the language's own catalog never writes."""
     for value in sorted(data, key=len, reverse=True):
         if value:
             text = text.replace(value, " ")
-    for language in messages.LANGUAGES:
-        text = text.replace(messages.render("pages.language_name", {}, language), " ")
+    for other in messages.LANGUAGES:
+        text = text.replace(messages.render("pages.language_name", {}, other), " ")
     text = re.sub(r"[0-9a-f]{16,}", " ", text)
     text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)
-    return sorted({w for w in ASCII_WORD.findall(text) if w not in SAME_IN_EVERY_LANGUAGE})
+    latin = not CJK.search(messages.render("pages.language_name", {}, language))
+    if not latin:
+        return sorted({w for w in ASCII_WORD.findall(text) if w not in SAME_IN_EVERY_LANGUAGE})
+    own, english = vocabulary(language), vocabulary(messages.DEFAULT_LANGUAGE)
+    return sorted(
+        {
+            w
+            for w in LETTERS.findall(text)
+            if w not in SAME_IN_EVERY_LANGUAGE and w.lower() in english - own
+        }
+    )

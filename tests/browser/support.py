@@ -7,7 +7,6 @@ Test files import these from here, never from another test file."""
 from __future__ import annotations
 
 import os
-import re
 import socket
 import threading
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import httpx
 from argon2 import PasswordHasher
 
+from macau_tables import messages
 from macau_tables.rounds import TableMode
 from macau_tables.server import auth
 from macau_tables.server.app import create_app
@@ -28,6 +28,7 @@ from macau_tables.server.settings import Settings
 from macau_tables.store import Store
 from macau_tables.tables.reconfigure import change_table_config
 from macau_tables.timings import MAX_SECONDS
+from tests.raw_text import english_words
 from tests.server.support import add_held_table
 
 CHROMIUM = Path(os.environ.get("MACAU_TABLES_CHROMIUM", "/usr/bin/chromium"))
@@ -317,8 +318,6 @@ def axe_check(page: Any, *, what: str = "") -> list[dict[str, Any]]:
     return [v for v in violations if v not in bad]
 
 
-ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
-
 DATA_WORDS = {
     "English",  # the switch names each language in itself
     "SHA",  # SHA-256, CSV, JSON, the rules' ids: the same in both languages
@@ -333,13 +332,13 @@ DATA_WORDS = {
 
 def english_left(page: Any, *data: str, within: str = "body") -> list[str]:
     """The English words still visible on ``page`` (in the elements ``within`` selects) once
-    the data it shows (names of tables and users, ids — stored as they are) is set aside."""
+    the data it shows (names of tables and users, ids — stored as they are) is set aside, in
+    the page's language (``tests.raw_text.english_words``: any Latin word on a Chinese page,
+    a word only the English catalog writes on a Portuguese one)."""
     text = "\n".join(page.locator(within).all_inner_texts())
-    for value in sorted(data, key=len, reverse=True):
-        text = text.replace(value, " ")
-    text = re.sub(r"[0-9a-f]{16,}", " ", text)  # digests, keys
-    text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)  # ids: bac-1, m-baccarat
-    return sorted({w for w in ASCII_WORD.findall(text) if w not in DATA_WORDS})
+    language = page.locator("html").get_attribute("lang") or messages.DEFAULT_LANGUAGE
+    found = english_words(text, data=data, language=language)
+    return [w for w in found if w not in DATA_WORDS]
 
 
 def table_names(live: Live) -> list[str]:

@@ -260,7 +260,7 @@ async function drawOptions() {
       return el(
         "div",
         { class: "table-wrap", "data-options": tb.table_id },
-        el("h3", { text: `${tb.name} (${tb.table_id}) · ${gameName(tb.game)}` }),
+        el("h3", { text: `${term(tb.name)} (${tb.table_id}) · ${gameName(tb.game)}` }),
         el("p", { class: tb.approved_today ? "" : "inline-error", text: verdict }),
         el("p", { class: "muted mono", text: t("pages.adm_config", { id: tb.config_id, sha: tb.config_sha256 }) }),
         table([["pages.adm_option", false], ["pages.adm_value", false], ["pages.adm_rule", false], ["pages.adm_approval_record", false]], rows),
@@ -322,7 +322,7 @@ async function drawAudit() {
   document.getElementById("audit").replaceChildren(
     table(
       [["pages.adm_audit_when", false], ["pages.adm_audit_who", false], ["pages.adm_audit_action", false], ["pages.adm_audit_why", false]],
-      entries.map((e) => el("tr", {}, el("td", { text: dateTime(e.at) }), el("td", { text: e.actor }), el("td", { class: "mono", "data-action": e.action, text: term(e.action) + (e.table_id ? ` · ${e.table_id}` : "") }), el("td", { text: e.reason || "—" }))),
+      entries.map((e) => el("tr", {}, el("td", { text: dateTime(e.at) }), el("td", { text: e.actor }), el("td", { class: "mono", "data-action": e.action, text: term(e.action) + (e.table_id ? ` · ${e.table_id}` : "") }), el("td", { text: e.reason ? term(e.reason) : "—" }))),
     ),
   );
 }
