@@ -1,4 +1,4 @@
-"""What a person must never read (issue 22, "every word in the reader's language"): the patterns
+"""What a person must never read: the patterns
 the catalog test (tests/core/test_glossary.py) and the pages' crawl
 (tests/browser/test_every_page_words.py) look for in a text — a support module, never a test.
 

@@ -1,4 +1,4 @@
-"""The PAR sheets in every language (issue 22, item 3: Portuguese as the third language of
+"""The PAR sheets in every language (Portuguese as the third language of
 every PAR sheet heading).
 
 Every ``par.*`` message exists in every sheet language with the English placeholders; a sheet
@@ -43,7 +43,7 @@ from macau_tables.cli.app import app
 from macau_tables.errors import ConfigError
 
 # The catalog's languages, and Portuguese, which the PAR sheets have before the rest of the
-# catalog does (issue 22 adds it to messages.LANGUAGES).
+# catalog does (messages.LANGUAGES has it).
 LANGUAGES = tuple(dict.fromkeys((*messages.LANGUAGES, "pt")))
 OTHERS = tuple(lang for lang in LANGUAGES if lang != messages.DEFAULT_LANGUAGE)
 PAR_KEYS = sorted(k for k in messages.catalog() if k.startswith("par."))

@@ -1,5 +1,5 @@
 """docs/par is what its recorded commands produce (issue 4, deliverable 7), in every language
-the sheets are written in (issue 22).
+the sheets are written in.
 
 The commands are read from ``docs/par/README.md`` (the block a person would paste), run through
 the CLI into a temporary directory, and compared with the committed sheets: text sheets byte
@@ -49,8 +49,8 @@ def test_readme_records_a_command_for_every_sheet() -> None:
 
 
 def test_readme_records_sheets_in_every_language() -> None:
-    """docs/par has a sheet of each game in every language the sheets are written in (issue 22:
-    zh-Hant and pt beside English), each named after its language: ``<sheet>.<lang>.txt``."""
+    """docs/par has a sheet of each game in every language the sheets are written in
+    (zh-Hant and pt beside English), each named after its language: ``<sheet>.<lang>.txt``."""
     languages: dict[str, set[str]] = {}
     for command in recorded_commands():
         lang = command[command.index("--lang") + 1] if "--lang" in command else "en"

@@ -1,4 +1,4 @@
-"""The baccarat table on the felt in a real browser (issue 22), in every language of the catalog:
+"""The baccarat table on the felt in a real browser, in every language of the catalog:
 chips placed on a betting area's spot (BAC-15) stack there with the amount in major units, the
 countdown ring follows the table's round cycle, the hands are dealt with their cards named in
 the page's language and the winner is named with each hand's total, the shoe's statistics

@@ -1,4 +1,4 @@
-"""Every page in every language reads in words (issue 22, "every word in the reader's language").
+"""Every page in every language reads in words.
 
 After a baccarat round at ``bac-1``, a Caribbean Stud hand at ``csp-1`` and a live baccarat
 round dealt from the console at ``bac-live`` (so that recall, results, reports and the audit log

@@ -1,4 +1,4 @@
-"""The jackpot display's words (issue 22, "Jackpot display"): every award says what it pays as
+"""The jackpot display's words: every award says what it pays as
 the table's rules say it — "50,000.00 or 100 % of the meter, whichever is higher" for the
 Caribbean royal flush (CSP-10.2(1)), 10 % for the straight flush (CSP-10.2(2)) and the baccarat
 heavenly straight (BAC-17.5), the whole meter for the baccarat royal flush (BAC-17.4) — in every

@@ -1,4 +1,4 @@
-"""The command line's one error format and its help (issue 22, "Set-up"): every error is one
+"""The command line's one error format and its help: every error is one
 line ``error: <message>`` on stderr — a usage error Typer finds as well as a refusal of the
 library — with exit code 2 for bad input; ``serve`` on a port in use says so in that one line
 before anything else is printed or created; no option's help shows a ``<bool>`` type."""

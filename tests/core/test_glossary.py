@@ -1,4 +1,4 @@
-"""The glossary and the words of the catalog (issue 22, "every word in the reader's language").
+"""The glossary and the words of the catalog.
 
 * the glossary (``messages/glossary.toml``) has every entry in every language of
   ``messages.LANGUAGES``, names its source and locale per language, and no template of a
@@ -213,7 +213,7 @@ def test_every_amount_placeholder_has_the_money_spec() -> None:
 def test_accept_language_maps_every_tag_of_a_catalog_language(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert "pt" in messages.LANGUAGES  # Macau's other official language (issue 22)
+    assert "pt" in messages.LANGUAGES  # Macau's other official language
     monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant"))
     assert i18n.language_from_header("pt-BR, en;q=0.5") == "en"  # a language not in the catalog
     monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant", "pt"))

@@ -1,4 +1,4 @@
-"""The exact math of a change of a table's options, before saving it (issue 22 item 4):
+"""The exact math of a change of a table's options, before saving it:
 ``POST /api/admin/tables/{id}/analysis`` and ``GET /api/admin/analysis/{job}``, computed by
 the analysis package in the analysis worker process (never the server's), cached by the
 configuration's digest; CSP-9.5 / CSP-13 (the royal flush odds), BAC-18 (the commission

@@ -576,7 +576,7 @@ def test_open_and_close_are_a_supervisors_and_audited(client: TestClient, runtim
     assert response.status_code == 200 and response.json()["status"] == "open"
     t.dealer({"type": "tables.OpenRound"})
     entries = runtime.store.read(lambda tx: tx.audit_entries())[before:]
-    # each change listed once (issue 22: the API's own entry doubled the store's), with why
+    # each change listed once (the API's own entry once doubled the store's), with why
     assert [(e.action, e.actor, e.reason) for e in entries] == [
         ("table_closed", "supervisor", "break"),
         ("table_open", "supervisor", "back"),

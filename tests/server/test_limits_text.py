@@ -1,4 +1,4 @@
-"""A wager's limits as the pages say them (issue 22, "Jackpot display"): a range reads
+"""A wager's limits as the pages say them: a range reads
 "10.00 – 1,000.00", and a wager whose minimum is its maximum — the jackpot wager of a fixed
 amount (CSP-10.1, BAC-17) — reads one amount, "10.00", never "10.00 – 10.00"."""
 

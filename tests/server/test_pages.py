@@ -199,7 +199,7 @@ def test_the_shoes_are_listed_a_page_at_a_time_newest_first(
 def test_a_new_catalog_language_is_chosen_and_listed_by_the_switch_of_every_page(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Adding a language is one line in ``messages.LANGUAGES`` (issue 22, Portuguese): the
+    """Adding a language is one line in ``messages.LANGUAGES`` (as Portuguese was): the
     browser's ``pt-BR`` chooses it, ``?lang=pt`` too, and the switch of every page lists every
     language by its own name (``pages.language_name``) with its address."""
     monkeypatch.setattr(messages, "LANGUAGES", ("en", "zh-Hant", "pt"))

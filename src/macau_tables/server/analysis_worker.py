@@ -1,4 +1,4 @@
-"""The admin page's exact math, in a worker process of its own (issue 22 item 4).
+"""The admin page's exact math, in a worker process of its own.
 
 A change of a table's options shows, before it is saved, the exact figures of the configuration
 it would make and of the approved one (:func:`macau_tables.analysis.options.table_figures`:

@@ -1075,7 +1075,7 @@ def table_config(
     return result
 
 
-# -- the exact math of a change, before it is saved (issue 22 item 4) -------------------------
+# -- the exact math of a change, before it is saved -------------------------
 
 
 class AnalysisRequest(BaseModel):

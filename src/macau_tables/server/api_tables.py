@@ -591,7 +591,7 @@ def _set_status(
     else:
         service.close_table(actor=principal.name, reason=body.reason)
     # The store audits the change itself (table_open / table_closed, with who and why): a second
-    # entry here listed every open and close twice in the audit log (issue 22).
+    # entry here listed every open and close twice in the audit log.
     return {"table_id": table_id, "status": service.status.value}
 
 

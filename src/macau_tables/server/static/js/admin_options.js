@@ -1,4 +1,4 @@
-// A table's options on the administrator's page (issue 22 item 4): every rules field the API
+// A table's options on the administrator's page: every rules field the API
 // takes as a form control in the reader's words (money in major units, read back into integer
 // minor units by string arithmetic, never a float; shares as percentages, sent as exact
 // fractions), the exact math of a change before it is saved — computed by the server's analysis
