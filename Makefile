@@ -23,7 +23,7 @@ install: $(STAMP)
 # Options: make serve SERVE_ARGS='--port 8001 --database postgresql://…' (docs/server.md).
 SERVE_ARGS ?=
 serve: $(STAMP)
-	$(BIN)/macau-tables serve $(SERVE_ARGS)
+	@$(BIN)/macau-tables serve $(SERVE_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check --no-cache src tests bench docs/examples
