@@ -36,7 +36,7 @@ from macau_tables.baccarat.round import BaccaratRound, CardSlot
 from macau_tables.baccarat.rules import ALL_WAGERS, BaccaratRules, TieOption, WagerKind
 from macau_tables.baccarat.rules import default_limits as limits
 from macau_tables.baccarat.sides import Side
-from macau_tables.baccarat.view import RefusalView, RoundView
+from macau_tables.baccarat.view import ANOTHER_PLAYER, RefusalView, RoundView
 from macau_tables.cards import Card, parse_cards
 from macau_tables.caribbean import commands as caribbean
 from macau_tables.errors import MacauTablesError, RuleViolation
@@ -281,7 +281,10 @@ def test_views_redact_wagers_and_the_supervisor_sees_the_refused_card_BAC_10_BAC
         (standing(1), WagerKind.PLAYER, 300),
     }
     assert bob.awaiting_supervisor and bob.refused is None and bob.flags == ()
-    assert dict(bob.holders) == {Side.PLAYER: "bob", Side.BANKER: "alice"}
+    # a player sees that a side is held, by them or by another player, never by whom (BAC-16)
+    assert dict(bob.holders) == {Side.PLAYER: "bob", Side.BANKER: ANOTHER_PLAYER}
+    assert dict(r.view(Audience.of_player("alice")).holders)[Side.PLAYER] == ANOTHER_PLAYER
+    assert dict(r.view(Audience.dealer()).holders) == {Side.PLAYER: "bob", Side.BANKER: "alice"}
     sup = r.view(Audience.supervisor())
     assert isinstance(sup.refused, RefusalView) and sup.refused.rule == "BAC-9"
     assert sup.refused.card is None  # it may go to a held slot: face down (BAC-16)

@@ -32,7 +32,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .. import messages
 from ..cards import Card
@@ -48,7 +48,11 @@ from .tableau import CardSlot, RoundResult, deal_round
 if TYPE_CHECKING:  # pragma: no cover
     from .round import BaccaratRound
 
-__all__ = ["AreaStake", "CardView", "RefusalView", "RoundView", "round_view"]
+__all__ = ["ANOTHER_PLAYER", "AreaStake", "CardView", "RefusalView", "RoundView", "round_view"]
+
+
+ANOTHER_PLAYER: Final = ""
+"""A side's holder as a player's view shows someone else (BAC-16): held, but not by whom."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +106,9 @@ class RoundView:
     """A baccarat round as ``role`` (and, for a player, ``player``) may see it.
 
     ``cards`` in dealing order (face down ones as ``None``); ``cards_left`` in the shoe;
-    ``reveal_due`` the card-holding step due (BAC-16) and ``holders`` who holds each side;
+    ``reveal_due`` the card-holding step due (BAC-16) and ``holders`` who holds each side (the
+    dealer and a supervisor see the holder's id; a player sees their own id where they hold a
+    side and :data:`ANOTHER_PLAYER` where someone else does — never another player's name);
     ``layout`` the stakes per area and kind; ``wagers`` / ``results`` the audience's own (a
     player), all (dealer, supervisor) or none (public); ``waiting`` carried wagers waiting
     through a demonstration round (BAC-2.2, BAC-12); ``result`` the outcome once every card is
@@ -220,7 +226,7 @@ def round_view(r: BaccaratRound, audience: object) -> RoundView:
     holders: tuple[tuple[Side, str], ...] = ()
     if not public:
         holders = tuple(
-            (side, holder)
+            (side, holder if staff or holder == who.player else ANOTHER_PLAYER)
             for side in (Side.PLAYER, Side.BANKER)
             if (holder := r.holder(side)) is not None
         )
