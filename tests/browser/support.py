@@ -345,9 +345,25 @@ def table_names(live: Live) -> list[str]:
     return [t["name"] for t in live.api.get("/api/tables").json()]
 
 
-# Cards typed in turn until the round needs none: kings and queens (0 points) make both hands
-# draw a third card, so a round takes six of them (8 decks hold 32 of each).
-DECK = ["Ks", "Kh", "Kd", "Kc", "Qs", "Qh", "Qd", "Qc"] * 4
+class _LiveCards:
+    """Cards to type in turn at a live table until the round needs none: tens and faces (0
+    points) make both hands draw a third card, so a round takes six of them. ``list(DECK)``
+    gives 32 of them, each list starting 7 further on in the 16 such cards than the one
+    before: the live rounds of a session (every test on the session's server deals from the
+    same shoe) use every one of the shoe's 8 × 16 = 128 alike, never the 8 of one card up
+    (a ninth K♠ is a card the shoe does not hold: refused)."""
+
+    ZERO = tuple(f"{rank}{suit}" for rank in ("K", "Q", "J", "10") for suit in "shdc")
+
+    def __init__(self) -> None:
+        self.start = 0
+
+    def __iter__(self) -> Iterator[str]:
+        start, self.start = self.start, (self.start + 7) % len(self.ZERO)
+        return iter([self.ZERO[(start + i) % len(self.ZERO)] for i in range(32)])
+
+
+DECK = _LiveCards()
 
 
 def _due(page: Any) -> tuple[str, str]:

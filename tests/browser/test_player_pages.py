@@ -368,10 +368,13 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     login(bruno, "bruno", then="/tables/bac-hold")
     seat_controls = alice.locator("#seat-controls")
     seat_controls.wait_for(state="visible")
-    alice.locator("#seat-number").select_option("1")
-    assert alice.locator("#seat-take").inner_text() == "Take seat 1"
-    alice.locator("#seat-take").click()
-    alice.locator("#seat-leave").wait_for(state="visible")
+    take, leave = alice.locator("#seat-take"), alice.locator("#seat-leave")
+    wait_until("alice's seat controls", lambda: take.is_visible() or leave.is_visible())
+    if take.is_visible():  # (another test of the session's server may have seated her at 1)
+        alice.locator("#seat-number").select_option("1")
+        assert take.inner_text() == "Take seat 1"
+        take.click()
+    leave.wait_for(state="visible")
     axe_check(alice, what="baccarat seat controls")
     cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
     wait_until(
