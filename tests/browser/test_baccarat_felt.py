@@ -189,10 +189,14 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
     number = next(n for n, p in seat.seated if p == "alice")
     for page in (alice, bruno):
         wait_until("betting open", page.locator(".spot[data-kind='player']").first.is_enabled)
+    alice_rows = alice.locator("#my-wagers tbody tr")
+    alice_before = alice_rows.count()  # (a wager carried from a tie, BAC-12)
     alice.locator(f".spot[data-area='seat:{number}'][data-kind='player']").click()
-    wait_until("alice's wager", lambda: alice.locator("#my-wagers tbody tr").count() == 1)
+    wait_until("alice's wager", lambda: alice_rows.count() == alice_before + 1)
+    bruno_rows = bruno.locator("#my-wagers tbody tr")
+    bruno_before = bruno_rows.count()  # (a wager carried from a tie, BAC-12)
     bruno.locator(".spot[data-area='standing:2'][data-kind='banker']").click()
-    wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
+    wait_until("bruno's wager", lambda: bruno_rows.count() == bruno_before + 1)
     live.runtime.service("bac-hold").cycle_step()  # the countdown's end: betting closes
     alice.locator("#squeeze").wait_for(state="visible")
     peels = alice.locator("#peel-cards .peel")

@@ -385,10 +385,14 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     # From here on, this round: the rounds cycled through before it dealt (and showed
     # everyone) cards of the same eight decks, and a held card's value may be among them.
     received.clear()
+    alice_rows = alice.locator("#my-wagers tbody tr")
+    alice_before = alice_rows.count()  # (a wager carried from a tie, BAC-12)
     alice.locator(".spot[data-area='seat:1'][data-kind='player']").click()
-    wait_until("alice's wager", lambda: alice.locator("#my-wagers tbody tr").count() == 1)
+    wait_until("alice's wager", lambda: alice_rows.count() == alice_before + 1)
+    bruno_rows = bruno.locator("#my-wagers tbody tr")
+    bruno_before = bruno_rows.count()  # (a wager carried from a tie, BAC-12)
     bruno.locator(".spot[data-area='standing:2'][data-kind='banker']").click()
-    wait_until("bruno's wager", lambda: bruno.locator("#my-wagers tbody tr").count() == 1)
+    wait_until("bruno's wager", lambda: bruno_rows.count() == bruno_before + 1)
     live.runtime.service("bac-hold").cycle_step()  # the countdown's end, now: betting closes
     squeeze = alice.locator("#squeeze")
     squeeze.wait_for(state="visible")
