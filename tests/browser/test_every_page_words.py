@@ -238,14 +238,22 @@ def test_every_page_in_every_language_reads_in_words(page_of: Any, live: Live) -
     balances = [w["balance"] for w in wallets.json()["wallets"]]
     minor = [BACCARAT_STAKE, ANTE, 2 * ANTE, LIVE_STAKE, *(b for b in balances if b >= 1_000)]
     problems: list[str] = []
-    # a table an administrator added and a reason a person typed (another test of the session's
-    # server) are shown as typed: data, not words of the catalog
+    # a table an administrator added, a user's name and a reason a person typed (another test
+    # of the session's server) are shown as typed: data, not words of the catalog
     typed = tuple(n for n in table_names(live) if n not in terms.TERMS[messages.DEFAULT_LANGUAGE])
     audit = live.api.get("/api/audit/log", params={"limit": 100}, headers=live.token("admin"))
     assert audit.status_code == 200, audit.text
     entries = audit.json()["entries"]
     said = tuple({e[k] for e in entries for k in ("reason", "actor") if e.get(k)})
-    data = (*DATA, *typed, *(r for r in said if r not in terms.TERMS[messages.DEFAULT_LANGUAGE]))
+    users = live.api.get("/api/admin/users", headers=live.token("admin"))
+    assert users.status_code == 200, users.text
+    names = tuple(u["name"] for u in users.json())  # a user another test added: "pit3fa2c1"
+    data = (
+        *DATA,
+        *typed,
+        *names,
+        *(r for r in said if r not in terms.TERMS[messages.DEFAULT_LANGUAGE]),
+    )
     seen: dict[tuple[str | None, str, str], str] = {}
     english_seen: set[str] = set()
     for language in messages.LANGUAGES:
