@@ -119,6 +119,7 @@ def english_words(text: str, *, data: Iterable[str] = (), language: str = "zh-Ha
         text = text.replace(messages.render("pages.language_name", {}, other), " ")
     text = re.sub(r"[0-9a-f]{16,}", " ", text)
     text = re.sub(r"\b(?:[A-Za-z0-9]+-)+[A-Za-z0-9]+\b", " ", text)
+    text = re.sub(r"\b\w*\d\w*\b", " ", text)  # ids typed with digits: pit3dced9, 3dced1
     latin = not CJK.search(messages.render("pages.language_name", {}, language))
     if not latin:
         return sorted({w for w in ASCII_WORD.findall(text) if w not in SAME_IN_EVERY_LANGUAGE})
