@@ -183,7 +183,14 @@ def serve_live(path: Path, cycle: dict[str, int]) -> Iterator[Live]:
     store = Store.open(f"sqlite:///{path}")
     prepare(store, password=PASSWORD.__getitem__)
     store.run(_cycle_timings(cycle))
-    settings = Settings.of({"tick_seconds": 0.2, "log_requests": False, "login_attempts": 1000})
+    settings = Settings.of(
+        {
+            "tick_seconds": 0.2,
+            "log_requests": False,
+            "login_attempts": 1000,
+            "spread_openings": False,
+        }
+    )
     runtime = Runtime(settings, store)
     runtime.start()
     port = _free_port()

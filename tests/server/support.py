@@ -38,8 +38,12 @@ def demo_casino(store: Store) -> None:
 
 
 def server_settings(**changes: Any) -> Settings:
-    """Settings for an in-process test: no tick thread, no request log."""
-    return Settings.of({"tick_seconds": 0.0, "log_requests": False, **changes})
+    """Settings for an in-process test: no tick thread, no request log, and the tables' first
+    openings not spread (each test moves the clock itself; ``test_spread_openings.py`` shows
+    the spread)."""
+    return Settings.of(
+        {"tick_seconds": 0.0, "log_requests": False, "spread_openings": False, **changes}
+    )
 
 
 def cycle_step(client: TestClient, table_id: str, command: dict[str, Any]) -> dict[str, Any]:

@@ -367,6 +367,7 @@ class Runtime:
             for table_id in (t for t in wanted if t in self._held):
                 self._not_served(table_id, "tables.leased")
             wanted = self._within_share([t for t in wanted if t not in self._held])
+        served: list[TableService] = []
         for table_id in wanted:
             try:
                 service = self._open(table_id)
@@ -383,7 +384,24 @@ class Runtime:
                     continue
                 self._services[table_id] = service
                 taken = self._elsewhere.pop(table_id, None) is not None
+            served.append(service)
             log.info("table %s %s", table_id, "taken over" if taken else "served")
+        if self.settings.spread_openings:
+            self._spread(served)
+
+    def _spread(self, served: list[TableService]) -> None:
+        """Of the tables just ``served``, those whose next round is due at once (virtual tables
+        never opened, or whose result pause ran out while nobody served them) open one after
+        another, evenly over a round's cycle in table order (``settings.spread_openings``): the
+        first at once, the k-th of n ``k/n`` of its cycle later
+        (:meth:`~.tables.TableService.hold_openings`)."""
+        due = [s for s in served if s.opening_due()]
+        if len(due) < 2:
+            return
+        now = self.clock.now()
+        for k, service in enumerate(due[1:], start=1):
+            later = timedelta(seconds=k * service.cycle_seconds() / len(due))
+            service.hold_openings(now + later)
 
     def _within_share(self, free: list[str]) -> list[str]:
         """Of the ``free`` tables (configured, not served here, no other lease running), those

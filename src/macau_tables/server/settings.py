@@ -108,6 +108,14 @@ class Settings:
     """A jackpot payment of at least this (minor units) needs a supervisor's authorisation."""
     secure_cookies: bool | None = None
     """Mark cookies ``Secure`` (``None``: when the request came over TLS)."""
+    spread_openings: bool = True
+    """When this process begins to serve virtual tables whose next round is due at once (a
+    casino's first start, a restart after their result pauses ran out), their first openings
+    are spread evenly over a round's cycle (``betting_seconds`` + ``result_seconds``) instead
+    of all at the same instant: identical tables opened together would close, deal, settle
+    and open again together for ever, each time a burst of commits and views that delays the
+    bets arriving then. The first of them opens at once; a round's countdown, result pause
+    and every rule are unchanged (a table only waits before its first round here)."""
     switch_interval_ms: float = 1.0
     """How long a Python thread may hold the interpreter while another waits for it
     (``sys.setswitchinterval``; Python's default is 5 ms; ``0`` leaves it). The event loop

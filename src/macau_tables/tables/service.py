@@ -136,6 +136,7 @@ class TableService:
         self._hub = Hub()
         self._timers = DueTimers()
         self._quiet: _Quiet | None = None  # what the last tick found: nothing due until …
+        self._opens_from: datetime | None = None  # the tick opens no round before (hold_openings)
         self._load()
         source: RandomSource = rng if rng is not None else SystemRandom()
         if not self.setup.demo:
@@ -511,12 +512,38 @@ class TableService:
                 action = self._cycle_due(when)
                 if action is None:
                     break
+                if action is cycle.Action.OPEN and self._opens_from is not None:
+                    if when < self._opens_from:
+                        break  # its place in the spread of openings (hold_openings)
+                    self._opens_from = None
                 done.append(self._cycle_run(action, None))
             if not done:
                 self._quiet = _Quiet.of(self, when)
         return done
 
     # -- the round cycle -------------------------------------------------------------------
+
+    def hold_openings(self, until: datetime) -> None:
+        """The clock's :meth:`tick` opens no round of this virtual table before ``until`` (once:
+        the hold ends with the first opening at or after it). A server that begins to serve
+        many tables whose next round is due at once spreads their openings with it (the
+        server's ``spread_openings``); nothing else is held — a round taking bets closes at its
+        countdown's end, and :meth:`cycle_step` and :meth:`wake` open at once."""
+        with self._lock:
+            self._opens_from = until
+            self._quiet = None
+
+    def opening_due(self) -> bool:
+        """Whether the round cycle would open this virtual table's next round now (none was
+        ever opened, or its result pause ran out)."""
+        with self._lock:
+            return self._cycle_due(self.clock.now()) is cycle.Action.OPEN
+
+    def cycle_seconds(self) -> int:
+        """A round's cycle at this table, without its dealing: ``betting_seconds`` +
+        ``result_seconds`` of its rules."""
+        rules = self.state.rules
+        return int(rules.betting_seconds) + int(rules.result_seconds)
 
     def _cycle_due(self, when: datetime) -> cycle.Action | None:
         return cycle.due(self.state, when, open_for_rounds=self.status is TableStatus.OPEN)
@@ -781,8 +808,9 @@ class _Quiet:
     def of(cls, service: TableService, when: datetime) -> _Quiet:
         timeout = service._timers.next_deadline(service.state.round, service.dealing)
         step = service.state.cycle.at()
+        held = service._opens_from  # an opening held for its place in a spread
         # a cycle deadline already passed with no step due: the state, not the time, holds it
-        ahead = [d for d in (timeout, step) if d is not None and d > when]
+        ahead = [d for d in (timeout, step, held) if d is not None and d > when]
         return cls(
             service.state,
             service.dealing,
