@@ -44,10 +44,12 @@ Usage::
    close, the deal and settlement, the result pause, the next round; 15 + 5 s at the
    demonstration configuration; their first openings spread over a round's cycle, as the
    server spreads them by default — ``spread_openings`` —, or all at one instant with
-   ``--openings together``, the burst's default). ``live`` — a dealer client per table (REST, as the dealer's
-   console) changes the shoe when there is none or it is finished (``OpenShoe``, the cut, one
-   card burnt per deck, the demonstration round's cards), then each round opens it, closes the
-   betting once every player of the table has been answered (at most the window + 10 s), feeds
+   ``--openings together``, the burst's default; a player who first sees a round too late in
+   its countdown for its window waits for the next). ``live`` — a dealer client per table
+   (REST, as the dealer's console) changes the shoe when there is none or it is finished
+   (``OpenShoe``, the cut, one card burnt per deck, the demonstration round's cards), then
+   each round opens it, closes the betting once every player of the table has been answered
+   (at most the window + 10 s), feeds
    the round's cards from its shoe (eight decks in a seeded order, dealt as the tableau draws
    them: the round settles with its last card) and pauses 5 s; its first round at a random
    moment of the first window (the burst: all at once). A dealer's refusal counts as an error.
@@ -101,7 +103,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -501,6 +503,18 @@ async def sign_in(base: str, http: httpx.AsyncClient, names: list[str]) -> dict[
     return tokens
 
 
+def too_late(cycle: dict[str, Any] | None, load: Load) -> bool:
+    """Whether a round a player first sees (it connected while the round took bets: the
+    tables' openings are spread) closes before the player's betting window, with a second to
+    spare, could end: such a player waits for the next round, as a person coming to a table
+    late in a countdown does, rather than bet after the close."""
+    at = None if cycle is None or cycle.get("step") != "close" else cycle.get("at")
+    if not isinstance(at, str):
+        return False
+    left = datetime.fromisoformat(at).timestamp() - time.time()
+    return left < load.think + 1.0
+
+
 async def player(load: Load, table: Table, name: str, rnd: random.Random) -> None:
     url = f"{load.base.replace('http', 'ws', 1)}/ws/tables/{table.table_id}"
     last_round: str | None = None
@@ -523,6 +537,8 @@ async def player(load: Load, table: Table, name: str, rnd: random.Random) -> Non
                     continue
                 if shared["round_id"] == last_round:
                     continue
+                if last_round is None and load.think and too_late(shared.get("cycle"), load):
+                    continue  # came in late in its countdown: the window is not all there
                 last_round = shared["round_id"]
                 if name == table.players[0] and table.shoe is None:
                     table.rounds += 1  # a round the table's cycle opened (live: its dealer's)
