@@ -6,7 +6,8 @@ Usage::
     .venv/bin/python bench/server_load.py [--scenario window|burst|thousand]
         [--tables virtual|live] [--clients N] [--per-table N] [--seconds 60] [--think-ms MS]
         [--backend sqlite|postgresql] [--workdir DIR] [--json PATH] [--profile PATH]
-        [--workers N] [--bets-over socket|rest]
+        [--workers N] [--bets-over socket|rest] [--openings spread|together]
+        [--no-in-process] [--spans PATH]
 
 **Scenarios** (``--scenario``: the numbers, which ``--clients``, ``--per-table`` and
 ``--think-ms`` still override, and the goal whose verdict is printed check by check):
@@ -905,6 +906,12 @@ def main() -> int:
         "burst: together)",
     )
     parser.add_argument(
+        "--no-in-process",
+        action="store_true",
+        help="skip the in-process reference (its rates and ratios are then missing; the "
+        "thousand's goal does not use them)",
+    )
+    parser.add_argument(
         "--spans",
         default=None,
         help="write each accepted bet's send time (seconds from the first bet) and latency "
@@ -960,13 +967,17 @@ def main() -> int:
         busy = busy_seconds(load.spans)
         busy_rate = accepted / busy if busy else float("nan")
         try:
-            bets, spent = in_process(url, tables, accepted, args.seconds)
+            bets, spent = (
+                (0, 0.0) if args.no_in_process else in_process(url, tables, accepted, args.seconds)
+            )
         except Exception as exc:  # the figures over HTTP still stand; the ratio is missing
             print(f"# in process: {exc!r}")
             bets, spent = 0, 0.0
         local_rate = bets / spent if spent else float("nan")
         g_bets, g_spent, g_commits = (
-            (0, 0.0, 0) if live else in_process_grouped(url, tables, accepted, args.seconds)
+            (0, 0.0, 0)
+            if live or args.no_in_process
+            else in_process_grouped(url, tables, accepted, args.seconds)
         )
         grouped_rate = g_bets / g_spent if g_spent else float("nan")
     load_after = os.getloadavg()
