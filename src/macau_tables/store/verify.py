@@ -53,6 +53,7 @@ __all__ = [
     "Failure",
     "Verification",
     "check_void",
+    "recent_rounds",
     "stored_configs",
     "table_records",
     "verify",
@@ -307,11 +308,12 @@ _CHAIN_COLUMNS = (
 )
 
 
-def table_records(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[ChainRecord]:
-    """``table_id``'s stored events in ``seq`` order (up to ``until`` if given), read
-    :data:`BATCH` at a time, as :class:`ChainRecord` s."""
+def table_records(
+    tx: Tx, table_id: str, *, until: int | None = None, after: int = 0
+) -> Iterator[ChainRecord]:
+    """``table_id``'s stored events in ``seq`` order after ``after`` (up to ``until`` if
+    given), read :data:`BATCH` at a time, as :class:`ChainRecord` s."""
     c = s.events.c
-    after = 0
     make = ChainRecord._make
     while True:
         query = select(*_CHAIN_COLUMNS).where(c.table_id == table_id, c.seq > after)
@@ -339,17 +341,25 @@ class ChainWalk:
         table_id: str,
         configs: Mapping[str, str],
         voids: dict[str, int] | None = None,
+        *,
+        start: int = 1,
+        prev: str = GENESIS,
+        recent: RecentRounds | None = None,
     ) -> None:
+        """``start``, ``prev``, ``recent``: a walk from the middle of the chain (``verify``
+        splits a long log between processes) — the first ``seq`` expected, the stored hash of
+        the event before it (checked by the walk of the part before) and the rounds seen last
+        before it (:func:`recent_rounds`)."""
         self.table_id = table_id
         self.configs = configs
         self.voids = voids
-        self.expected = 1
-        self.prev = GENESIS
+        self.expected = start
+        self.prev = prev
         self.count = 0
         self.failure: Failure | None = None
         self.data: dict[str, Any] = {}
         """The last event's parsed payload (when it passed)."""
-        self.recent = RecentRounds()
+        self.recent = RecentRounds() if recent is None else recent
 
     def _fail(self, key: str, record: str, /, **params: object) -> Failure:
         self.failure = _fail(Check.CHAIN, "events", record, self.table_id, key, **params)
@@ -438,6 +448,40 @@ class RecentRounds:
     def get(self, round_id: str | None, seq: int) -> tuple[str, dict[str, Any]] | None:
         """The event ``seq`` of ``round_id``, if it was one of its events."""
         return None if round_id is None else self.rounds.get(round_id, {}).get(seq)
+
+
+def recent_rounds(tx: Tx, table_id: str, before: int) -> RecentRounds:
+    """The :class:`RecentRounds` a walk of ``table_id``'s chain from its start holds when it
+    reaches ``seq`` ``before`` (every event before it passing): which rounds it keeps follows
+    from the ``round_id`` column alone; then only their events are read."""
+    c = s.events.c
+    kept: dict[str, int] = {}  # round id -> the seq from which the walk keeps its events
+    rows = tx.connection.execute(
+        select(c.seq, c.round_id).where(c.table_id == table_id, c.seq < before).order_by(c.seq)
+    )
+    for seq, round_id in rows:
+        if round_id is None or round_id in kept:
+            continue
+        if len(kept) >= RecentRounds.KEEP:
+            del kept[next(iter(kept))]
+        kept[round_id] = int(seq)
+    recent = RecentRounds()
+    if not kept:
+        return recent
+    query = (
+        select(c.seq, c.round_id, c.hash, c.payload)
+        .where(
+            c.table_id == table_id,
+            c.seq >= min(kept.values()),
+            c.seq < before,
+            c.round_id.in_(list(kept)),
+        )
+        .order_by(c.seq)
+    )
+    for seq, round_id, digest, payload in tx.connection.execute(query):
+        if int(seq) >= kept[round_id]:
+            recent.add(round_id, int(seq), digest, json.loads(payload))
+    return recent
 
 
 _VOID_SINCE: dict[str, int | None] = {}
