@@ -20,6 +20,7 @@ what their facts are (``facts``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -252,7 +253,25 @@ def facts_stored(tx: Tx, table: TableRecord) -> FactsStored:
     of its facts and settling events was recorded, by ``seq``."""
     plugin = GAMES[table.game]
     names = [FACTS_TYPE, *(codec.type_name(t) for t in plugin.settling)]
-    return fact_rows(tx, table.table_id), _recorded_at(tx, table.table_id, names)
+    return _fact_rows(tx, table.table_id), _recorded_at(tx, table.table_id, names)
+
+
+_AMOUNTS = tuple(f.name for f in fields(FactLine))[2:]
+
+
+def _fact_rows(tx: Tx, table_id: str) -> list[FactRow]:
+    """What :func:`~macau_tables.store.facts_rows.fact_rows` reads (every stored fact of
+    ``table_id``, by round and line), its columns read as plain rows."""
+    c = s.settlement_facts.c
+    rows = tx.connection.execute(
+        select(c.round_id, c.seq, c.derived, c.at, c.spot, c.kind, *(c[n] for n in _AMOUNTS))
+        .where(c.table_id == table_id)
+        .order_by(c.seq, c.round_id, c.spot, c.kind)
+    ).all()
+    return [
+        FactRow(r[0], int(r[1]), bool(r[2]), r[3], FactLine(r[4], r[5], *map(int, r[6:])))
+        for r in rows
+    ]
 
 
 def _recorded_at(tx: Tx, table_id: str, types: Sequence[str]) -> dict[int, datetime]:
@@ -260,8 +279,8 @@ def _recorded_at(tx: Tx, table_id: str, types: Sequence[str]) -> dict[int, datet
     c = s.events.c
     rows = tx.connection.execute(
         select(c.seq, c.recorded_at).where(c.table_id == table_id, c.type.in_(types))
-    )
-    return {int(r.seq): r.recorded_at for r in rows}
+    ).all()
+    return {int(seq): at for seq, at in rows}
 
 
 def _ordered(lines: Iterable[FactLine]) -> tuple[FactLine, ...]:
