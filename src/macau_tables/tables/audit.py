@@ -15,8 +15,10 @@
 It returns a :class:`Verified` with the counts and the first :class:`~.findings.Finding`
 (naming the check, the table and the record). Each table is checked in one pass over its log
 (:func:`check_table`: the chain walk and the re-derivation of its rounds); with ``jobs`` > 1
-the tables are checked by that many processes (:func:`verify_parallel`) and the parts merged in
-the order above (:func:`merge`), so the report is the one a single process gives.
+each table's log is split at round openings into parts (:func:`plan`) checked by that many
+processes (:func:`check_part`, :func:`verify_parallel`), the parts joined per table as one
+pass finds them (:func:`join`) and the tables merged in the order above (:func:`merge`), so the
+report is the one a single process gives.
 Reads only: it works while a table is stopped by a fault and while other processes play.
 """
 
