@@ -640,7 +640,7 @@ def verify_parallel(
     """:func:`verify_database` with ``jobs`` processes: this process reads the
     configurations (checking their hashes), the tables, the chain heads and the last
     transaction id in its snapshot ``tx`` and splits each table's log into parts of about
-    equal size (:func:`plan`: about ``3 × jobs`` parts in all, each at least ``least``
+    equal size (:func:`plan`: about ``4 × jobs`` parts in all, each at least ``least``
     events); each part (:func:`check_part`) and the store's other checks
     (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool of ``jobs`` new
     processes (forked when this process runs one thread, else spawned), the largest first;
@@ -670,7 +670,7 @@ def verify_parallel(
             tx,
             t,
             sizes[t.table_id],
-            round(3 * jobs * sizes[t.table_id] / total),
+            round(4 * jobs * sizes[t.table_id] / total),
             until_tx,
             least=least,
         )
@@ -685,10 +685,10 @@ def verify_parallel(
     _PARENT.clear()
     if forked:
         _PARENT.append(store)
-    # the store's other checks take about as long as a part of a third as many events as
+    # the store's other checks take about as long as a part of a fifth as many events as
     # there are postings: queued among the parts by that weight, largest first
     postings = tx.connection.execute(select(func.count()).select_from(s.postings)).scalar_one()
-    rest_weight = int(postings) // 3
+    rest_weight = int(postings) // 5
     with ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(tasks) + 1)),
         mp_context=context,
