@@ -17,7 +17,9 @@ PostgreSQL: its rows are copied into a scratch database (not timed).
   store's checks (configurations, every event's hash recomputed along its chain, meters,
   shoes against their commitments, every transaction's digest and sum, every balance) and every
   round re-derived through its rules — once per ``--jobs`` value (``verify --jobs N``: N
-  processes, the pool's start included); also the store's checks alone
+  processes, each table's log split into parts between them, the pool's start included; the
+  CPU seconds of all processes are printed too, a figure the other users of a shared machine
+  change less than the wall time); also the store's checks alone
   (:func:`macau_tables.store.verify.verify`);
 * the reference — ``hashlib.sha256(prev_hash + payload)`` over every event's stored bytes,
   already in memory (the least a chain check must do).

@@ -6,10 +6,14 @@ which comes first), on both databases."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 import sqlalchemy
+
+from macau_tables.store import Store, Tx
+from macau_tables.tables.audit import Span, plan, verify_database
 
 from .tables_support import played, rewrite_events, run, session, sql
 
@@ -26,7 +30,54 @@ def report(url: str, jobs: int) -> tuple[int, dict[str, Any]]:
 def same_report(url: str) -> tuple[int, dict[str, Any]]:
     one, two = report(url, 1), report(url, 2)
     assert two == one
+    # and with each table's log split into parts of a few events, as a long log is
+    store = Store.open(url)
+    try:
+        split = verify_database(store, jobs=2, part_events=5)
+    finally:
+        store.close()
+    assert split.counts() == one[1]["counts"]
+    assert (split.finding and split.finding.to_dict()) == one[1]["failure"]
     return one
+
+
+def test_a_log_is_split_at_round_openings(played: str) -> None:
+    store = Store.open(played)
+    try:
+
+        def spans(tx: Tx) -> dict[str, list[Span]]:
+            last_tx = int(
+                tx.connection.execute(
+                    sqlalchemy.text("SELECT max(tx_id) FROM transactions")
+                ).scalar_one()
+            )
+            heads = tx.chain_heads()
+            return {
+                t.table_id: plan(tx, t, heads[t.table_id].seq, 3, last_tx, least=5)
+                for t in tx.tables()
+                if t.table_id in ("bac-1", "csp-1")
+            }
+
+        planned = store.read(spans)
+        for table_id, parts in planned.items():
+            assert len(parts) >= 2, (table_id, parts)
+            assert parts[0].first == 1 and parts[-1].end and not parts[0].end
+            for before, after in itertools.pairwise(parts):
+                assert after.first == before.last + 1 and after.after == before.before - 1
+                event = store.read(
+                    lambda tx, a=after, t=table_id: tx.read_events(t, after=a.first - 1, limit=1)
+                )[0]
+                assert event.type.endswith(".RoundOpened")
+                assert (
+                    after.prev
+                    == store.read(
+                        lambda tx, a=after, t=table_id: tx.read_events(
+                            t, after=a.first - 2, limit=1
+                        )
+                    )[0].hash
+                )
+    finally:
+        store.close()
 
 
 def test_two_processes_report_what_one_reports(played: str) -> None:

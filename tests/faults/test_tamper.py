@@ -28,6 +28,7 @@ from macau_tables.cli.app import app
 from macau_tables.store import Store
 from macau_tables.store.chain import chain_hash
 from macau_tables.tables import Bots, ClearFault, ReportFault
+from macau_tables.tables.audit import verify_database
 from macau_tables.voids import Ground
 from tests.tables.support import PLAYERS, baccarat_rules, caribbean_rules, casino
 
@@ -46,7 +47,18 @@ def cli_verify(url: str) -> tuple[int, dict[str, Any]]:
     result = CliRunner().invoke(
         app, ["verify", "--database", url, "--format", "json", "--jobs", "1"]
     )
-    return result.exit_code, json.loads(result.stdout)
+    assert result.stdout, (result.output, result.exception)
+    body = json.loads(result.stdout)
+    # two processes, each table's log split into parts of a few events (as a long log is):
+    # the same report
+    store = Store.open(url)
+    try:
+        split = verify_database(store, jobs=2, part_events=7)
+    finally:
+        store.close()
+    assert split.counts() == body["counts"], (split.counts(), body["counts"])
+    assert (split.finding and split.finding.to_dict()) == body.get("failure"), split.finding
+    return result.exit_code, body
 
 
 def sql(store: Store, statement: str, **params: Any) -> list[Any]:

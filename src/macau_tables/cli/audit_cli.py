@@ -87,8 +87,8 @@ JOBS = typer.Option(
     "-j",
     min=1,
     show_default=False,
-    help="How many processes check the tables at once (default: the number of cores; 1: "
-    "all in this process). The report is the same.",
+    help="How many processes check the tables' logs at once, each log split into parts "
+    "(default: the number of cores; 1: all in this process). The report is the same.",
 )
 PUBLIC_KEY = typer.Option(
     None,
@@ -217,7 +217,7 @@ def verify(
 ) -> None:
     """Verify hash chains, the ledger, every round's settlement re-derived by its rules and the
     shoes against their commitments. Exit 0 when all hold, 1 naming the first failing table
-    and record. The tables are checked by --jobs processes at once (default: the number of
+    and record. The tables' logs are checked by --jobs processes at once (default: the number of
     cores); the report is the same whatever their number."""
     if public_key is not None and archive is None:
         raise refuse(ConfigError("cli.public_key_without_archive"))

@@ -53,6 +53,7 @@ __all__ = [
     "Failure",
     "Verification",
     "check_void",
+    "recent_rounds",
     "stored_configs",
     "table_records",
     "verify",
@@ -307,11 +308,12 @@ _CHAIN_COLUMNS = (
 )
 
 
-def table_records(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[ChainRecord]:
-    """``table_id``'s stored events in ``seq`` order (up to ``until`` if given), read
-    :data:`BATCH` at a time, as :class:`ChainRecord` s."""
+def table_records(
+    tx: Tx, table_id: str, *, until: int | None = None, after: int = 0
+) -> Iterator[ChainRecord]:
+    """``table_id``'s stored events in ``seq`` order after ``after`` (up to ``until`` if
+    given), read :data:`BATCH` at a time, as :class:`ChainRecord` s."""
     c = s.events.c
-    after = 0
     make = ChainRecord._make
     while True:
         query = select(*_CHAIN_COLUMNS).where(c.table_id == table_id, c.seq > after)
@@ -339,17 +341,25 @@ class ChainWalk:
         table_id: str,
         configs: Mapping[str, str],
         voids: dict[str, int] | None = None,
+        *,
+        start: int = 1,
+        prev: str = GENESIS,
+        recent: RecentRounds | None = None,
     ) -> None:
+        """``start``, ``prev``, ``recent``: a walk from the middle of the chain (``verify``
+        splits a long log between processes) — the first ``seq`` expected, the stored hash of
+        the event before it (checked by the walk of the part before) and the rounds seen last
+        before it (:func:`recent_rounds`)."""
         self.table_id = table_id
         self.configs = configs
         self.voids = voids
-        self.expected = 1
-        self.prev = GENESIS
+        self.expected = start
+        self.prev = prev
         self.count = 0
         self.failure: Failure | None = None
         self.data: dict[str, Any] = {}
         """The last event's parsed payload (when it passed)."""
-        self.recent = RecentRounds()
+        self.recent = RecentRounds() if recent is None else recent
 
     def _fail(self, key: str, record: str, /, **params: object) -> Failure:
         self.failure = _fail(Check.CHAIN, "events", record, self.table_id, key, **params)
@@ -438,6 +448,40 @@ class RecentRounds:
     def get(self, round_id: str | None, seq: int) -> tuple[str, dict[str, Any]] | None:
         """The event ``seq`` of ``round_id``, if it was one of its events."""
         return None if round_id is None else self.rounds.get(round_id, {}).get(seq)
+
+
+def recent_rounds(tx: Tx, table_id: str, before: int) -> RecentRounds:
+    """The :class:`RecentRounds` a walk of ``table_id``'s chain from its start holds when it
+    reaches ``seq`` ``before`` (every event before it passing): which rounds it keeps follows
+    from the ``round_id`` column alone; then only their events are read."""
+    c = s.events.c
+    kept: dict[str, int] = {}  # round id -> the seq from which the walk keeps its events
+    rows = tx.connection.execute(
+        select(c.seq, c.round_id).where(c.table_id == table_id, c.seq < before).order_by(c.seq)
+    )
+    for seq, round_id in rows:
+        if round_id is None or round_id in kept:
+            continue
+        if len(kept) >= RecentRounds.KEEP:
+            del kept[next(iter(kept))]
+        kept[round_id] = int(seq)
+    recent = RecentRounds()
+    if not kept:
+        return recent
+    query = (
+        select(c.seq, c.round_id, c.hash, c.payload)
+        .where(
+            c.table_id == table_id,
+            c.seq >= min(kept.values()),
+            c.seq < before,
+            c.round_id.in_(list(kept)),
+        )
+        .order_by(c.seq)
+    )
+    for seq, round_id, digest, payload in tx.connection.execute(query):
+        if int(seq) >= kept[round_id]:
+            recent.add(round_id, int(seq), digest, json.loads(payload))
+    return recent
 
 
 _VOID_SINCE: dict[str, int | None] = {}
@@ -677,46 +721,75 @@ def verify_shoes(tx: Tx) -> tuple[Failure | None, int]:
 
 def verify_transactions(tx: Tx) -> tuple[Failure | None, int]:
     """Every transaction's digest recomputed and its postings summing to zero; returns the
-    first failure and how many transactions were read."""
+    first failure and how many transactions were read (read :data:`BATCH` at a time as plain
+    rows: no record object built)."""
+    c = s.transactions.c
+    p = s.postings.c
+    conn = tx.connection
     after, count = 0, 0
     while True:
-        batch = tx.transactions(after=after, limit=BATCH)
+        batch = conn.execute(
+            select(
+                c.tx_id,
+                c.table_id,
+                c.event_seq,
+                c.kind,
+                c.actor,
+                c.reason,
+                c.corrects,
+                c.created_at,
+                c.digest,
+            )
+            .where(c.tx_id > after)
+            .order_by(c.tx_id)
+            .limit(BATCH)
+        ).all()
         if not batch:
             return None, count
-        for t in batch:
+        lines: dict[int, list[tuple[int, str, int, str]]] = {int(t[0]): [] for t in batch}
+        for tx_id, line, account, amount, reason in conn.execute(
+            select(p.tx_id, p.line, p.account_id, p.amount, p.reason)
+            .where(p.tx_id >= int(batch[0][0]), p.tx_id <= int(batch[-1][0]))
+            .order_by(p.tx_id, p.line)
+        ).all():
+            found = lines.get(int(tx_id))
+            if found is not None:
+                found.append((int(line), account, int(amount), reason))
+        for tx_id, table_id, event_seq, kind, actor, reason, corrects, created_at, digest in batch:
             count += 1
-            record = f"tx {t.tx_id}"
-            total = sum(p.amount for p in t.postings)
-            if total or not t.postings:
+            tx_id = int(tx_id)
+            record = f"tx {tx_id}"
+            postings = lines[tx_id]
+            total = sum(x[2] for x in postings)
+            if total or not postings:
                 return _fail(
                     Check.TRANSACTION,
                     "postings",
                     record,
-                    t.table_id,
+                    table_id,
                     "store.verify_tx_unbalanced",
-                    tx_id=t.tx_id,
+                    tx_id=tx_id,
                     total=total,
                 ), count
             fields = {
-                "table_id": t.table_id,
-                "event_seq": t.event_seq,
-                "kind": t.kind,
-                "actor": t.actor,
-                "reason": t.reason,
-                "corrects": t.corrects,
-                "created_at": iso(t.created_at),
+                "table_id": table_id,
+                "event_seq": event_seq,
+                "kind": kind,
+                "actor": actor,
+                "reason": reason,
+                "corrects": corrects,
+                "created_at": iso(created_at),
             }
-            lines = [(p.line, p.account_id, p.amount, p.reason) for p in t.postings]
-            if transaction_digest(fields, lines) != t.digest:
+            if transaction_digest(fields, postings) != digest:
                 return _fail(
                     Check.TRANSACTION,
                     "transactions",
                     record,
-                    t.table_id,
+                    table_id,
                     "store.verify_tx_digest",
-                    tx_id=t.tx_id,
+                    tx_id=tx_id,
                 ), count
-            after = t.tx_id
+            after = tx_id
 
 
 def verify_balances(tx: Tx) -> tuple[Failure | None, int]:

@@ -15,48 +15,74 @@
 It returns a :class:`Verified` with the counts and the first :class:`~.findings.Finding`
 (naming the check, the table and the record). Each table is checked in one pass over its log
 (:func:`check_table`: the chain walk and the re-derivation of its rounds); with ``jobs`` > 1
-the tables are checked by that many processes (:func:`verify_parallel`) and the parts merged in
-the order above (:func:`merge`), so the report is the one a single process gives.
+each table's log is split at round openings into parts (:func:`plan`) checked by that many
+processes (:func:`check_part`, :func:`verify_parallel`), the parts joined per table as one
+pass finds them (:func:`join`) and the tables merged in the order above (:func:`merge`), so the
+report is the one a single process gives.
 Reads only: it works while a table is stopped by a fault and while other processes play.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import func, select, text
 
-from ..codec import decode
+from ..codec import decode, type_name
+from ..errors import MacauTablesError
+from ..games import GAMES
 from ..store import ChainHead, Store, TableRecord, Tx
 from ..store import schema as s
+from ..store.chain import GENESIS
 from ..store.history import meter_postings
 from ..store.verify import (
     BATCH,
     ChainWalk,
     Failure,
+    recent_rounds,
     stored_configs,
     table_records,
     verify_configs,
     verify_rest,
 )
-from .facts import check_table_facts
+from .facts import FactsPicker, FactsStored, Picked, check_table_facts, facts_stored
 from .findings import Finding, from_store
-from .rederive import Counts, LoggedEvent, MeterBalance, StoredTx, rederive_table
+from .model import ShoeCommitted
+from .rederive import (
+    END,
+    BadStart,
+    Counts,
+    Deferred,
+    LoggedEvent,
+    MeterBalance,
+    Part,
+    StoredTx,
+    leaf_holds,
+    rederive_table,
+)
 
 __all__ = [
+    "PART_EVENTS",
+    "PartCheck",
     "RestCheck",
+    "Span",
     "TableCheck",
     "Verified",
+    "check_part",
     "check_table",
     "default_jobs",
+    "join",
     "merge",
     "meter_balances",
+    "plan",
     "running_balances",
     "table_events",
     "table_transactions",
@@ -107,14 +133,22 @@ class Verified:
 
 
 def verify_database(
-    store: Store, *, jobs: int = 1, progress: Callable[[str], None] | None = None
+    store: Store,
+    *,
+    jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+    part_events: int | None = None,
 ) -> Verified:
     """Verify ``store`` (see the module docstring); ``progress`` is told each table's id as
-    its check starts. ``jobs``: how many processes check the tables (see
-    :func:`verify_parallel`); 1 checks everything in this process. The report is the same
+    its check starts. ``jobs``: how many processes check the tables' logs (see
+    :func:`verify_parallel`; ``part_events``: the fewest events of a part of a log, default
+    :data:`PART_EVENTS`); 1 checks everything in this process. The report is the same
     whatever ``jobs`` is."""
     if jobs > 1:
-        return store.read(lambda tx: verify_parallel(store, tx, jobs, progress=progress))
+        least = PART_EVENTS if part_events is None else part_events
+        return store.read(
+            lambda tx: verify_parallel(store, tx, jobs, progress=progress, least=least)
+        )
     return store.read(lambda tx: verify_in(tx, progress=progress))
 
 
@@ -143,6 +177,247 @@ class RestCheck:
     counts: dict[str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A part of a table's log checked on its own (:func:`check_part`): its events ``first``
+    to ``last``, the stored hash of the event before it (``prev``), and its transactions — the
+    ids ``after`` < id < ``before`` (what one process consumes while it checks these events)."""
+
+    first: int
+    last: int
+    prev: str = GENESIS
+    after: int = 0
+    before: int | None = None
+    end: bool = True
+    """Whether it ends the table's log (read as far as the snapshot goes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartCheck:
+    """What :func:`check_part` found in one :class:`Span`: the chain walk (its failure, the
+    events read, the voids, where it ended: ``expected``/``prev``), the re-derivation (its
+    finding, where in the order of one process it was — ``key`` — its counts and the part's
+    own state and deferred checks, :class:`~.rederive.Part`) and the facts the facts check
+    needs (``picked``)."""
+
+    span: Span
+    chain: Failure | None
+    events: int
+    voids: int
+    legacy_voids: int
+    expected: int
+    prev: str
+    rederived: Finding | None
+    key: tuple[int, int, int]
+    counts: Counts
+    part: Part
+    picked: list[Picked]
+
+
+def check_part(
+    tx: Tx,
+    table: TableRecord,
+    span: Span,
+    *,
+    configs: Mapping[str, str],
+    meter_balance: MeterBalance,
+    until_tx: int | None = None,
+) -> PartCheck:
+    """The per-table check of ``verify`` over one part of ``table``'s log: each stored event
+    of ``span`` read once, checked by the store's chain walk
+    (:class:`~macau_tables.store.verify.ChainWalk`: seq, hashes, type, rules references,
+    voids), then decoded from the payload the walk parsed and given to the re-derivation of its
+    rounds (:func:`.rederive.rederive_table`) with its transactions, and its settling and facts
+    events picked for the facts check. A finding of the re-derivation stops it, not the chain
+    walk (the chain's failures come first in the report); a chain failure stops both.
+
+    A part after the first starts at a round's opening (:func:`plan`): the walk starts from
+    the stored hash before it and the rounds a walk from the start would keep
+    (:func:`~macau_tables.store.verify.recent_rounds`); a check that needs the log before it
+    is deferred (:class:`~.rederive.Deferred`): a dealt card's leaf is checked here against
+    the shoe committed last before the part, the others when the parts are joined
+    (:func:`join`).
+
+    A new check of each event goes in the chain walk (the stored record and its JSON) or in
+    the re-derivation (the decoded events, round by round)."""
+    table_id = table.table_id
+    voids = {"voids": 0, "legacy_voids": 0}
+    first = span.first == 1
+    recent = None if first else recent_rounds(tx, table_id, span.first)
+    walk = ChainWalk(table_id, configs, voids, start=span.first, prev=span.prev, recent=recent)
+    until = None if span.last >= END else span.last  # (END: the whole log)
+    records = table_records(tx, table_id, after=span.first - 1, until=until)
+    resolver = tx.config_resolver()
+    picker = FactsPicker(table.game)
+    check = walk.check
+
+    def logged() -> Iterator[LoggedEvent]:
+        for record in records:
+            if check(record) is not None:
+                return
+            event = decode(walk.data, rules=resolver)
+            picker(record.seq, record.round_id, event)
+            yield LoggedEvent(record.seq, record.round_id, event)
+
+    counts = Counts()
+    part = Part(first=first, last=span.end, end=span.last + 1)
+    found = rederive_table(
+        table_id,
+        table.game,
+        table.meter_id,
+        logged(),
+        table_transactions(tx, table_id, after=span.after, before=span.before, until=until_tx),
+        meter_balance=meter_balance,
+        counts=counts,
+        part=part,
+    )
+    key = part.place()
+    for record in records:  # the rest of the chain after a finding of the re-derivation
+        if check(record) is not None:
+            break
+    deferred = _leaves_before(tx, table_id, span.first, part.deferred, resolver)
+    part.deferred[:] = deferred
+    return PartCheck(
+        span,
+        walk.failure,
+        walk.count,
+        voids["voids"],
+        voids["legacy_voids"],
+        walk.expected,
+        walk.prev,
+        found,
+        key,
+        counts,
+        part,
+        picker.picked if walk.failure is None and found is None else [],
+    )
+
+
+SHOE_COMMITTED: Final = type_name(ShoeCommitted)
+
+
+def _leaves_before(
+    tx: Tx,
+    table_id: str,
+    first: int,
+    deferred: Sequence[Deferred],
+    resolver: Callable[[str], Any],
+) -> list[Deferred]:
+    """``deferred`` without the dealt cards' leaves that hold: each checked against the leaves
+    of the shoe committed last before event ``first`` (what the walk from the start has
+    then)."""
+    wanted = {d.what[0] for d in deferred if d.kind == "leaf"}
+    if not wanted:
+        return list(deferred)
+    c = s.events.c
+    rows = tx.connection.execute(
+        select(c.payload)
+        .where(c.table_id == table_id, c.type == SHOE_COMMITTED, c.seq < first)
+        .order_by(c.seq.desc())
+    )
+    leaves: dict[int, tuple[str, ...]] = {}
+    for (payload,) in rows:
+        e = decode(json.loads(payload), rules=resolver)
+        if isinstance(e, ShoeCommitted) and e.shoe_no in wanted and e.shoe_no not in leaves:
+            leaves[e.shoe_no] = e.leaves
+            if len(leaves) == len(wanted):
+                break
+    return [
+        d
+        for d in deferred
+        if d.kind != "leaf"
+        or not leaf_holds(leaves.get(d.what[0]), d.what[2], d.what[1], d.what[3])
+    ]
+
+
+def join(table: TableRecord, parts: Sequence[PartCheck]) -> tuple[TableCheck, list[Picked]]:
+    """The check of ``table`` from the checks of its parts (in log order), as one process
+    walking the whole log finds it: the first chain failure; else the first finding of the
+    re-derivation in the order of one process's checks — the parts' own and their deferred
+    checks, resolved here against what the parts before logged — with the counts there; and
+    the facts picked (when all holds). Raises :class:`~.rederive.BadStart` when a part does
+    not start where the one before ended (then the table is checked whole)."""
+    events = voids = legacy = 0
+    for i, p in enumerate(parts):
+        events += p.events
+        voids += p.voids
+        legacy += p.legacy_voids
+        if p.chain is not None:
+            return TableCheck(table.table_id, p.chain, events, voids, legacy, None, Counts()), []
+        if i + 1 < len(parts) and (p.expected, p.prev) != (
+            parts[i + 1].span.first,
+            parts[i + 1].span.prev,
+        ):
+            raise BadStart(parts[i + 1].span.first)
+    published: set[str] = set()
+    holds: dict[str, tuple[str, str, int]] = {}
+    released: set[str] = set()
+    best: tuple[tuple[int, int, int], Finding, int, Counts] | None = None
+    for i, p in enumerate(parts):
+        if best is not None and i > best[2] + 1:
+            break  # (every check of a later part comes after it)
+        here = [(p.key, p.rederived, p.counts)] if p.rederived is not None else []
+        for d in p.part.deferred:
+            if not _holds_before(d, published, holds, released):
+                here.append((d.key, d.finding, d.counts))
+                break
+        for key, found, counts in here:
+            if best is None or key < best[0]:
+                best = (key, found, i, counts)
+        published |= p.part.published
+        holds.update(p.part.holds)
+        released |= p.part.released
+    total = Counts()
+    upto = len(parts) if best is None else best[2]
+    for i in range(upto):
+        p = parts[i]
+        # the part before, when the finding is among the first event's own checks of the
+        # next: one process had not checked that part's last round yet
+        counts = (
+            p.part.before_end
+            if best is not None
+            and i == upto - 1
+            and best[0][:2]
+            == (
+                p.span.last + 1,
+                0,
+            )
+            else p.counts
+        )
+        total = _add(total, counts)
+    if best is not None:
+        total = _add(total, best[3])
+        return TableCheck(table.table_id, None, events, voids, legacy, best[1], total), []
+    picked = [x for p in parts for x in p.picked]
+    return TableCheck(table.table_id, None, events, voids, legacy, None, total), picked
+
+
+def _holds_before(
+    d: Deferred, published: set[str], holds: dict[str, tuple[str, str, int]], released: set[str]
+) -> bool:
+    """Whether deferred check ``d`` holds, given what was logged before its part."""
+    if d.kind == "published":
+        return d.what[0] in published
+    if d.kind == "held":
+        return d.what[0] not in holds
+    if d.kind == "released":
+        hold_id, round_id, player, amount, held_here = d.what
+        return hold_id not in released and (
+            held_here or holds.get(hold_id) == (round_id, player, amount)
+        )
+    return False  # a dealt card's leaf left deferred did not hold (_leaves_before)
+
+
+def _add(a: Counts, b: Counts) -> Counts:
+    return Counts(
+        a.events + b.events,
+        a.rounds + b.rounds,
+        a.settlements + b.settlements,
+        a.transactions + b.transactions,
+        a.shoes + b.shoes,
+    )
+
+
 def check_table(
     tx: Tx,
     table: TableRecord,
@@ -152,52 +427,30 @@ def check_table(
     until_seq: int | None = None,
     until_tx: int | None = None,
 ) -> TableCheck:
-    """The per-table check of ``verify``: each stored event of ``table`` read once, checked
-    by the store's chain walk (:class:`~macau_tables.store.verify.ChainWalk`: seq, hashes,
-    type, rules references, voids), then decoded from the payload the walk parsed and given to
-    the re-derivation of its rounds (:func:`.rederive.rederive_table`) with the table's
-    transactions. A finding of the re-derivation stops it, not the chain walk (the chain's
-    failures come first in the report); a chain failure stops both. ``until_seq`` and
-    ``until_tx``: the last event and transaction read (another process's snapshot).
-
-    A new check of each event goes in the chain walk (the stored record and its JSON) or in
-    the re-derivation (the decoded events, round by round)."""
-    voids = {"voids": 0, "legacy_voids": 0}
-    walk = ChainWalk(table.table_id, configs, voids)
-    records = table_records(tx, table.table_id, until=until_seq)
-    resolver = tx.config_resolver()
-
-    def logged() -> Iterator[LoggedEvent]:
-        for record in records:
-            if walk.check(record) is not None:
-                return
-            yield LoggedEvent(record.seq, record.round_id, decode(walk.data, rules=resolver))
-
-    counts = Counts()
-    found = rederive_table(
-        table.table_id,
-        table.game,
-        table.meter_id,
-        logged(),
-        table_transactions(tx, table.table_id, until=until_tx),
-        meter_balance=meter_balance,
-        counts=counts,
+    """The per-table check of ``verify`` in one part (:func:`check_part` over the whole log,
+    up to event ``until_seq`` and transaction ``until_tx`` if given), then the settlement
+    facts the reports read (:mod:`.facts`) from the events it decoded, when the rounds
+    themselves hold."""
+    span = Span(1, END if until_seq is None else until_seq)
+    part = check_part(
+        tx, table, span, configs=configs, meter_balance=meter_balance, until_tx=until_tx
     )
-    for record in records:  # the rest of the chain after a finding of the re-derivation
-        if walk.check(record) is not None:
-            break
-    # The settlement facts the reports read (.facts), when the rounds themselves hold.
-    facts = check_table_facts(tx, table) if walk.failure is None and found is None else None
-    return TableCheck(
-        table.table_id,
-        walk.failure,
-        walk.count,
-        voids["voids"],
-        voids["legacy_voids"],
-        found,
-        counts,
-        facts,
-    )
+    checked, picked = join(table, [part])
+    return _with_facts(tx, table, checked, picked, until_seq)
+
+
+def _with_facts(
+    tx: Tx,
+    table: TableRecord,
+    checked: TableCheck,
+    picked: list[Picked],
+    until_seq: int | None,
+    stored: FactsStored | None = None,
+) -> TableCheck:
+    if checked.chain is not None or checked.rederived is not None:
+        return checked
+    found = check_table_facts(tx, table, until_seq=until_seq, picked=picked, stored=stored)
+    return replace(checked, facts=found)
 
 
 def _begin(
@@ -298,15 +551,103 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+PART_EVENTS: Final = 4_000
+"""The fewest events a part of a table's log gets when ``verify`` splits it (:func:`plan`)."""
+
+
+def plan(
+    tx: Tx,
+    table: TableRecord,
+    last: int,
+    pieces: int,
+    until_tx: int,
+    *,
+    least: int = PART_EVENTS,
+) -> list[Span]:
+    """``table``'s log up to event ``last`` in at most ``pieces`` parts of about equal size
+    (each at least ``least`` events), split where one process closes a round: at a round's
+    opening (its plug-in's ``opens_round`` of the decoded event), the event before it stored;
+    each part with the transactions one process consumes while checking it — from the first
+    (in id order) naming an event of the part or later."""
+    pieces = max(1, min(pieces, last // max(1, least)))
+    if pieces <= 1:
+        return [Span(1, last)]
+    c = s.events.c
+    t = s.transactions.c
+    dealing = GAMES[table.game].dealing(live=False)
+    resolver = tx.config_resolver()
+    starts: list[tuple[int, str]] = []
+    for i in range(1, pieces):
+        target = max(2, 1 + i * last // pieces, starts[-1][0] + 1 if starts else 2)
+        rows = tx.connection.execute(
+            select(c.seq, c.payload)
+            .where(c.table_id == table.table_id, c.seq >= target, c.seq <= last)
+            .order_by(c.seq)
+            .limit(256)
+        )
+        opening = None
+        for seq, payload in rows:
+            try:
+                event = decode(json.loads(payload), rules=resolver)
+            except (MacauTablesError, ValueError):
+                continue
+            if dealing.opens_round(event):
+                opening = int(seq)
+                break
+        if opening is None:
+            continue
+        prev = tx.connection.execute(
+            select(c.hash).where(c.table_id == table.table_id, c.seq == opening - 1)
+        ).scalar()
+        if prev is not None:
+            starts.append((opening, str(prev)))
+    if not starts:
+        return [Span(1, last)]
+    firsts = [1] + [seq for seq, _ in starts]
+    prevs = [GENESIS] + [h for _, h in starts]
+    bounds = [0]  # transaction ids: part i takes bounds[i] < id <= bounds[i + 1]
+    for seq in firsts[1:]:
+        lowest = tx.connection.execute(
+            select(func.min(t.tx_id)).where(
+                t.table_id == table.table_id, t.event_seq >= seq, t.tx_id <= until_tx
+            )
+        ).scalar()
+        bounds.append(max(bounds[-1], until_tx + 1 if lowest is None else int(lowest) - 1))
+    spans = []
+    for i, first in enumerate(firsts):
+        end = i + 1 == len(firsts)
+        spans.append(
+            Span(
+                first,
+                last if end else firsts[i + 1] - 1,
+                prevs[i],
+                after=bounds[i],
+                before=None if end else bounds[i + 1] + 1,
+                end=end,
+            )
+        )
+    return spans
+
+
 def verify_parallel(
-    store: Store, tx: Tx, jobs: int, *, progress: Callable[[str], None] | None = None
+    store: Store,
+    tx: Tx,
+    jobs: int,
+    *,
+    progress: Callable[[str], None] | None = None,
+    least: int = PART_EVENTS,
 ) -> Verified:
     """:func:`verify_database` with ``jobs`` processes: this process reads the
     configurations (checking their hashes), the tables, the chain heads and the last
-    transaction id in its snapshot ``tx``; then each table (:func:`check_table`) and the
-    store's other checks (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool
-    of ``jobs`` new processes (``spawn``), the largest first; the parts are merged as one
-    process would have found them (:func:`merge`).
+    transaction id in its snapshot ``tx`` and splits each table's log into parts of about
+    equal size (:func:`plan`: about ``4 × jobs`` parts in all, each at least ``least``
+    events); each part (:func:`check_part`) and the store's other checks
+    (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool of ``jobs`` new
+    processes (forked when this process runs one thread, else spawned), the largest first;
+    meanwhile this process reads the stored facts. The parts are joined per table
+    (:func:`join`: a table whose parts do not join is checked whole here), the facts checked
+    from what the parts picked, and the report merged as one process would have found it
+    (:func:`merge`).
 
     The snapshot: on PostgreSQL every task reads this transaction's snapshot
     (``pg_export_snapshot``/``SET TRANSACTION SNAPSHOT``: exactly what one process reads). On
@@ -323,34 +664,85 @@ def verify_parallel(
     until_tx = int(last_tx or 0)
     url = store.raw_url.render_as_string(hide_password=False)
     sizes = {t.table_id: heads.get(t.table_id, ChainHead()).seq for t in tables}
-    order = sorted(tables, key=lambda t: -sizes[t.table_id])
-    context = multiprocessing.get_context("spawn")
+    total = max(1, sum(sizes.values()))
+    spans = {
+        t.table_id: plan(
+            tx,
+            t,
+            sizes[t.table_id],
+            round(4 * jobs * sizes[t.table_id] / total),
+            until_tx,
+            least=least,
+        )
+        for t in tables
+    }
+    tasks = sorted(
+        ((t, span) for t in tables for span in spans[t.table_id]),
+        key=lambda x: -(x[1].last - x[1].first),
+    )
+    forked = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if forked else "spawn")
+    _PARENT.clear()
+    if forked:
+        _PARENT.append(store)
+    # the store's other checks take about as long as a part of a fifth as many events as
+    # there are postings: queued among the parts by that weight, largest first
+    postings = tx.connection.execute(select(func.count()).select_from(s.postings)).scalar_one()
+    rest_weight = int(postings) // 5
     with ProcessPoolExecutor(
-        max_workers=max(1, min(jobs, len(tables) + 1)),
+        max_workers=max(1, min(jobs, len(tasks) + 1)),
         mp_context=context,
         initializer=_open_worker,
-        initargs=(url, snapshot),
+        initargs=(url, snapshot, forked),
     ) as pool:
-        rest_future = pool.submit(_rest_task)
-        futures = []
-        for table in order:
+        futures = {}
+        rest_future = None
+        for table, span in tasks:
+            if rest_future is None and span.last - span.first < rest_weight:
+                rest_future = pool.submit(_rest_task)
+            futures[table.table_id, span.first] = pool.submit(
+                _part_task, table, span, configs, until_tx
+            )
+        if rest_future is None:
+            rest_future = pool.submit(_rest_task)
+        stored = {t.table_id: facts_stored(tx, t) for t in tables}
+        checked = []
+        balance: MeterBalance | None = None
+        for table in tables:
             if progress is not None:
                 progress(table.table_id)
-            until_seq = sizes[table.table_id]
-            futures.append(pool.submit(_table_task, table, configs, until_seq, until_tx))
-        checked = [f.result() for f in futures]
+            try:
+                parts = [futures[table.table_id, x.first].result() for x in spans[table.table_id]]
+                one, picked = join(table, parts)
+            except BadStart:  # pragma: no cover - a part not where plan() split: whole here
+                if balance is None:
+                    balance = meter_balances(tx)
+                one = check_table(tx, table, configs=configs, meter_balance=balance)
+                checked.append(one)
+                continue
+            checked.append(
+                _with_facts(tx, table, one, picked, sizes[table.table_id], stored[table.table_id])
+            )
         rest = rest_future.result()
+    _PARENT.clear()
     return merge(tables, checked, rest, heads)
 
 
 # -- the worker processes of verify_parallel -------------------------------------------------
 
 _WORKER: dict[str, Any] = {}
+_PARENT: list[Store] = []
+"""The caller's store, while a pool of forked workers runs: a worker lets go of its
+connections without closing them (they are the caller's)."""
 
 
-def _open_worker(url: str, snapshot: str | None) -> None:
+def _open_worker(url: str, snapshot: str | None, forked: bool) -> None:
+    if forked:
+        for store in _PARENT:
+            store.engine.dispose(close=False)
     _WORKER["store"] = Store.open(url)
     _WORKER["snapshot"] = snapshot
+    _WORKER["balance"] = None
 
 
 def _read(fn: Callable[[Tx], Any]) -> Any:
@@ -365,21 +757,30 @@ def _read(fn: Callable[[Tx], Any]) -> Any:
     return store.read(run)
 
 
-def _table_task(
-    table: TableRecord, configs: dict[str, str], until_seq: int, until_tx: int
-) -> TableCheck:
-    def run(tx: Tx) -> TableCheck:
-        return check_table(
+def _part_task(table: TableRecord, span: Span, configs: dict[str, str], until_tx: int) -> PartCheck:
+    def run(tx: Tx) -> PartCheck:
+        return check_part(
             tx,
             table,
+            span,
             configs=configs,
-            meter_balance=meter_balances(tx),
-            until_seq=until_seq,
+            meter_balance=_worker_balance(tx),
             until_tx=until_tx,
         )
 
-    result: TableCheck = _read(run)
+    result: PartCheck = _read(run)
     return result
+
+
+def _worker_balance(tx: Tx) -> MeterBalance:
+    """The meters' balances, read once per worker when every task reads one snapshot
+    (PostgreSQL), else in each task's own."""
+    if _WORKER["snapshot"] is None:
+        return meter_balances(tx)
+    if _WORKER["balance"] is None:
+        _WORKER["balance"] = meter_balances(tx)
+    balance: MeterBalance = _WORKER["balance"]
+    return balance
 
 
 def _rest_task() -> RestCheck:
@@ -404,20 +805,45 @@ def table_events(tx: Tx, table_id: str, *, after: int = 0) -> Iterator[LoggedEve
         after = batch[-1].seq
 
 
-def table_transactions(tx: Tx, table_id: str, *, until: int | None = None) -> Iterator[StoredTx]:
-    """Every transaction naming ``table_id``, in id order (up to ``until`` if given), read a
-    batch at a time."""
-    after = 0
+def table_transactions(
+    tx: Tx,
+    table_id: str,
+    *,
+    until: int | None = None,
+    after: int = 0,
+    before: int | None = None,
+) -> Iterator[StoredTx]:
+    """Every transaction naming ``table_id``, in id order (``after`` < id < ``before``, up to
+    ``until`` if given), with its postings in line order, read a batch at a time as plain
+    rows."""
+    c = s.transactions.c
+    p = s.postings.c
+    conn = tx.connection
     while True:
-        batch = tx.transactions(table_id=table_id, after=after, limit=BATCH)
-        if not batch:
+        query = select(c.tx_id, c.event_seq, c.kind).where(c.table_id == table_id, c.tx_id > after)
+        if until is not None:
+            query = query.where(c.tx_id <= until)
+        if before is not None:
+            query = query.where(c.tx_id < before)
+        rows = conn.execute(query.order_by(c.tx_id).limit(BATCH)).all()
+        if not rows:
             return
-        for t in batch:
-            if until is not None and t.tx_id > until:
-                return
-            lines = tuple((p.account_id, p.amount, p.reason) for p in t.postings)
-            yield StoredTx(t.tx_id, t.event_seq, t.kind, lines)
-        after = batch[-1].tx_id
+        lines: dict[int, list[tuple[str, int, str]]] = {int(r[0]): [] for r in rows}
+        postings = conn.execute(
+            select(p.tx_id, p.account_id, p.amount, p.reason)
+            .select_from(s.postings.join(s.transactions, p.tx_id == c.tx_id))
+            .where(c.table_id == table_id, p.tx_id >= int(rows[0][0]), p.tx_id <= int(rows[-1][0]))
+            .order_by(p.tx_id, p.line)
+        )
+        for tx_id, account, amount, reason in postings:
+            found = lines.get(int(tx_id))
+            if found is not None:
+                found.append((account, int(amount), reason))
+        for tx_id, event_seq, kind in rows:
+            yield StoredTx(int(tx_id), event_seq, kind, tuple(lines[int(tx_id)]))
+        if len(rows) < BATCH:
+            return
+        after = int(rows[-1][0])
 
 
 def meter_balances(tx: Tx) -> MeterBalance:

@@ -20,6 +20,7 @@ what their facts are (``facts``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -34,10 +35,14 @@ from .findings import Finding, finding
 
 __all__ = [
     "FACTS_TYPE",
+    "FactsPicker",
+    "FactsStored",
+    "Picked",
     "backfill",
     "check_facts",
     "check_table_facts",
     "facts_kinds",
+    "facts_stored",
     "project",
 ]
 
@@ -142,44 +147,77 @@ def facts_kinds(game: str) -> tuple[type, ...]:
     return (SettlementFacts, *GAMES[game].settling)
 
 
+Picked = tuple[int, str | None, bool, SettlementFacts]
+"""What the facts check needs of one event: its ``seq``, ``round_id``, whether it is a
+recorded facts event (else a settling event) and the facts (recorded, or derived by the
+game's plug-in)."""
+
+
+class FactsPicker:
+    """The events the facts check of a table of ``game`` needs, picked from a pass over its
+    decoded log (``picker(seq, round_id, event)`` for every event, in chain order): each
+    recorded facts event and each settling event's facts as its plug-in derives them
+    (:attr:`picked`)."""
+
+    def __init__(self, game: str) -> None:
+        self.plugin = GAMES[game]
+        self.kinds = facts_kinds(game)
+        self.picked: list[Picked] = []
+
+    def __call__(self, seq: int, round_id: str | None, event: object) -> None:
+        if not isinstance(event, self.kinds):
+            return
+        if isinstance(event, SettlementFacts):
+            self.picked.append((seq, round_id, True, event))
+        elif (facts := self.plugin.facts(event)) is not None:
+            self.picked.append((seq, round_id, False, facts))
+
+
 def check_table_facts(
     tx: Tx,
     table: TableRecord,
     *,
     logged: Iterable[tuple[int, str | None, object]] | None = None,
     until_seq: int | None = None,
+    picked: Iterable[Picked] | None = None,
+    stored: FactsStored | None = None,
 ) -> Finding | None:
     """:func:`check_facts` for one table (what a verification that splits its work by table
     runs in each table's job). ``logged``: the table's events already read and decoded by the
     caller, ``(seq, round_id, event)`` in chain order up to ``until_seq`` (``verify``'s one
     pass over the log; ``None``: read here); only the settling and facts events among them are
-    looked at, and only the stored facts up to ``until_seq`` (if given) are compared."""
+    looked at, and only the stored facts up to ``until_seq`` (if given) are compared.
+    ``picked``: instead, what a :class:`FactsPicker` picked from that pass; ``stored``: the
+    table's stored facts, read before (:func:`facts_stored`, in the same snapshot)."""
     table_id = table.table_id
 
     def fail(record: str, key: str, /, **params: object) -> Finding:
         return finding("facts", "settlement_facts", record, table_id, key, **params)
 
     plugin = GAMES[table.game]
-    kinds = facts_kinds(table.game)
     names = [FACTS_TYPE, *(codec.type_name(t) for t in plugin.settling)]
-    if logged is None:
-        resolver = tx.config_resolver()
-        logged = (
-            (r.seq, r.round_id, r.decode(resolver))
-            for r in _records(tx, table_id, names)
-            if until_seq is None or r.seq <= until_seq
-        )
-    picked = [(seq, rid, event) for seq, rid, event in logged if isinstance(event, kinds)]
-    at = _recorded_at(tx, table_id, names)
+    if picked is None:
+        if logged is None:
+            resolver = tx.config_resolver()
+            logged = (
+                (r.seq, r.round_id, r.decode(resolver))
+                for r in _records(tx, table_id, names)
+                if until_seq is None or r.seq <= until_seq
+            )
+        picker = FactsPicker(table.game)
+        for seq, rid, event in logged:
+            picker(seq, rid, event)
+        picked = picker.picked
+    stored_rows, at = facts_stored(tx, table) if stored is None else stored
     events: dict[str | None, tuple[int, SettlementFacts]] = {}
     settlements: list[tuple[int, str | None, SettlementFacts]] = []
-    for seq, rid, event in picked:
-        if isinstance(event, SettlementFacts):
-            events[rid] = (seq, event)
-        elif (facts := plugin.facts(event)) is not None:
+    for seq, rid, recorded, facts in picked:
+        if recorded:
+            events[rid] = (seq, facts)
+        else:
             settlements.append((seq, rid, facts))
     rows: dict[str, list[FactRow]] = {}
-    for row in fact_rows(tx, table_id):
+    for row in stored_rows:
         if until_seq is None or row.seq <= until_seq:
             rows.setdefault(row.round_id, []).append(row)
     settled: set[str | None] = set()
@@ -206,13 +244,43 @@ def check_table_facts(
     return None
 
 
+FactsStored = tuple[list[FactRow], dict[int, datetime]]
+"""A table's stored facts rows and when each facts and settling event was recorded."""
+
+
+def facts_stored(tx: Tx, table: TableRecord) -> FactsStored:
+    """What the facts check of ``table`` compares with: its stored facts rows and when each
+    of its facts and settling events was recorded, by ``seq``."""
+    plugin = GAMES[table.game]
+    names = [FACTS_TYPE, *(codec.type_name(t) for t in plugin.settling)]
+    return _fact_rows(tx, table.table_id), _recorded_at(tx, table.table_id, names)
+
+
+_AMOUNTS = tuple(f.name for f in fields(FactLine))[2:]
+
+
+def _fact_rows(tx: Tx, table_id: str) -> list[FactRow]:
+    """What :func:`~macau_tables.store.facts_rows.fact_rows` reads (every stored fact of
+    ``table_id``, by round and line), its columns read as plain rows."""
+    c = s.settlement_facts.c
+    rows = tx.connection.execute(
+        select(c.round_id, c.seq, c.derived, c.at, c.spot, c.kind, *(c[n] for n in _AMOUNTS))
+        .where(c.table_id == table_id)
+        .order_by(c.seq, c.round_id, c.spot, c.kind)
+    ).all()
+    return [
+        FactRow(r[0], int(r[1]), bool(r[2]), r[3], FactLine(r[4], r[5], *map(int, r[6:])))
+        for r in rows
+    ]
+
+
 def _recorded_at(tx: Tx, table_id: str, types: Sequence[str]) -> dict[int, datetime]:
     """When each event of ``types`` of ``table_id`` was recorded, by ``seq``."""
     c = s.events.c
     rows = tx.connection.execute(
         select(c.seq, c.recorded_at).where(c.table_id == table_id, c.type.in_(types))
-    )
-    return {int(r.seq): r.recorded_at for r in rows}
+    ).all()
+    return {int(seq): at for seq, at in rows}
 
 
 def _ordered(lines: Iterable[FactLine]) -> tuple[FactLine, ...]:

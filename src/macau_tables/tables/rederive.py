@@ -30,8 +30,8 @@ game-specific part: the game's plug-in's ``closer`` (:mod:`macau_tables.plugin`)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 from ..cards import Card
 from ..errors import MacauTablesError
@@ -55,8 +55,10 @@ __all__ = [
     "Closer",
     "Closing",
     "Counts",
+    "Deferred",
     "LoggedEvent",
     "MeterBalance",
+    "Part",
     "StoredTx",
     "rederive_table",
 ]
@@ -101,6 +103,73 @@ class Counts:
     shoes: int = 0
 
 
+END: Final = 1 << 62
+"""The position of what is checked after a table's last event (its last round, its
+transactions left over)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A check of an event of a :class:`Part` that needs what was logged before the part:
+    ``kind`` (``"published"``: the reveal's ``what[0]`` commitment was published before;
+    ``"leaf"``: ``what`` = ``(shoe_no, position, card, salt)`` is a leaf of the shoe committed
+    last before; ``"held"``: hold ``what[0]`` was not held before; ``"released"``: ``what`` =
+    ``(hold_id, round_id, player, amount, held here)``, a hold held before as released, or
+    held here, and not released before), the ``finding`` if it does not hold, where it was in
+    the order of the checks (``key``) and the counts there."""
+
+    key: tuple[int, int, int]
+    kind: str
+    what: tuple[Any, ...]
+    finding: Finding
+    counts: Counts
+
+
+@dataclass(slots=True)
+class Part:
+    """A contiguous part of a table's log checked on its own (``verify`` splits a table's log
+    between processes at round openings): ``first`` — it starts at the log's first event;
+    ``last`` — it ends at its last (the transactions left over are looked for);
+    ``end`` — the ``seq`` of the next part's first event (its last round is checked as one
+    process checks it when that event arrives).
+
+    Filled in by :func:`rederive_table`: where the check is in the order of one process
+    (``key``: ``(seq, 0)`` for an event's own checks, ``(seq, 1)`` for the round closed by the
+    opening at ``seq``; the counter orders what happened at one place), the checks that need
+    the log before the part (:class:`Deferred`, as the part goes on as if they held), what
+    later parts need (the commitments published, the holds held and released) and the counts
+    before the part's last round was checked (``before_end``)."""
+
+    first: bool
+    last: bool
+    end: int = END
+    key: tuple[int, int] = (0, 0)
+    counter: int = 0
+    deferred: list[Deferred] = field(default_factory=list)
+    published: set[str] = field(default_factory=set)
+    holds: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    released: set[str] = field(default_factory=set)
+    before_end: Counts = field(default_factory=Counts)
+
+    def at(self, seq: int, phase: int) -> None:
+        """The check has reached ``(seq, phase)``."""
+        self.key = (seq, phase)
+
+    def place(self) -> tuple[int, int, int]:
+        """The current position, after everything recorded here before."""
+        self.counter += 1
+        return (*self.key, self.counter)
+
+    def defer(self, kind: str, what: tuple[Any, ...], found: Finding, counts: Counts) -> None:
+        """Note a check that needs the log before the part."""
+        self.deferred.append(Deferred(self.place(), kind, what, found, replace(counts)))
+
+
+class BadStart(Exception):
+    """A :class:`Part` that does not start at a round's opening (not split where one process
+    closes a round): checked whole instead."""
+
+
 # -- the check ------------------------------------------------------------------------------------
 
 
@@ -114,32 +183,53 @@ def rederive_table(
     meter_balance: MeterBalance | None = None,
     counts: Counts | None = None,
     from_start: bool = True,
+    part: Part | None = None,
 ) -> Finding | None:
     """Re-derive table ``table_id``'s rounds (see the module docstring) from its ``events``
     (in ``seq`` order) and its ``transactions`` (every transaction naming the table, in id
     order); returns the first :class:`Finding` (``None``: everything holds). ``counts`` is
     filled in as it goes. ``from_start``: the events start at the log's first record (else,
-    e.g. an archive of one day, a commitment published before them is not looked for)."""
+    e.g. an archive of one day, a commitment published before them is not looked for).
+
+    ``part``: the events are one :class:`Part` of the log (``transactions``: those one
+    process consumes while checking it); what needs the log before it is deferred, not
+    assumed. A part after the first must start at a round's opening (else :class:`BadStart`)."""
     counts = counts if counts is not None else Counts()
-    check = _TableCheck(table_id, game, meter_id, transactions, meter_balance, counts, from_start)
-    published: set[str] = set()
+    check = _TableCheck(
+        table_id, game, meter_id, transactions, meter_balance, counts, from_start, part
+    )
+    published: set[str] = set() if part is None else part.published
     committed: dict[int, tuple[str, ...]] = {}
     buffered: list[LoggedEvent] = []
+    opens_round = check.dealing.opens_round
     for logged in events:
         counts.events += 1
-        found = _shoe(table_id, logged, published, from_start, counts) or _leaf(
-            table_id, logged, committed, from_start
+        if part is not None:
+            part.key = (logged.seq, 0)
+            if not part.first and not buffered and not opens_round(logged.event):
+                raise BadStart(logged.seq)
+        found = _shoe(table_id, logged, published, from_start, counts, part) or _leaf(
+            table_id, logged, committed, from_start, part, counts
         )
         if found is not None:
             return found
-        if check.dealing.opens_round(logged.event) and buffered:
+        if opens_round(logged.event) and buffered:
+            if part is not None:
+                part.key = (logged.seq, 1)
             found = check.flush(buffered)
             if found is not None:
                 return found
             buffered = []
         buffered.append(logged)
+    if part is not None:
+        part.before_end = replace(counts)
+        part.key = (part.end, 1)
     found = check.flush(buffered) if buffered else None
-    return found if found is not None else check.leftover()
+    if found is not None or (part is not None and not part.last):
+        return found
+    if part is not None:
+        part.key = (END, 2)
+    return check.leftover()
 
 
 class _TableCheck:
@@ -152,8 +242,10 @@ class _TableCheck:
         meter_balance: MeterBalance | None,
         counts: Counts,
         from_start: bool = True,
+        part: Part | None = None,
     ) -> None:
         self.table_id = table_id
+        self.part = part
         self.game = game
         self.meter_id = meter_id
         plugin = GAMES[game]
@@ -240,6 +332,7 @@ class _TableCheck:
         release of a hold before the events read (an archive of a later day) is not known here."""
         e = x.event
         record = self._record(x.seq)
+        part = self.part
         if isinstance(e, AwardHeld):
             round_id, _, place = e.hold_id.rpartition(":")
             results = next((r for y in reversed(mine) if (r := settled_results(y.event))), ())
@@ -262,9 +355,22 @@ class _TableCheck:
                     round_id=e.round_id,
                 )
             self.holds[e.hold_id] = e
+            if part is not None:
+                part.holds[e.hold_id] = (e.round_id, e.player, e.amount)
+                if not part.first:  # (nor held before the part)
+                    found = self._fail(
+                        "settlement",
+                        "events",
+                        record,
+                        "operations.verify_hold",
+                        hold_id=e.hold_id,
+                        round_id=e.round_id,
+                    )
+                    part.defer("held", (e.hold_id,), found, self.counts)
         elif isinstance(e, AwardReleased):
             held = self.holds.get(e.hold_id)
-            unknown = held is None and self.from_start
+            before = part is not None and not part.first  # (held or released before the part)
+            unknown = held is None and self.from_start and not before
             if (
                 unknown
                 or e.hold_id in self.released
@@ -275,6 +381,18 @@ class _TableCheck:
                     "settlement", "events", record, "operations.verify_release", hold_id=e.hold_id
                 )
             self.released.add(e.hold_id)
+            if part is not None:
+                part.released.add(e.hold_id)
+                if before:
+                    found = self._fail(
+                        "settlement",
+                        "events",
+                        record,
+                        "operations.verify_release",
+                        hold_id=e.hold_id,
+                    )
+                    what = (e.hold_id, e.round_id, e.player, e.amount, held is not None)
+                    part.defer("released", what, found, self.counts)
         return None
 
     def _lines(self, postings: Iterable[Any]) -> Lines:
@@ -411,12 +529,17 @@ class _TableCheck:
 
 
 def _shoe(
-    table_id: str, logged: LoggedEvent, published: set[str], from_start: bool, counts: Counts
+    table_id: str,
+    logged: LoggedEvent,
+    published: set[str],
+    from_start: bool,
+    counts: Counts,
+    part: Part | None = None,
 ) -> Finding | None:
     """Note a published commitment; check a reveal against it (common rules "Randomness")."""
     e = logged.event
     if not isinstance(e, ShoeRevealed):
-        for name in ("commitment", "shoe_commitment"):
+        for name in _may_have(type(e), _PUBLISHING):
             value = getattr(e, name, None)
             value = getattr(value, "digest", value)
             if isinstance(value, str):
@@ -429,9 +552,12 @@ def _shoe(
             "shoe", "events", record, table_id, "operations.verify_reveal", shoe=e.shoe_id
         )
     if from_start and e.commitment not in published:
-        return finding(
+        unpublished = finding(
             "shoe", "events", record, table_id, "operations.verify_unpublished", shoe=e.shoe_id
         )
+        if part is None or part.first:
+            return unpublished
+        part.defer("published", (e.commitment,), unpublished, counts)
     if not e.dealt_ok:
         return finding(
             "shoe",
@@ -446,7 +572,12 @@ def _shoe(
 
 
 def _leaf(
-    table_id: str, logged: LoggedEvent, committed: dict[int, tuple[str, ...]], from_start: bool
+    table_id: str,
+    logged: LoggedEvent,
+    committed: dict[int, tuple[str, ...]],
+    from_start: bool,
+    part: Part | None = None,
+    counts: Counts | None = None,
 ) -> Finding | None:
     """Note a shoe's leaves (their root must be its commitment); check every dealt or published
     card's leaf — its card and salt hash to its position's leaf (Common rules "Randomness")."""
@@ -472,25 +603,53 @@ def _leaf(
         cards: list[tuple[object, CardLeaf]] = [
             (c.card, CardLeaf(e.shoe_no, c.position, c.salt)) for c in e.cards
         ]
-    else:
+    elif _may_have(type(e), _LEAF):
         card, leaf = getattr(e, "card", None), getattr(e, "leaf", None)
         cards = [(card, leaf)] if isinstance(leaf, CardLeaf) else []
+    else:
+        return None
     for card, leaf in cards:
         leaves = committed.get(leaf.shoe_no)
         if leaves is None and not from_start:
             continue  # (an archive of one day: the shoe was committed before it)
-        try:
-            ok = (
-                leaves is not None
-                and isinstance(card, Card)
-                and 0 <= leaf.position < len(leaves)
-                and leaf_of(leaf.position, card, leaf.salt) == leaves[leaf.position]
-            )
-        except (ValueError, TypeError):
-            ok = False
-        if not ok:
+        if leaves is None and part is not None and not part.first:
+            what = (leaf.shoe_no, leaf.position, card, leaf.salt)
+            part.defer("leaf", what, bad_leaf(leaf.shoe_no, leaf.position), counts or Counts())
+            continue
+        if not leaf_holds(leaves, card, leaf.position, leaf.salt):
             return bad_leaf(leaf.shoe_no, leaf.position)
     return None
+
+
+def leaf_holds(leaves: Sequence[str] | None, card: object, position: int, salt: str) -> bool:
+    """Whether ``card`` with ``salt`` is the leaf at ``position`` among a shoe's ``leaves``
+    (``None``: no shoe committed)."""
+    try:
+        return (
+            leaves is not None
+            and isinstance(card, Card)
+            and 0 <= position < len(leaves)
+            and leaf_of(position, card, salt) == leaves[position]
+        )
+    except (ValueError, TypeError):
+        return False
+
+
+_PUBLISHING: Final = ("commitment", "shoe_commitment")
+_LEAF: Final = ("leaf",)
+_HAS: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
+
+
+def _may_have(cls: type, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``names`` an instance of ``cls`` may have as attributes: all of them when its
+    instances have a ``__dict__``, else those its class defines (its slots, properties, class
+    attributes) — looked up once per class."""
+    key = (cls, names)
+    found = _HAS.get(key)
+    if found is None:
+        open_ = getattr(cls, "__dictoffset__", 1) != 0
+        found = _HAS[key] = tuple(n for n in names if open_ or hasattr(cls, n))
+    return found
 
 
 def _money(event: object) -> object:
