@@ -3,9 +3,21 @@ module, never from one another)."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import random
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
-from macau_tables.analysis.caribbean_exact import hand_index
+import pytest
+
+from macau_tables.analysis.caribbean_exact import (
+    CaribbeanAnalysis,
+    analyze,
+    hand_index,
+    par_rules,
+)
 from macau_tables.cards import parse_cards
 from macau_tables.jackpot import Combination
 
@@ -54,3 +66,44 @@ _RANDOM = [sorted(_rng.sample(range(52), 5)) for _ in range(2)]
 PROBE_HANDS = [sorted(c.index for c in parse_cards(text)) for text in _NAMED] + _RANDOM
 
 PROBES = [hand_index(h) for h in PROBE_HANDS]
+
+
+T = TypeVar("T")
+
+
+def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[], T]) -> T:
+    """``build()`` once per test session: under pytest-xdist the first worker builds it and
+    leaves it in the folder shared by the run's workers; the others wait for it and load it."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if os.environ.get("PYTEST_XDIST_WORKER") is None or run is None:
+        return build()
+    folder = factory.getbasetemp().parent  # shared by the run's workers (maybe by other runs)
+    path = folder / f"{name}-{run}.pickle"  # this run's only: never another code's result
+    with open(folder / f"{name}-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            value: T = pickle.loads(path.read_bytes())
+            return value
+        value = build()
+        part = path.with_suffix(".part")
+        part.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        part.replace(path)
+        return value
+
+
+_PAR: dict[str, CaribbeanAnalysis] = {}
+
+
+def par_analysis(
+    factory: pytest.TempPathFactory, ranking: Literal["macau", "standard"]
+) -> CaribbeanAnalysis:
+    """The PAR sheet's exact analysis (``analyze(par_rules(100))``, royal flush 100:1) under
+    ``ranking``, with the per-up-card counts of :data:`PROBES`: computed once per test session
+    (:func:`shared`), whichever test directory asks first, kept in the process afterwards."""
+    if ranking not in _PAR:
+        _PAR[ranking] = shared(
+            factory,
+            f"caribbean-par-{ranking}",
+            lambda: analyze(par_rules(100), ranking=ranking, probes=PROBES),
+        )
+    return _PAR[ranking]

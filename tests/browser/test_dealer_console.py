@@ -5,7 +5,9 @@ the console offers no open or close (its round cycle opens and closes) and follo
 
 The tables are the session's live server's (``bac-live``: live mode, card entry by the dealer;
 ``csp-1``: virtual), shared with the other browser tests: each test starts from whatever state
-the table is in and brings it where it needs it through the console itself.
+the table is in and brings it where it needs it through the console itself. The console's
+axe check at desktop and phone sizes, and that it never scrolls sideways, in every language:
+tests/browser/test_every_page_words.py (/dealer/bac-live and /dealer/csp-1).
 """
 
 from __future__ import annotations
@@ -252,20 +254,6 @@ def test_the_card_field_follows_the_dealer_typo_no_card_due_and_focus(
     wait_until("the cursor in the card field", lambda: _focused(dealer) == "card-input")
     assert _press_card(dealer, cards.pop(0)) == "accepted"
     _deal_until_settled(dealer, cards)
-
-
-@pytest.mark.parametrize("viewport", [(1366, 768), (390, 844)], ids=["desktop", "phone"])
-def test_the_dealer_console_passes_axe_at_desktop_and_phone_sizes(
-    page_of: Any, live: Live, viewport: tuple[int, int]
-) -> None:
-    for lang in LANGUAGES:
-        dealer = page_of(viewport=viewport)
-        login(dealer, "dealer", then=f"/dealer/bac-live?lang={lang}")
-        dealer.wait_for_selector("#due")
-        dealer.locator("#card-input").wait_for()
-        axe_check(dealer, what=f"dealer console {lang} {viewport}")
-        width = dealer.evaluate("document.documentElement.scrollWidth")
-        assert width <= viewport[0], f"the console scrolls sideways ({width} px)"
 
 
 def test_the_caribbean_console_shows_every_wager_its_outcome_and_what_it_paid(

@@ -2,7 +2,8 @@
 the table's rules say it — "50,000.00 or 100 % of the meter, whichever is higher" for the
 Caribbean royal flush (CSP-10.2(1)), 10 % for the straight flush (CSP-10.2(2)) and the baccarat
 heavenly straight (BAC-17.5), the whole meter for the baccarat royal flush (BAC-17.4) — in every
-language, the amounts from the rules' data; the page passes axe at desktop and phone sizes."""
+language, the amounts from the rules' data. Its axe check at desktop and phone sizes, and that
+it never scrolls sideways, in every language: tests/browser/test_every_page_words.py (/jackpot)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from macau_tables.messages import LANGUAGES, render
-from tests.browser.support import Live, axe_check, shot, wait_until
+from tests.browser.support import Live, wait_until
 
 
 def _lines(live: Live) -> dict[tuple[str, str], dict[str, Any]]:
@@ -63,17 +64,3 @@ def test_every_award_says_what_it_pays_from_the_rules(page: Any, live: Live, lan
                 f"#jackpot-awards [data-table='{table}'] tr[data-term='{term}'] td[data-amount]"
             )
             assert str(line["amount"]) not in cell.inner_text(), (table, term)
-
-
-@pytest.mark.parametrize("viewport", [(1366, 768), (390, 844)], ids=["desktop", "phone"])
-def test_the_jackpot_display_passes_axe_at_desktop_and_phone_sizes(
-    page_of: Any, live: Live, viewport: tuple[int, int]
-) -> None:
-    page = page_of(viewport=viewport)
-    for lang in LANGUAGES:
-        _open(page, live, lang)
-        axe_check(page, what=f"jackpot display {lang} {viewport}")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= viewport[0], f"the jackpot display scrolls sideways ({width} px)"
-    if viewport[0] < 500:
-        shot(page, "jackpot-phone")

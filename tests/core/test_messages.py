@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -168,9 +169,20 @@ def _placeholders(key: str) -> dict[str, frozenset[str]]:
     return {lang: messages.placeholders(text) for lang, text in CATALOG[key].items()}
 
 
-@pytest.mark.parametrize("key", sorted(CATALOG))
-def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) -> None:
-    """Every language of ``messages.LANGUAGES`` (a new one is one line there)."""
+def _every_key(check: Callable[[str], None]) -> None:
+    """Run ``check(key)`` for every key of the catalog and fail naming each key whose check
+    failed (one test over the ~1,600 keys: as many items as keys cost more in pytest's and
+    its workers' bookkeeping than the checks themselves)."""
+    failed = []
+    for key in sorted(CATALOG):
+        try:
+            check(key)
+        except AssertionError as exc:
+            failed.append(f"{key}: {exc}")
+    assert not failed, f"{len(failed)} keys fail:\n" + "\n".join(failed)
+
+
+def _has_every_language_and_the_same_placeholders(key: str) -> None:
     texts = CATALOG[key]
     assert set(texts) == set(messages.LANGUAGES), f"{key}: languages {sorted(texts)}"
     assert all(t.strip() for t in texts.values()), f"{key}: an empty template"
@@ -181,8 +193,12 @@ def test_every_key_has_english_and_chinese_with_the_same_placeholders(key: str) 
     assert CJK.search(texts["zh-Hant"]), f"{key}: the zh-Hant text has no Chinese"
 
 
-@pytest.mark.parametrize("key", sorted(CATALOG))
-def test_every_template_formats(key: str) -> None:
+def test_every_key_has_english_and_chinese_with_the_same_placeholders() -> None:
+    """Every language of ``messages.LANGUAGES`` (a new one is one line there), every key."""
+    _every_key(_has_every_language_and_the_same_placeholders)
+
+
+def _formats(key: str) -> None:
     for language, text in CATALOG[key].items():
         names = messages.placeholders(text)
         for sample in ("x", 1):
@@ -190,9 +206,27 @@ def test_every_template_formats(key: str) -> None:
             if not rendered.startswith(f"{key}("):  # not the fallback of a template that fails
                 break
         else:
-            pytest.fail(f"{key}: {text!r} cannot be formatted")
+            raise AssertionError(f"{key}: {text!r} cannot be formatted")
         specs = {spec for _, _, spec, _ in string.Formatter().parse(text) if spec}
         assert specs <= {"term", "money"}, f"{key}: format specs {specs} (only term, money)"
+
+
+def test_every_template_formats() -> None:
+    _every_key(_formats)
+
+
+def test_the_every_key_check_names_each_failing_key() -> None:
+    """The loop over the keys reports every key whose check fails, not only the first."""
+    failing = sorted(CATALOG)[:2]
+
+    def check(key: str) -> None:
+        assert key not in failing, "refused"
+
+    with pytest.raises(AssertionError) as raised:
+        _every_key(check)
+    assert f"{failing[0]}: refused" in str(raised.value)
+    assert f"{failing[1]}: refused" in str(raised.value)
+    assert str(raised.value).startswith("2 keys fail")
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
@@ -478,15 +512,12 @@ def test_the_game_s_own_words_are_translated_in_chinese_refusals() -> None:
     assert "第 2 門" in err.text("zh-Hant")
 
 
-@pytest.mark.parametrize("key", sorted(CATALOG))
 def test_a_refusal_renders_its_text_when_asked_the_same_text(
-    key: str, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 21 (item 5): constructing a refusal renders nothing; ``message``, ``str`` and
-    ``text`` then give exactly what rendering the catalog at once gives, in every language."""
-    names = messages.placeholders(CATALOG[key]["en"])
-    params: dict[str, object] = {name: f"v{i}" for i, name in enumerate(sorted(names))}
-    eager = {lang: messages.render(key, params, lang) for lang in messages.LANGUAGES}
+    ``text`` then give exactly what rendering the catalog at once gives, in every language
+    (every key of the catalog)."""
     rendered: list[str] = []
     real = messages.render
 
@@ -495,15 +526,23 @@ def test_a_refusal_renders_its_text_when_asked_the_same_text(
         return real(k, p, language)  # type: ignore[arg-type]
 
     monkeypatch.setattr(messages, "render", counting)
-    err = MacauTablesError(key, **params)
-    rule = RuleViolation("CSP-1", key, **params)
-    assert rendered == []
-    assert err.message == str(err) == eager["en"]
-    assert str(rule) == f"[CSP-1] {eager['en']}" and rule.message == eager["en"]
-    assert repr(err) == f"MacauTablesError({eager['en']!r})"
-    for lang in messages.LANGUAGES:
-        assert err.text(lang) == rule.text(lang) == eager[lang]
-        assert err.to_dict(lang)["message"] == eager[lang]
+
+    def renders_when_asked(key: str) -> None:
+        names = messages.placeholders(CATALOG[key]["en"])
+        params: dict[str, object] = {name: f"v{i}" for i, name in enumerate(sorted(names))}
+        eager = {lang: real(key, params, lang) for lang in messages.LANGUAGES}
+        rendered.clear()
+        err = MacauTablesError(key, **params)
+        rule = RuleViolation("CSP-1", key, **params)
+        assert rendered == []
+        assert err.message == str(err) == eager["en"]
+        assert str(rule) == f"[CSP-1] {eager['en']}" and rule.message == eager["en"]
+        assert repr(err) == f"MacauTablesError({eager['en']!r})"
+        for lang in messages.LANGUAGES:
+            assert err.text(lang) == rule.text(lang) == eager[lang]
+            assert err.to_dict(lang)["message"] == eager[lang]
+
+    _every_key(renders_when_asked)
 
 
 def test_a_money_placeholder_reads_minor_units_in_major_units_and_keeps_the_int() -> None:

@@ -42,6 +42,19 @@ class Driver:
             return False
         return True
 
+    def reached(self, line: str) -> float:
+        """Wait until it has written ``line`` (``"started"``: its table open and recovered;
+        ``"round 1"``: its first round played) and return when that was seen (monotonic
+        seconds); at most :data:`READY_TIMEOUT` s, refusing a driver that ended or failed."""
+        deadline = time.monotonic() + READY_TIMEOUT
+        while line not in (out := self.output()):
+            if "error" in out or not self.alive():
+                raise RuntimeError(f"driver {self.table_id} never wrote {line!r}: {out[-30:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"driver {self.table_id}: no {line!r} in {READY_TIMEOUT} s")
+            time.sleep(0.002)
+        return time.monotonic()
+
     def kill(self) -> str:
         """SIGKILL it and wait until it is gone; returns where it was: ``"startup"``
         (opening the table, its recovery), ``"started"`` (in its first round) or

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.analysis.support import par_analysis
 from tests.server.support import login, refused
 
 from macau_tables import codec
@@ -27,12 +28,7 @@ from macau_tables.analysis.baccarat_exact import (
     pair_count,
     wager_stats,
 )
-from macau_tables.analysis.caribbean_exact import (
-    CaribbeanAnalysis,
-    analyze,
-    analyze_jackpot,
-    par_rules,
-)
+from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze_jackpot
 from macau_tables.baccarat.rules import BaccaratRules, CommissionMode
 from macau_tables.server.analysis_worker import jobs
 from macau_tables.server.auth import endpoint_rules
@@ -111,10 +107,11 @@ def test_no_commission_shows_the_exact_banker_edge_and_the_difference_BAC_18(
 
 
 @pytest.fixture(scope="module")
-def royal_100() -> CaribbeanAnalysis:
+def royal_100(tmp_path_factory: pytest.TempPathFactory) -> CaribbeanAnalysis:
     """The analysis package's own exact analysis of the royal flush at 100:1 (CSP-9.5), in the
-    test's process: what the worker's figures are checked against."""
-    return analyze(par_rules(100))
+    tests' processes (the PAR sheet's, computed once per session with the analysis tests':
+    tests/analysis/support.py): what the worker's figures are checked against."""
+    return par_analysis(tmp_path_factory, "macau")
 
 
 def test_royal_flush_odds_show_the_exact_edge_jackpot_return_and_break_even_CSP_9_5(
