@@ -6,6 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install serve test test-slow check lint types kernels bench clean
 
+# Python's bytecode caches are written (a machine that sets PYTHONDONTWRITEBYTECODE would have
+# every test worker, every server and CLI process a test starts, compile the package and
+# assertion-rewrite the tests again: seconds each, hundreds of times a run).
+unexport PYTHONDONTWRITEBYTECODE
+
 # The install ends by compiling the analysis's numba kernels into numba's on-disk cache
 # (python -m macau_tables.analysis.warm), so the first exact analysis on a fresh machine — the
 # admin page's figures of a changed option, a PAR sheet — takes seconds, not a cold compile's.
