@@ -4,7 +4,8 @@ their first openings over a round's cycle (``Settings.spread_openings``, the def
 ever. On both databases, with the store's clock moved by the test: the first table opens at
 once, the k-th of n at k/n of its cycle and not before; the countdown of a held table's round
 is its rules' ``betting_seconds`` from its opening, as any round's; a restart while the rounds
-take bets holds nothing; with the setting off every table opens at the first tick."""
+take bets holds nothing; a round opened before its place ends the hold; with the setting off
+every table opens at the first tick."""
 
 from __future__ import annotations
 
@@ -91,5 +92,24 @@ def test_with_the_spread_off_every_table_opens_at_the_first_tick(store: Any) -> 
         rt.tick()
         tables = _virtual(rt)
         assert _opened(tables) == [s.table_id for s in tables]
+    finally:
+        rt.stop()
+
+
+def test_a_round_opened_before_its_place_ends_the_hold(store: Any) -> None:
+    """An opening held for its place in the spread is held once: when a round of the table
+    opens before then (``cycle_step``, a wake), the next opening is not held."""
+    demo_casino(store)
+    clock = FakeClock()
+    rt = Runtime(server_settings(spread_openings=True), store, clock=clock)
+    rt.start()
+    try:
+        held = _virtual(rt)[-1]
+        assert held.state.round is None
+        rt.tick()
+        assert held.state.round is None and held._held_until() is not None
+        held.cycle_step()  # opened at once, before its place
+        assert held.state.round is not None
+        assert held._held_until() is None
     finally:
         rt.stop()

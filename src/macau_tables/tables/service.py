@@ -136,7 +136,8 @@ class TableService:
         self._hub = Hub()
         self._timers = DueTimers()
         self._quiet: _Quiet | None = None  # what the last tick found: nothing due until …
-        self._opens_from: datetime | None = None  # the tick opens no round before (hold_openings)
+        # the tick opens no round before this while no round opened since (hold_openings)
+        self._opens_from: tuple[datetime, int] | None = None
         self._load()
         source: RandomSource = rng if rng is not None else SystemRandom()
         if not self.setup.demo:
@@ -513,7 +514,8 @@ class TableService:
                 if action is None:
                     break
                 if action is cycle.Action.OPEN and self._opens_from is not None:
-                    if when < self._opens_from:
+                    held = self._held_until()
+                    if held is not None and when < held:
                         break  # its place in the spread of openings (hold_openings)
                     self._opens_from = None
                 done.append(self._cycle_run(action, None))
@@ -530,8 +532,16 @@ class TableService:
         server's ``spread_openings``); nothing else is held — a round taking bets closes at its
         countdown's end, and :meth:`cycle_step` and :meth:`wake` open at once."""
         with self._lock:
-            self._opens_from = until
+            self._opens_from = (until, self.state.rounds)
             self._quiet = None
+
+    def _held_until(self) -> datetime | None:
+        """Until when :meth:`hold_openings` holds the next opening: ``None`` once a round opened
+        since (by the tick, :meth:`cycle_step` or a wake)."""
+        held = self._opens_from
+        if held is None or self.state.rounds != held[1]:
+            return None
+        return held[0]
 
     def opening_due(self) -> bool:
         """Whether the round cycle would open this virtual table's next round now (none was
@@ -808,7 +818,7 @@ class _Quiet:
     def of(cls, service: TableService, when: datetime) -> _Quiet:
         timeout = service._timers.next_deadline(service.state.round, service.dealing)
         step = service.state.cycle.at()
-        held = service._opens_from  # an opening held for its place in a spread
+        held = service._held_until()  # an opening held for its place in a spread
         # a cycle deadline already passed with no step due: the state, not the time, holds it
         ahead = [d for d in (timeout, step, held) if d is not None and d > when]
         return cls(
