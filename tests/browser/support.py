@@ -55,12 +55,13 @@ test moves the cycle itself (:meth:`Live.betting`, :meth:`Live.closed`: the step
 takes at the recorded deadline, without the wait), so a busy machine makes a test slower,
 never wrong."""
 
-RUNNING_CYCLE: dict[str, int] = {"betting_seconds": 8, "result_seconds": 4, "idle_after_rounds": 4}
+RUNNING_CYCLE: dict[str, int] = {"betting_seconds": 8, "result_seconds": 4, "idle_after_rounds": 8}
 """The round cycle of tests/browser/test_round_cycle.py's own server, run by the wall clock (the
 round running by itself is what those tests show): a countdown long enough to bet in on a busy
-machine, a short result pause, idling after four quiet countdowns — the idle test steps its
-countdowns' ends, and the pause test's table must not idle while a busy machine runs its
-supervisor's pause and resume (a countdown or two may run out meanwhile)."""
+machine, a short result pause, idling after eight quiet countdowns — the idle test steps its
+countdowns' ends, and the countdown and pause tests' tables must not idle while a busy machine
+draws their pages (a CI run with the browser crawls beside them: several countdowns may run
+out while a page waits)."""
 
 ROUND_WAIT = WAIT_SECONDS + RUNNING_CYCLE["result_seconds"] + RUNNING_CYCLE["betting_seconds"]
 """The bound of a wait that may span a result pause and a countdown of :data:`RUNNING_CYCLE`."""

@@ -135,14 +135,17 @@ def test_a_table_nobody_bets_at_idles_and_wakes_when_a_players_page_opens(
     notice = alice.locator("#cycle-state")
 
     def idle() -> bool:
-        if notice.get_attribute("data-cycle") == "idle":
+        shown = notice.evaluate(
+            "n => [n.dataset.cycle, !n.hidden && n.offsetParent !== null, n.textContent]"
+        )
+        if shown[0] == "idle":
+            assert shown[1] and "Waiting for players" in shown[2], shown
             return True
         if not live.shown("csp-1")["cycle"]["idle"]:
             live.step("csp-1")  # a countdown's end with no wager
         return False
 
     wait_until("the table idle", idle)
-    assert notice.is_visible() and "Waiting for players" in notice.inner_text()
     assert live.shown("csp-1")["cycle"]["idle"] is True
     wait_until("no countdown", lambda: _seconds(alice) is None)
     shot(alice, "caribbean-idle-en")
