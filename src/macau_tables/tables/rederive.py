@@ -338,6 +338,14 @@ class _TableCheck:
             results = next((r for y in reversed(mine) if (r := settled_results(y.event))), ())
             n = int(place) if place.isdigit() else 0
             paid = results[n - 1] if 0 < n <= len(results) else None
+            bad_hold = self._fail(
+                "settlement",
+                "events",
+                record,
+                "operations.verify_hold",
+                hold_id=e.hold_id,
+                round_id=e.round_id,
+            )
             if (
                 e.hold_id in self.holds
                 or not mine
@@ -346,53 +354,32 @@ class _TableCheck:
                 or paid is None
                 or (paid.player, paid.spot, paid.award) != (e.player, e.spot, e.amount)
             ):
-                return self._fail(
-                    "settlement",
-                    "events",
-                    record,
-                    "operations.verify_hold",
-                    hold_id=e.hold_id,
-                    round_id=e.round_id,
-                )
+                return bad_hold
             self.holds[e.hold_id] = e
             if part is not None:
                 part.holds[e.hold_id] = (e.round_id, e.player, e.amount)
                 if not part.first:  # (nor held before the part)
-                    found = self._fail(
-                        "settlement",
-                        "events",
-                        record,
-                        "operations.verify_hold",
-                        hold_id=e.hold_id,
-                        round_id=e.round_id,
-                    )
-                    part.defer("held", (e.hold_id,), found, self.counts)
+                    part.defer("held", (e.hold_id,), bad_hold, self.counts)
         elif isinstance(e, AwardReleased):
             held = self.holds.get(e.hold_id)
             before = part is not None and not part.first  # (held or released before the part)
             unknown = held is None and self.from_start and not before
+            bad_release = self._fail(
+                "settlement", "events", record, "operations.verify_release", hold_id=e.hold_id
+            )
             if (
                 unknown
                 or e.hold_id in self.released
                 or (held is not None and (held.round_id, held.player, held.amount))
                 != (e.round_id, e.player, e.amount)
             ):
-                return self._fail(
-                    "settlement", "events", record, "operations.verify_release", hold_id=e.hold_id
-                )
+                return bad_release
             self.released.add(e.hold_id)
             if part is not None:
                 part.released.add(e.hold_id)
                 if before:
-                    found = self._fail(
-                        "settlement",
-                        "events",
-                        record,
-                        "operations.verify_release",
-                        hold_id=e.hold_id,
-                    )
                     what = (e.hold_id, e.round_id, e.player, e.amount, held is not None)
-                    part.defer("released", what, found, self.counts)
+                    part.defer("released", what, bad_release, self.counts)
         return None
 
     def _lines(self, postings: Iterable[Any]) -> Lines:
