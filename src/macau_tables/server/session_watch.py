@@ -6,7 +6,7 @@ the store per socket would cost a thousand reads an interval for a thousand play
 one :class:`SessionWatch` per runtime (process) holds the sessions of every open table socket
 and, every ``session_check_seconds``, asks the store about all of them in ONE read
 (:func:`.auth.session_refusals`, :func:`macau_tables.store.users_ops.sessions`: one statement
-for up to 900 sessions), then tells each socket whose session no longer stands
+and one parameter, however many sessions), then tells each socket whose session no longer stands
 (its ``on_refused(refusal)``, called from the watch's thread: the socket hands it to its own
 event loop).
 
