@@ -366,3 +366,23 @@ def test_a_round_left_open_by_a_stop_is_resolved_by_the_next_holder_CSP_11_4(
         assert [(b.box, b.player, b.ante) for b in taken.round.in_play] == [(1, "alice", 1_000)]
     finally:
         other.stop()
+
+
+@pytest.mark.parametrize("every", [100, 0])
+def test_the_app_sets_how_often_a_full_garbage_collection_may_come(
+    runtime: Runtime, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gc_full_every``: when the app starts, the collector's third threshold (how many middle
+    generation collections between two chances of a full one) is the setting's; ``0`` leaves
+    Python's."""
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], 7)
+    try:
+        monkeypatch.setattr(runtime, "settings", runtime.settings.replace(gc_full_every=every))
+        with TestClient(create_app(runtime)):
+            pass
+        assert gc.get_threshold() == (before[0], before[1], every or 7)
+    finally:
+        gc.set_threshold(*before)

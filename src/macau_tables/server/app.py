@@ -57,6 +57,9 @@ def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
             runtime.start()
         if runtime.settings.gc_freeze:
             freeze_startup_objects()
+        if runtime.settings.gc_full_every > 0:
+            g0, g1, _ = gc.get_threshold()
+            gc.set_threshold(g0, g1, runtime.settings.gc_full_every)
         try:
             yield
         finally:
