@@ -72,6 +72,7 @@ from enum import Enum
 from typing import Any, Final
 
 from . import _codec_types as t
+from .cards import Card
 from .errors import CodecError, MacauTablesError
 
 __all__ = [
@@ -477,34 +478,82 @@ class Registry:
         payload of the current version, building no path and rendering no message; anything
         else (an older version, a missing or extra field, a wrong value, a refusal of the
         class) raises, and :meth:`decode` decodes again through :meth:`_Decoder.tagged`,
-        which gives the value or the refusal naming the path."""
-        plan = tuple(
-            (field, t.compile_decoder(tp, self._table_of))
-            for field, tp in info.fields
-            if field not in info.rules_fields
-        )
+        which gives the value or the refusal naming the path.
+
+        The plan is written out as the code of one function (as :meth:`_compile` writes the
+        encoder): each field read once; an exact ``int``/``str``/``bool`` field (or its
+        ``… | None``) and a card checked and converted in line
+        (:func:`~._codec_types.inline_form`: what their compiled decoders do), a nested
+        dataclass through its tag table, any other field through its compiled decoder; the
+        required fields' arguments built at once."""
+        env: dict[str, Any] = {
+            "MISMATCH": t.MISMATCH,
+            "CARD_BY_TEXT": t.CARD_BY_TEXT,
+            "parse_card": Card.parse,
+            "VERSION": info.version,
+            "ALLOWED": info.names | {_TYPE, _VERSION},
+            "REQUIRED": info.required,
+            "cls": info.cls,
+        }
+        body = [
+            f"v = payload.get({_VERSION!r})",
+            "if type(v) is not int or v != VERSION: raise MISMATCH",
+            "if not ALLOWED.issuperset(payload) or not REQUIRED.issubset(payload): raise MISMATCH",
+        ]
+        given: list[str] = []  # the required fields' "name: value" items
+        later: list[str] = []  # the other fields' code, after the required ones'
+        for i, (field, tp) in enumerate(info.fields):
+            if field in info.rules_fields:
+                continue
+            v, cls, dec = f"f{i}", f"C{i}", f"D{i}"
+            code = [f"{v} = payload[{field!r}]"]
+            form = t.inline_form(tp)
+            sh = t.shape(tp)
+            if form is not None and form[0] in ("exact", "optional", "card"):
+                how, env[cls] = form
+                if how == "exact":
+                    code.append(f"if type({v}) is not {cls}: raise MISMATCH")
+                elif how == "optional":
+                    code.append(f"if {v} is not None and type({v}) is not {cls}: raise MISMATCH")
+                else:  # a card
+                    code += [
+                        f"if type({v}) is not str: raise MISMATCH",
+                        f"{v} = CARD_BY_TEXT.get({v}) or parse_card({v})",
+                    ]
+            elif sh[0] == "dataclass":
+                env[dec] = self._table_of((sh[1],))
+                code.append(f"{v} = d.fast_tagged({v}, {dec})")
+            else:
+                env[dec] = t.compile_decoder(tp, self._table_of)
+                code.append(f"{v} = {dec}({v}, d)")
+            if field in info.required:
+                body += code
+                given.append(f"{field!r}: {v}")
+            else:
+                later.append(f"if {field!r} in payload:")
+                later += [f"    {line}" for line in code]
+                later.append(f"    kwargs[{field!r}] = {v}")
+        body.append("kwargs = {" + ", ".join(given) + "}")
+        body += later
         rules = tuple((f, tp) for f, tp in info.fields if f in info.rules_fields)
-        allowed = info.names | {_TYPE, _VERSION}
-        required, version, cls = info.required, info.version, info.cls
-
-        def decode(payload: dict[str, Any], d: _Decoder) -> Any:
-            v = payload.get(_VERSION)
-            if type(v) is not int or v != version:
-                raise t.MISMATCH
-            if not allowed.issuperset(payload) or not required.issubset(payload):
-                raise t.MISMATCH
-            kwargs = {field: dec(payload[field], d) for field, dec in plan if field in payload}
-            for field, tp in rules:
-                if field not in payload:
-                    continue
-                if payload[field] is None:
-                    kwargs[field] = t.decode_value(None, tp, "$", d)
-                    continue
-                kwargs[field], config_id = d._rules(payload[field], tp, "$")
-                if kwargs.get("config_id") != config_id:
-                    raise t.MISMATCH
-            return cls(**kwargs)
-
+        if rules:
+            env["RULES"] = rules
+            env["decode_value"] = t.decode_value
+            body += [
+                "for field, tp in RULES:",
+                "    if field not in payload:",
+                "        continue",
+                "    if payload[field] is None:",
+                "        kwargs[field] = decode_value(None, tp, '$', d)",
+                "        continue",
+                "    kwargs[field], config_id = d._rules(payload[field], tp, '$')",
+                "    if kwargs.get('config_id') != config_id:",
+                "        raise MISMATCH",
+            ]
+        body.append("return cls(**kwargs)")
+        source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
+        exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
+        decode: t.FastDecoder = env["decode"]
         return decode
 
     def _rules_match(self, config_id: str, digest: str, rules: object) -> bool:
