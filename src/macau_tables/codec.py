@@ -482,10 +482,10 @@ class Registry:
 
         The plan is written out as the code of one function (as :meth:`_compile` writes the
         encoder): each field read once; an exact ``int``/``str``/``bool`` field (or its
-        ``… | None``) and a card checked and converted in line
-        (:func:`~._codec_types.inline_form`: what their compiled decoders do), a nested
-        dataclass through its tag table, any other field through its compiled decoder; the
-        required fields' arguments built at once."""
+        ``… | None``), a card (or a sequence of cards) and an enum checked and converted in
+        line (:func:`~._codec_types.inline_form`: what their compiled decoders do), a nested
+        dataclass (or a sequence of them) through its tag table, any other field through its
+        compiled decoder; the required fields' arguments built at once."""
         env: dict[str, Any] = {
             "MISMATCH": t.MISMATCH,
             "CARD_BY_TEXT": t.CARD_BY_TEXT,
@@ -494,6 +494,8 @@ class Registry:
             "ALLOWED": info.names | {_TYPE, _VERSION},
             "REQUIRED": info.required,
             "cls": info.cls,
+            "DECODERS": self._decoders,
+            "decoder_of": self._decoder_of,
         }
         body = [
             f"v = payload.get({_VERSION!r})",
@@ -520,9 +522,34 @@ class Registry:
                         f"if type({v}) is not str: raise MISMATCH",
                         f"{v} = CARD_BY_TEXT.get({v}) or parse_card({v})",
                     ]
+            elif form is not None and form[0] == "enum":
+                env[cls] = form[1]._value2member_map_
+                code += [
+                    f"m = {cls}.get({v}) if type({v}) is str or type({v}) is int else None",
+                    f"if m is None or isinstance(m._value_, str) != (type({v}) is str):",
+                    "    raise MISMATCH",
+                    f"{v} = m",
+                ]
             elif sh[0] == "dataclass":
                 env[dec] = self._table_of((sh[1],))
-                code.append(f"{v} = d.fast_tagged({v}, {dec})")
+                code += [
+                    f"if type({v}) is not dict: raise MISMATCH",
+                    f"c = {dec}.get({v}.get({_TYPE!r}))",
+                    "if c is None: raise MISMATCH",
+                    f"{v} = (DECODERS.get(c) or decoder_of(c))({v}, d)",
+                ]
+            elif sh[0] in ("seq", "set") and t.shape(sh[2])[0] == "card":
+                env[dec], env[cls] = t.compile_decoder(sh[2], self._table_of), sh[1]
+                code += [
+                    f"if type({v}) is not list and type({v}) is not tuple: raise MISMATCH",
+                    f"{v} = {cls}([CARD_BY_TEXT.get(e) or {dec}(e, d) for e in {v}])",
+                ]
+            elif sh[0] in ("seq", "set") and t.shape(sh[2])[0] == "dataclass":
+                env[dec], env[cls] = self._table_of((t.shape(sh[2])[1],)), sh[1]
+                code += [
+                    f"if type({v}) is not list and type({v}) is not tuple: raise MISMATCH",
+                    f"{v} = {cls}([d.fast_tagged(e, {dec}) for e in {v}])",
+                ]
             else:
                 env[dec] = t.compile_decoder(tp, self._table_of)
                 code.append(f"{v} = {dec}({v}, d)")

@@ -134,3 +134,18 @@ def test_a_missing_or_unknown_field_and_another_version_are_refused() -> None:
     # version 1 (before leaves) is read through the class's migration, as before
     old = {k: v for k, v in good.items() if k != "leaf"} | {"v": 1}
     assert codec.decode(old) == CardDealt(Card.parse("As"), 1, True, None)
+
+
+@pytest.mark.parametrize("card", ["Zz", "A", "", 7, None, True, ["As"], {"text": "As"}])
+def test_a_bad_card_in_a_list_of_cards_is_refused_naming_its_place(card: object) -> None:
+    r = _play(ADAPTERS["caribbean"], 4100)
+    resolver = _resolver(r)
+    settled = next(e for e in r.events if type(e).__name__ == "RoundSettled")
+    payload = codec.encode(settled)
+    boxes = payload["settlement"]["boxes"]
+    assert boxes and len(boxes[0]["cards"]) == 5
+    assert codec.decode(payload, rules=resolver) == settled
+    boxes[0]["cards"][1] = card
+    with pytest.raises(CodecError) as got:
+        codec.decode(payload, rules=resolver)
+    assert got.value.params["path"] == "$.settlement.boxes[0].cards[1]"
