@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+from operator import getitem
 from typing import Any, Final
 
 from ..cards import Card
@@ -314,7 +316,7 @@ class _TableCheck:
             stored, found = self._stored(x)
             if found is not None:
                 return found
-            if derived != tuple(line for t in stored for line in t.lines):
+            if derived != _stored_lines(stored):
                 return self._fail(
                     "settlement",
                     "transactions",
@@ -400,6 +402,8 @@ class _TableCheck:
         return None
 
     def _lines(self, postings: Iterable[Any]) -> Lines:
+        if not postings:  # (most events move no money)
+            return ()
         return tuple(
             (
                 account_id(p.account, table_id=self.table_id, meter_id=self.meter_id),
@@ -461,12 +465,16 @@ class _TableCheck:
         if index == 0:
             return None
         x = mine[index]
-        replayed: list[Any] = [] if states is None else [states[index - 1]]
+        before: Callable[[], Any]
+        if states is not None:
+            before = partial(getitem, states, index - 1)
+        else:
+            replayed: list[Any] = []
 
-        def before() -> Any:
-            if not replayed:
-                replayed.append(self.round_class.replay([y.event for y in mine[:index]]))
-            return replayed[0]
+            def before() -> Any:
+                if not replayed:
+                    replayed.append(self.round_class.replay([y.event for y in mine[:index]]))
+                return replayed[0]
 
         refused: Exception | None = None
         closing: Closing | None = None
@@ -489,7 +497,7 @@ class _TableCheck:
             )
         if closing is None:
             return None
-        pre = before()
+        pre: Any = before()
         try:
             if closing.derive is not None:
                 derived = closing.derive(pre)
@@ -535,6 +543,15 @@ class _TableCheck:
                 account=account,
             )
         return None
+
+
+def _stored_lines(stored: Sequence[StoredTx]) -> Lines:
+    """The postings of ``stored``, in order, as one tuple."""
+    if not stored:
+        return ()
+    if len(stored) == 1 and type(stored[0].lines) is tuple:
+        return stored[0].lines
+    return tuple(line for t in stored for line in t.lines)
 
 
 def _shoe(
