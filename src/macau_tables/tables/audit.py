@@ -834,7 +834,7 @@ def table_transactions(
             .select_from(s.postings.join(s.transactions, p.tx_id == c.tx_id))
             .where(c.table_id == table_id, p.tx_id >= int(rows[0][0]), p.tx_id <= int(rows[-1][0]))
             .order_by(p.tx_id, p.line)
-        )
+        ).all()
         for tx_id, account, amount, reason in postings:
             found = lines.get(int(tx_id))
             if found is not None:
