@@ -74,6 +74,7 @@ from typing import Any, Final
 from . import _codec_types as t
 from .cards import Card
 from .errors import CodecError, MacauTablesError
+from .rounds import _slot_builder
 
 __all__ = [
     "Registry",
@@ -504,6 +505,10 @@ class Registry:
         ]
         given: list[str] = []  # the required fields' "name: value" items
         later: list[str] = []  # the other fields' code, after the required ones'
+        build = None if info.rules_fields else _builder(info)
+        if build is not None:
+            env["BUILD"] = build
+            defaults = {f.name: f for f in dataclasses.fields(info.cls)}
         for i, (field, tp) in enumerate(info.fields):
             if field in info.rules_fields:
                 continue
@@ -556,10 +561,28 @@ class Registry:
             if field in info.required:
                 body += code
                 given.append(f"{field!r}: {v}")
+            elif build is not None:  # (absent: its default, as the class's __init__ gives it)
+                later.append(f"if {field!r} in payload:")
+                later += [f"    {line}" for line in code]
+                later.append("else:")
+                default = defaults[field]
+                if default.default_factory is not dataclasses.MISSING:
+                    env[f"F{i}"] = default.default_factory
+                    later.append(f"    {v} = F{i}()")
+                else:
+                    env[f"F{i}"] = default.default
+                    later.append(f"    {v} = F{i}")
             else:
                 later.append(f"if {field!r} in payload:")
                 later += [f"    {line}" for line in code]
                 later.append(f"    kwargs[{field!r}] = {v}")
+        if build is not None:
+            body += later
+            body.append("return BUILD(" + ", ".join(f"f{i}" for i in range(len(info.fields))) + ")")
+            source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
+            exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
+            built: t.FastDecoder = env["decode"]
+            return built
         body.append("kwargs = {" + ", ".join(given) + "}")
         body += later
         rules = tuple((f, tp) for f, tp in info.fields if f in info.rules_fields)
@@ -732,6 +755,16 @@ class _Decoder:
         if info is None:
             raise CodecError("core.codec_unknown_type", path=path, type=t.describe(name))
         return info.cls
+
+
+def _builder(info: _Info) -> Callable[..., Any] | None:
+    """A function building ``info``'s class from its init fields by position exactly as its
+    ``__init__`` would (:func:`macau_tables.rounds.replacer`'s builder: each slot set, nothing
+    else), for a frozen dataclass whose ``__init__`` does nothing more; else ``None``."""
+    params = getattr(info.cls, "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return None
+    return _slot_builder(info.cls, tuple(f for f, _ in info.fields))
 
 
 def _qualname(cls: object) -> str:

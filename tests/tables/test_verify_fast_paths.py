@@ -11,6 +11,7 @@ paths they stand for.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -149,3 +150,25 @@ def test_a_bad_card_in_a_list_of_cards_is_refused_naming_its_place(card: object)
     with pytest.raises(CodecError) as got:
         codec.decode(payload, rules=resolver)
     assert got.value.params["path"] == "$.settlement.boxes[0].cards[1]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Spot:
+    name: str
+    size: int = 3
+    tags: tuple[str, ...] = ("a",)
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+def test_a_class_built_by_position_gets_its_defaults_as_its_init_gives_them() -> None:
+    registry = codec.Registry()
+    registry.register("t", [_Spot])
+    full = registry.encode(_Spot("x", 5, ("b", "c"), {"k": 1}))
+    assert registry.decode(full) == _Spot("x", 5, ("b", "c"), {"k": 1})
+    bare = {"type": "t._Spot", "v": 1, "name": "y"}
+    one, two = registry.decode(bare), registry.decode(bare)
+    assert one == _Spot("y") and type(one) is _Spot
+    assert one.extra == {} and one.extra is not two.extra  # (a new one each time)
+    assert one.tags is _Spot("z").tags  # (the default itself)
+    with pytest.raises(CodecError):
+        registry.decode({**bare, "size": "3"})
