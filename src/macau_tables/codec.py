@@ -72,7 +72,9 @@ from enum import Enum
 from typing import Any, Final
 
 from . import _codec_types as t
+from .cards import Card
 from .errors import CodecError, MacauTablesError
+from .rounds import _slot_builder
 
 __all__ = [
     "Registry",
@@ -477,34 +479,131 @@ class Registry:
         payload of the current version, building no path and rendering no message; anything
         else (an older version, a missing or extra field, a wrong value, a refusal of the
         class) raises, and :meth:`decode` decodes again through :meth:`_Decoder.tagged`,
-        which gives the value or the refusal naming the path."""
-        plan = tuple(
-            (field, t.compile_decoder(tp, self._table_of))
-            for field, tp in info.fields
-            if field not in info.rules_fields
-        )
+        which gives the value or the refusal naming the path.
+
+        The plan is written out as the code of one function (as :meth:`_compile` writes the
+        encoder): each field read once; an exact ``int``/``str``/``bool`` field (or its
+        ``… | None``), a card (or a sequence of cards) and an enum checked and converted in
+        line (:func:`~._codec_types.inline_form`: what their compiled decoders do), a nested
+        dataclass (or a sequence of them) through its tag table, any other field through its
+        compiled decoder; the required fields' arguments built at once."""
+        env: dict[str, Any] = {
+            "MISMATCH": t.MISMATCH,
+            "CARD_BY_TEXT": t.CARD_BY_TEXT,
+            "parse_card": Card.parse,
+            "VERSION": info.version,
+            "ALLOWED": info.names | {_TYPE, _VERSION},
+            "REQUIRED": info.required,
+            "cls": info.cls,
+            "DECODERS": self._decoders,
+            "decoder_of": self._decoder_of,
+        }
+        body = [
+            f"v = payload.get({_VERSION!r})",
+            "if type(v) is not int or v != VERSION: raise MISMATCH",
+            "if not ALLOWED.issuperset(payload) or not REQUIRED.issubset(payload): raise MISMATCH",
+        ]
+        given: list[str] = []  # the required fields' "name: value" items
+        later: list[str] = []  # the other fields' code, after the required ones'
+        build = None if info.rules_fields else _builder(info)
+        if build is not None:
+            env["BUILD"] = build
+            defaults = {f.name: f for f in dataclasses.fields(info.cls)}
+        for i, (field, tp) in enumerate(info.fields):
+            if field in info.rules_fields:
+                continue
+            v, cls, dec = f"f{i}", f"C{i}", f"D{i}"
+            code = [f"{v} = payload[{field!r}]"]
+            form = t.inline_form(tp)
+            sh = t.shape(tp)
+            if form is not None and form[0] in ("exact", "optional", "card"):
+                how, env[cls] = form
+                if how == "exact":
+                    code.append(f"if type({v}) is not {cls}: raise MISMATCH")
+                elif how == "optional":
+                    code.append(f"if {v} is not None and type({v}) is not {cls}: raise MISMATCH")
+                else:  # a card
+                    code += [
+                        f"if type({v}) is not str: raise MISMATCH",
+                        f"{v} = CARD_BY_TEXT.get({v}) or parse_card({v})",
+                    ]
+            elif form is not None and form[0] == "enum":
+                env[cls] = form[1]._value2member_map_
+                code += [
+                    f"m = {cls}.get({v}) if type({v}) is str or type({v}) is int else None",
+                    f"if m is None or isinstance(m._value_, str) != (type({v}) is str):",
+                    "    raise MISMATCH",
+                    f"{v} = m",
+                ]
+            elif sh[0] == "dataclass":
+                env[dec] = self._table_of((sh[1],))
+                code += [
+                    f"if type({v}) is not dict: raise MISMATCH",
+                    f"c = {dec}.get({v}.get({_TYPE!r}))",
+                    "if c is None: raise MISMATCH",
+                    f"{v} = (DECODERS.get(c) or decoder_of(c))({v}, d)",
+                ]
+            elif sh[0] in ("seq", "set") and t.shape(sh[2])[0] == "card":
+                env[dec], env[cls] = t.compile_decoder(sh[2], self._table_of), sh[1]
+                code += [
+                    f"if type({v}) is not list and type({v}) is not tuple: raise MISMATCH",
+                    f"{v} = {cls}([CARD_BY_TEXT.get(e) or {dec}(e, d) for e in {v}])",
+                ]
+            elif sh[0] in ("seq", "set") and t.shape(sh[2])[0] == "dataclass":
+                env[dec], env[cls] = self._table_of((t.shape(sh[2])[1],)), sh[1]
+                code += [
+                    f"if type({v}) is not list and type({v}) is not tuple: raise MISMATCH",
+                    f"{v} = {cls}([d.fast_tagged(e, {dec}) for e in {v}])",
+                ]
+            else:
+                env[dec] = t.compile_decoder(tp, self._table_of)
+                code.append(f"{v} = {dec}({v}, d)")
+            if field in info.required:
+                body += code
+                given.append(f"{field!r}: {v}")
+            elif build is not None:  # (absent: its default, as the class's __init__ gives it)
+                later.append(f"if {field!r} in payload:")
+                later += [f"    {line}" for line in code]
+                later.append("else:")
+                default = defaults[field]
+                if default.default_factory is not dataclasses.MISSING:
+                    env[f"F{i}"] = default.default_factory
+                    later.append(f"    {v} = F{i}()")
+                else:
+                    env[f"F{i}"] = default.default
+                    later.append(f"    {v} = F{i}")
+            else:
+                later.append(f"if {field!r} in payload:")
+                later += [f"    {line}" for line in code]
+                later.append(f"    kwargs[{field!r}] = {v}")
+        if build is not None:
+            body += later
+            body.append("return BUILD(" + ", ".join(f"f{i}" for i in range(len(info.fields))) + ")")
+            source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
+            exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
+            built: t.FastDecoder = env["decode"]
+            return built
+        body.append("kwargs = {" + ", ".join(given) + "}")
+        body += later
         rules = tuple((f, tp) for f, tp in info.fields if f in info.rules_fields)
-        allowed = info.names | {_TYPE, _VERSION}
-        required, version, cls = info.required, info.version, info.cls
-
-        def decode(payload: dict[str, Any], d: _Decoder) -> Any:
-            v = payload.get(_VERSION)
-            if type(v) is not int or v != version:
-                raise t.MISMATCH
-            if not allowed.issuperset(payload) or not required.issubset(payload):
-                raise t.MISMATCH
-            kwargs = {field: dec(payload[field], d) for field, dec in plan if field in payload}
-            for field, tp in rules:
-                if field not in payload:
-                    continue
-                if payload[field] is None:
-                    kwargs[field] = t.decode_value(None, tp, "$", d)
-                    continue
-                kwargs[field], config_id = d._rules(payload[field], tp, "$")
-                if kwargs.get("config_id") != config_id:
-                    raise t.MISMATCH
-            return cls(**kwargs)
-
+        if rules:
+            env["RULES"] = rules
+            env["decode_value"] = t.decode_value
+            body += [
+                "for field, tp in RULES:",
+                "    if field not in payload:",
+                "        continue",
+                "    if payload[field] is None:",
+                "        kwargs[field] = decode_value(None, tp, '$', d)",
+                "        continue",
+                "    kwargs[field], config_id = d._rules(payload[field], tp, '$')",
+                "    if kwargs.get('config_id') != config_id:",
+                "        raise MISMATCH",
+            ]
+        body.append("return cls(**kwargs)")
+        source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
+        exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
+        decode: t.FastDecoder = env["decode"]
         return decode
 
     def _rules_match(self, config_id: str, digest: str, rules: object) -> bool:
@@ -656,6 +755,16 @@ class _Decoder:
         if info is None:
             raise CodecError("core.codec_unknown_type", path=path, type=t.describe(name))
         return info.cls
+
+
+def _builder(info: _Info) -> Callable[..., Any] | None:
+    """A function building ``info``'s class from its init fields by position exactly as its
+    ``__init__`` would (:func:`macau_tables.rounds.replacer`'s builder: each slot set, nothing
+    else), for a frozen dataclass whose ``__init__`` does nothing more; else ``None``."""
+    params = getattr(info.cls, "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return None
+    return _slot_builder(info.cls, tuple(f for f, _ in info.fields))
 
 
 def _qualname(cls: object) -> str:

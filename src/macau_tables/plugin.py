@@ -187,6 +187,11 @@ class GamePlugin:
     the event alone; ``None`` when ``event`` settles no round (a void, any other event). The
     table service records them after the event (when a wager was settled); ``verify``
     derives them again."""
+    fold: Callable[[Any, Any], Any] | None = None
+    """One step of the round class's ``replay``: ``fold(round, event)`` is ``round`` with one
+    more recorded ``event`` (``replay(events[: n + 1]) == fold(replay(events[:n]),
+    events[n])``), so ``verify`` has every prefix of a round from one replay; ``None``: the
+    game gives none (``verify`` replays a round's prefix again before its closing event)."""
 
     def replay(self, events: Sequence[object]) -> Any:
         """The round its recorded ``events`` make (the round class's ``replay``)."""

@@ -39,5 +39,6 @@ PLUGIN: Final = GamePlugin(
     read_models=read_models.READ_MODELS,
     settling=(RoundSettled,),
     facts=facts,
+    fold=BaccaratRound.folded,
 )
 """Baccarat, as the table service, the server and the pages know it."""

@@ -316,6 +316,11 @@ class BaccaratRound:
             raise ParseError("baccarat.log_without_opening", got=show(first))
         return reduce(evolve, it, cls._opened(first))
 
+    def folded(self, event: Event) -> BaccaratRound:
+        """This round with one more recorded ``event``: one step of :meth:`replay` (the
+        plug-in's ``fold``)."""
+        return evolve(self, event)
+
     # -- queries --------------------------------------------------------------------------
 
     @property

@@ -38,5 +38,6 @@ PLUGIN: Final = GamePlugin(
     words=("stud", "poker"),
     settling=(RoundSettled,),
     facts=facts,
+    fold=CaribbeanRound.folded,
 )
 """Caribbean Stud Poker, as the table service, the server and the pages know it."""

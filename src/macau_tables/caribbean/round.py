@@ -222,6 +222,11 @@ class CaribbeanRound:
             state = _evolve(state, event)
         return state
 
+    def folded(self, event: Event) -> CaribbeanRound:
+        """This round with one more recorded ``event``: one step of :meth:`replay` (the
+        plug-in's ``fold``)."""
+        return _evolve(self, event)
+
     # -- queries ---------------------------------------------------------------------------
 
     def box(self, box: int) -> BoxState | None:

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+import json.scanner
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 from sqlalchemy import func, select
 
@@ -387,7 +388,7 @@ class ChainWalk:
         if chain_hash(record.prev_hash, payload.encode("utf-8")) != record.hash:
             return self._fail("store.verify_hash_mismatch", name, table_id=table_id, seq=seq)
         try:
-            data = json.loads(payload)
+            data = _loads(payload)
         except ValueError:
             data = None
         if not isinstance(data, dict):
@@ -417,6 +418,25 @@ class ChainWalk:
         self.recent.add(record.round_id, seq, record.hash, data)
         self.expected, self.prev, self.data = seq + 1, record.hash, data
         return None
+
+
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = json.scanner.make_scanner(
+    cast(Any, json.JSONDecoder())  # (the scanner json.loads's own decoder makes)
+)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: a text that is one JSON value from its first character to its
+    last (what the store writes) is read by the scanner ``json.loads`` ends in, without its
+    calls around it; any other text goes through ``json.loads`` itself (the same value, the
+    same refusal)."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    if end != len(text):
+        return json.loads(text)
+    return value
 
 
 def _may_refer(payload: str) -> bool:

@@ -640,8 +640,9 @@ def verify_parallel(
     """:func:`verify_database` with ``jobs`` processes: this process reads the
     configurations (checking their hashes), the tables, the chain heads and the last
     transaction id in its snapshot ``tx`` and splits each table's log into parts of about
-    equal size (:func:`plan`: about ``4 × jobs`` parts in all, each at least ``least``
-    events); each part (:func:`check_part`) and the store's other checks
+    equal size (:func:`plan`: about ``4 × jobs`` tasks in all, the store's other checks
+    counted as one by their weight, each part at least ``least`` events); each part
+    (:func:`check_part`) and the store's other checks
     (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool of ``jobs`` new
     processes (forked when this process runs one thread, else spawned), the largest first;
     meanwhile this process reads the stored facts. The parts are joined per table
@@ -664,13 +665,18 @@ def verify_parallel(
     until_tx = int(last_tx or 0)
     url = store.raw_url.render_as_string(hide_password=False)
     sizes = {t.table_id: heads.get(t.table_id, ChainHead()).seq for t in tables}
-    total = max(1, sum(sizes.values()))
+    # the store's other checks take about as long as a part of a fifth as many events as
+    # there are postings: one task of that weight among about 4 × jobs of about equal weight
+    # (so that the last tasks leave no process working alone for long)
+    postings = tx.connection.execute(select(func.count()).select_from(s.postings)).scalar_one()
+    rest_weight = int(postings) // 5
+    target = max(1, sum(sizes.values()) + rest_weight) / (4 * jobs)
     spans = {
         t.table_id: plan(
             tx,
             t,
             sizes[t.table_id],
-            round(4 * jobs * sizes[t.table_id] / total),
+            round(sizes[t.table_id] / target),
             until_tx,
             least=least,
         )
@@ -685,10 +691,6 @@ def verify_parallel(
     _PARENT.clear()
     if forked:
         _PARENT.append(store)
-    # the store's other checks take about as long as a part of a fifth as many events as
-    # there are postings: queued among the parts by that weight, largest first
-    postings = tx.connection.execute(select(func.count()).select_from(s.postings)).scalar_one()
-    rest_weight = int(postings) // 5
     with ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(tasks) + 1)),
         mp_context=context,
@@ -834,7 +836,7 @@ def table_transactions(
             .select_from(s.postings.join(s.transactions, p.tx_id == c.tx_id))
             .where(c.table_id == table_id, p.tx_id >= int(rows[0][0]), p.tx_id <= int(rows[-1][0]))
             .order_by(p.tx_id, p.line)
-        )
+        ).all()
         for tx_id, account, amount, reason in postings:
             found = lines.get(int(tx_id))
             if found is not None:

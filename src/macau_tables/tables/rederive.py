@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+from operator import getitem
 from typing import Any, Final
 
 from ..cards import Card
@@ -208,11 +210,13 @@ def rederive_table(
             part.key = (logged.seq, 0)
             if not part.first and not buffered and not opens_round(logged.event):
                 raise BadStart(logged.seq)
-        found = _shoe(table_id, logged, published, from_start, counts, part) or _leaf(
-            table_id, logged, committed, from_start, part, counts
-        )
-        if found is not None:
-            return found
+        kind = type(logged.event)
+        if kind not in _PLAIN and not _is_plain(kind):
+            found = _shoe(table_id, logged, published, from_start, counts, part) or _leaf(
+                table_id, logged, committed, from_start, part, counts
+            )
+            if found is not None:
+                return found
         if opens_round(logged.event) and buffered:
             if part is not None:
                 part.key = (logged.seq, 1)
@@ -250,6 +254,7 @@ class _TableCheck:
         self.meter_id = meter_id
         plugin = GAMES[game]
         self.round_class = plugin.round_class
+        self.fold = plugin.fold
         self.closer = plugin.closer
         self.dealing = plugin.dealing(live=False)
         self.meter_balance = meter_balance
@@ -282,11 +287,12 @@ class _TableCheck:
         mine = [x for x, is_round in zip(buffered, of_round, strict=True) if is_round]
         opened = bool(mine) and self.dealing.opens_round(mine[0].event)
         round_: Any = None
+        states: list[Any] | None = None  # the round after each of its events (with a fold)
         if opened:
             self.counts.rounds += 1
             round_id = _round_id(mine[0])
             try:
-                round_ = self.round_class.replay([x.event for x in mine])
+                round_, states = self._replay([x.event for x in mine])
             except (MacauTablesError, ValueError, TypeError, AttributeError) as exc:
                 return self._fail(
                     "settlement",
@@ -310,7 +316,7 @@ class _TableCheck:
             stored, found = self._stored(x)
             if found is not None:
                 return found
-            if derived != tuple(line for t in stored for line in t.lines):
+            if derived != _stored_lines(stored):
                 return self._fail(
                     "settlement",
                     "transactions",
@@ -320,10 +326,23 @@ class _TableCheck:
                     event=type(x.event).__name__,
                 )
             if round_ is not None and is_round:
-                found = self._closing(mine, index, stored)
+                found = self._closing(mine, index, stored, states)
                 if found is not None:
                     return found
         return None
+
+    def _replay(self, events: list[Any]) -> tuple[Any, list[Any] | None]:
+        """The round ``events`` make and, when the game gives a ``fold``, the round after each
+        of them (the same fold as one ``replay``: the same round, the same refusal)."""
+        fold = self.fold
+        if fold is None:
+            return self.round_class.replay(events), None
+        state = self.round_class.replay(events[:1])
+        states = [state]
+        for event in events[1:]:
+            state = fold(state, event)
+            states.append(state)
+        return state, states
 
     def _hold(self, x: LoggedEvent, mine: Sequence[LoggedEvent]) -> Finding | None:
         """A hold holds what its round's settlement (among ``mine``, the round's events) paid
@@ -383,6 +402,8 @@ class _TableCheck:
         return None
 
     def _lines(self, postings: Iterable[Any]) -> Lines:
+        if not postings:  # (most events move no money)
+            return ()
         return tuple(
             (
                 account_id(p.account, table_id=self.table_id, meter_id=self.meter_id),
@@ -432,19 +453,28 @@ class _TableCheck:
         return None
 
     def _closing(
-        self, mine: Sequence[LoggedEvent], index: int, stored: Sequence[StoredTx]
+        self,
+        mine: Sequence[LoggedEvent],
+        index: int,
+        stored: Sequence[StoredTx],
+        states: Sequence[Any] | None = None,
     ) -> Finding | None:
         """The round event ``mine[index]``, if it closes the round, closes it the same way
-        again (see the module docstring)."""
+        again (see the module docstring); ``states``: the round after each of ``mine`` (else
+        the round before ``mine[index]`` is replayed again)."""
         if index == 0:
             return None
         x = mine[index]
-        replayed: list[Any] = []
+        before: Callable[[], Any]
+        if states is not None:
+            before = partial(getitem, states, index - 1)
+        else:
+            replayed: list[Any] = []
 
-        def before() -> Any:
-            if not replayed:
-                replayed.append(self.round_class.replay([y.event for y in mine[:index]]))
-            return replayed[0]
+            def before() -> Any:
+                if not replayed:
+                    replayed.append(self.round_class.replay([y.event for y in mine[:index]]))
+                return replayed[0]
 
         refused: Exception | None = None
         closing: Closing | None = None
@@ -467,7 +497,7 @@ class _TableCheck:
             )
         if closing is None:
             return None
-        pre = before()
+        pre: Any = before()
         try:
             if closing.derive is not None:
                 derived = closing.derive(pre)
@@ -513,6 +543,15 @@ class _TableCheck:
                 account=account,
             )
         return None
+
+
+def _stored_lines(stored: Sequence[StoredTx]) -> Lines:
+    """The postings of ``stored``, in order, as one tuple."""
+    if not stored:
+        return ()
+    if len(stored) == 1 and type(stored[0].lines) is tuple:
+        return stored[0].lines
+    return tuple(line for t in stored for line in t.lines)
 
 
 def _shoe(
@@ -637,6 +676,24 @@ def _may_have(cls: type, names: tuple[str, ...]) -> tuple[str, ...]:
         open_ = getattr(cls, "__dictoffset__", 1) != 0
         found = _HAS[key] = tuple(n for n in names if open_ or hasattr(cls, n))
     return found
+
+
+_PLAIN: set[type] = set()
+"""The event classes :func:`_shoe` and :func:`_leaf` have nothing to do with (:func:`_is_plain`)."""
+
+
+def _is_plain(cls: type) -> bool:
+    """Whether an event of ``cls`` is no shoe's reveal or commitment, no cards published, and
+    can carry no commitment and no card's leaf (:func:`_may_have`): then :func:`_shoe` and
+    :func:`_leaf` do nothing with it (noted in :data:`_PLAIN`, once per class)."""
+    plain = (
+        not issubclass(cls, ShoeRevealed | ShoeCommitted | CardsPublished)
+        and not _may_have(cls, _PUBLISHING)
+        and not _may_have(cls, _LEAF)
+    )
+    if plain:
+        _PLAIN.add(cls)
+    return plain
 
 
 def _money(event: object) -> object:
