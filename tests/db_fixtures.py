@@ -1,12 +1,16 @@
 """Database fixtures for the store and the table service, on SQLite and PostgreSQL.
 
 ``database_url`` (parametrised ``sqlite`` / ``postgresql``) is an empty database: a file in
-``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` created once per
-test module on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG`` overrides) and
-dropped after it. ``store`` is a migrated :class:`~macau_tables.store.Store`: a copy of a SQLite
-file migrated once per session, or on PostgreSQL a module's database copied from a template
-migrated once per session (``pg_module_store_database``), emptied between tests. PostgreSQL
-unreachable: the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
+``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` of this worker
+(``pg_worker_database``) on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG``
+overrides). ``store`` is a migrated :class:`~macau_tables.store.Store`: a copy of a SQLite file
+migrated once per session, or on PostgreSQL the worker's database copied once from a template
+migrated once per session (``pg_worker_store_database``), emptied between tests. A worker's
+databases are made once and dropped at its end (creating and dropping one per test module
+cost a second or more of the server's each); the connections a test module leaves open to
+them are closed at the module's end, as dropping its database did. ``pg_module_database`` is
+an empty database of a module's own (a real server's first start). PostgreSQL unreachable:
+the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
 """
 
 from __future__ import annotations
@@ -58,6 +62,21 @@ def _scratch_database(template: str | None = None) -> Iterator[str]:
         engine.dispose()
 
 
+def _close_others(url: str) -> None:
+    """Close every connection to the database of ``url`` but this one's."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="module")
 def pg_module_database() -> Iterator[str]:
     """A scratch PostgreSQL database for this test module (its URL), empty; dropped afterwards."""
@@ -65,10 +84,33 @@ def pg_module_database() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def pg_worker_database() -> Iterator[str]:
+    """A scratch PostgreSQL database of this pytest-xdist worker (its URL), for
+    ``database_url`` (which empties its schema for each test); dropped at the worker's end."""
+    yield from _scratch_database()
+
+
+@pytest.fixture(scope="module")
+def pg_module_end(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    """The worker's databases this module used: at its end, their connections left open
+    (a leaked engine, a thread's) are closed, as dropping a module's database closed them."""
+    used: list[str] = []
+    yield used
+    for url in dict.fromkeys(used):
+        _close_others(url)
+
+
+def _used_by_module(request: pytest.FixtureRequest, url: str) -> str:
+    ended: list[str] = request.getfixturevalue("pg_module_end")
+    ended.append(url)
+    return url
+
+
+@pytest.fixture(scope="session")
 def pg_template_database() -> Iterator[str]:
     """A migrated, empty PostgreSQL database, migrated once per session (per pytest-xdist
-    worker): the template each module's :func:`pg_module_store_database` is copied from (a
-    copy is a file copy on the server, far quicker than running every migration again)."""
+    worker): the template :func:`pg_worker_store_database` is copied from (a copy is a file
+    copy on the server, far quicker than running every migration again)."""
     from macau_tables.store import Store
 
     for url in _scratch_database():
@@ -80,10 +122,10 @@ def pg_template_database() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def pg_module_store_database(pg_template_database: str) -> Iterator[str]:
-    """A scratch PostgreSQL database for this test module's ``store`` / ``pg_store``, migrated
-    (a copy of :func:`pg_template_database`); dropped afterwards."""
+@pytest.fixture(scope="session")
+def pg_worker_store_database(pg_template_database: str) -> Iterator[str]:
+    """A scratch PostgreSQL database for this worker's ``store`` / ``pg_store``, migrated (a
+    copy of :func:`pg_template_database`); dropped at the worker's end."""
     yield from _scratch_database(template=pg_template_database)
 
 
@@ -104,7 +146,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty database's URL, on each backend."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'macau-tables.db'}"
-    url: str = request.getfixturevalue("pg_module_database")
+    url = _used_by_module(request, request.getfixturevalue("pg_worker_database"))
     _reset_pg(url)
     return url
 
@@ -169,7 +211,7 @@ def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path
         path = tmp_path / "macau-tables.db"
         shutil.copyfile(template, path)
         return Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
-    url = request.getfixturevalue("pg_module_store_database")
+    url = _used_by_module(request, request.getfixturevalue("pg_worker_store_database"))
     if _pg_truncate_if_current(url):
         return Store.open(url)  # emptied at the current schema: nothing to migrate
     _reset_pg(url)
