@@ -11,6 +11,15 @@ cost a second or more of the server's each); the connections a test module leave
 them are closed at the module's end, as dropping its database did. ``pg_module_database`` is
 an empty database of a module's own (a real server's first start). PostgreSQL unreachable:
 the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
+
+No commit here waits for the disk: the scratch PostgreSQL databases are made with
+``synchronous_commit = off`` (every session on them, a child process's too) and the ``store``
+fixture's SQLite connections run at ``synchronous = NORMAL`` (WAL: the log is synced at its
+checkpoints, not at each commit). What a commit makes visible, to whom and when, is the same —
+a killed process (``tests/faults``) loses nothing it committed — and only a power cut or a
+crash of the operating system (or of the PostgreSQL server) could lose the last commits, which
+no test makes; each commit's wait for the disk (~3 ms here, thousands of commits a run) is
+gone. A store a test opens itself keeps the store's own ``synchronous = FULL``.
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ def _scratch_database(template: str | None = None) -> Iterator[str]:
         engine = sqlalchemy.create_engine(admin, isolation_level="AUTOCOMMIT")
         with engine.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
+            conn.exec_driver_sql(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     except Exception as exc:  # unreachable server, no driver, no rights
         _pg_unavailable(str(exc).splitlines()[0])
     try:
@@ -203,14 +213,26 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _sync_normal(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
 def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> object:
+    from sqlalchemy import event
+
     from macau_tables.store import Store
 
     if backend == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "macau-tables.db"
         shutil.copyfile(template, path)
-        return Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
+        copied = Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
+        event.listen(copied.engine, "connect", _sync_normal)  # after the store's own pragmas
+        return copied
     url = _used_by_module(request, request.getfixturevalue("pg_worker_store_database"))
     if _pg_truncate_if_current(url):
         return Store.open(url)  # emptied at the current schema: nothing to migrate
