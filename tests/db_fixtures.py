@@ -28,7 +28,9 @@ import functools
 import os
 import secrets
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -262,49 +264,80 @@ def pg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]
         opened.close()  # type: ignore[attr-defined]
 
 
-_FILLED: dict[tuple[str, str, date], list[tuple[Any, list[dict[str, Any]]]]] = {}
+@dataclass(frozen=True)
+class _Filled:
+    """What a fill wrote: on SQLite the whole database (an in-memory copy, laid over a store
+    with SQLite's backup, page by page); on PostgreSQL each non-empty table's rows as
+    ``COPY`` text and the largest key of each serial column (its sequence is set to it)."""
+
+    sqlite: sqlite3.Connection | None = None
+    tables: tuple[tuple[str, bytes], ...] = ()
+    sequences: tuple[tuple[str, str, int], ...] = ()
+
+
+_FILLED: dict[tuple[str, str, date], _Filled] = {}
 
 
 def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
-    """Write into ``store`` — empty and migrated, as the ``store`` fixture gives it — the rows
-    ``fill(store)`` writes. The first call with ``key`` on a backend (in this process: a pytest
-    worker) runs ``fill`` and keeps every row it wrote; every later call writes those rows
-    again, in one transaction, instead of running ``fill``: a set-up many tests share (the
+    """Write into ``store`` — empty and migrated, as the ``store`` fixture gives it (on
+    SQLite its whole content is replaced) — the rows ``fill(store)`` writes. The first call
+    with ``key`` on a backend (in this process: a pytest worker) runs ``fill`` and keeps what
+    it wrote; every later call writes that again instead of running ``fill`` (SQLite: a copy
+    of the database's pages; PostgreSQL: ``COPY`` into each table, in one transaction — no
+    statement compiled, no row made an object): a set-up many tests share (the
     demonstration casino and its users, for the server's tests) is paid once per worker and
     backend, not once per test. ``fill`` must write the same rows for every test that names
     ``key``: the copies carry the first call's identifiers, hashes and times. The rows kept
     are those of the store clock's business day in Macau (the tables' opening date): a run
     crossing midnight there (16:00 UTC) fills again, so no test is given yesterday's rows."""
-    from sqlalchemy import text
-
-    from macau_tables.store.schema import metadata
     from macau_tables.tables.clock import opening_date
 
-    tables = [t for t in metadata.sorted_tables if t.name != "schema_info"]
     day = opening_date(store.clock())
     saved = _FILLED.get((key, store.dialect, day))
     if saved is None:
         fill(store)
-        with store.engine.connect() as conn:
-            saved = [(t, [dict(r._mapping) for r in conn.execute(t.select())]) for t in tables]
-        _FILLED[(key, store.dialect, day)] = saved
+        _FILLED[(key, store.dialect, day)] = _keep(store)
         return
-    with store.engine.begin() as conn:
-        for table, rows in saved:
-            if rows:
-                conn.execute(table.insert(), rows)
-        if store.dialect == "postgresql":  # a key written explicitly does not move its sequence
-            for table, rows in saved:
-                for column in table.primary_key.columns:
-                    if rows and column.autoincrement is True:
-                        conn.execute(
-                            text("SELECT setval(pg_get_serial_sequence(:t, :c), :n)"),
-                            {
-                                "t": table.name,
-                                "c": column.name,
-                                "n": max(r[column.name] for r in rows),
-                            },
-                        )
+    if saved.sqlite is not None:
+        with store.engine.connect() as conn:  # no transaction: the backup is its own
+            saved.sqlite.backup(conn.connection.driver_connection)
+        return
+    with store.engine.begin() as conn, conn.connection.driver_connection.cursor() as cursor:
+        for name, rows in saved.tables:
+            with cursor.copy(f'COPY "{name}" FROM STDIN') as copy:
+                copy.write(rows)
+        # a key written explicitly does not move its sequence
+        for name, column, largest in saved.sequences:
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence(%s, %s), %s)", (name, column, largest)
+            )
+
+
+def _keep(store: Any) -> _Filled:
+    """What ``store`` holds now, as :func:`filled` writes it again."""
+    from sqlalchemy import func, select
+
+    from macau_tables.store.schema import metadata
+
+    with store.engine.connect() as conn:
+        driver = conn.connection.driver_connection
+        if store.dialect == "sqlite":
+            copy = sqlite3.connect(":memory:", check_same_thread=False)
+            driver.backup(copy)
+            return _Filled(sqlite=copy)
+        tables: list[tuple[str, bytes]] = []
+        sequences: list[tuple[str, str, int]] = []
+        for table in metadata.sorted_tables:
+            count = select(func.count()).select_from(table)
+            if table.name == "schema_info" or not conn.scalar(count):
+                continue
+            with driver.cursor() as cursor, cursor.copy(f'COPY "{table.name}" TO STDOUT') as out:
+                tables.append((table.name, b"".join(bytes(part) for part in out)))
+            for column in table.primary_key.columns:
+                if column.autoincrement is True:
+                    largest = conn.scalar(select(func.max(column)))
+                    sequences.append((table.name, column.name, int(largest)))
+    return _Filled(tables=tuple(tables), sequences=tuple(sequences))
 
 
 def on_sqlite_first_on_both(argnames: str, values: Sequence[Any]) -> pytest.MarkDecorator:
