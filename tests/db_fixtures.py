@@ -245,6 +245,16 @@ def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path
 
 
 @pytest.fixture(params=BACKENDS)
+def migrated_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated, empty database's URL, on each backend, no store open on it (what the
+    ``store`` fixture opens: not a run of every migration per test)."""
+    opened: Any = _migrated_store(request, request.param, tmp_path)
+    url = opened.raw_url.render_as_string(hide_password=False)
+    opened.close()
+    return str(url)
+
+
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     """A migrated, empty store on each backend (closed afterwards)."""
     opened = _migrated_store(request, request.param, tmp_path)
