@@ -19,15 +19,19 @@ settings.register_profile(
 settings.load_profile("macau-tables")
 
 
-# Database fixtures (``database_url``, ``store``, ``pg_store``, ``pg_module_database``, the
-# migrated ``pg_module_store_database`` copied from ``pg_template_database``) for
-# tests/store and tests/tables: on SQLite and PostgreSQL (see tests/db_fixtures.py).
+# Database fixtures (``database_url``, ``migrated_url``, ``store``, ``pg_store``,
+# ``pg_module_database``, the worker's ``pg_worker_database`` and migrated
+# ``pg_worker_store_database`` copied from ``pg_template_database``): on SQLite and PostgreSQL
+# (see tests/db_fixtures.py).
 from tests.db_fixtures import (  # noqa: E402, F401
     database_url,
+    migrated_url,
     pg_module_database,
-    pg_module_store_database,
+    pg_module_end,
     pg_store,
     pg_template_database,
+    pg_worker_database,
+    pg_worker_store_database,
     sqlite_template,
     store,
 )

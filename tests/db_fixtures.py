@@ -1,12 +1,25 @@
 """Database fixtures for the store and the table service, on SQLite and PostgreSQL.
 
 ``database_url`` (parametrised ``sqlite`` / ``postgresql``) is an empty database: a file in
-``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` created once per
-test module on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG`` overrides) and
-dropped after it. ``store`` is a migrated :class:`~macau_tables.store.Store`: a copy of a SQLite
-file migrated once per session, or on PostgreSQL a module's database copied from a template
-migrated once per session (``pg_module_store_database``), emptied between tests. PostgreSQL
-unreachable: the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
+``tmp_path``, or a fresh schema of a scratch PostgreSQL database ``mt_<random>`` of this worker
+(``pg_worker_database``) on the server of :data:`PG_ADMIN_URL` (``$MACAU_TABLES_TEST_PG``
+overrides). ``store`` is a migrated :class:`~macau_tables.store.Store`: a copy of a SQLite file
+migrated once per session, or on PostgreSQL the worker's database copied once from a template
+migrated once per session (``pg_worker_store_database``), emptied between tests. A worker's
+databases are made once and dropped at its end (creating and dropping one per test module
+cost a second or more of the server's each); the connections a test module leaves open to
+them are closed at the module's end, as dropping its database did. ``pg_module_database`` is
+an empty database of a module's own (a real server's first start). PostgreSQL unreachable:
+the PostgreSQL half is skipped, or fails under ``MACAU_TABLES_REQUIRE_ALL=1``.
+
+No commit here waits for the disk: the scratch PostgreSQL databases are made with
+``synchronous_commit = off`` (every session on them, a child process's too) and the ``store``
+fixture's SQLite connections run at ``synchronous = NORMAL`` (WAL: the log is synced at its
+checkpoints, not at each commit). What a commit makes visible, to whom and when, is the same —
+a killed process (``tests/faults``) loses nothing it committed — and only a power cut or a
+crash of the operating system (or of the PostgreSQL server) could lose the last commits, which
+no test makes; each commit's wait for the disk (~3 ms here, thousands of commits a run) is
+gone. A store a test opens itself keeps the store's own ``synchronous = FULL``.
 """
 
 from __future__ import annotations
@@ -15,7 +28,9 @@ import functools
 import os
 import secrets
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -48,6 +63,7 @@ def _scratch_database(template: str | None = None) -> Iterator[str]:
         engine = sqlalchemy.create_engine(admin, isolation_level="AUTOCOMMIT")
         with engine.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
+            conn.exec_driver_sql(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     except Exception as exc:  # unreachable server, no driver, no rights
         _pg_unavailable(str(exc).splitlines()[0])
     try:
@@ -58,6 +74,21 @@ def _scratch_database(template: str | None = None) -> Iterator[str]:
         engine.dispose()
 
 
+def _close_others(url: str) -> None:
+    """Close every connection to the database of ``url`` but this one's."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="module")
 def pg_module_database() -> Iterator[str]:
     """A scratch PostgreSQL database for this test module (its URL), empty; dropped afterwards."""
@@ -65,10 +96,33 @@ def pg_module_database() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def pg_worker_database() -> Iterator[str]:
+    """A scratch PostgreSQL database of this pytest-xdist worker (its URL), for
+    ``database_url`` (which empties its schema for each test); dropped at the worker's end."""
+    yield from _scratch_database()
+
+
+@pytest.fixture(scope="module")
+def pg_module_end(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    """The worker's databases this module used: at its end, their connections left open
+    (a leaked engine, a thread's) are closed, as dropping a module's database closed them."""
+    used: list[str] = []
+    yield used
+    for url in dict.fromkeys(used):
+        _close_others(url)
+
+
+def _used_by_module(request: pytest.FixtureRequest, url: str) -> str:
+    ended: list[str] = request.getfixturevalue("pg_module_end")
+    ended.append(url)
+    return url
+
+
+@pytest.fixture(scope="session")
 def pg_template_database() -> Iterator[str]:
     """A migrated, empty PostgreSQL database, migrated once per session (per pytest-xdist
-    worker): the template each module's :func:`pg_module_store_database` is copied from (a
-    copy is a file copy on the server, far quicker than running every migration again)."""
+    worker): the template :func:`pg_worker_store_database` is copied from (a copy is a file
+    copy on the server, far quicker than running every migration again)."""
     from macau_tables.store import Store
 
     for url in _scratch_database():
@@ -80,10 +134,10 @@ def pg_template_database() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def pg_module_store_database(pg_template_database: str) -> Iterator[str]:
-    """A scratch PostgreSQL database for this test module's ``store`` / ``pg_store``, migrated
-    (a copy of :func:`pg_template_database`); dropped afterwards."""
+@pytest.fixture(scope="session")
+def pg_worker_store_database(pg_template_database: str) -> Iterator[str]:
+    """A scratch PostgreSQL database for this worker's ``store`` / ``pg_store``, migrated (a
+    copy of :func:`pg_template_database`); dropped at the worker's end."""
     yield from _scratch_database(template=pg_template_database)
 
 
@@ -104,7 +158,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty database's URL, on each backend."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'macau-tables.db'}"
-    url: str = request.getfixturevalue("pg_module_database")
+    url = _used_by_module(request, request.getfixturevalue("pg_worker_database"))
     _reset_pg(url)
     return url
 
@@ -119,33 +173,40 @@ def _current_schema() -> tuple[int, frozenset[str]]:
     return SCHEMA_VERSION, _heads()
 
 
+@functools.cache
+def _emptying() -> str:
+    """One text deleting every row of every table but ``schema_info`` (children first)."""
+    from macau_tables.store.schema import metadata
+
+    tables = [t.name for t in reversed(metadata.sorted_tables) if t.name != "schema_info"]
+    return "; ".join(f'DELETE FROM "{name}"' for name in tables)
+
+
 def _pg_truncate_if_current(url: str) -> bool:
     """Empty every table of a PostgreSQL database already at the current schema (much faster
     than creating the schema again); ``False`` when the schema is not current (not migrated, an
     older version, a foreign or newer Alembic revision: nothing is deleted then). One
-    connection: the version and the revision are two reads, not a run of Alembic."""
-    import sqlalchemy
-
-    from macau_tables.store.schema import metadata
+    connection of the driver's own and one transaction: the version and the revision are one
+    read, not a run of Alembic, and the deletions one text (DELETE is far quicker than
+    TRUNCATE on tiny tables)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
 
     version, heads = _current_schema()
-    engine = sqlalchemy.create_engine(url)
-    try:
-        with engine.begin() as conn:  # DELETE is far quicker than TRUNCATE on tiny tables
-            found = conn.exec_driver_sql(
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo) as conn:  # committed at the end of the block
+        try:
+            found = conn.execute(
                 "SELECT (SELECT version FROM schema_info WHERE id = 1), "
                 "(SELECT min(version_num) FROM alembic_version), "
                 "(SELECT count(*) FROM alembic_version)"
-            ).one()
-            if (found[0], found[2]) != (version, 1) or found[1] not in heads:
-                return False
-            for table in reversed(metadata.sorted_tables):
-                if table.name != "schema_info":
-                    conn.execute(table.delete())
-    except sqlalchemy.exc.ProgrammingError:  # a table missing: not migrated
-        return False
-    finally:
-        engine.dispose()
+            ).fetchone()
+        except psycopg.errors.UndefinedTable:  # a table missing: not migrated
+            conn.rollback()
+            return False
+        if found is None or (found[0], found[2]) != (version, 1) or found[1] not in heads:
+            return False
+        conn.execute(_emptying().encode())
     return True
 
 
@@ -161,21 +222,43 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _sync_normal(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
 def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> object:
+    from sqlalchemy import event
+
     from macau_tables.store import Store
 
     if backend == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
         path = tmp_path / "macau-tables.db"
         shutil.copyfile(template, path)
-        return Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
-    url = request.getfixturevalue("pg_module_store_database")
+        copied = Store.open(f"sqlite:///{path}")  # a copy of a migrated file: current already
+        event.listen(copied.engine, "connect", _sync_normal)  # after the store's own pragmas
+        return copied
+    url = _used_by_module(request, request.getfixturevalue("pg_worker_store_database"))
     if _pg_truncate_if_current(url):
         return Store.open(url)  # emptied at the current schema: nothing to migrate
     _reset_pg(url)
     opened = Store.open(url)
     opened.upgrade()
     return opened
+
+
+@pytest.fixture(params=BACKENDS)
+def migrated_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated, empty database's URL, on each backend, no store open on it (what the
+    ``store`` fixture opens: not a run of every migration per test)."""
+    opened: Any = _migrated_store(request, request.param, tmp_path)
+    url = opened.raw_url.render_as_string(hide_password=False)
+    opened.close()
+    return str(url)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -198,49 +281,80 @@ def pg_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]
         opened.close()  # type: ignore[attr-defined]
 
 
-_FILLED: dict[tuple[str, str, date], list[tuple[Any, list[dict[str, Any]]]]] = {}
+@dataclass(frozen=True)
+class _Filled:
+    """What a fill wrote: on SQLite the whole database (an in-memory copy, laid over a store
+    with SQLite's backup, page by page); on PostgreSQL each non-empty table's rows as
+    ``COPY`` text and the largest key of each serial column (its sequence is set to it)."""
+
+    sqlite: sqlite3.Connection | None = None
+    tables: tuple[tuple[str, bytes], ...] = ()
+    sequences: tuple[tuple[str, str, int], ...] = ()
+
+
+_FILLED: dict[tuple[str, str, date], _Filled] = {}
 
 
 def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
-    """Write into ``store`` — empty and migrated, as the ``store`` fixture gives it — the rows
-    ``fill(store)`` writes. The first call with ``key`` on a backend (in this process: a pytest
-    worker) runs ``fill`` and keeps every row it wrote; every later call writes those rows
-    again, in one transaction, instead of running ``fill``: a set-up many tests share (the
+    """Write into ``store`` — empty and migrated, as the ``store`` fixture gives it (on
+    SQLite its whole content is replaced) — the rows ``fill(store)`` writes. The first call
+    with ``key`` on a backend (in this process: a pytest worker) runs ``fill`` and keeps what
+    it wrote; every later call writes that again instead of running ``fill`` (SQLite: a copy
+    of the database's pages; PostgreSQL: ``COPY`` into each table, in one transaction — no
+    statement compiled, no row made an object): a set-up many tests share (the
     demonstration casino and its users, for the server's tests) is paid once per worker and
     backend, not once per test. ``fill`` must write the same rows for every test that names
     ``key``: the copies carry the first call's identifiers, hashes and times. The rows kept
     are those of the store clock's business day in Macau (the tables' opening date): a run
     crossing midnight there (16:00 UTC) fills again, so no test is given yesterday's rows."""
-    from sqlalchemy import text
-
-    from macau_tables.store.schema import metadata
     from macau_tables.tables.clock import opening_date
 
-    tables = [t for t in metadata.sorted_tables if t.name != "schema_info"]
     day = opening_date(store.clock())
     saved = _FILLED.get((key, store.dialect, day))
     if saved is None:
         fill(store)
-        with store.engine.connect() as conn:
-            saved = [(t, [dict(r._mapping) for r in conn.execute(t.select())]) for t in tables]
-        _FILLED[(key, store.dialect, day)] = saved
+        _FILLED[(key, store.dialect, day)] = _keep(store)
         return
-    with store.engine.begin() as conn:
-        for table, rows in saved:
-            if rows:
-                conn.execute(table.insert(), rows)
-        if store.dialect == "postgresql":  # a key written explicitly does not move its sequence
-            for table, rows in saved:
-                for column in table.primary_key.columns:
-                    if rows and column.autoincrement is True:
-                        conn.execute(
-                            text("SELECT setval(pg_get_serial_sequence(:t, :c), :n)"),
-                            {
-                                "t": table.name,
-                                "c": column.name,
-                                "n": max(r[column.name] for r in rows),
-                            },
-                        )
+    if saved.sqlite is not None:
+        with store.engine.connect() as conn:  # no transaction: the backup is its own
+            saved.sqlite.backup(conn.connection.driver_connection)
+        return
+    with store.engine.begin() as conn, conn.connection.driver_connection.cursor() as cursor:
+        for name, rows in saved.tables:
+            with cursor.copy(f'COPY "{name}" FROM STDIN') as copy:
+                copy.write(rows)
+        # a key written explicitly does not move its sequence
+        for name, column, largest in saved.sequences:
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence(%s, %s), %s)", (name, column, largest)
+            )
+
+
+def _keep(store: Any) -> _Filled:
+    """What ``store`` holds now, as :func:`filled` writes it again."""
+    from sqlalchemy import func, select
+
+    from macau_tables.store.schema import metadata
+
+    with store.engine.connect() as conn:
+        driver = conn.connection.driver_connection
+        if store.dialect == "sqlite":
+            copy = sqlite3.connect(":memory:", check_same_thread=False)
+            driver.backup(copy)
+            return _Filled(sqlite=copy)
+        tables: list[tuple[str, bytes]] = []
+        sequences: list[tuple[str, str, int]] = []
+        for table in metadata.sorted_tables:
+            count = select(func.count()).select_from(table)
+            if table.name == "schema_info" or not conn.scalar(count):
+                continue
+            with driver.cursor() as cursor, cursor.copy(f'COPY "{table.name}" TO STDOUT') as out:
+                tables.append((table.name, b"".join(bytes(part) for part in out)))
+            for column in table.primary_key.columns:
+                if column.autoincrement is True:
+                    largest = conn.scalar(select(func.max(column)))
+                    sequences.append((table.name, column.name, int(largest)))
+    return _Filled(tables=tuple(tables), sequences=tuple(sequences))
 
 
 def on_sqlite_first_on_both(argnames: str, values: Sequence[Any]) -> pytest.MarkDecorator:

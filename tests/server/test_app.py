@@ -39,6 +39,33 @@ def test_readyz_names_the_tables_served(client: TestClient) -> None:
     assert response.json()["tables"] == ["bac-1", "bac-live", "bac-squeeze", "csp-1"]
 
 
+def test_the_apps_of_one_process_share_their_routes_and_each_serves_its_own_runtime(
+    client: TestClient, store: Store
+) -> None:
+    """The routes are made once per process (``server/app.py``): a second app's requests
+    reach its own runtime — here one holding no table, the first holds them all."""
+    other = Runtime(server_settings(), store, clock=FakeClock(), owner="elsewhere:1:serve")
+    other.start()
+    try:
+        app = create_app(other)
+        shared = {id(route) for route in client.app.routes}  # type: ignore[attr-defined]
+        assert len(shared & {id(route) for route in app.routes}) >= 10
+        with TestClient(app, raise_server_exceptions=False) as second:
+            assert second.get("/readyz").json()["problems"] == ["server.no_tables"]
+            refused = second.get("/api/tables/bac-1")
+            assert refused.status_code == 409
+            assert refused.json()["error"]["key"] == "server.table_elsewhere"
+        assert client.get("/readyz").json()["tables"] == [
+            "bac-1",
+            "bac-live",
+            "bac-squeeze",
+            "csp-1",
+        ]
+        assert client.get("/api/tables/bac-1").status_code == 200  # served here
+    finally:
+        other.stop()
+
+
 def test_metrics_show_the_meters(client: TestClient, runtime: Runtime) -> None:
     response = client.get("/metrics")
     assert response.status_code == 200

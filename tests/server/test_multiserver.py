@@ -2,9 +2,10 @@
 one scratch PostgreSQL database serve different tables of the same linked jackpot.
 
 * A jackpot contribution on one process's table (a baccarat round with a jackpot wager played
-  through its API, BAC-17) reaches the other process, serving another table of the same linked
-  meter (``LISTEN/NOTIFY``): its ``/metrics`` gauge shows it (the jackpot stream reads the same
-  runtime fan-out).
+  through its API, BAC-17; the table's round cycle configured with a short countdown before
+  the first start, :func:`_quick_cycle`) reaches the other process, serving another table of
+  the same linked meter (``LISTEN/NOTIFY``): its ``/metrics`` gauge shows it (the jackpot
+  stream reads the same runtime fan-out).
 * A table is served by one process at a time (its lease in the database); the other refuses it
   (``/readyz`` lists it as elsewhere) and takes it over when the holder stops renewing its lease
   (a paused process: after ``lease_seconds``) or dies (killed: at once, on the same host) —
@@ -17,6 +18,7 @@ PostgreSQL only (SQLite serves one process); skipped without it, failed under
 from __future__ import annotations
 
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,35 @@ from macau_tables import codec
 from macau_tables.baccarat.bets import standing
 from macau_tables.baccarat.commands import PlaceWager
 from macau_tables.baccarat.rules import WagerKind
+from macau_tables.server.runtime import prepare
 from macau_tables.store import Store
 
 FAST = {"MACAU_TABLES_LEASE_SECONDS": "5", "MACAU_TABLES_TICK_SECONDS": "0.1"}
 """A short lease (renewed every ~2.5 s by the tick) so that a take-over comes quickly, long
 enough that a busy machine does not let a live holder's lease run out."""
+
+
+def _quick_cycle(url: str, table: str) -> None:
+    """Make ``url`` the demonstration casino (as a first start does, without its users: the
+    first server creates and prints them) with ``table``'s round cycle on a configuration of
+    its own: a 4-second countdown, a 1-second result pause, no idling — the rounds of the
+    test come every few seconds instead of after the demonstration's 15-second countdown."""
+    store = Store.open(url)
+    try:
+        prepare(store, users=False)
+
+        def quicken(tx: Any) -> None:
+            record = tx.table(table)
+            rules = tx.get_config(record.config_id)
+            quick = replace(rules, betting_seconds=4, result_seconds=1, idle_after_rounds=1_000)
+            tx.put_config(record.game, f"{record.config_id}-quick", quick)
+            tx.set_table_config(
+                table, f"{record.config_id}-quick", actor="test", reason="a quick round cycle"
+            )
+
+        store.run(quicken)
+    finally:
+        store.close()
 
 
 def _meter_in_store(url: str, meter_id: str) -> int:
@@ -63,18 +89,29 @@ def _jackpot_round(server: Server, table: str, credentials: dict[str, str]) -> N
         answer = table_answer()
         return answer["round_id"] if "baccarat.PlaceWager" in answer["can_issue"] else None
 
-    round_id = wait_for("the cycle opens a round taking bets", betting)
-    for key, command in (
-        ("banker", PlaceWager("alice", standing(1), WagerKind.BANKER, 1_000)),
-        ("jackpot", PlaceWager("alice", standing(1), WagerKind.JACKPOT, 1_000)),
-    ):
+    # One bet slip (both wagers or neither): a slip reaching the table after its countdown ran
+    # out is refused as a whole, and sent again in the next round.
+    slip = [
+        codec.encode(PlaceWager("alice", standing(1), WagerKind.BANKER, 1_000)),
+        codec.encode(PlaceWager("alice", standing(1), WagerKind.JACKPOT, 1_000)),
+    ]
+    refusals: list[str] = []
+
+    def placed() -> str | None:
+        wait_for("the cycle opens a round taking bets", betting)
         sent = server.post(
             f"/api/tables/{table}/commands",
             headers=alice,
-            json={"idempotency_key": f"multi-{key}", "command": codec.encode(command)},
+            json={"idempotency_key": f"multi-{len(refusals)}", "commands": slip},
         )
-        assert sent.status_code == 200, sent.text
-        assert sent.json()["round_id"] == round_id  # both in the round the cycle opened
+        if sent.status_code == 200:
+            assert sent.json()["events"] == ["baccarat.WagerPlaced"] * 2
+            return str(sent.json()["round_id"])
+        assert sent.status_code == 409, sent.text  # the betting closed meanwhile
+        refusals.append(sent.text)
+        return None
+
+    round_id = wait_for("a round takes the bet slip", placed)
 
     def settled() -> bool:
         answer = table_answer()
@@ -87,6 +124,7 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
     pg_module_database: str, tmp_path: Path
 ) -> None:
     url = pg_module_database
+    _quick_cycle(url, "bac-1")
     with Server(tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a") as a:
         a.wait_healthy()
         wait_for("A serves bac-1", lambda: a.ready().get("tables") == ["bac-1"])
