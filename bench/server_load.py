@@ -58,8 +58,8 @@ Usage::
    (1,000 connect in a few seconds; ``connect_seconds`` in the JSON) and a second more: a bet
    sent before is not counted. The load generator's own cyclic garbage collector is off while
    it measures (its pauses of 10-300 ms with 1,000 clients' objects would count as the
-   server's). Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance (request
-   sent → answer read, on the client), every error (a 5xx, a refusal, a transport error, a
+   server's). Measured: bets accepted per second, the p50 / p99 latency of a bet's acceptance
+   (request sent → answer read, on the client), every error (a 5xx, a refusal, a transport error, a
    closed socket), the server process's CPU time (per accepted bet: all its work — the
    HTTP requests, the tables' cycles or dealers, the views pushed to every socket) and its
    threads' voluntary context switches per accepted bet (each a thread that waited: for

@@ -90,8 +90,8 @@ def create_app(runtime: Runtime, *, manage: bool = False) -> FastAPI:
         if runtime.settings.gc_freeze:
             freeze_startup_objects()
         if runtime.settings.gc_full_every > 0:
-            g0, g1, _ = gc.get_threshold()
-            gc.set_threshold(g0, g1, runtime.settings.gc_full_every)
+            young, middle, _full = gc.get_threshold()
+            gc.set_threshold(young, middle, runtime.settings.gc_full_every)
         try:
             yield
         finally:
