@@ -350,9 +350,7 @@ class Registry:
                 "        del out[name]",
             ]
         body.append("return out")
-        source = "def encode(value):\n" + "".join(f"    {line}\n" for line in body)
-        exec(compile(source, f"<codec encoder of {info.name}>", "exec"), env)
-        encode: t.Compiled = env["encode"]
+        encode: t.Compiled = _written("encode", "value", body, env, info.name)
         return encode
 
     def _info_of(self, value: object, path: str) -> _Info:
@@ -579,9 +577,7 @@ class Registry:
         if build is not None:
             body += later
             body.append("return BUILD(" + ", ".join(f"f{i}" for i in range(len(info.fields))) + ")")
-            source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
-            exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
-            built: t.FastDecoder = env["decode"]
+            built: t.FastDecoder = _written("decode", "payload, d", body, env, info.name)
             return built
         body.append("kwargs = {" + ", ".join(given) + "}")
         body += later
@@ -601,9 +597,7 @@ class Registry:
                 "        raise MISMATCH",
             ]
         body.append("return cls(**kwargs)")
-        source = "def decode(payload, d):\n" + "".join(f"    {line}\n" for line in body)
-        exec(compile(source, f"<codec decoder of {info.name}>", "exec"), env)
-        decode: t.FastDecoder = env["decode"]
+        decode: t.FastDecoder = _written("decode", "payload, d", body, env, info.name)
         return decode
 
     def _rules_match(self, config_id: str, digest: str, rules: object) -> bool:
@@ -755,6 +749,15 @@ class _Decoder:
         if info is None:
             raise CodecError("core.codec_unknown_type", path=path, type=t.describe(name))
         return info.cls
+
+
+def _written(kind: str, params: str, body: list[str], env: dict[str, Any], of: str) -> Any:
+    """The function ``kind(params)`` whose lines are ``body``, compiled with the names of
+    ``env`` (a class's encoder or decoder written out as code; ``of`` names the class in the
+    code's file name, as tracebacks show it)."""
+    source = f"def {kind}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    exec(compile(source, f"<codec {kind}r of {of}>", "exec"), env)
+    return env[kind]
 
 
 def _builder(info: _Info) -> Callable[..., Any] | None:
