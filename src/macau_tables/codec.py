@@ -74,7 +74,7 @@ from typing import Any, Final
 from . import _codec_types as t
 from .cards import Card
 from .errors import CodecError, MacauTablesError
-from .rounds import _slot_builder
+from .rounds import slot_builder
 
 __all__ = [
     "Registry",
@@ -767,7 +767,7 @@ def _builder(info: _Info) -> Callable[..., Any] | None:
     params = getattr(info.cls, "__dataclass_params__", None)
     if params is None or not params.frozen:
         return None
-    return _slot_builder(info.cls, tuple(f for f, _ in info.fields))
+    return slot_builder(info.cls, tuple(f for f, _ in info.fields))
 
 
 def _qualname(cls: object) -> str:

@@ -77,6 +77,7 @@ __all__ = [
     "issuer_of",
     "modes_of",
     "replacer",
+    "slot_builder",
 ]
 
 _T = TypeVar("_T")
@@ -476,7 +477,7 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
 
     A class whose ``__init__`` is the one ``dataclasses`` wrote and does nothing but set its
     fields — every field an ``init`` field held in a slot, no ``__post_init__`` — is built by
-    :func:`_slot_builder` instead: the same slots set to the same values, without the call
+    :func:`slot_builder` instead: the same slots set to the same values, without the call
     through ``__init__`` (its frozen ``object.__setattr__`` per field)."""
     known = _REPLACERS.get(cls)
     if known is not None:
@@ -487,7 +488,7 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
     read = operator.attrgetter(*names)
     single = len(names) == 1
     index = {name: i for i, name in enumerate(names)}
-    build: Callable[..., _T] = _slot_builder(cls, names) or cls
+    build: Callable[..., _T] = slot_builder(cls, names) or cls
 
     def replaced(value: _T, /, **changes: Any) -> _T:
         fields = [read(value)] if single else list(read(value))
@@ -499,7 +500,7 @@ def replacer(cls: type[_T]) -> Callable[..., _T]:
     return replaced
 
 
-def _slot_builder(cls: type[_T], names: tuple[str, ...]) -> Callable[..., _T] | None:
+def slot_builder(cls: type[_T], names: tuple[str, ...]) -> Callable[..., _T] | None:
     """A function building ``cls`` from its ``names`` fields by position exactly as the
     ``__init__`` ``dataclasses`` wrote for it would (each slot set, nothing else), or ``None``
     when that ``__init__`` could do more: a ``__post_init__``, a field that is not an ``init``

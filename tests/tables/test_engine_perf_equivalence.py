@@ -116,7 +116,7 @@ def test_replacer_builds_what_dataclasses_replace_builds(store: Store) -> None:
         svc.close()
     for value in (v for v in states if v is not None):
         cls = type(value)
-        assert rounds._slot_builder(cls, _init_names(cls)) is not None, cls
+        assert rounds.slot_builder(cls, _init_names(cls)) is not None, cls
         first = dataclasses.fields(cls)[0].name  # type: ignore[arg-type]
         for changes in ({}, {first: getattr(value, first)}):
             new = rounds.replacer(cls)(value, **changes)
@@ -126,7 +126,7 @@ def test_replacer_builds_what_dataclasses_replace_builds(store: Store) -> None:
                 getattr(new, n) is getattr(value, n) for n in _init_names(cls)
             )  # the same values, not copies
     # a class with a __post_init__ (its checks) is still built through __init__
-    assert rounds._slot_builder(WagerResult, _init_names(WagerResult)) is None
+    assert rounds.slot_builder(WagerResult, _init_names(WagerResult)) is None
     with pytest.raises(ConfigError):
         rounds.replacer(WagerResult)(
             WagerResult("p1", "box 1", "ante", 5, Outcome.LOST, house=5), house=4
