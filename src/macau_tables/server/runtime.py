@@ -55,9 +55,10 @@ from ..errors import MacauTablesError
 from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
 from ..tables import cycle
 from ..tables.clock import Clock, SystemClock
+from ..tables.group import Request, committer
 from ..tables.links import dead_on_this_host, default_owner
 from ..tables.model import OpenRound, Submitted
-from ..tables.service import TableService
+from ..tables.service import CycleMoved, TableService
 from ..tables.signing import ArchiveKey, load_key
 from .principal import UserRole
 from .settings import Settings
@@ -154,23 +155,18 @@ class CountedService(TableService):
             ),
         )
 
-    def _cycle_run(
-        self, action: cycle.Action, seated: tuple[tuple[int, str], ...] | None
-    ) -> Submitted:
+    def _cycle_done(
+        self, action: cycle.Action, close: object | None, result: Submitted, fresh: bool
+    ) -> None:
         """The round cycle's step, counted as the command it issued (``OpenRound``, the game's
         ``CloseBetting``; a countdown started again issues none)."""
-        with self._lock:
-            close = cycle.close_command(self.state.round)
-            before = self._seq
-            result = super()._cycle_run(action, seated)
-            issued: tuple[object, ...] = ()
-            if action is cycle.Action.OPEN:
-                issued = (OpenRound(),)
-            elif action is cycle.Action.CLOSE and close is not None and result.phase != "betting":
-                issued = (close,)
-            if self._seq != before:
-                self.counters.accept(self.table_id, issued, result)
-            return result
+        issued: tuple[object, ...] = ()
+        if action is cycle.Action.OPEN:
+            issued = (OpenRound(),)
+        elif action is cycle.Action.CLOSE and close is not None and result.phase != "betting":
+            issued = (close,)
+        if fresh:
+            self.counters.accept(self.table_id, issued, result)
 
     def _counted(self, commands: Sequence[object], run: Callable[[], Submitted]) -> Submitted:
         # Not under the table's lock: concurrent requests are committed together (.group).
@@ -489,16 +485,27 @@ class Runtime:
         done: list[Submitted] = []
         with self._lock:
             services = list(self._services.items())
+        now = now or self.clock.now()  # one time for the tick: steps taken together stay so
+        steps: list[Request] = []
         for table_id, service in services:
-            try:
-                done.extend(service.tick(now))
-            except MacauTablesError as exc:
-                if exc.key == "tables.leased":
-                    self._lost(table_id, service)
-                else:
-                    log.warning("table %s: tick refused: %s", table_id, exc.message)
-            except Exception:
-                log.exception("table %s: tick failed", table_id)
+            self._ticked(table_id, service, lambda s: done.extend(s.tick(now, defer=steps)))
+        if steps:
+            # The round cycle's steps due now at every table, in one transaction (a group of
+            # the group commit: one COMMIT for the openings of a shoe of tables, whose players
+            # then bet at once); then each table stepped is ticked again (a step due after it).
+            committer(self.store, None).submit_many(steps)
+            for req in steps:
+                service = req.service
+                table_id = service.table_id
+
+                def answered(s: TableService, req: Request = req) -> None:
+                    try:
+                        done.append(s.cycle_answered(req))
+                    except CycleMoved:
+                        return
+                    done.extend(s.tick(now))
+
+                self._ticked(table_id, service, answered)
         if not self._stop.is_set():
             try:
                 if refresh:
@@ -513,6 +520,21 @@ class Runtime:
                 except MacauTablesError as exc:
                     log.warning("idempotency records not pruned: %s", exc.message)
         return done
+
+    def _ticked(
+        self, table_id: str, service: TableService, work: Callable[[TableService], None]
+    ) -> None:
+        """Run ``work`` (a part of :meth:`tick`) on ``service``: a refusal is logged; a lease
+        lost closes the service (it becomes *elsewhere*)."""
+        try:
+            work(service)
+        except MacauTablesError as exc:
+            if exc.key == "tables.leased":
+                self._lost(table_id, service)
+            else:
+                log.warning("table %s: tick refused: %s", table_id, exc.message)
+        except Exception:
+            log.exception("table %s: tick failed", table_id)
 
     def _refresh_due(self) -> bool:
         """Whether the tick thread's next tick reads the tables and their leases again: while

@@ -47,10 +47,15 @@ one per store there too (measured in ``docs/benchmarks.md``: with two round trip
 one group per process takes less CPU a bet but commits fewer bets a second, its tables no
 longer in parallel; per table stays the default).
 
-The table's other work — the clock's ``tick``, the round cycle's steps, ``wake``, recovery,
-``reconfigure``, the meter link, a held award's release — runs under the table's lock on the
-single-request path, as before: a group that needs the table waits for it, and a request made
-by a thread that holds the table's lock (a time-out issued by ``tick``) takes that path too.
+The server's clock gives the round cycle's steps due at all its tables to one group at once
+(:meth:`GroupCommit.submit_many` on the process's group commit, ``committer(store, None)``):
+the openings of many virtual tables due at one tick commit in one transaction, each a request
+of its own (its key, events, answer), re-checked when its group reaches it (a step no longer
+due — the cycle paused meanwhile — writes nothing). The table's other work — ``tick`` called
+on one service, its time-outs, ``cycle_step``, ``wake``, recovery, ``reconfigure``, the meter
+link, a held award's release — runs under the table's lock on the single-request path, as
+before: a group that needs the table waits for it, and a request made by a thread that holds
+the table's lock (a time-out issued by ``tick``) takes that path too.
 A thread must not submit to one table while it holds another table's lock (the leader takes
 the locks of a group's tables).
 """
@@ -61,10 +66,11 @@ import functools
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy.exc import DBAPIError
 
@@ -103,6 +109,12 @@ class Request:
     result: Submitted | None = None
     fresh: bool = False
     error: BaseException | None = None
+    note: Any = None
+    """What the caller keeps with the request for its answer (a cycle step: its action)."""
+    now: datetime | None = None
+    """The time the request's batch runs at (``None``: the table's clock when it runs). The
+    clock's steps of one tick run at the tick's time: tables stepped together get the same
+    deadlines, so that their next steps fall due at one tick again."""
 
     def answer(self) -> tuple[Submitted, bool]:
         """The result and whether this request committed it (``False``: a replay)."""
@@ -226,15 +238,42 @@ class GroupCommit:
 
     def submit(self, req: Request) -> tuple[Submitted, bool]:
         """Queue ``req``, lead a group or wait for the one that takes it; its answer."""
+        self._wait(self._queued([req]), req)
+        return req.answer()
+
+    def submit_many(self, reqs: Sequence[Request]) -> None:
+        """Queue every request of ``reqs`` at once, in order (one group when they fit in
+        :data:`MAX_GROUP` with what was queued before them), lead or wait; returns once each
+        is answered (its :meth:`Request.answer`). The clock's steps of many tables, taken in
+        one transaction (the server's ``Runtime.tick``)."""
+        lead = self._queued(reqs)
+        for req in reqs:
+            self._wait(lead, req)
+            lead = False
+
+    def _queued(self, reqs: Sequence[Request]) -> bool:
+        """Queue ``reqs``; whether the caller leads the next group (no group was in flight)."""
         with self._mutex:
-            self._queue.append(req)
+            self._queue.extend(reqs)
             lead = not self._leading
             self._leading = True
             self._arrived.notify_all()
-        if not lead:
-            req.wake.wait()
-            if not req.lead:
-                return req.answer()
+        return lead
+
+    def _wait(self, lead: bool, req: Request) -> None:
+        """Until ``req`` is answered: lead the next group when the caller leads (``lead``) or
+        is handed the lead (``req`` the first queued when a group ended)."""
+        while req.result is None and req.error is None:
+            if not lead:
+                req.wake.wait()
+                if not req.lead:
+                    continue
+                req.lead = False
+            lead = False
+            self._lead()
+
+    def _lead(self) -> None:
+        """Run the next group (the first :data:`MAX_GROUP` queued), then hand the lead on."""
         with self._mutex:
             group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
         try:
@@ -250,9 +289,7 @@ class GroupCommit:
                 else:
                     self._leading = False
             for other in group:
-                if other is not req:
-                    other.wake.set()
-        return req.answer()
+                other.wake.set()
 
     def _run(self, group: list[Request]) -> None:
         services = sorted({r.service for r in group}, key=lambda s: s.table_id)
@@ -321,7 +358,7 @@ class GroupCommit:
             svc = r.service
             base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
             if alone:  # the single request's transaction, as the lock-holding path runs it
-                done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base)
+                done = svc._transact(tx, r.step, r.key, r.request, r.actor, r.kind, base, now=r.now)
             else:
                 writes: Callable[[], AbstractContextManager[None]]
                 if self.savepoints:
@@ -330,7 +367,7 @@ class GroupCommit:
                     writes = _optimistic(tx, i) if careful else _deferred(tx, i)
                 try:
                     done = svc._transact(
-                        tx, r.step, r.key, r.request, r.actor, r.kind, base, writes
+                        tx, r.step, r.key, r.request, r.actor, r.kind, base, writes, now=r.now
                     )
                 except (DBAPIError, _Stale, _Restart, _Careful):
                     raise
@@ -378,8 +415,9 @@ _registry: weakref.WeakKeyDictionary[Store, dict[str | None, GroupCommit]] = (
 _registry_lock = threading.Lock()
 
 
-def committer(store: Store, table_id: str) -> GroupCommit:
-    """The group commit ``table_id``'s requests go through on ``store`` (module docstring)."""
+def committer(store: Store, table_id: str | None) -> GroupCommit:
+    """The group commit ``table_id``'s requests go through on ``store`` (module docstring);
+    ``None``: the process's, for requests to many tables at once (the clock's steps)."""
     per_table = store.dialect != "sqlite" and os.environ.get(SCOPE_ENV, "table") != "process"
     scope = table_id if per_table else None
     with _registry_lock:

@@ -89,7 +89,7 @@ from .storage import persist, read_table
 from .timers import DueTimers
 from .vault import DEFAULT_VAULT, SealedVault
 
-__all__ = ["SNAPSHOT_EVERY", "TableService", "request_digest"]
+__all__ = ["SNAPSHOT_EVERY", "CycleMoved", "TableService", "request_digest"]
 
 log = logging.getLogger(__name__)
 
@@ -391,11 +391,14 @@ class TableService:
         kind: TxKind,
         base: Work | None = None,
         writes: Callable[[], AbstractContextManager[None]] | None = None,
+        *,
+        now: datetime | None = None,
     ) -> _Done | None:
         """The request in ``tx``, on the table's committed state (``base``: its state in a
         group transaction, after the group's requests before it; ``writes``: the context its
-        writes run in there — a refusal before them, by the rules, wrote nothing); ``None``
-        when the log moved on under it (another writer)."""
+        writes run in there — a refusal before them, by the rules, wrote nothing; ``now``: the
+        batch's time, else the clock's); ``None`` when the log moved on under it (another
+        writer)."""
         work = base or Work(self.state, self._seq, self._snap_seq)
         tx.defer_writes()  # PostgreSQL: its events, key and ledger batch go with the COMMIT
         head, found = tx.request_start(self.table_id, key)
@@ -410,7 +413,7 @@ class TableService:
             self.dealing,
             self.rng,
             actor,
-            self.clock.now(),
+            now or self.clock.now(),
             meter_reader=meter_reader(tx, self.setup.meter_id),
             meter_up=self._link.up,
             meter_reason=self._link.reason,
@@ -471,7 +474,9 @@ class TableService:
 
     # -- the clock -------------------------------------------------------------------------
 
-    def tick(self, now: datetime | None = None) -> list[Submitted]:
+    def tick(
+        self, now: datetime | None = None, *, defer: list[Request] | None = None
+    ) -> list[Submitted]:
         """The clock's work at ``now`` (default: the service's clock): renew the lease; probe a
         meter that could not be reached (and settle what waited for it); issue every time-out
         now ripe — the decision time-out (CSP-6.4, ``decision_timeout_seconds``) and the card
@@ -482,7 +487,13 @@ class TableService:
 
         A tick that found nothing due remembers until when nothing can be (:class:`_Quiet`): the
         next ticks before then, on the same state, only renew the lease and probe the meter —
-        the rounds are not asked again what they wait for (twice a second, for every table)."""
+        the rounds are not asked again what they wait for (twice a second, for every table).
+
+        ``defer`` (the server's clock, for all its tables at once): the round cycle's first step
+        due is not run here but appended to ``defer`` as a request of the group commit
+        (:meth:`cycle_request`); the caller commits the steps of every table in one
+        transaction (:meth:`.group.GroupCommit.submit_many`), then ticks again the tables
+        stepped (a second step due at once runs then)."""
         when = now or self.clock.now()
         done: list[Submitted] = []
         with self._lock:
@@ -518,6 +529,9 @@ class TableService:
                     if held is not None and when < held:
                         break  # its place in the spread of openings (hold_openings)
                     self._opens_from = None
+                if defer is not None:
+                    defer.append(self.cycle_request(action, when))
+                    return done
                 done.append(self._cycle_run(action, None))
             if not done:
                 self._quiet = _Quiet.of(self, when)
@@ -561,13 +575,68 @@ class TableService:
     def _cycle_run(
         self, action: cycle.Action, seated: tuple[tuple[int, str], ...] | None
     ) -> Submitted:
-        return self._run(
+        close = cycle.close_command(self.state.round)
+        before = self._seq
+        result = self._run(
             lambda b: cycle.perform(b, action, seated),
             key=f"{self.table_id}:cycle:{self._seq}",
             request=codec.sha256({"cycle": action.value, "seq": self._seq}),
             actor="cycle",
             kind=TxKind.ROUND,
         )
+        self._cycle_done(action, close, result, self._seq != before)
+        return result
+
+    def cycle_request(self, action: cycle.Action, when: datetime) -> Request:
+        """The round cycle's step ``action``, due at ``when``, as a request of the group commit
+        (:meth:`tick`'s ``defer``): the same key, digest and actor as the step run at once. It
+        is run only if still due when its group reaches it, on the state the group left (a
+        pause, a close or a round opened meanwhile: :class:`CycleMoved`, nothing written), at
+        ``when`` (the tick's time: the deadlines it sets are the same at every table stepped
+        at that tick, whose next steps then fall due together again); :meth:`cycle_answered`
+        takes its answer."""
+        seen: list[object | None] = []
+
+        def step(batch: Batch) -> None:
+            due = cycle.due(batch.state, when, open_for_rounds=self.status is TableStatus.OPEN)
+            if due is not action:
+                raise CycleMoved(self.table_id, action.value)
+            seen.append(cycle.close_command(batch.state.round))
+            cycle.perform(batch, action, None)
+
+        req = Request(
+            self,
+            step,
+            f"{self.table_id}:cycle:{self._seq}",
+            codec.sha256({"cycle": action.value, "seq": self._seq}),
+            "cycle",
+            TxKind.ROUND,
+        )
+        req.note = (action, seen)
+        req.now = when
+        return req
+
+    def cycle_answered(self, req: Request) -> Submitted:
+        """The answer of a :meth:`cycle_request` once its group ran (its refusal raised: a
+        meter found unreachable takes the table's link down, as a step run at once does)."""
+        try:
+            result, fresh = req.answer()
+        except MeterUnreachable as exc:
+            with self._lock:
+                self._link_down(exc.reason, manual=False)
+            raise TableError(
+                "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
+            ) from exc
+        action, seen = req.note
+        self._cycle_done(action, seen[0] if seen else None, result, fresh)
+        return result
+
+    def _cycle_done(
+        self, action: cycle.Action, close: object | None, result: Submitted, fresh: bool
+    ) -> None:
+        """A round cycle's step answered (``close``: the game's close command of the round
+        before it; ``fresh``: it wrote, not a replay of its key): a hook for counting (the
+        server's ``CountedService``); nothing here."""
 
     def cycle_step(self, *, seated: tuple[tuple[int, str], ...] | None = None) -> Submitted | None:
         """Run the round cycle's next step now, as :meth:`tick` would at its recorded deadline
@@ -840,6 +909,14 @@ class _Quiet:
             and self.link_up == service._link.up
             and (self.until is None or when < self.until)
         )
+
+
+class CycleMoved(Exception):
+    """A round cycle's step taken by the clock in a group (:meth:`TableService.cycle_request`)
+    found no longer due when its group reached it: nothing was written, nothing is refused."""
+
+    def __init__(self, table_id: str, action: str) -> None:
+        super().__init__(f"{table_id}: the cycle's {action} is no longer due")
 
 
 @dataclass(frozen=True, slots=True)
