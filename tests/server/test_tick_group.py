@@ -5,7 +5,8 @@ store's clock moved by the test and the store counting its write transactions: e
 log has its own events (its own seq range, its hash chain), every table's countdown ends at
 the same time (the steps run at the tick's time), the counters count each opening as the step
 run alone would, and a step no longer due when its group reaches it (a supervisor
-paused the cycle meanwhile) writes nothing and is refused to nobody."""
+paused the cycle meanwhile) writes nothing and is refused to nobody. The leases of every table
+the server serves renew in one transaction too, once any is due."""
 
 from __future__ import annotations
 
@@ -96,3 +97,34 @@ def test_a_step_no_longer_due_when_its_group_runs_writes_nothing(store: Any) -> 
         assert not any(k[1] == OpenRound.__name__ for k in rt.counters.snapshot()["accepted"])
     finally:
         rt.stop()
+
+
+def test_the_leases_of_every_table_served_renew_in_one_transaction(store: Any) -> None:
+    demo_casino(store)
+    counting = CountingStore(store)
+    clock = FakeClock()
+    rt = Runtime(server_settings(idempotency_days=0), counting, clock=clock)
+    rt.start()
+    try:
+        served = [rt.service(t) for t in sorted(rt.table_ids())]
+        assert len(served) >= 3
+        for s in served:  # no round cycle moves: the tick's only writes are the leases'
+            if s.setup.mode is TableMode.VIRTUAL:
+                s.submit(
+                    PauseCycle("sam", "leases"), idempotency_key=f"p-{s.table_id}", actor="sam"
+                )
+        assert len({s.lease.until for s in served}) > 1  # their first renewals staggered
+        clock.advance(rt.settings.lease_seconds / 2)
+        before = counting.writes
+        rt.tick()
+        assert counting.writes - before == 1
+        assert {s.lease.until for s in served} == {
+            clock.now() + timedelta(seconds=rt.settings.lease_seconds)
+        }
+        clock.advance(1)
+        before = counting.writes
+        rt.tick()
+        assert counting.writes == before  # none due
+    finally:
+        rt.stop()
+        counting.close()

@@ -56,7 +56,7 @@ from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
 from ..tables import cycle
 from ..tables.clock import Clock, SystemClock
 from ..tables.group import Request, committer
-from ..tables.links import dead_on_this_host, default_owner
+from ..tables.links import dead_on_this_host, default_owner, renew_together
 from ..tables.model import OpenRound, Submitted
 from ..tables.service import CycleMoved, TableService
 from ..tables.signing import ArchiveKey, load_key
@@ -486,6 +486,10 @@ class Runtime:
         with self._lock:
             services = list(self._services.items())
         now = now or self.clock.now()  # one time for the tick: steps taken together stay so
+        try:  # the leases of every table served here renewed together (one write), when due
+            renew_together([service.lease for _, service in services], now)
+        except MacauTablesError as exc:  # each table's own renewal, in its tick, tries again
+            log.warning("leases not renewed together: %s", exc.message)
         steps: list[Request] = []
         for table_id, service in services:
             self._ticked(table_id, service, lambda s: done.extend(s.tick(now, defer=steps)))

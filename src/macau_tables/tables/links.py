@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -28,6 +28,7 @@ __all__ = [
     "dead_on_this_host",
     "default_owner",
     "meter_reader",
+    "renew_together",
 ]
 
 LEASE_SECONDS: Final = 30
@@ -145,39 +146,52 @@ class Lease:
         self.seconds = seconds
         self.until: datetime | None = None
 
+    def due(self, now: datetime) -> bool:
+        """Whether :meth:`renew` would write at ``now`` (less than half of the lease left)."""
+        return self.until is None or self.until - now <= timedelta(seconds=self.seconds / 2)
+
     def renew(self, now: datetime, *, force: bool = False) -> None:
         """Take or renew the lease when less than half of it is left (``force``: now).
         Refuses (``tables.leased``) while another owner's lease runs — unless that owner is a
         process of this host that no longer exists (killed: its table is taken over at once)."""
-        if (
-            not force
-            and self.until is not None
-            and self.until - now > timedelta(seconds=self.seconds / 2)
-        ):
+        if not force and not self.due(now):
             return
-
-        def take(tx: Tx) -> bool:
-            until = tx.now() + timedelta(seconds=self.seconds)
-            if tx.acquire_lease(self.table_id, self.owner, until=until):
-                return True
-            holder = tx.table(self.table_id).lease_owner
-            if holder is None or not dead_on_this_host(holder):
-                return False
-            tx.release_lease(self.table_id, holder)
-            tx.audit(
-                "lease_taken_over",
-                actor=self.owner,
-                table_id=self.table_id,
-                reason="the process holding the table no longer exists",
-                detail={"from": holder},
-            )
-            return tx.acquire_lease(self.table_id, self.owner, until=until)
-
-        if not self.store.run(take):
+        if not self.store.run(self._take):
             raise TableError("tables.leased", table=self.table_id)
         self.until = now + timedelta(seconds=self.seconds)
+
+    def _take(self, tx: Tx) -> bool:
+        until = tx.now() + timedelta(seconds=self.seconds)
+        if tx.acquire_lease(self.table_id, self.owner, until=until):
+            return True
+        holder = tx.table(self.table_id).lease_owner
+        if holder is None or not dead_on_this_host(holder):
+            return False
+        tx.release_lease(self.table_id, holder)
+        tx.audit(
+            "lease_taken_over",
+            actor=self.owner,
+            table_id=self.table_id,
+            reason="the process holding the table no longer exists",
+            detail={"from": holder},
+        )
+        return tx.acquire_lease(self.table_id, self.owner, until=until)
 
     def release(self) -> None:
         """Give the table up."""
         self.store.run(lambda tx: tx.release_lease(self.table_id, self.owner))
         self.until = None
+
+
+def renew_together(leases: Sequence[Lease], now: datetime) -> None:
+    """When any of ``leases`` (of one store: a server's tables) is due for renewal at ``now``,
+    renew them all in ONE transaction — one durable write for the tables a process serves, not
+    one each, and from then on they fall due together. Renewing early is safe (each runs its
+    full term from its renewal). A lease refused here (another owner's, still running) is left
+    as it was: its table's own :meth:`Lease.renew` refuses it (``tables.leased``)."""
+    if not leases or not any(lease.due(now) for lease in leases):
+        return
+    taken = leases[0].store.run(lambda tx: [lease._take(tx) for lease in leases])
+    for lease, ok in zip(leases, taken, strict=True):
+        if ok:
+            lease.until = now + timedelta(seconds=lease.seconds)

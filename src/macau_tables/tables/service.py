@@ -157,6 +157,11 @@ class TableService:
         )
         self._recover()
 
+    @property
+    def lease(self) -> Lease:
+        """The table's lease, held by this service's owner while it serves the table."""
+        return self._lease
+
     def _stagger_lease(self) -> None:
         """Bring the lease's first renewal forward by this table's own share (from its id) of
         the half-lease a renewal waits for. A process takes its tables' leases together at
@@ -164,7 +169,8 @@ class TableService:
         one after the other, and every request arriving meanwhile would wait behind them —
         every ``lease_seconds / 2``, since each renewal keeps the phase of the one before.
         Renewing earlier than needed is safe: the lease runs its full term from each renewal,
-        as the store records it."""
+        as the store records it. (A server's clock renews all its tables' leases together, in
+        one transaction, once any is due: :func:`.links.renew_together`.)"""
         if self._lease.until is not None:
             share = zlib.crc32(self.table_id.encode()) / 2**32
             self._lease.until -= timedelta(seconds=self._lease.seconds / 2 * share)
