@@ -48,6 +48,7 @@ from .tx import Tx
 
 __all__ = [
     "BATCH",
+    "LAST_SEQ",
     "ChainRecord",
     "ChainWalk",
     "Check",
@@ -299,14 +300,16 @@ class ChainRecord(NamedTuple):
     hash: str
 
 
-_CHAIN_COLUMNS = (
-    s.events.c.seq,
-    s.events.c.round_id,
-    s.events.c.type,
-    s.events.c.payload,
-    s.events.c.prev_hash,
-    s.events.c.hash,
+_TABLE_RECORDS: Final = (
+    "SELECT seq, round_id, type, payload, prev_hash, hash FROM events"
+    " WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?"
 )
+"""A batch of :func:`table_records` (the columns of :class:`ChainRecord`), read through the
+driver (:meth:`Tx.driver_rows`: plain strings and integers, no SQLAlchemy row built — the
+events are most of what ``verify`` reads)."""
+
+LAST_SEQ: Final = 2**62
+"""Above any ``seq`` or transaction id (the upper bound of a read "up to the end")."""
 
 
 def table_records(
@@ -314,13 +317,10 @@ def table_records(
 ) -> Iterator[ChainRecord]:
     """``table_id``'s stored events in ``seq`` order after ``after`` (up to ``until`` if
     given), read :data:`BATCH` at a time, as :class:`ChainRecord` s."""
-    c = s.events.c
     make = ChainRecord._make
+    last = LAST_SEQ if until is None else until
     while True:
-        query = select(*_CHAIN_COLUMNS).where(c.table_id == table_id, c.seq > after)
-        if until is not None:
-            query = query.where(c.seq <= until)
-        rows = tx.connection.execute(query.order_by(c.seq).limit(BATCH)).all()
+        rows = tx.driver_rows(_TABLE_RECORDS, (table_id, after, last, BATCH))
         for row in rows:
             yield make(row)
         if len(rows) < BATCH:

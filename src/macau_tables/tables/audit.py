@@ -45,6 +45,7 @@ from ..store.chain import GENESIS
 from ..store.history import meter_postings
 from ..store.verify import (
     BATCH,
+    LAST_SEQ,
     ChainWalk,
     Failure,
     recent_rounds,
@@ -807,6 +808,19 @@ def table_events(tx: Tx, table_id: str, *, after: int = 0) -> Iterator[LoggedEve
         after = batch[-1].seq
 
 
+_TABLE_TXS: Final = (
+    "SELECT tx_id, event_seq, kind FROM transactions"
+    " WHERE table_id = ? AND tx_id > ? AND tx_id <= ? ORDER BY tx_id LIMIT ?"
+)
+_TABLE_POSTINGS: Final = (
+    "SELECT p.tx_id, p.account_id, p.amount, p.reason"
+    " FROM postings p JOIN transactions t ON p.tx_id = t.tx_id"
+    " WHERE t.table_id = ? AND p.tx_id >= ? AND p.tx_id <= ? ORDER BY p.tx_id, p.line"
+)
+"""A batch of :func:`table_transactions` and its postings, read through the driver
+(:meth:`Tx.driver_rows`: plain values, no SQLAlchemy row built)."""
+
+
 def table_transactions(
     tx: Tx,
     table_id: str,
@@ -818,25 +832,13 @@ def table_transactions(
     """Every transaction naming ``table_id``, in id order (``after`` < id < ``before``, up to
     ``until`` if given), with its postings in line order, read a batch at a time as plain
     rows."""
-    c = s.transactions.c
-    p = s.postings.c
-    conn = tx.connection
+    last = min(LAST_SEQ if until is None else until, LAST_SEQ if before is None else before - 1)
     while True:
-        query = select(c.tx_id, c.event_seq, c.kind).where(c.table_id == table_id, c.tx_id > after)
-        if until is not None:
-            query = query.where(c.tx_id <= until)
-        if before is not None:
-            query = query.where(c.tx_id < before)
-        rows = conn.execute(query.order_by(c.tx_id).limit(BATCH)).all()
+        rows = tx.driver_rows(_TABLE_TXS, (table_id, after, last, BATCH))
         if not rows:
             return
         lines: dict[int, list[tuple[str, int, str]]] = {int(r[0]): [] for r in rows}
-        postings = conn.execute(
-            select(p.tx_id, p.account_id, p.amount, p.reason)
-            .select_from(s.postings.join(s.transactions, p.tx_id == c.tx_id))
-            .where(c.table_id == table_id, p.tx_id >= int(rows[0][0]), p.tx_id <= int(rows[-1][0]))
-            .order_by(p.tx_id, p.line)
-        ).all()
+        postings = tx.driver_rows(_TABLE_POSTINGS, (table_id, int(rows[0][0]), int(rows[-1][0])))
         for tx_id, account, amount, reason in postings:
             found = lines.get(int(tx_id))
             if found is not None:
