@@ -94,6 +94,11 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     # alice's wagers an earlier round's tie carried into this one (BAC-12: another test of the
     # worker's server may have left one) are hers in this round too: listed, then settled
     carried = len(shown["view"]["wagers"])
+    here = sum(
+        w["amount"]
+        for w in shown["view"]["wagers"]
+        if w["kind"] == "banker" and not w["area"]["seated"] and w["area"]["number"] == 1
+    )
     login(page, "alice", then="/tables/bac-1")
     page.wait_for_selector("#wallet[data-balance]")
     # the bet areas open while the round takes wagers (expected.commands)
@@ -107,7 +112,9 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     banker.click()
     wait_until("the wager on the layout", lambda: mine.count() == carried + 1)
     wait_until("the stake left the wallet", lambda: _balance(page) == before - 1_000)
-    assert "10.00" in banker.locator("[data-mine]").inner_text()
+    # the spot shows alice's stake on it: her 10.00, with what a tie carried onto it
+    assert banker.get_attribute("data-mine") == str(here + 1_000)
+    assert f"{(here + 1_000) / 100:,.2f}" in banker.locator("[data-mine]").inner_text()
     shot(page, "baccarat-betting-en")
     # the socket's messages carry the view with expected / can_issue: no GET of the table per
     # event (only /board, when the round's phase or awaited step changes)
