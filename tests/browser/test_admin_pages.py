@@ -26,6 +26,7 @@ from tests.browser.support import (
     axe_check,
     english_left,
     login,
+    network_quiet,
     shot,
     table_names,
     wait_until,
@@ -529,7 +530,7 @@ def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) 
     for path in PAGES:
         phone.goto(path)
         phone.locator("main").wait_for()
-        phone.wait_for_load_state("networkidle")
+        network_quiet(phone)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
         axe_check(phone, what=f"{path} on a phone")

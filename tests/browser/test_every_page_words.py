@@ -46,6 +46,7 @@ from tests.browser.support import (
     _open_round,
     axe_check,
     login,
+    network_quiet,
     shot,
     table_names,
     wait_until,
@@ -203,7 +204,7 @@ def _audited(live: Live) -> None:
 
 def _drawn(page: Any, loading: str) -> str:
     """The page's text once its scripts drew it: the network quiet and no "Loading…" left."""
-    page.wait_for_load_state("networkidle")
+    network_quiet(page)
     return str(
         wait_until(
             f"{page.url} drawn",
@@ -254,6 +255,7 @@ def played(browser: Any, live: Live) -> Played:
     try:
         dealer = context.new_page()
         seen = watch(dealer, live.url)
+        dealer.watch = seen
         _play_baccarat(live)
         _play_caribbean(live)
         _play_live(dealer, live)
