@@ -23,11 +23,14 @@ The helpers named below live in tests/browser/support.py (test files import them
   error, uncaught page error or failed request (a network failure, a 5xx, a 4xx for anything but
   an API refusal the page shows — a refused bet or card is the page's business, a missing
   script is not). ``page_of(viewport=…, locale=…)`` opens more (another user, a phone).
-* ``login(page, name)`` signs in through the login page; ``shot(page, name)`` saves a full-page
-  screenshot to ``tests/browser/artifacts/<name>.png`` (git-ignored; with
-  ``MACAU_TABLES_DOCS_SCREENSHOTS=1`` also to ``docs/screenshots/<name>.jpg``, shown by
-  ``docs/pages.md``); ``axe_check(page)`` fails on serious or critical accessibility
-  violations (axe-playwright-python).
+* ``login(page, name, then=…)`` signs in as the login page does (``POST /api/auth/login`` from
+  the page's context: the session cookie lands in its cookie jar) and opens ``then``;
+  ``through_page=True`` types the name and password into the login page instead (the tests
+  whose subject is the login). ``shot(page, name)`` saves a full-page screenshot to
+  ``tests/browser/artifacts/<name>.png`` only when ``MACAU_TABLES_BROWSER_ARTIFACTS=1`` (opt-in,
+  git-ignored: to look at the pages of a run), and with ``MACAU_TABLES_DOCS_SCREENSHOTS=1`` to
+  ``docs/screenshots/<name>.jpg``, shown by ``docs/pages.md``; ``axe_check(page)`` fails on
+  serious or critical accessibility violations (axe-playwright-python).
 """
 
 from __future__ import annotations

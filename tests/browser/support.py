@@ -39,6 +39,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 DOCS_SCREENSHOTS = os.environ.get("MACAU_TABLES_DOCS_SCREENSHOTS") == "1"
 
+ARTIFACT_SCREENSHOTS = os.environ.get("MACAU_TABLES_BROWSER_ARTIFACTS") == "1"
+"""Whether :func:`shot` saves its full-page PNG to ``tests/browser/artifacts/`` (opt-in: a
+screenshot nobody asked for costs a page's layout, paint and a ~1 MB file, dozens a run)."""
+
 PASSWORD: dict[str, str] = {name: f"{name}-password-1234" for name, _ in demo_users()}
 
 WAIT_SECONDS = 60.0
@@ -224,6 +228,9 @@ def serve_live(path: Path, cycle: dict[str, int]) -> Iterator[Live]:
 class Watch:
     """What went wrong in a page: console errors, page errors, failed requests."""
 
+    base_url: str = ""  # the live server the page is watched against
+    started: int = 0  # requests the page started (a WebSocket's frames are none)
+    under_way: dict[int, str] = field(default_factory=dict)  # neither finished nor failed yet
     problems: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # API refusals the page showed
     allowed: list[str] = field(default_factory=list)
@@ -240,7 +247,7 @@ class Watch:
 
 def watch(page: Any, base_url: str) -> Watch:
     """Record ``page``'s console errors, page errors and failed requests (module docstring)."""
-    seen = Watch()
+    seen = Watch(base_url)
     refused: set[str] = set()
 
     def on_response(response: Any) -> None:
@@ -265,22 +272,74 @@ def watch(page: Any, base_url: str) -> Watch:
             return  # an API refusal: the page shows it in its language
         seen.add(f"console: {text} ({where})")
 
+    def on_request(request: Any) -> None:
+        seen.started += 1
+        seen.under_way[id(request)] = request.url
+
+    def on_finished(request: Any) -> None:
+        seen.under_way.pop(id(request), None)
+
+    def on_failed(request: Any) -> None:
+        seen.under_way.pop(id(request), None)
+        if not (request.failure or "").endswith("ERR_ABORTED"):  # navigation cut a request
+            seen.add(f"failed: {request.method} {request.url} {request.failure}")
+
+    page.on("request", on_request)
+    page.on("requestfinished", on_finished)
     page.on("response", on_response)
     page.on("console", on_console)
     page.on("pageerror", lambda error: seen.add(f"page error: {error}"))
-    page.on(
-        "requestfailed",
-        lambda request: (
-            None
-            if (request.failure or "").endswith("ERR_ABORTED")  # navigation cut a request
-            else seen.add(f"failed: {request.method} {request.url} {request.failure}")
-        ),
-    )
+    page.on("requestfailed", on_failed)
     return seen
 
 
-def login(page: Any, name: str, *, password: str | None = None, then: str = "/") -> None:
-    """Sign ``name`` in through the login page and open ``then``."""
+_NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))"
+"""A frame of the page and a task after it: what its scripts queued meanwhile has run."""
+
+
+def network_quiet(page: Any) -> None:
+    """Wait until ``page`` (watched: conftest's ``page_of``) has no request under way, and none
+    started while it drew a frame and ran a task after it (a script that reads one answer and
+    then asks for the next has asked by then). Playwright's ``networkidle`` waits for 500 ms
+    without a request instead: a fixed half second per page."""
+    seen: Watch = page.watch
+
+    def quiet() -> bool:
+        before = seen.started
+        page.evaluate(_NEXT_FRAME)  # (the sync API takes the page's events in its calls only)
+        return not seen.under_way and seen.started == before
+
+    wait_until(f"{page.url}: the network quiet", quiet)
+
+
+def login(
+    page: Any,
+    name: str,
+    *,
+    password: str | None = None,
+    then: str = "/",
+    through_page: bool = False,
+) -> None:
+    """Sign ``name`` in and open ``then``. The session is asked for as the login page asks for it
+    (``POST /api/auth/login`` from this site, through the page's context: the session cookie
+    lands in its cookie jar), one request instead of the login page's load, form and redirect;
+    ``through_page=True`` signs in through the login page itself (the tests whose subject is
+    the login; every_page_words and test_public_pages also check the page). A page opened by
+    conftest's ``page_of`` (or given ``page.watch``) knows the server's address."""
+    base = getattr(getattr(page, "watch", None), "base_url", "")
+    if through_page or not base:
+        _login_through_page(page, name, password=password, then=then)
+        return
+    answer = page.context.request.post(
+        f"{base}/api/auth/login",
+        data={"name": name, "password": password or PASSWORD[name]},
+        headers={"Origin": base},
+    )
+    assert answer.status == 200, answer.text()
+    page.goto(then)
+
+
+def _login_through_page(page: Any, name: str, *, password: str | None, then: str) -> None:
     page.goto(f"/login?next={then}")
     page.get_by_label(_label(page, "name")).fill(name)
     page.get_by_label(_label(page, "password")).fill(password or PASSWORD[name])
@@ -293,12 +352,15 @@ def _label(page: Any, which: str) -> str:
     return str(page.locator(f"label[for='login-{which}']").inner_text())
 
 
-def shot(page: Any, name: str) -> Path:
-    """Save a full-page screenshot of ``page`` as ``artifacts/<name>.png`` — and, when
+def shot(page: Any, name: str) -> Path | None:
+    """Save a full-page screenshot of ``page`` as ``artifacts/<name>.png`` when
+    ``MACAU_TABLES_BROWSER_ARTIFACTS=1`` (returned; else ``None``) — and, when
     ``MACAU_TABLES_DOCS_SCREENSHOTS=1``, as ``docs/screenshots/<name>.jpg`` for docs/pages.md."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    target = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(target), full_page=True, animations="disabled")
+    target = None
+    if ARTIFACT_SCREENSHOTS:
+        ARTIFACTS.mkdir(exist_ok=True)
+        target = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(target), full_page=True, animations="disabled")
     if DOCS_SCREENSHOTS:
         DOCS.mkdir(exist_ok=True)
         page.screenshot(

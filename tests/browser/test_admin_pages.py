@@ -26,6 +26,7 @@ from tests.browser.support import (
     axe_check,
     english_left,
     login,
+    network_quiet,
     shot,
     table_names,
     wait_until,
@@ -506,7 +507,9 @@ def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, li
     form = held.locator("form[data-command='tables.ReleaseAward']")
     form.get_by_label("原因").fill("已核對監控錄影")
     form.locator("button").click()
-    wait_until("the release", lambda: released)
+    # (the check asks the page something: the sync API runs the route's handler only inside a
+    # call of its own, never while the test sleeps between checks)
+    wait_until("the release", lambda: page.evaluate("true") and released)
     (body,) = released
     assert body["command"] == {
         "type": "tables.ReleaseAward",
@@ -527,7 +530,7 @@ def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) 
     for path in PAGES:
         phone.goto(path)
         phone.locator("main").wait_for()
-        phone.wait_for_load_state("networkidle")
+        network_quiet(phone)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
         axe_check(phone, what=f"{path} on a phone")

@@ -207,7 +207,10 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
     wait_until("alice told she holds", lambda: you in alice.locator("#holders").inner_text())
     wait_until("bruno told another holds", lambda: other in bruno.locator("#holders").inner_text())
     assert "alice" not in bruno.locator("#holders").inner_text()
-    assert bruno.locator("#cards-player .card-back").count() == 2
+    # (the player's cards are dealt after the betting closed: face down on bruno's page)
+    wait_until(
+        "the held cards face down", lambda: bruno.locator("#cards-player .card-back").count() == 2
+    )
     axe_check(alice, what="the squeeze")
     shot(alice, "baccarat-peel-en")
     service = live.runtime.service("bac-hold")

@@ -218,8 +218,31 @@ def test_the_card_field_follows_the_dealer_typo_no_card_due_and_focus(
     wait_until("the first card due", lambda: _due(dealer) == ("card", "P1"))
     wait_until("the cursor in the card field", lambda: _focused(dealer) == "card-input")
     # a typo of 4 characters the server cannot read as a card: refused, the field selected
+    # as soon as the refusal shows — while the page still reads the table again (that read is
+    # held here until the selection is checked: a card typed meanwhile replaces the typo)
+    held: list[Any] = []
+    table_read = f"{live.url}/api/tables/bac-live"
+
+    def is_read(url: str) -> bool:
+        return url == table_read
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    dealer.route(is_read, hold)
     assert _press_card(dealer, "10xs") == "refused"
+    selection = dealer.evaluate(
+        "(() => { const f = document.getElementById('card-input');"
+        " return [f.value, f.selectionStart, f.selectionEnd, document.activeElement === f]; })()"
+    )
+    assert selection == ["10xs", 0, 4, True], selection
+    # (each check asks the page something: the sync API takes the held request meanwhile)
+    wait_until("the page's read of the table", lambda: dealer.evaluate("true") and held)
+    for route in held:
+        route.continue_()
+    dealer.unroute(is_read)
     assert _due(dealer) == ("card", "P1")  # nothing dealt
+    wait_until("the button back", lambda: dealer.locator("#card-submit").is_enabled())
     selection = dealer.evaluate(
         "(() => { const f = document.getElementById('card-input');"
         " return [f.value, f.selectionStart, f.selectionEnd, document.activeElement === f]; })()"

@@ -20,9 +20,10 @@ axe and width checks of the jackpot display and the dealer consoles too); with
 ``MACAU_TABLES_DOCS_SCREENSHOTS=1`` each is saved as ``docs/screenshots/every-<page>-<role>-
 <language>.jpg``, the gallery of docs/pages.md.
 
-One server (the worker's session ``live``), one context per role and language; no sleep: every
-wait is on what the page or the server shows. ``MACAU_TABLES_WORDS_DUMP=<file>`` writes the
-texts read, one file per language (``<file stem>-<language><suffix>``).
+One server (the worker's session ``live``), one page per language (its cookies cleared before
+each role signs in); no sleep: every wait is on what the page or the server shows.
+``MACAU_TABLES_WORDS_DUMP=<file>`` writes the texts read, one file per language
+(``<file stem>-<language><suffix>``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from tests.browser.support import (
     _open_round,
     axe_check,
     login,
+    network_quiet,
     shot,
     table_names,
     wait_until,
@@ -203,7 +205,7 @@ def _audited(live: Live) -> None:
 
 def _drawn(page: Any, loading: str) -> str:
     """The page's text once its scripts drew it: the network quiet and no "Loading…" left."""
-    page.wait_for_load_state("networkidle")
+    network_quiet(page)
     return str(
         wait_until(
             f"{page.url} drawn",
@@ -254,6 +256,7 @@ def played(browser: Any, live: Live) -> Played:
     try:
         dealer = context.new_page()
         seen = watch(dealer, live.url)
+        dealer.watch = seen
         _play_baccarat(live)
         _play_caribbean(live)
         _play_live(dealer, live)
@@ -300,10 +303,14 @@ def test_every_page_in_every_language_reads_in_words(
     seen: dict[tuple[str | None, str, str], str] = {}
     english_seen: set[str] = set()
     loading = messages.render("pages.loading", {}, language)
+    page = page_of()  # one page for the language: each role signs in over the last one
+    forbidden = f"/admin?lang={language}"
     for who, paths in PAGES.items():
-        page = page_of()
+        page.context.clear_cookies()  # (nobody signed in, no language remembered)
         if who == "alice":  # a player's /admin is the forbidden page, on purpose
-            page.watch.allow(f"/admin?lang={language}")
+            page.watch.allow(forbidden)
+        elif forbidden in page.watch.allowed:
+            page.watch.allowed.remove(forbidden)
         if who is not None:
             login(page, who, then=f"/?lang={language}")
         for path in paths:

@@ -325,7 +325,7 @@ def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(
     error.wait_for()
     assert re.search(r"[\u3400-\u9fff]", error.inner_text()), error.inner_text()
     assert page.watch.refusals, "the refusal came from the API"
-    login(page, "alice", then="/")
+    login(page, "alice", then="/", through_page=True)
     assert page.locator("[data-testid='who']").inner_text().startswith("已登入：alice")
     page.goto("/login?lang=en")
     axe_check(page, what="login en")
@@ -342,7 +342,7 @@ def test_a_page_opened_with_an_ended_session_asks_to_sign_in_again(page: Any, li
     page.goto("/supervisor?lang=en")
     page.wait_for_url(re.compile(r"/login\?"))
     assert "session has ended" in page.locator("main").inner_text()
-    login(page, "supervisor", then="/supervisor")
+    login(page, "supervisor", then="/supervisor", through_page=True)
     assert page.url.endswith("/supervisor")
     page.watch.allow("/admin?lang=en")  # the 403 page is the point
     page.goto("/admin?lang=en")  # a supervisor is not an administrator: said in a page

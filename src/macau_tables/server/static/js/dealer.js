@@ -514,6 +514,7 @@ async function enterCard(text, control) {
   const slot = document.getElementById("card-slot").value || null;
   const exposed = document.getElementById("card-exposed").checked;
   const before = shown.view ? (shown.view.flags || []).length : 0;
+  const typed = cardInput.value;
   let typo = false;
   await once(control, async () => {
     cardResult.textContent = "";
@@ -522,10 +523,14 @@ async function enterCard(text, control) {
       const command = build(name, { card: text, slot: slot || undefined, exposed: exposed || undefined });
       await send(`/api/tables/${encodeURIComponent(page.table_id)}/commands`, { command });
     } catch (err) {
+      // selected at once, before the table is read again: a card typed while that read is
+      // under way replaces the typo rather than being cut off after it
+      typo = true;
+      cardInput.focus();
+      cardInput.select();
       cardResult.textContent = t("play.card_refused", { text: err instanceof ApiError ? err.text : String(err) });
       cardResult.className = "refusal";
       cardResult.dataset.outcome = "refused";
-      typo = true;
       return;
     } finally {
       await table.refresh();
@@ -549,7 +554,7 @@ async function enterCard(text, control) {
   cardInput.focus();
   // a card the server could not take stays in the field, selected: the next card typed
   // replaces it (the field holds 4 characters: typed after the typo, it would be cut off)
-  if (typo) cardInput.select();
+  if (typo && cardInput.value === typed) cardInput.select();
 }
 
 cardForm.addEventListener("submit", (event) => {
