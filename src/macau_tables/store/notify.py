@@ -57,7 +57,7 @@ class _PgListener:
         self._thread.start()
 
     def _loop(self) -> None:
-        sources = [self._connection.fileno(), self._woken]
+        sources: list[int] = [self._connection.fileno(), self._woken.fileno()]
         while True:
             try:
                 # what arrived (during LISTEN too), without waiting: timeout=0 reads once
@@ -83,7 +83,7 @@ class _PgListener:
                 if not self._stop.is_set():
                     log.exception("meter listener lost its connection")
                 return
-            if self._woken in ready:
+            if sources[1] in ready:
                 return
 
     @property
