@@ -182,19 +182,20 @@ def _emptying() -> str:
     return "; ".join(f'DELETE FROM "{name}"' for name in tables)
 
 
-def _pg_truncate_if_current(url: str) -> bool:
+def _pg_truncate_if_current(store: Any) -> bool:
     """Empty every table of a PostgreSQL database already at the current schema (much faster
     than creating the schema again); ``False`` when the schema is not current (not migrated, an
     older version, a foreign or newer Alembic revision: nothing is deleted then). One
-    connection of the driver's own and one transaction: the version and the revision are one
-    read, not a run of Alembic, and the deletions one text (DELETE is far quicker than
-    TRUNCATE on tiny tables)."""
+    transaction on a connection of ``store``'s own pool — the one its test then uses first: no
+    server process started for the emptying alone, and the one it starts has read every table
+    once — and the version and the revision are one read, not a run of Alembic, and the
+    deletions one text (DELETE is far quicker than TRUNCATE on tiny tables)."""
     import psycopg
-    from sqlalchemy.engine import make_url
 
     version, heads = _current_schema()
-    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(conninfo) as conn:  # committed at the end of the block
+    pooled = store.engine.raw_connection()
+    conn = pooled.driver_connection
+    try:
         try:
             found = conn.execute(
                 "SELECT (SELECT version FROM schema_info WHERE id = 1), "
@@ -205,9 +206,13 @@ def _pg_truncate_if_current(url: str) -> bool:
             conn.rollback()
             return False
         if found is None or (found[0], found[2]) != (version, 1) or found[1] not in heads:
+            conn.rollback()
             return False
         conn.execute(_emptying().encode())
-    return True
+        conn.commit()
+        return True
+    finally:
+        pooled.close()  # back to the pool
 
 
 @pytest.fixture(scope="session")
@@ -243,8 +248,10 @@ def _migrated_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path
         event.listen(copied.engine, "connect", _sync_normal)  # after the store's own pragmas
         return copied
     url = _used_by_module(request, request.getfixturevalue("pg_worker_store_database"))
-    if _pg_truncate_if_current(url):
-        return Store.open(url)  # emptied at the current schema: nothing to migrate
+    opened = Store.open(url)
+    if _pg_truncate_if_current(opened):
+        return opened  # emptied at the current schema: nothing to migrate
+    opened.close()
     _reset_pg(url)
     opened = Store.open(url)
     opened.upgrade()

@@ -95,4 +95,6 @@ def zygote() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(zygote())
+    done = zygote()
+    sys.stdout.flush()
+    os._exit(done)  # nothing to tear down: the interpreter's finalisation took 0.6 s

@@ -24,7 +24,7 @@ import random
 import secrets
 import time
 from collections import Counter
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -66,11 +66,20 @@ def _check_restarted(store: Store, services: dict[str, Any], full: bool) -> Summ
     return summary
 
 
+@pytest.fixture(scope="module")
+def zygote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Zygote]:
+    """One warm interpreter forking the drivers of every test here (each database's): an
+    interpreter's start and imports are the larger part of a new zygote's cost."""
+    with Zygote(tmp_path_factory.mktemp("drivers")) as started:
+        yield started
+
+
 def kill_and_restart(
-    store: Store, workdir: Path, kills: int, *, seed: int, full_every: int = 1
+    store: Store, zygote: Zygote, kills: int, *, seed: int, full_every: int = 1
 ) -> Summary:
-    """Play the tables of :data:`TABLES` in driver processes and kill them ``kills`` times in
-    all (two per cycle), restarting and checking after each cycle; returns the last summary."""
+    """Play the tables of :data:`TABLES` in driver processes forked by ``zygote`` and kill
+    them ``kills`` times in all (two per cycle), restarting and checking after each cycle;
+    returns the last summary."""
     casino(store, TABLES)
     rng = random.Random(seed)
     url = store.raw_url.render_as_string(hide_password=False)
@@ -79,31 +88,30 @@ def kill_and_restart(
     summary: Summary | None = None
     drivers: list[Driver] = []
     try:
-        with Zygote(workdir) as zygote:
-            while done < kills:
-                cycle += 1
-                drivers = [zygote.fork(url, t, rng.randrange(2**31)) for t in TABLES]
-                moments = sorted((rng.uniform(*KILL_WINDOW), i) for i in range(len(drivers)))
-                last = done + len(drivers) >= kills
-                for delay, i in moments:
-                    d = drivers[i]
-                    went = d.went
-                    if last and landed["startup"] == landed.total():
-                        # Every kill so far landed while its driver started (a busy machine
-                        # starts slowly): this one's moment counts from the end of its
-                        # driver's first round (the "round 1" it writes), so that a run has
-                        # rounds and kills a table at play too.
-                        went = d.reached("round 1")
-                    time.sleep(max(0.0, went + delay - time.monotonic()))
-                    landed["startup" if d.kill() == "startup" else "playing"] += 1
-                done += len(drivers)
-                services = {t: restart(store, t) for t in TABLES}
-                try:
-                    full = cycle % full_every == 0 or done >= kills
-                    summary = _check_restarted(store, services, full) or summary
-                finally:
-                    for svc in services.values():
-                        svc.close()
+        while done < kills:
+            cycle += 1
+            drivers = [zygote.fork(url, t, rng.randrange(2**31)) for t in TABLES]
+            moments = sorted((rng.uniform(*KILL_WINDOW), i) for i in range(len(drivers)))
+            last = done + len(drivers) >= kills
+            for delay, i in moments:
+                d = drivers[i]
+                went = d.went
+                if last and landed["startup"] == landed.total():
+                    # Every kill so far landed while its driver started (a busy machine
+                    # starts slowly): this one's moment counts from the end of its
+                    # driver's first round (the "round 1" it writes), so that a run has
+                    # rounds and kills a table at play too.
+                    went = d.reached("round 1")
+                time.sleep(max(0.0, went + delay - time.monotonic()))
+                landed["startup" if d.kill() == "startup" else "playing"] += 1
+            done += len(drivers)
+            services = {t: restart(store, t) for t in TABLES}
+            try:
+                full = cycle % full_every == 0 or done >= kills
+                summary = _check_restarted(store, services, full) or summary
+            finally:
+                for svc in services.values():
+                    svc.close()
     except BaseException as exc:
         exc.add_note(f"fault seed {seed} (MACAU_TABLES_FAULT_SEED={seed} replays it)")
         raise
@@ -123,15 +131,15 @@ def kill_and_restart(
 
 
 def test_ten_kills_at_random_moments_leave_every_invariant_CSP_11_4_BAC_10(
-    store: Store, tmp_path: Path
+    store: Store, zygote: Zygote
 ) -> None:
-    summary = kill_and_restart(store, tmp_path, 10, seed=_seed())
+    summary = kill_and_restart(store, zygote, 10, seed=_seed())
     assert summary.total("rounds") > 0
 
 
 @pytest.mark.slow
 def test_a_hundred_kills_at_random_moments_leave_every_invariant_CSP_11_4_BAC_10(
-    store: Store, tmp_path: Path
+    store: Store, zygote: Zygote
 ) -> None:
-    summary = kill_and_restart(store, tmp_path, 100, seed=_seed(), full_every=5)
+    summary = kill_and_restart(store, zygote, 100, seed=_seed(), full_every=5)
     assert summary.total("recovered_void") > 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +38,15 @@ from macau_tables.server.runtime import Runtime
 
 WAIT = 600.0
 """The most seconds a test waits for the worker (a cold numba compile on a busy machine)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def worker_stopped_after() -> Iterator[None]:
+    """The analysis worker stopped at the module's end, as a server stops it: its pool's
+    threads would otherwise stay in this test process, where ``verify --jobs`` (other
+    modules, the same worker) then spawns its processes instead of forking them."""
+    yield
+    jobs.shutdown()
 
 
 def submit(client: TestClient, headers: dict[str, str], table: str, **changes: Any) -> Any:

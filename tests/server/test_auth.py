@@ -455,12 +455,19 @@ def test_a_name_failing_from_many_addresses_is_slowed_never_refused(
     same database) sees them, and the name's logins over HTTP are slowed down — the pause
     asked of the runtime's clock — but answered."""
     now = runtime.clock.now
+    paused: list[float] = []  # the other process's own pauses (recorded, not waited)
     for i in range(8):
         with pytest.raises(AuthError) as failed:
             auth.sign_in(
-                store, "bruno", "wrong-password", address=f"10.0.0.{i}", clock=now, sleep=None
+                store,
+                "bruno",
+                "wrong-password",
+                address=f"10.0.0.{i}",
+                clock=now,
+                sleep=paused.append,
             )
         assert failed.value.key == "auth.bad_credentials"
+    assert paused == [auth.slow_down(n, auth.DEFAULT_LOGIN_ATTEMPTS) for n in range(5, 8)]
     slept: list[float] = runtime.clock.slept  # type: ignore[attr-defined]
     del slept[:]
     assert _token(client, "bruno")

@@ -6,6 +6,7 @@ parameters mostly real ids so the requests reach the tables) and role."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema_rs
@@ -22,9 +23,11 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from schemathesis.python import asgi as schemathesis_asgi
 from tests.server.support import login
 
 from macau_tables import codec
+from macau_tables.server.analysis_worker import jobs
 from macau_tables.server.api_tables import _decode
 from macau_tables.server.schemas import ERROR_RESPONSES, client_commands, payload_schema
 
@@ -39,6 +42,20 @@ KNOWN = {
 CHECKS = [not_a_server_error, content_type_conformance, response_schema_conformance]
 # Operations that would end the caller's own session (the other roles' tokens stay valid).
 SKIPPED = r"^/api/auth/logout$"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def worker_stopped_after() -> Iterator[None]:
+    """At the module's end, the analysis worker the admin's analysis requests started is
+    stopped as a server stops it, and Schemathesis's ASGI event-loop thread (kept for the
+    process, and its apps' lifespans with it) as it does at exit: their threads would stay in
+    this test process, where ``verify --jobs`` then spawns its processes instead of forking
+    them (each spawned process imports the package again)."""
+    yield
+    jobs.shutdown()
+    at_exit = getattr(schemathesis_asgi, "_shutdown", None)
+    if at_exit is not None:
+        at_exit()
 
 
 @pytest.fixture

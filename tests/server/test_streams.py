@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import threading
 import time
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +70,30 @@ def _check_sessions_every(runtime: Runtime, seconds: float) -> None:
     runtime.settings = dataclasses.replace(
         runtime.settings, tick_seconds=0.02, session_check_seconds=seconds
     )
+
+
+class _Checks:
+    """The session checks the streams make (``auth.session_refusals``, counted and passed
+    on, or answered by ``answer``): a test waits for some to have run, not for a time."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, answer: Any = None) -> None:
+        self.count = 0
+        self._changed = threading.Condition()
+        real = answer or auth.session_refusals
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            with self._changed:
+                self.count += 1
+                self._changed.notify_all()
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(auth, "session_refusals", counted)
+
+    def wait_for(self, more: int) -> None:
+        """Until ``more`` checks beyond those made so far have run."""
+        with self._changed:
+            target = self.count + more
+            assert self._changed.wait_for(lambda: self.count >= target, timeout=60)
 
 
 def _sign_out(client: TestClient, token: str) -> None:
@@ -598,13 +623,14 @@ def test_a_table_stream_closes_once_its_session_expires(
 
 
 def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
-    client: TestClient, runtime: Runtime
+    client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A socket does not outlive its session: once its user signs out or an administrator
     disables them (the store says so, whichever server process did it), the stream finds out
     within ``session_check_seconds`` and closes with 4401 ``auth.session_unknown``; while a
     session stands its stream goes on, and another user's stream is not touched."""
     _check_sessions_every(runtime, 0.05)
+    checks = _Checks(monkeypatch)
     alice, bruno = _token(client, "alice"), _token(client, "bruno")
     admin = login(client, "admin")
     with (
@@ -612,7 +638,7 @@ def test_a_table_stream_closes_once_its_user_signs_out_or_is_disabled(
         watch(client, f"/ws/tables/csp-1?token={bruno}") as b,
     ):
         assert a.receive_json()["type"] == "table" and b.receive_json()["type"] == "table"
-        time.sleep(0.3)  # several checks: both sessions stand
+        checks.wait_for(3)  # several checks: both sessions stand
         for ws in (a, b):
             ws.send_json({"type": "ping"})
             assert ws.receive_json() == {"type": "pong"}
@@ -634,21 +660,21 @@ def test_a_session_check_the_store_cannot_answer_leaves_the_stream_open(
     tried again at the next interval (and then closes a signed-out user's socket)."""
     _check_sessions_every(runtime, 0.05)
     real = auth.session_refusals
-    failures: list[int] = []
+    failing = True
 
-    def unreachable(*args: Any) -> Any:
-        failures.append(1)
-        raise StoreError("store.unavailable", url="test", error="test")
+    def unreachable(*args: Any, **kwargs: Any) -> Any:
+        if failing:
+            raise StoreError("store.unavailable", url="test", error="test")
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(auth, "session_refusals", unreachable)
+    checks = _Checks(monkeypatch, unreachable)
     alice = _token(client, "alice")
     with watch(client, f"/ws/tables/csp-1?token={alice}") as ws:
         assert ws.receive_json()["type"] == "table"
-        time.sleep(0.3)
+        checks.wait_for(2)  # asked, failed, asked again
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
-        assert len(failures) >= 2  # asked, failed, asked again
-        monkeypatch.setattr(auth, "session_refusals", real)
+        failing = False
         _sign_out(client, alice)
         error, closed = _closed(ws)
         assert error["key"] == "auth.session_unknown" and closed.code == streams.CLOSE_SIGNED_OUT

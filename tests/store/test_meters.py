@@ -6,7 +6,6 @@ BAC-17)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 import pytest
@@ -168,8 +167,7 @@ def test_meter_changes_are_published_after_commit_only(store: Store) -> None:
         seen.append((meter_id, amount))
         arrived.set()
 
-    listener = store.listen_meters(on_change)
-    time.sleep(0.1)
+    listener = store.listen_meters(on_change)  # listening when it returns
 
     def contribute_then_fail(tx: Tx) -> None:
         tx.post(
@@ -186,11 +184,17 @@ def test_meter_changes_are_published_after_commit_only(store: Store) -> None:
         store.run(contribute_then_fail)
     contribute(store, 25)
     assert arrived.wait(5)
-    time.sleep(0.2)
+    # a change of the rolled-back transaction, had it been published, came first
     assert seen == [("m-1", 1_025)]
     listener.close()
+    # a subscriber still listening hears the next change; the closed one, called in the same
+    # order had it still been subscribed, does not
+    after: list[tuple[str, int]] = []
+    heard = threading.Event()
+    witness = store.listen_meters(lambda m, a: (after.append((m, a)), heard.set()))
     contribute(store, 1)
-    time.sleep(0.3)
+    assert heard.wait(5) and after == [("m-1", 1_026)]
+    witness.close()
     assert seen == [("m-1", 1_025)]
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import select
+import socket
 import threading
 from collections.abc import Callable
 
@@ -34,6 +37,11 @@ def pg_listen(url: URL, channel: str, callback: Callable[[str, int], None]) -> _
 
 
 class _PgListener:
+    """The listening thread: it sleeps in ``select`` on the connection's socket and on a
+    socket pair of its own, reads the notifications when the server sends some, and ends at
+    once when :meth:`close` writes to the pair (no polling: a closing store, a runtime's stop,
+    does not wait for a poll's interval to run out)."""
+
     def __init__(
         self,
         connection: psycopg.Connection[tuple[object, ...]],
@@ -43,14 +51,17 @@ class _PgListener:
         self._connection = connection
         self._callback = callback
         self._stop = threading.Event()
+        self._wake, self._woken = socket.socketpair()
         connection.execute(f'LISTEN "{channel}"')
         self._thread = threading.Thread(target=self._loop, name=f"listen-{channel}", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
-        while not self._stop.is_set():
+        sources: list[int] = [self._connection.fileno(), self._woken.fileno()]
+        while True:
             try:
-                for notify in self._connection.notifies(timeout=0.2):
+                # what arrived (during LISTEN too), without waiting: timeout=0 reads once
+                for notify in self._connection.notifies(timeout=0):
                     parsed = parse_payload(notify.payload)
                     if parsed is None:
                         continue
@@ -62,6 +73,18 @@ class _PgListener:
                 if not self._stop.is_set():
                     log.exception("meter listener lost its connection")
                 return
+            if self._stop.is_set():
+                return
+            # until the server sends something (or closes the connection: the read above
+            # then fails) or close() wakes this thread
+            try:
+                ready, _, _ = select.select(sources, [], [])
+            except (OSError, ValueError):  # the connection's socket closed under it
+                if not self._stop.is_set():
+                    log.exception("meter listener lost its connection")
+                return
+            if sources[1] in ready:
+                return
 
     @property
     def alive(self) -> bool:
@@ -70,5 +93,9 @@ class _PgListener:
 
     def close(self) -> None:
         self._stop.set()
+        with contextlib.suppress(OSError):  # closed already
+            self._wake.send(b"x")
         self._thread.join(timeout=5)
         self._connection.close()
+        self._wake.close()
+        self._woken.close()
