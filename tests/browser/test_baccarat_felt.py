@@ -235,19 +235,22 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
     _drag(alice, peels.nth(1))
     # the page sends the reveal: the server records it, bruno's page shows the cards
     wait_until("the reveal recorded", revealed)
-    wait_until(
-        "bruno sees the cards", lambda: bruno.locator("#cards-player .card-back").count() == 0
-    )
-    # the rest with the button (keyboards): what is due until the result
-    turn = alice.locator("#squeeze-turn")
-    turned = ["first_two"]
+    # (the two turned: a third card of the player's, dealt face down once they were, is
+    # alice's to turn next — the rest below)
+    faces = bruno.locator("#cards-player .card:not(.card-back)")
+    wait_until("bruno sees the cards", lambda: faces.count() >= 2)
+    # the rest with the button (keyboards), by whoever holds what is due (bruno the banker's
+    # cards, his the largest banker wager), until the result — not the holding time-out's 30 s
+    turned: dict[str, list[str]] = {"alice": ["player:first_two"], "bruno": []}
 
     def turn_what_is_due() -> str | None:
-        if alice.locator("#squeeze").is_visible() and turn.is_enabled():
-            part = turn.get_attribute("data-part") or ""
-            if part not in turned:
-                turn.press("Enter")
-                turned.append(part)
+        for name, page in (("alice", alice), ("bruno", bruno)):
+            turn = page.locator("#squeeze-turn")
+            if page.locator("#squeeze").is_visible() and turn.is_enabled():
+                due = f"{turn.get_attribute('data-side')}:{turn.get_attribute('data-part')}"
+                if due not in turned[name]:
+                    turn.press("Enter")
+                    turned[name].append(due)
         return bruno.locator("#outcome").get_attribute("data-winner")
 
     wait_until("the result", turn_what_is_due)
