@@ -1,6 +1,7 @@
-"""The server's clock takes the round cycle's steps due at every table in ONE transaction (a
-group of the group commit, tables/group.py): the openings of many virtual tables due at one
-tick commit together, so their players see them and bet at once. On both databases, with the
+"""With ``group_cycle_steps`` the server's clock takes the round cycle's steps due at every table
+in ONE transaction (a group of the group commit, tables/group.py): the openings of many virtual
+tables due at one tick commit together, so their players see them and bet at once (off, the
+default, a transaction each). On both databases, with the
 store's clock moved by the test and the store counting its write transactions: each table's
 log has its own events (its own seq range, its hash chain), every table's countdown ends at
 the same time (the steps run at the tick's time), the counters count each opening as the step
@@ -41,11 +42,15 @@ def _virtual(rt: Runtime) -> list[TableService]:
     return [s for s in found if s.setup.mode is TableMode.VIRTUAL]
 
 
-def test_the_openings_due_at_one_tick_commit_in_one_transaction(store: Any) -> None:
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "one_by_one"])
+def test_the_openings_due_at_one_tick_commit_in_one_transaction(store: Any, grouped: bool) -> None:
+    """``group_cycle_steps``: one transaction for every table's opening, at the tick's time;
+    off (the default), a transaction each, each at its own time."""
     demo_casino(store)
     counting = CountingStore(store)
-    # no idempotency pruning: the tick's only write is then its group
-    rt = Runtime(server_settings(idempotency_days=0), counting, clock=_Ticking())
+    # no idempotency pruning: the tick's only writes are then the openings
+    settings = server_settings(idempotency_days=0, group_cycle_steps=grouped)
+    rt = Runtime(settings, counting, clock=_Ticking())
     rt.start()
     try:
         tables = _virtual(rt)
@@ -53,17 +58,18 @@ def test_the_openings_due_at_one_tick_commit_in_one_transaction(store: Any) -> N
         heads = {s.table_id: s._seq for s in tables}
         before = counting.writes
         done = rt.tick()
-        assert counting.writes - before == 1  # one COMMIT for every table's opening
+        # one COMMIT for every table's opening, or one each
+        assert counting.writes - before == (1 if grouped else len(tables))
         assert all(s.state.round is not None for s in tables)
         assert sorted(d.table_id for d in done) == [s.table_id for s in tables]
         for d in done:  # each table's own events, after its own head
             assert d.first_seq == heads[d.table_id] + 1 and d.last_seq >= d.first_seq
-        # stepped at the tick's time: every countdown starts then (tables of one configuration
-        # close at one tick)
+        # grouped, stepped at the tick's time: every countdown starts then (tables of one
+        # configuration close at one tick); one by one, each at its own
         starts = {
             s.state.cycle.at() - timedelta(seconds=s.state.rules.betting_seconds) for s in tables
         }
-        assert len(starts) == 1
+        assert len(starts) == (1 if grouped else len(tables))
         accepted = rt.counters.snapshot()["accepted"]
         assert all(accepted[(s.table_id, OpenRound.__name__)] == 1 for s in tables)
         before = counting.writes

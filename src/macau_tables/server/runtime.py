@@ -491,12 +491,14 @@ class Runtime:
         except MacauTablesError as exc:  # each table's own renewal, in its tick, tries again
             log.warning("leases not renewed together: %s", exc.message)
         steps: list[Request] = []
+        defer = steps if self.settings.group_cycle_steps else None
         for table_id, service in services:
-            self._ticked(table_id, service, lambda s: done.extend(s.tick(now, defer=steps)))
+            self._ticked(table_id, service, lambda s: done.extend(s.tick(now, defer=defer)))
         if steps:
-            # The round cycle's steps due now at every table, in one transaction (a group of
-            # the group commit: one COMMIT for the openings of a shoe of tables, whose players
-            # then bet at once); then each table stepped is ticked again (a step due after it).
+            # (group_cycle_steps) The round cycle's steps due now at every table, in one
+            # transaction (a group of the group commit: one COMMIT for the openings of many
+            # tables, whose players then bet at once); then each table stepped is ticked again
+            # (a step due after it).
             committer(self.store, None).submit_many(steps)
             for req in steps:
                 service = req.service

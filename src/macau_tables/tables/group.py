@@ -47,7 +47,8 @@ one per store there too (measured in ``docs/benchmarks.md``: with two round trip
 one group per process takes less CPU a bet but commits fewer bets a second, its tables no
 longer in parallel; per table stays the default).
 
-The server's clock gives the round cycle's steps due at all its tables to one group at once
+With its ``group_cycle_steps`` setting, the server's clock gives the round cycle's steps due
+at all its tables to one group at once
 (:meth:`GroupCommit.submit_many` on the process's group commit, ``committer(store, None)``):
 the openings of many virtual tables due at one tick commit in one transaction, each a request
 of its own (its key, events, answer), re-checked when its group reaches it (a step no longer
