@@ -123,7 +123,8 @@ class Settings:
     ever after: about 2.4 ms of server CPU a bet in the 200-player burst against 3.1 ms), but
     every table's players then bet at the same instant and the last of 200 bets waits for all
     the others (the burst's p99 about 270 ms against 73 ms on SQLite, 276 against 190 ms on
-    PostgreSQL: docs/benchmarks.md, "Issue 21, fifth pass"); one after another, the tables open
+    PostgreSQL: docs/benchmarks.md, "grouped cycle steps against one by one"); one after
+    another, the tables open
     over about a second and their bets are answered as they come."""
     switch_interval_ms: float = 1.0
     """How long a Python thread may hold the interpreter while another waits for it

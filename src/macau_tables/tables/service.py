@@ -319,17 +319,20 @@ class TableService:
             try:
                 return group.submit(Request(self, step, key, request, actor, TxKind.ROUND))
             except MeterUnreachable as exc:
-                with self._lock:
-                    self._link_down(exc.reason, manual=False)
-                raise TableError(
-                    "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
-                ) from exc
+                raise self._meter_unreachable(exc) from exc
             except StoreError as exc:
                 if exc.key != "store.idempotency_exists":
                     raise
                 # A request under the same key (at another table, or by another process)
                 # committed first: run again, it finds that record.
         raise TableError("tables.stale", table=self.table_id)
+
+    def _meter_unreachable(self, exc: MeterUnreachable) -> TableError:
+        """A request found the table's meter unreachable: the link goes down (recorded; the
+        tick probes it again) and the refusal to raise is returned."""
+        with self._lock:
+            self._link_down(exc.reason, manual=False)
+        return TableError("tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason)
 
     def _accepted(self, commands: Sequence[object], result: Submitted) -> None:
         """A client's request committed what it did (not a replay of its key): a hook for
@@ -364,10 +367,7 @@ class TableService:
                         lambda tx: self._transact(tx, step, key, request, actor, kind)
                     )
                 except MeterUnreachable as exc:
-                    self._link_down(exc.reason, manual=False)
-                    raise TableError(
-                        "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
-                    ) from exc
+                    raise self._meter_unreachable(exc) from exc
                 except StoreError as exc:
                     if exc.key == "store.idempotency_exists":
                         # A request under the same key (at another table, or by another process)
@@ -628,11 +628,7 @@ class TableService:
         try:
             result, fresh = req.answer()
         except MeterUnreachable as exc:
-            with self._lock:
-                self._link_down(exc.reason, manual=False)
-            raise TableError(
-                "tables.meter_unreachable", meter=self.setup.meter_id, reason=exc.reason
-            ) from exc
+            raise self._meter_unreachable(exc) from exc
         action, seen = req.note
         self._cycle_done(action, seen[0] if seen else None, result, fresh)
         return result
