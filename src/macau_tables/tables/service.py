@@ -495,10 +495,10 @@ class TableService:
         next ticks before then, on the same state, only renew the lease and probe the meter —
         the rounds are not asked again what they wait for (twice a second, for every table).
 
-        ``defer`` (the server's clock, for all its tables at once): the round cycle's first step
-        due is not run here but appended to ``defer`` as a request of the group commit
-        (:meth:`cycle_request`); the caller commits the steps of every table in one
-        transaction (:meth:`.group.GroupCommit.submit_many`), then ticks again the tables
+        ``defer`` (the server's clock with its ``group_cycle_steps`` setting): the round
+        cycle's first step due is not run here but appended to ``defer`` as a request of the
+        group commit (:meth:`cycle_request`); the caller commits the steps of every table in
+        one transaction (:meth:`.group.GroupCommit.submit_many`), then ticks again the tables
         stepped (a second step due at once runs then)."""
         when = now or self.clock.now()
         done: list[Submitted] = []
