@@ -4,30 +4,38 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install serve test test-slow check lint types kernels bench clean
+.PHONY: install warm serve test test-slow check lint types kernels bench clean
 
 # Python's bytecode caches are written (a machine that sets PYTHONDONTWRITEBYTECODE would have
 # every test worker, every server and CLI process a test starts, compile the package and
 # assertion-rewrite the tests again: seconds each, hundreds of times a run).
 unexport PYTHONDONTWRITEBYTECODE
 
-# The install ends by compiling the analysis's numba kernels into numba's on-disk cache
-# (python -m macau_tables.analysis.warm), so the first exact analysis on a fresh machine — the
-# admin page's figures of a changed option, a PAR sheet — takes seconds, not a cold compile's.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python -m macau_tables.analysis.warm
 	touch $(STAMP)
 
-install: $(STAMP)
+# The install ends by compiling the analysis's numba kernels into numba's on-disk cache
+# (python -m macau_tables.analysis.warm), so the first exact analysis on a fresh machine — the
+# admin page's figures of a changed option, a PAR sheet — takes seconds, not a cold compile's.
+# `make test` runs it beside ruff and mypy (before the tests' own kernels: the same kernels,
+# compiled once), not before them.
+WARM := $(VENV)/.warm-stamp
+$(WARM): $(STAMP)
+	$(BIN)/python -m macau_tables.analysis.warm
+	touch $(WARM)
+
+warm: $(WARM)
+
+install: $(WARM)
 
 # `serve` runs the table server at http://127.0.0.1:8000 on ./macau-tables.db (created, migrated
 # and filled with the demonstration casino on first start, which prints one-time credentials).
 # Options: make serve SERVE_ARGS='--port 8001 --database postgresql://…' (docs/server.md).
 SERVE_ARGS ?=
-serve: $(STAMP)
+serve: $(WARM)
 	@$(BIN)/macau-tables serve $(SERVE_ARGS)
 
 lint: $(STAMP)
@@ -39,7 +47,7 @@ types: $(STAMP)
 
 # The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
 # `make test` runs this beside lint and types, so pytest's workers find them compiled.
-kernels: $(STAMP)
+kernels: $(WARM)
 	$(BIN)/python -m tests.compile_kernels
 
 # The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
@@ -61,7 +69,7 @@ check: $(STAMP)
 # Each script prints its ratio against a reference run beside it; results: docs/benchmarks.md.
 # The table service's (`-`: a missed goal is reported, the others still run): bench/startup.py
 # builds its 100,000-round log once (about 20 minutes) and caches it in /tmp/macau-tables-bench.
-bench: $(STAMP)
+bench: $(WARM)
 	$(BIN)/python bench/evaluator.py
 	$(BIN)/python bench/caribbean_exact.py
 	$(BIN)/python bench/caribbean_sim.py

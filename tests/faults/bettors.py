@@ -3,14 +3,15 @@ tests here).
 
 :func:`prepare` makes the casino: tables ``g1`` and ``g2`` (virtual baccarat), the players p1..p7
 seated, p7's wallet short. :func:`play` runs ``threads`` bettors at its services — each
-places wagers one after the other under keys of its own, a seeded mix of amounts, some too
-large for p7's wallet — and a cycler that runs the tables' round cycles (open, close, settle)
-after every few answers, so that bets are also refused by the rules between rounds. Every
-answer is reported as it comes: ``report(key, "ok" | "refused" | "error", detail)``; a bettor
-stops at its first error (a crash). :func:`check` then checks what a restart finds against the
-answers: every request answered "ok" is in its table's log with its events where its answer
-says; no request answered "refused" left anything; the ledger sums to zero and the database
-verifies.
+places wagers one after the other under keys of its own (every other bettor through
+``submit_later``, the table socket's path, its answer told by the committing thread), a
+seeded mix of amounts, some too large for p7's wallet — and a cycler that runs the tables'
+round cycles (open, close, settle) after every few answers, so that bets are also refused by
+the rules between rounds. Every answer is reported as it comes: ``report(key, "ok" |
+"refused" | "error", detail)``; a bettor stops at its first error (a crash). :func:`check`
+then checks what a restart finds against the answers: every request answered "ok" is in its
+table's log with its events where its answer says; no request answered "refused" left
+anything; the ledger sums to zero and the database verifies.
 
 ``python -m tests.faults.bettors URL THREADS`` plays on the database at URL in a process of its
 own (its casino prepared by the caller) and prints each answer as a line ``<verdict> <key>``
@@ -91,7 +92,10 @@ def play(
             wager = bac.PlaceWager(player, area, WagerKind.PLAYER, amount)
             key = f"b{seed}-{n}-{i}"
             try:
-                result = svc.submit(wager, idempotency_key=key, actor=player)
+                if n % 2:
+                    result = _later(svc, wager, key, player)
+                else:
+                    result = svc.submit(wager, idempotency_key=key, actor=player)
             except MacauTablesError as exc:
                 answer(key, "refused", exc.key)
                 continue
@@ -121,6 +125,24 @@ def play(
     for t in started:
         t.start()
     return started
+
+
+def _later(svc: TableService, wager: object, key: str, player: str) -> Submitted:
+    """``wager`` through ``submit_later`` (the table socket's path: no thread waits in the
+    group commit), its answer awaited here: it comes from the committing thread once durable."""
+    told = threading.Event()
+    box: list[Submitted | BaseException] = []
+
+    def answered(outcome: Submitted | BaseException) -> None:
+        box.append(outcome)
+        told.set()
+
+    if not svc.submit_later([wager], idempotency_key=key, actor=player, answered=answered):
+        return svc.submit(wager, idempotency_key=key, actor=player)
+    told.wait()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
 
 
 def check(store: Store, answers: dict[str, tuple[str, Any]]) -> set[str]:

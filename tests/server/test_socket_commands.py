@@ -24,7 +24,8 @@ from tests.server.socket_support import (
 )
 from tests.server.support import cycle_step, login, watch
 
-from macau_tables.server import socket_commands, streams
+from macau_tables import codec
+from macau_tables.server import streams
 from macau_tables.server.principal import Principal, UserRole
 from macau_tables.server.runtime import Runtime
 from macau_tables.server.session_watch import watch_of
@@ -247,37 +248,47 @@ def test_the_jackpot_stream_takes_no_command_CSP_12(client: TestClient) -> None:
 
 
 class _Held:
-    """``socket_commands.run_request`` held for one player until released: ``started`` once
-    their command runs, ``done`` once it returned (its answer in ``results``)."""
+    """A player's socket commands at bac-1 held before the table's group commit takes them
+    (a slow commit; ``TableService.submit_later`` wrapped on the runtime's service) until
+    released: ``started`` once one arrived, ``done`` once it was answered (its encoded answer
+    in ``results``)."""
 
-    def __init__(self, player: str) -> None:
+    def __init__(self, runtime: Runtime, player: str, monkeypatch: pytest.MonkeyPatch) -> None:
         self.player = player
         self.started = threading.Event()
         self.release = threading.Event()
         self.done = threading.Event()
         self.results: list[Json] = []
-        self.real = socket_commands.run_request
+        service = runtime.service("bac-1")
+        self.real = service.submit_later
+        monkeypatch.setattr(service, "submit_later", self)
 
-    def __call__(self, runtime: Runtime, table_id: str, principal: Principal, body: Any) -> Json:
-        if principal.name != self.player:
-            return self.real(runtime, table_id, principal, body)
+    def __call__(self, commands: Any, *, actor: str, answered: Any, **kw: Any) -> bool:
+        if actor != self.player:
+            return bool(self.real(commands, actor=actor, answered=answered, **kw))
         self.started.set()
-        assert self.release.wait(30)
-        result = self.real(runtime, table_id, principal, body)
-        self.results.append(result)
-        self.done.set()
-        return result
+
+        def told(outcome: Any) -> None:
+            self.results.append(codec.encode(outcome))
+            answered(outcome)
+            self.done.set()
+
+        def later() -> None:
+            assert self.release.wait(30)
+            assert self.real(commands, actor=actor, answered=told, **kw)
+
+        threading.Thread(target=later, daemon=True).start()
+        return True
 
 
 def test_a_flood_is_closed_4429_and_never_slows_another_socket(
     client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """alice's command is held in its thread; she sends more than ``websocket_commands``:
+    """alice's command is held in its commit; she sends more than ``websocket_commands``:
     her socket is closed 4429 (``streams.too_many_commands``) while bruno's bet, sent after,
     is acknowledged — hers never stood in its way. Her held command still completes."""
     runtime.settings = runtime.settings.replace(websocket_commands=2)
-    held = _Held("alice")
-    monkeypatch.setattr(socket_commands, "run_request", held)
+    held = _Held(runtime, "alice", monkeypatch)
     _open_bac_1(client)
     alice, bruno = token(client, "alice"), token(client, "bruno")
     try:
@@ -311,8 +322,7 @@ def test_a_flood_is_closed_4429_and_never_slows_another_socket(
 def test_a_command_whose_sender_disconnected_completes_and_its_retry_gets_its_answer(
     client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    held = _Held("alice")
-    monkeypatch.setattr(socket_commands, "run_request", held)
+    held = _Held(runtime, "alice", monkeypatch)
     _open_bac_1(client)
     before = _balance(runtime, "alice")
     try:
@@ -445,49 +455,41 @@ def test_the_sessions_read_answers_each_session_as_the_one_by_one_lookup(
     assert expired is not None and expired.key == "auth.session_expired"
 
 
-def test_commands_arriving_while_a_session_read_is_in_flight_are_checked_in_one_read(
+def test_a_socket_command_s_session_is_read_in_the_transaction_that_commits_it(
     client: TestClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each command reads its session after it arrived (as REST does), but the commands that
-    arrive while such a read is in flight are checked together in the next one: three
-    commands, two reads — and each still gets its own session's answer (bruno signed out)."""
-    from macau_tables.server import auth
+    """A command checks its session after it arrived, as REST does, but with no read of its
+    own: in the write transaction that commits it (``SessionWatch.guard``, one statement for
+    the commands committed together). alice's bet: one sessions read, hers, in a write
+    transaction; bruno, signed out meanwhile: the same, and nothing of his is written."""
+    runtime.settings = runtime.settings.replace(session_check_seconds=3600)  # no periodic read
+    _open_bac_1(client)
+    tokens = {name: token(client, name) for name in ("alice", "bruno")}
+    reads: list[tuple[int, bool]] = []
+    real = users_ops.sessions
 
-    names = ("alice", "bruno", "dealer")
-    tokens = {name: token(client, name) for name in names}
-    out = client.post("/api/auth/logout", headers={"Authorization": f"Bearer {tokens['bruno']}"})
-    assert out.status_code == 200, out.text
-    now = runtime.clock.now()
-    sessions = [
-        auth.SocketSession(Principal(n, UserRole.PLAYER), now, tokens[n], "token") for n in names
-    ]
-    reads: list[list[str]] = []
-    first_read, release = threading.Event(), threading.Event()
-    real = auth.session_refusals
+    def counted(tx: Any, digests: Any) -> Any:
+        digests = list(digests)
+        reads.append((len(digests), not tx.readonly))
+        return real(tx, digests)
 
-    def counted(store: Any, asked: Any, clock: Any = None) -> Any:
-        reads.append(sorted(s.principal.name for s in asked))
-        if len(reads) == 1:
-            first_read.set()
-            assert release.wait(30)
-        return real(store, asked, clock)
-
-    monkeypatch.setattr(auth, "session_refusals", counted)
-    watch = watch_of(runtime)
-    answers: dict[str, str | None] = {}
-
-    def check(session: auth.SocketSession) -> None:
-        refusal = watch.now(session)
-        answers[session.principal.name] = None if refusal is None else refusal.key
-
-    threads = [threading.Thread(target=check, args=(s,)) for s in sessions]
-    threads[0].start()
-    assert first_read.wait(30)  # alice's read is in flight
-    for t in threads[1:]:
-        t.start()
-    assert watch.wait_asked(2, 30)  # bruno's and the dealer's wait for the next read
-    release.set()
-    for t in threads:
-        t.join(30)
-    assert reads == [["alice"], ["bruno", "dealer"]]
-    assert answers == {"alice": None, "bruno": "auth.session_unknown", "dealer": None}
+    monkeypatch.setattr(users_ops, "sessions", counted)
+    with watch(client, f"/ws/tables/bac-1?token={tokens['alice']}") as ws:
+        ws.receive_json()
+        send_command(ws, "a1", wager("alice", 1_000))
+        ack, _ = answer(ws, "a1")
+    assert ack["type"] == "ack", ack
+    assert reads == [(1, True)]
+    reads.clear()
+    bruno_before = _balance(runtime, "bruno")
+    with watch(client, f"/ws/tables/bac-1?token={tokens['bruno']}") as ws:
+        ws.receive_json()
+        out = client.post(
+            "/api/auth/logout", headers={"Authorization": f"Bearer {tokens['bruno']}"}
+        )
+        assert out.status_code == 200, out.text
+        send_command(ws, "b1", wager("bruno", 1_000))
+        refused, _ = answer(ws, "b1")
+    assert (refused["status"], refused["error"]["key"]) == (401, "auth.session_unknown")
+    assert reads == [(1, True)]
+    assert _balance(runtime, "bruno") == bruno_before

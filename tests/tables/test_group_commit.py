@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from macau_tables.errors import MacauTablesError, StoreError
 from macau_tables.store import Store
 from macau_tables.tables import Submitted, TableService
 from macau_tables.tables.audit import verify_database
-from macau_tables.tables.group import SCOPE_ENV
+from macau_tables.tables.group import SCOPE_ENV, Guard
 from macau_tables.tables.storage import read_table
 from tests.store.support import RoundTrips
 from tests.tables.support import (
@@ -162,6 +163,113 @@ def test_a_slip_refused_inside_a_group_is_refused_whole_the_others_accepted(
     assert _wallet(counted, "p7") == SHORT
     assert counted.read(lambda tx: tx.idempotency_get("g-slip")) is None
     _check_log(counted, [svc], answers)
+
+
+class _Refused(Exception):
+    """What the test's guard refuses a request with."""
+
+
+def test_a_group_checks_its_guards_in_one_call_in_its_transaction_a_refused_one_writes_nothing(
+    counted: CountingStore,
+) -> None:
+    """Requests carrying a guard (a socket's session, ``group.Guard``): the guards of the group
+    are checked by ONE call, inside the group's write transaction; the request its guard
+    refuses is refused alone, with nothing written (no key, no wager), while those around it —
+    one with no guard — commit; a request not through a group (its table's lock held) is
+    checked by a read of its own."""
+    (svc,) = _casino(counted, ("t1",))
+    calls: list[tuple[list[str], bool]] = []
+
+    def check(tx: Any, players: Any) -> list[BaseException | None]:
+        calls.append((list(players), not tx.readonly))
+        return [_Refused(p) if p == "p2" else None for p in players]
+
+    def guarded(player: str, key: str) -> Callable[[], Submitted]:
+        wager = bac.PlaceWager(player, seat(PLAYERS.index(player) + 1), WagerKind.PLAYER, 100)
+        return lambda: svc.submit(
+            wager, idempotency_key=key, actor=player, guard=Guard(check, player)
+        )
+
+    before = _wallet(counted, "p2")
+    answers = grouped(
+        counted,
+        "t1",
+        [
+            guarded("p1", "k-1"),
+            guarded("p2", "k-2"),
+            _bet(svc, "p3", 100, "k-3"),
+            guarded("p4", "k-4"),
+        ],
+    )
+    assert [type(a) for a in answers] == [Submitted, _Refused, Submitted, Submitted]
+    assert calls == [(["p1"], True), (["p2", "p4"], True)]  # the lone first, then the group
+    assert _wallet(counted, "p2") == before
+    assert counted.read(lambda tx: tx.idempotency_get("k-2")) is None
+    _check_log(counted, [svc], answers)
+    calls.clear()
+    with svc._lock, pytest.raises(_Refused):
+        guarded("p2", "k-5")()
+    assert calls == [(["p2"], False)]
+
+
+def test_requests_no_thread_waits_for_are_answered_once_durable_and_refused_alone(
+    counted: CountingStore,
+) -> None:
+    """``submit_later`` (the table socket's commands): requests queued without a thread
+    waiting, among callers that wait, are committed in the same group and each answered by a
+    call from the committing thread — a committer thread leads the group whose first request
+    no thread waits for — only once durable (its key is stored when it is told); the wager
+    the wallet cannot cover is refused alone (BAC-13); the single request's path (the table's
+    lock held) is declined, with nothing done."""
+    (svc,) = _casino(counted, ("t1",))
+
+    def later(player: str, amount: int, key: str) -> Callable[[], Submitted]:
+        wager = bac.PlaceWager(player, seat(PLAYERS.index(player) + 1), WagerKind.PLAYER, amount)
+
+        def call() -> Submitted:
+            told = threading.Event()
+            box: list[tuple[object, bool, str]] = []
+
+            def answered(outcome: object) -> None:
+                stored = counted.read(lambda tx: tx.idempotency_get(key)) is not None
+                box.append((outcome, stored, threading.current_thread().name))
+                told.set()
+
+            queued = svc.submit_later([wager], idempotency_key=key, actor=player, answered=answered)
+            assert queued and told.wait(60)
+            outcome, stored, thread = box[0]
+            assert thread.startswith("macau-tables-commit"), thread
+            if isinstance(outcome, BaseException):
+                assert not stored
+                raise outcome
+            assert stored and isinstance(outcome, Submitted)
+            return outcome
+
+        return call
+
+    writes = counted.writes
+    answers = grouped(
+        counted,
+        "t1",
+        [
+            _bet(svc, "p1", 100, "l-0"),
+            later("p2", 100, "l-1"),
+            later("p7", 5000, "l-2"),
+            later("p3", 100, "l-3"),
+            _bet(svc, "p4", 100, "l-4"),
+        ],
+    )
+    assert counted.writes - writes == 2  # the first alone, then the four together
+    kinds = [type(a) for a in answers]
+    assert kinds == [Submitted, Submitted, type(answers[2]), Submitted, Submitted]
+    assert isinstance(answers[2], MacauTablesError)
+    assert answers[2].key == "ledger.insufficient_funds"
+    assert _wallet(counted, "p7") == SHORT
+    _check_log(counted, [svc], answers)
+    wager = bac.PlaceWager("p5", seat(5), WagerKind.PLAYER, 100)
+    with svc._lock:
+        taken = svc.submit_later([wager], idempotency_key="l-5", actor="p5", answered=print)
+    assert not taken and counted.read(lambda tx: tx.idempotency_get("l-5")) is None
 
 
 def test_the_same_key_twice_in_flight_is_run_once_and_both_get_its_answer(

@@ -56,6 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .. import codec
 from ..errors import CodecError, MacauTablesError
 from ..rounds import Audience, Expected, Issuer, acting, actor_field_of, issuer_of
+from ..tables.group import Guard
 from ..tables.proofs import prove_round, recorded_leaves, round_of
 from ..tables.recall import recall
 from ..tables.reports import table_rows
@@ -468,18 +469,13 @@ def submit(
     return run_request(runtime, table_id, principal, body)
 
 
-def run_request(
-    runtime: Runtime, table_id: str, principal: Principal, body: CommandRequest
-) -> dict[str, Any]:
-    """``body``'s command, or bet slip (all or nothing), run at ``table_id`` for
-    ``principal`` (signed in, their session checked by the caller): decoded, authorised
-    (:func:`authorise`), submitted under the idempotency key ``api:{name}:{key}`` and, for a
-    supervisor's command, audited; returns the codec's encoding of the
-    :class:`~macau_tables.tables.model.Submitted`. The one meaning of a command request:
-    ``POST /api/tables/{id}/commands`` and the table socket's ``command`` message
-    (:mod:`.socket_commands`) both call it, so a retry on either finds the other's answer.
-    Blocking (it writes the store; it returns once the commit is durable): call it from a
-    worker thread. Raises the refusals (:class:`MacauTablesError`)."""
+def prepare_request(
+    principal: Principal, body: CommandRequest
+) -> tuple[list[object], list[Issuer], str]:
+    """What :func:`run_request` checks before it runs ``body``: no NUL anywhere, each command
+    decoded (a bet slip's refusals name the command's place), each authorised for
+    ``principal`` (:func:`authorise`); returns the commands, their issuers and the
+    idempotency key (``api:{name}:{key}``). Reads nothing."""
     payloads = body.payloads()
     no_nul(body.idempotency_key, "$.idempotency_key")
     if body.commands is None:
@@ -489,12 +485,35 @@ def run_request(
     slip = body.commands is not None
     commands = [_decode(p, i if slip else -1) for i, p in enumerate(payloads)]
     issuers = [authorise(principal, c) for c in commands]
+    return commands, issuers, f"api:{principal.name}:{body.idempotency_key}"
+
+
+def run_request(
+    runtime: Runtime,
+    table_id: str,
+    principal: Principal,
+    body: CommandRequest,
+    guard: Guard | None = None,
+) -> dict[str, Any]:
+    """``body``'s command, or bet slip (all or nothing), run at ``table_id`` for
+    ``principal`` (signed in, their session checked by the caller): decoded, authorised
+    (:func:`authorise`), submitted under the idempotency key ``api:{name}:{key}`` and, for a
+    supervisor's command, audited; returns the codec's encoding of the
+    :class:`~macau_tables.tables.model.Submitted`. The one meaning of a command request:
+    ``POST /api/tables/{id}/commands`` and the table socket's ``command`` message
+    (:mod:`.socket_commands`) both call it, so a retry on either finds the other's answer.
+    Blocking (it writes the store; it returns once the commit is durable): call it from a
+    worker thread. Raises the refusals (:class:`MacauTablesError`), and what ``guard`` refuses
+    (checked in the transaction that commits the command: a table socket's session,
+    :mod:`.socket_commands`)."""
+    commands, issuers, key = prepare_request(principal, body)
     service = _service(runtime, table_id)
-    key = f"api:{principal.name}:{body.idempotency_key}"
-    if slip:
-        result = service.submit_all(commands, idempotency_key=key, actor=principal.name)
+    if body.commands is not None:
+        result = service.submit_all(
+            commands, idempotency_key=key, actor=principal.name, guard=guard
+        )
     else:
-        result = service.submit(commands[0], idempotency_key=key, actor=principal.name)
+        result = service.submit(commands[0], idempotency_key=key, actor=principal.name, guard=guard)
     for command, issuer in zip(commands, issuers, strict=True):
         if issuer is Issuer.SUPERVISOR:
             auth.record_action(

@@ -48,9 +48,10 @@ WebSockets authenticate with :func:`authenticate_websocket` (bearer header, ``?t
 session cookie from the same origin). The open sockets of a process ask again whether their
 sessions still stand (:func:`session_refusals`: signed out, the user disabled, expired — on any
 server process) in one read every ``session_check_seconds`` (:mod:`.session_watch`); a command
-sent on a socket checks its session first, as a request does — a read begun after it arrived,
-shared with the commands that arrived meanwhile (:meth:`.session_watch.SessionWatch.now`, the
-same answer as :func:`session_refusal`'s read of one).
+sent on a socket checks its session as a request does — a read begun after it arrived, in the
+transaction that would commit it, one statement for the commands committed together
+(:func:`sessions_refused`, :meth:`.session_watch.SessionWatch.guard`: the same answer as
+:func:`session_refusal`'s read of one).
 
 Privileged actions are recorded with :func:`record_action` (who, their role, when by the store's
 clock, why, details) in the store's audit log.
@@ -126,6 +127,7 @@ __all__ = [
     "same_origin",
     "session_refusal",
     "session_refusals",
+    "sessions_refused",
     "sign_in",
     "slow_down",
     "unlock_user",
@@ -923,12 +925,17 @@ def session_refusals(
     (:func:`~macau_tables.store.users_ops.sessions`): for each of ``sessions``, in order, why it
     no longer stands, or ``None``. The table sockets of a process are checked so, all at once,
     every ``session_check_seconds`` (:mod:`.session_watch`)."""
+    return store.read(lambda tx: sessions_refused(tx, sessions, clock() if clock else tx.now()))
+
+
+def sessions_refused(
+    tx: Tx, sessions: Sequence[SocketSession], now: datetime
+) -> list[MacauTablesError | None]:
+    """:func:`session_refusals` read in ``tx`` at ``now`` (one statement): a table socket's
+    commands check their sessions so in the transaction that commits them
+    (:meth:`.session_watch.SessionWatch.guard`)."""
     digests = [_digest(s.secret) for s in sessions]
-
-    def read(tx: Tx) -> tuple[dict[str, ops.SessionRecord], datetime]:
-        return ops.sessions(tx, digests), clock() if clock else tx.now()
-
-    found, now = store.read(read)
+    found = ops.sessions(tx, digests)
     return [_refusal(found.get(d), s.kind, now) for d, s in zip(digests, sessions, strict=True)]
 
 

@@ -55,7 +55,7 @@ from ..errors import MacauTablesError
 from ..store import SCHEMA_VERSION, Store, TableRecord, users_ops
 from ..tables import cycle
 from ..tables.clock import Clock, SystemClock
-from ..tables.group import Request, committer
+from ..tables.group import Guard, Request, committer
 from ..tables.links import dead_on_this_host, default_owner, renew_together
 from ..tables.model import OpenRound, Submitted
 from ..tables.service import CycleMoved, TableService
@@ -136,24 +136,59 @@ class CountedService(TableService):
         self.counters = counters if counters is not None else Counters()
         super().__init__(*args, **kwargs)
 
-    def submit(self, command: object, *, idempotency_key: str, actor: str) -> Submitted:
+    def submit(
+        self, command: object, *, idempotency_key: str, actor: str, guard: Guard | None = None
+    ) -> Submitted:
         return self._counted(
             (command,),
             lambda: super(CountedService, self).submit(
-                command, idempotency_key=idempotency_key, actor=actor
+                command, idempotency_key=idempotency_key, actor=actor, guard=guard
             ),
         )
 
     def submit_all(
-        self, commands: Sequence[object], *, idempotency_key: str, actor: str
+        self,
+        commands: Sequence[object],
+        *,
+        idempotency_key: str,
+        actor: str,
+        guard: Guard | None = None,
     ) -> Submitted:
         commands = tuple(commands)
         return self._counted(
             commands,
             lambda: super(CountedService, self).submit_all(
-                commands, idempotency_key=idempotency_key, actor=actor
+                commands, idempotency_key=idempotency_key, actor=actor, guard=guard
             ),
         )
+
+    def submit_later(
+        self,
+        commands: Sequence[object],
+        *,
+        idempotency_key: str,
+        actor: str,
+        answered: Callable[[Submitted | BaseException], None],
+        guard: Guard | None = None,
+        slip: bool = False,
+    ) -> bool:
+        def counted(outcome: Submitted | BaseException) -> None:
+            if isinstance(outcome, MacauTablesError):
+                self.counters.refuse(self.table_id, outcome.key)
+            answered(outcome)
+
+        try:
+            return super().submit_later(
+                commands,
+                idempotency_key=idempotency_key,
+                actor=actor,
+                answered=counted,
+                guard=guard,
+                slip=slip,
+            )
+        except MacauTablesError as exc:
+            self.counters.refuse(self.table_id, exc.key)
+            raise
 
     def _cycle_done(
         self, action: cycle.Action, close: object | None, result: Submitted, fresh: bool
@@ -301,6 +336,12 @@ class Runtime:
             if table_id not in self._known:
                 raise MacauTablesError("server.table_unknown", table=table_id)
             raise MacauTablesError("server.table_elsewhere", table=table_id)
+
+    def served(self, table_id: str) -> TableService | None:
+        """The service of ``table_id`` when this process serves it (never reads the store:
+        ``None`` otherwise — :meth:`service` says why)."""
+        with self._lock:
+            return self._services.get(table_id)
 
     def table_ids(self) -> list[str]:
         """The tables this process serves now, sorted."""

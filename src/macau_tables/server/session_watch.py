@@ -15,12 +15,11 @@ last one and starts again with the next). A check the store cannot answer (unrea
 logged and tried again at the next interval: a moment without the database closes nobody.
 ``session_check_seconds = 0`` checks nothing (only the expiry closes a socket, by its clock).
 
-A socket's command checks its session at once, as a REST request does (:meth:`SessionWatch.now`,
-:mod:`.socket_commands`): a read of the store that begins after the command arrived. The
-commands that arrive while such a read is in flight are checked together by the next one, in
-ONE read (one statement): the closing-second burst of a table's players costs a few reads, not
-one per bet. The first command waiting leads that read; none waits longer than one read in
-flight and its own.
+A socket's command checks its session as a REST request looks its token up, but in the very
+transaction that commits the command (:meth:`SessionWatch.guard`, a
+:class:`~macau_tables.tables.group.Guard`): the commands of a group are checked by one statement
+for all their sessions, with no read of their own before it (a read that begins after the
+command arrived, as REST's).
 """
 
 from __future__ import annotations
@@ -28,17 +27,18 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from ..errors import MacauTablesError
+from ..store import Tx
+from ..tables.group import Guard
 from . import auth
 
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["SessionWatch", "watch_of"]
+__all__ = ["SessionEnded", "SessionWatch", "watch_of"]
 
 log = logging.getLogger("macau_tables.server")
 
@@ -48,15 +48,13 @@ _IDLE_WAIT: Final = 1.0
 OnRefused = Callable[[MacauTablesError], None]
 
 
-@dataclass(eq=False)
-class _Asked:
-    """A command's session, queued for the next read; then its answer."""
+class SessionEnded(Exception):
+    """A command's session no longer stands (:meth:`SessionWatch.guard`): ``refusal`` says
+    why (``auth.session_unknown``, ``auth.session_expired``); the socket closes (4401)."""
 
-    session: auth.SocketSession
-    answered: threading.Event = field(default_factory=threading.Event)
-    lead: bool = False
-    refusal: MacauTablesError | None = None
-    error: BaseException | None = None
+    def __init__(self, refusal: MacauTablesError) -> None:
+        super().__init__(refusal.key)
+        self.refusal = refusal
 
 
 class SessionWatch:
@@ -70,9 +68,6 @@ class SessionWatch:
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
-        self._asked: list[_Asked] = []  # commands' sessions waiting for the next read
-        self._reading = False  # a read for commands is in flight
-        self._queued = threading.Condition(self._lock)
 
     def watch(self, session: auth.SocketSession, on_refused: OnRefused) -> Callable[[], None]:
         """Check ``session`` with the others from now on; ``on_refused(refusal)`` (from the
@@ -130,56 +125,17 @@ class SessionWatch:
                 log.exception("telling a socket its session ended failed")
         return told
 
-    def now(self, session: auth.SocketSession) -> MacauTablesError | None:
-        """Why ``session`` no longer stands, read from the store now (``None``: it stands) —
-        a command's check (module docstring): in ONE read with the sessions of the commands
-        that arrived while the read before was in flight. Blocking (a worker thread). A store
-        that cannot answer raises its error, to this command alone."""
-        asked = _Asked(session)
-        with self._lock:
-            self._asked.append(asked)
-            lead = not self._reading
-            self._reading = True
-            self._queued.notify_all()
-        if not lead:
-            asked.answered.wait()
-            if not asked.lead:
-                return self._answer(asked)
-        with self._lock:
-            group, self._asked = self._asked, []
-        try:
-            runtime = self._runtime
-            found = auth.session_refusals(
-                runtime.store, [a.session for a in group], runtime.clock.now
-            )
-            for a, refusal in zip(group, found, strict=True):
-                a.refusal = refusal
-        except BaseException as exc:  # every command of the read learns why
-            for a in group:
-                a.error = exc
-        finally:
-            with self._lock:
-                if self._asked:  # the first that came meanwhile leads the next read
-                    self._asked[0].lead = True
-                    self._asked[0].answered.set()
-                else:
-                    self._reading = False
-            for a in group:
-                if a is not asked:
-                    a.answered.set()
-        return self._answer(asked)
+    def guard(self, session: auth.SocketSession) -> Guard:
+        """What a command sent on ``session``'s socket needs to stand, checked in the
+        transaction that commits it (module docstring): refused with :class:`SessionEnded`."""
+        return Guard(self._standing, session)
 
-    def wait_asked(self, n: int, timeout: float) -> bool:
-        """Wait until at least ``n`` commands' sessions wait for the next read (``False``: not
-        within ``timeout`` seconds). For tests and diagnostics."""
-        with self._queued:
-            return self._queued.wait_for(lambda: len(self._asked) >= n, timeout)
-
-    @staticmethod
-    def _answer(asked: _Asked) -> MacauTablesError | None:
-        if asked.error is not None:
-            raise asked.error
-        return asked.refusal
+    def _standing(
+        self, tx: Tx, sessions: Sequence[auth.SocketSession]
+    ) -> list[BaseException | None]:
+        """The sessions of a group's commands, in one statement, at the runtime's clock."""
+        refusals = auth.sessions_refused(tx, sessions, self._runtime.clock.now())
+        return [None if r is None else SessionEnded(r) for r in refusals]
 
     def _loop(self) -> None:
         while True:

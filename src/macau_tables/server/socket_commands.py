@@ -27,19 +27,24 @@ answers each command with one message:
   in) is refused 401 ``auth.unauthenticated`` and stays open (it watches as before).
 
 ``K`` is echoed as sent (``null`` when it was not a text). Each command checks the socket's
-session in the store first, as a REST request does: a read that begins after the command
-arrived, then the command's own transaction. The commands of the process's sockets that arrive
-while such a read is in flight are checked together, in the next read (one statement for all:
-:meth:`.session_watch.SessionWatch.now`), so a burst of bets costs a few reads, not one a bet.
-The commands of one socket run in the order sent, one at a time, each in a worker
-thread (the store is blocking; the event loop never waits for a commit). At most
-``websocket_commands`` may be in flight (sent, not answered yet): one more closes the socket with
-:data:`CLOSE_FLOOD` (4429, ``streams.too_many_commands``) — a flood costs the other sockets
-nothing but its own bounded queue. A client that disconnects while its command runs does not
-stop it: the command completes (its thread is not interrupted) and a retry with its key gets
-its answer; commands still waiting behind it are not run (never acknowledged either). Messages
-not yet sent when a socket closes (an ack among them) are not sent: a retry with the key
-answers.
+session in the store, as a REST request does, in the transaction that commits it (a read that
+begins after the command arrived: :meth:`.session_watch.SessionWatch.guard`): the commands
+committed together are checked together, by one statement, so a burst of bets costs no session
+read of its own.
+
+The commands of one socket run in the order sent, one at a time. The event loop never waits
+for a commit, and no thread waits for a command: the loop reads and checks it (as REST), hands
+it to its table's group commit (:meth:`~macau_tables.tables.service.TableService.submit_later`)
+and sends its answer when the committing thread says it is durable — a burst of bets costs a
+hand-over a group, not a thread a bet. A supervisor's command (recorded in the audit log after
+it) and a table not served here now (its refusal needs a read) run in a worker thread instead.
+At most ``websocket_commands`` may be in flight (sent, not answered yet): one more closes the
+socket with :data:`CLOSE_FLOOD` (4429, ``streams.too_many_commands``) — a flood costs the
+other sockets nothing but its own bounded queue. A client that disconnects while its command
+runs does not stop it: the command completes (neither its commit nor its thread is
+interrupted) and a retry with its key gets its answer; commands still waiting behind it are
+not run (never acknowledged either). Messages not yet sent when a socket closes (an ack among
+them) are not sent: a retry with the key answers.
 
 Anything else a client sends still closes the socket (CSP-12: no advice, chat or strategy
 channel, :mod:`.streams`); a command message is not relayed to anyone.
@@ -48,6 +53,7 @@ channel, :mod:`.streams`); a command message is not relayed to anyone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -56,12 +62,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio.to_thread
 
+from .. import codec
 from ..errors import AuthError, MacauTablesError
+from ..rounds import Issuer
+from ..tables.model import Submitted
 from . import auth
-from .api_tables import read_request, run_request
+from .api_tables import prepare_request, read_request, run_request
 from .errors import error_body, for_client, status_for
 from .ops import access_log
-from .session_watch import watch_of
+from .session_watch import SessionEnded, watch_of
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -76,6 +85,16 @@ CLOSE_SIGNED_OUT: Final = 4401
 """A command found the socket's session ended (as :data:`.streams.CLOSE_SIGNED_OUT`)."""
 
 
+def _settle(answer: asyncio.Future[Submitted], outcome: Submitted | BaseException) -> None:
+    """In the loop: a command's answer, unless its socket closed meanwhile."""
+    if answer.done():
+        return
+    if isinstance(outcome, BaseException):
+        answer.set_exception(outcome)
+    else:
+        answer.set_result(outcome)
+
+
 class LaneClose(Exception):
     """Close the socket with ``code`` after sending ``first`` (a ``refused`` message, when
     there is one) and ``error``."""
@@ -87,12 +106,6 @@ class LaneClose(Exception):
         self.code = code
         self.error = error
         self.first = first
-
-
-class _SessionEnded(Exception):
-    def __init__(self, refusal: MacauTablesError) -> None:
-        super().__init__(refusal.key)
-        self.refusal = refusal
 
 
 class CommandLane:
@@ -168,10 +181,12 @@ class CommandLane:
         key = sent_key if isinstance(sent_key, str) else None
         body = {k: v for k, v in message.items() if k != "type"}
         try:
-            # The thread is not interrupted when the socket closes meanwhile: the command
-            # completes, its answer kept for a retry with its key.
-            result = await anyio.to_thread.run_sync(self._run, body, abandon_on_cancel=True)
-        except _SessionEnded as ended:
+            # Neither the commit nor a thread is interrupted when the socket closes meanwhile:
+            # the command completes, its answer kept for a retry with its key.
+            result = await self._later(body)
+            if result is None:
+                result = await anyio.to_thread.run_sync(self._run, body, abandon_on_cancel=True)
+        except SessionEnded as ended:
             refusal = for_client(ended.refusal)
             raise LaneClose(CLOSE_SIGNED_OUT, refusal, self._refused(key, refusal)) from None
         except MacauTablesError as exc:
@@ -190,15 +205,48 @@ class CommandLane:
             **error_body(error, self.language),
         }
 
+    async def _later(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """In the loop: the request read and checked as REST reads it
+        (:func:`.api_tables.prepare_request`, which reads nothing), then handed to its table's
+        group commit with no thread waiting for it (:meth:`TableService.submit_later`, the
+        session checked in the transaction that commits it); its answer once durable.
+        ``None``, with nothing run, for a request that needs a worker thread (:meth:`_run`):
+        a supervisor's command (recorded in the audit log after it), a table not served here
+        now (the refusal needs a read), one off the group commit's path."""
+        if self.session is None:
+            raise AuthError("auth.unauthenticated")
+        principal = self.session.principal
+        request = read_request(body)
+        commands, issuers, key = prepare_request(principal, request)
+        service = self.runtime.served(self.table_id)
+        if service is None or Issuer.SUPERVISOR in issuers:
+            return None
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Submitted] = loop.create_future()
+
+        def answered(outcome: Submitted | BaseException) -> None:  # the committing thread
+            with contextlib.suppress(RuntimeError):  # the loop closed: a retry gets it
+                loop.call_soon_threadsafe(_settle, answer, outcome)
+
+        queued = service.submit_later(
+            commands,
+            idempotency_key=key,
+            actor=principal.name,
+            answered=answered,
+            guard=watch_of(self.runtime).guard(self.session),
+            slip=request.commands is not None,
+        )
+        if not queued:
+            return None
+        return codec.encode(await answer)
+
     def _run(self, body: dict[str, Any]) -> dict[str, Any]:
         """In a worker thread: who asks (the public: 401), the request read as REST reads it,
-        the session checked in the store (as REST looks its token up: with the other commands
-        that came meanwhile, :meth:`.session_watch.SessionWatch.now`), then the command run
-        (:func:`.api_tables.run_request`)."""
+        then the command run (:func:`.api_tables.run_request`) with the session checked in the
+        store in its transaction (as REST looks its token up: with the other commands committed
+        together, :meth:`.session_watch.SessionWatch.guard`)."""
         if self.session is None:
             raise AuthError("auth.unauthenticated")
         request = read_request(body)
-        refusal = watch_of(self.runtime).now(self.session)
-        if refusal is not None:
-            raise _SessionEnded(refusal)
-        return run_request(self.runtime, self.table_id, self.session.principal, request)
+        guard = watch_of(self.runtime).guard(self.session)
+        return run_request(self.runtime, self.table_id, self.session.principal, request, guard)

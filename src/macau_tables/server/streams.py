@@ -95,11 +95,12 @@ expiry is checked before each message is sent and, meanwhile, every ``tick_secon
 task per event loop for all its sockets (:class:`_Expiries`), not a timer per socket and
 message.
 
-Threads: the table service publishes from the thread that committed (a request's worker, the
-tick thread, PostgreSQL's listener); each connection's callback puts the update in its slot
-and, only when the slot was empty, has its event loop woken — once for all the sockets of
-that loop the update reaches (``loop.call_soon_threadsafe``), never blocking the table; the
-loop encodes the message when the socket's turn to send comes.
+Threads: the table service publishes from the thread that committed (a request's worker, a
+committer thread of the group commit, the tick thread, PostgreSQL's listener); each
+connection's callback puts the update in its slot and, only when the slot was empty, has its
+event loop woken — once for all the sockets of that loop the update reaches
+(``loop.call_soon_threadsafe``), never blocking the table; the loop encodes the message when
+the socket's turn to send comes.
 """
 
 from __future__ import annotations

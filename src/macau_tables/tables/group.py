@@ -28,6 +28,16 @@ per table, and every caller is woken with its own result or refusal: none before
 transaction is durable, none for a transaction that did not commit. Requests that arrive
 meanwhile queue for the next group; the first of them leads it.
 
+A caller that cannot wait (an event loop: the table socket's commands) queues its request
+with :meth:`GroupCommit.submit_later` and is called back once it is answered; when no group is
+in flight, one of the process's committer threads leads the next, and a group led by such a
+thread hands the lead on to a waiting caller, or to a committer thread when none waits.
+
+A request may carry a :class:`Guard`: what it needs to stand, checked in the transaction that
+commits it, before it runs (a table socket's command: its session). The guards of a group are
+checked together, one call per kind of guard (one statement for all the group's sessions); a
+request its guard refuses writes nothing and refuses only itself.
+
 A group of one request is the single request's transaction, without a savepoint (exactly as
 the table's lock-holding path runs it). A second request under a key already in the group
 finds the first's idempotency record in the same transaction: the first's answer, or
@@ -64,10 +74,12 @@ the locks of a group's tables).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -83,7 +95,7 @@ if TYPE_CHECKING:
     from .engine import Batch, TableState
     from .service import TableService, _Done
 
-__all__ = ["MAX_GROUP", "SCOPE_ENV", "GroupCommit", "committer"]
+__all__ = ["MAX_GROUP", "SCOPE_ENV", "GroupCommit", "Guard", "committer"]
 
 MAX_GROUP: Final = 256
 """At most this many requests in one transaction (the rest lead the next group)."""
@@ -92,6 +104,35 @@ SCOPE_ENV: Final = "MACAU_TABLES_GROUP_SCOPE"
 """PostgreSQL: ``table`` (default) — a group commit per table; ``process`` — one per store."""
 
 _RETRIED: Final = ("store.chain_conflict", "store.chain_race")
+
+_log = logging.getLogger("macau_tables.tables")
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """What a caller's request needs to stand, checked in the very transaction that commits it
+    (a table socket's command: its session, signed out or disabled meanwhile, refuses it). The
+    guards of a group that share one ``check`` are checked by ONE call, ``check(tx, values)``:
+    for each value, in order, the exception that refuses its request, or ``None``. A request
+    refused so writes nothing and refuses only itself."""
+
+    check: Callable[[Tx, Sequence[Any]], Sequence[BaseException | None]]
+    value: Any
+
+
+def guard_refusals(tx: Tx, guards: Sequence[Guard | None]) -> list[BaseException | None]:
+    """What refuses each of ``guards`` (``None``: no guard, or it stands), one ``check`` call
+    per distinct check."""
+    refusals: list[BaseException | None] = [None] * len(guards)
+    by_check: dict[Callable[..., Sequence[BaseException | None]], list[tuple[int, Any]]] = {}
+    for i, guard in enumerate(guards):
+        if guard is not None:
+            by_check.setdefault(guard.check, []).append((i, guard.value))
+    for check, asked in by_check.items():
+        found = check(tx, [value for _, value in asked])
+        for (i, _), refusal in zip(asked, found, strict=True):
+            refusals[i] = refusal
+    return refusals
 
 
 @dataclass(eq=False)
@@ -116,6 +157,11 @@ class Request:
     """The time the request's batch runs at (``None``: the table's clock when it runs). The
     clock's steps of one tick run at the tick's time: tables stepped together get the same
     deadlines, so that their next steps fall due at one tick again."""
+    guard: Guard | None = None
+    """Checked in the group's transaction before the request runs (:class:`Guard`)."""
+    done: Callable[[Request], None] | None = None
+    """A request no thread waits for (:meth:`GroupCommit.submit_later`): called once it is
+    answered, by the thread that committed its group."""
 
     def answer(self) -> tuple[Submitted, bool]:
         """The result and whether this request committed it (``False``: a replay)."""
@@ -225,6 +271,7 @@ class GroupCommit:
         self._queue: list[Request] = []
         self._leading = False
         self._leader: int | None = None  # the thread running a group's transaction
+        self._flying = 0  # requests in the group in flight
         self._arrived = threading.Condition(self._mutex)
 
     def leads(self) -> bool:
@@ -237,10 +284,33 @@ class GroupCommit:
         with self._arrived:
             return self._arrived.wait_for(lambda: len(self._queue) >= n, timeout)
 
+    def wait_waiting(self, n: int, timeout: float) -> bool:
+        """Wait until at least ``n`` requests are queued or in the group in flight (``False``:
+        not within ``timeout`` seconds). For tests and diagnostics: a request queued while a
+        committer thread was on its way to lead may join the first group rather than the
+        next."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self._queue) + self._flying >= n, timeout)
+
     def submit(self, req: Request) -> tuple[Submitted, bool]:
         """Queue ``req``, lead a group or wait for the one that takes it; its answer."""
         self._wait(self._queued([req]), req)
         return req.answer()
+
+    def submit_later(self, req: Request, done: Callable[[Request], None]) -> None:
+        """Queue ``req`` without waiting: ``done(req)`` is called once it is answered (its
+        :meth:`Request.answer`), from the thread that committed its group. When no group is in
+        flight, one of the process's committer threads leads the next (:func:`_committers`):
+        a request costs no thread of its own, a group one hand-over."""
+        req.done = done
+        if self._queued([req]):
+            _committers().submit(self._lead_later)
+
+    def _lead_later(self) -> None:
+        try:
+            self._lead()
+        except BaseException:  # _lead answers every request of its group before it raises
+            _log.exception("a group commit failed")
 
     def submit_many(self, reqs: Sequence[Request]) -> None:
         """Queue every request of ``reqs`` at once, in order (one group when they fit in
@@ -277,20 +347,31 @@ class GroupCommit:
         """Run the next group (the first :data:`MAX_GROUP` queued), then hand the lead on."""
         with self._mutex:
             group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
+            self._flying = len(group)
         try:
             self._leader = threading.get_ident()
             self._run(group)
         finally:
             self._leader = None
             with self._mutex:
+                self._flying = 0
                 if self._queue:  # the first queued meanwhile leads the next group
                     nxt = self._queue[0]
-                    nxt.lead = True
-                    nxt.wake.set()
+                    if nxt.done is None:
+                        nxt.lead = True
+                        nxt.wake.set()
+                    else:  # no thread waits for it: a committer thread leads
+                        _committers().submit(self._lead_later)
                 else:
                     self._leading = False
             for other in group:
-                other.wake.set()
+                if other.done is None:
+                    other.wake.set()
+                    continue
+                try:
+                    other.done(other)
+                except Exception:  # one caller's failure must not leave the others unanswered
+                    _log.exception("answering a request failed")
 
     def _run(self, group: list[Request]) -> None:
         services = sorted({r.service for r in group}, key=lambda s: s.table_id)
@@ -355,7 +436,12 @@ class GroupCommit:
             tx.prefetch_requests(
                 sorted({r.service.table_id for r in group}), [r.key for r in group]
             )
+        refusals = guard_refusals(tx, [r.guard for r in group])
         for i, r in enumerate(group):
+            refused = refusals[i]
+            if refused is not None:  # its guard refuses it: nothing of it is written
+                outcomes.append(refused)
+                continue
             svc = r.service
             base = work.get(svc) or Work(svc.state, svc._seq, svc._snap_seq)
             if alone:  # the single request's transaction, as the lock-holding path runs it
@@ -408,6 +494,20 @@ class GroupCommit:
             s._lease.renew(s.clock.now())
             if s in changed:
                 s._publish()
+
+
+_COMMITTERS: Final = 16
+"""The process's committer threads (:meth:`GroupCommit.submit_later`): groups led at once."""
+_pool: ThreadPoolExecutor | None = None
+
+
+def _committers() -> ThreadPoolExecutor:
+    """The threads that lead the groups of requests no caller waits for."""
+    global _pool
+    with _registry_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_COMMITTERS, thread_name_prefix="macau-tables-commit")
+        return _pool
 
 
 _registry: weakref.WeakKeyDictionary[Store, dict[str | None, GroupCommit]] = (

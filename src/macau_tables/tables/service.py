@@ -53,7 +53,7 @@ from . import cycle
 from .clock import Clock, SystemClock, opening_date
 from .dealing import Dealing
 from .engine import Batch, TableState, advance, automatic_due, execute, recover
-from .group import GroupCommit, Request, Work, committer
+from .group import GroupCommit, Guard, Request, Work, committer, guard_refusals
 from .holds import hold_awards, release_awards
 from .links import (
     LEASE_SECONDS,
@@ -238,7 +238,9 @@ class TableService:
 
     # -- commands --------------------------------------------------------------------------
 
-    def submit(self, command: object, *, idempotency_key: str, actor: str) -> Submitted:
+    def submit(
+        self, command: object, *, idempotency_key: str, actor: str, guard: Guard | None = None
+    ) -> Submitted:
         """Run a client's ``command`` (a game command or a table command of :mod:`.model`)
         and persist it with everything it set off, in one transaction; returns what it did.
 
@@ -248,11 +250,18 @@ class TableService:
         open (``tables.table_closed``); at a virtual table, a step its round cycle takes itself
         — ``OpenRound``, the game's ``CloseBetting`` (``tables.cycle_owns``); whatever the law
         refuses (``RuleViolation`` naming the rule) and the service refuses (``TableError``); a
-        wallet too short for a wager (``ledger.insufficient_funds``)."""
-        return self._submit((command,), request_digest(command), idempotency_key, actor)
+        wallet too short for a wager (``ledger.insufficient_funds``); what ``guard`` refuses
+        (:class:`.group.Guard`: checked in the transaction that would commit the command — a
+        table socket's session)."""
+        return self._submit((command,), request_digest(command), idempotency_key, actor, guard)
 
     def submit_all(
-        self, commands: Sequence[object], *, idempotency_key: str, actor: str
+        self,
+        commands: Sequence[object],
+        *,
+        idempotency_key: str,
+        actor: str,
+        guard: Guard | None = None,
     ) -> Submitted:
         """Run ``commands`` in order as ONE request (a bet slip: a player's wagers at once; a
         round's opening, wagers and close): all of them and what they set off are persisted in
@@ -262,11 +271,23 @@ class TableService:
         if not commands:
             raise TableError("tables.not_a_command", command="()")
         request = codec.sha256([request_digest(c) for c in commands])
-        return self._submit(commands, request, idempotency_key, actor)
+        return self._submit(commands, request, idempotency_key, actor, guard)
 
     def _submit(
-        self, commands: tuple[object, ...], request: str, idempotency_key: str, actor: str
+        self,
+        commands: tuple[object, ...],
+        request: str,
+        idempotency_key: str,
+        actor: str,
+        guard: Guard | None = None,
     ) -> Submitted:
+        group = committer(self.store, self.table_id)
+        alone = any(isinstance(c, ReleaseAward) for c in commands)
+        alone = alone or self._lock.held() or group.leads()
+        if guard is not None and alone:  # not through a group: checked in a read of its own
+            refusal = self.store.read(lambda tx: guard_refusals(tx, [guard]))[0]
+            if refusal is not None:
+                raise refusal
         if any(isinstance(c, ReleaseAward) for c in commands):  # a held award (.holds)
             with self._lock:
                 before = self._seq
@@ -274,6 +295,89 @@ class TableService:
                 if self._seq != before:
                     self._accepted(commands, result)
                 return result
+        step, key, who = self._prepared(commands, idempotency_key, actor)
+        if alone:
+            # The table's own work under its lock (a time-out of tick), or a callback of a
+            # group's commit: the single request's path.
+            result, fresh = self._run_fresh(
+                step, key=key, request=request, actor=who, kind=TxKind.ROUND
+            )
+        else:
+            result, fresh = self._grouped(group, step, key, request, who, guard)
+        if fresh:
+            self._accepted(commands, result)
+        return result
+
+    def submit_later(
+        self,
+        commands: Sequence[object],
+        *,
+        idempotency_key: str,
+        actor: str,
+        answered: Callable[[Submitted | BaseException], None],
+        guard: Guard | None = None,
+        slip: bool = False,
+    ) -> bool:
+        """:meth:`submit` (``slip``: :meth:`submit_all`) with no thread waiting for the commit:
+        the request joins its table's group commit at once and ``answered`` is called with its
+        result or refusal once its transaction is durable (never before; from the thread that
+        committed it — keep it short, never blocking). The table socket's commands
+        (:mod:`macau_tables.server.socket_commands`): a burst of bets costs no thread a bet.
+        Returns ``False``, with nothing done, for a request that takes the single request's
+        path (a held award's release, a caller holding the table's lock or running a group's
+        commit): :meth:`submit` it then. A refusal found before the request is queued (no
+        command, no key, a step the cycle owns) is raised here."""
+        commands = tuple(commands)
+        if not commands:
+            raise TableError("tables.not_a_command", command="()")
+        if slip:
+            request = codec.sha256([request_digest(c) for c in commands])
+        else:
+            request = request_digest(commands[0])
+        group = committer(self.store, self.table_id)
+        if any(isinstance(c, ReleaseAward) for c in commands):
+            return False
+        if self._lock.held() or group.leads():
+            return False
+        step, key, who = self._prepared(commands, idempotency_key, actor)
+        tries = 0
+
+        def done(req: Request) -> None:
+            nonlocal tries
+            outcome: Submitted | BaseException
+            try:
+                result, fresh = req.answer()
+            except MeterUnreachable as exc:
+                outcome = self._meter_unreachable(exc)
+            except StoreError as exc:
+                if exc.key == "store.idempotency_exists" and tries < 2:
+                    # A request under the same key (at another table, or by another process)
+                    # committed first: run again, it finds that record (as :meth:`_grouped`).
+                    tries += 1
+                    group.submit_later(again(), done)
+                    return
+                outcome = exc
+                if exc.key == "store.idempotency_exists":
+                    outcome = TableError("tables.stale", table=self.table_id)
+            except BaseException as exc:
+                outcome = exc
+            else:
+                if fresh:
+                    self._accepted(commands, result)
+                outcome = result
+            answered(outcome)
+
+        def again() -> Request:
+            return Request(self, step, key, request, who, TxKind.ROUND, guard=guard)
+
+        group.submit_later(again(), done)
+        return True
+
+    def _prepared(
+        self, commands: tuple[object, ...], idempotency_key: str, actor: str
+    ) -> tuple[Callable[[Batch], None], str, str]:
+        """A client's request checked before it is run — its key and actor (texts), at a
+        virtual table no step the cycle owns — and its step: the commands executed in order."""
         key = text_field(idempotency_key, "idempotency_key")
         who = text_field(actor, "actor")
 
@@ -292,18 +396,7 @@ class TableService:
                     )
                 execute(batch, command)
 
-        group = committer(self.store, self.table_id)
-        if self._lock.held() or group.leads():
-            # The table's own work under its lock (a time-out of tick), or a callback of a
-            # group's commit: the single request's path.
-            result, fresh = self._run_fresh(
-                step, key=key, request=request, actor=who, kind=TxKind.ROUND
-            )
-        else:
-            result, fresh = self._grouped(group, step, key, request, who)
-        if fresh:
-            self._accepted(commands, result)
-        return result
+        return step, key, who
 
     def _grouped(
         self,
@@ -312,12 +405,15 @@ class TableService:
         key: str,
         request: str,
         actor: str,
+        guard: Guard | None = None,
     ) -> tuple[Submitted, bool]:
         """The request through the group commit (:mod:`.group`): committed with the requests
         that came while a commit was in flight, answered once durable."""
         for _ in range(3):
             try:
-                return group.submit(Request(self, step, key, request, actor, TxKind.ROUND))
+                return group.submit(
+                    Request(self, step, key, request, actor, TxKind.ROUND, guard=guard)
+                )
             except MeterUnreachable as exc:
                 raise self._meter_unreachable(exc) from exc
             except StoreError as exc:
