@@ -39,7 +39,7 @@ enough that a busy machine does not let a live holder's lease run out."""
 def _quick_cycle(url: str, table: str) -> None:
     """Make ``url`` the demonstration casino (as a first start does, without its users: the
     first server creates and prints them) with ``table``'s round cycle on a configuration of
-    its own: a 4-second countdown, a 1-second result pause, no idling — the rounds of the
+    its own: a 2-second countdown, a 1-second result pause, no idling — the rounds of the
     test come every few seconds instead of after the demonstration's 15-second countdown."""
     store = Store.open(url)
     try:
@@ -48,7 +48,7 @@ def _quick_cycle(url: str, table: str) -> None:
         def quicken(tx: Any) -> None:
             record = tx.table(table)
             rules = tx.get_config(record.config_id)
-            quick = replace(rules, betting_seconds=4, result_seconds=1, idle_after_rounds=1_000)
+            quick = replace(rules, betting_seconds=2, result_seconds=1, idle_after_rounds=1_000)
             tx.put_config(record.game, f"{record.config_id}-quick", quick)
             tx.set_table_config(
                 table, f"{record.config_id}-quick", actor="test", reason="a quick round cycle"
