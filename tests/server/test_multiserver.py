@@ -125,12 +125,14 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
 ) -> None:
     url = pg_module_database
     _quick_cycle(url, "bac-1")
-    with Server(tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a") as a:
+    with Server(
+        tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a", cheap_hashes=True
+    ) as a:
         a.wait_healthy()
         wait_for("A serves bac-1", lambda: a.ready().get("tables") == ["bac-1"])
         credentials = a.credentials()
         assert sorted(credentials) == ["admin", "alice", "bruno", "dealer", "supervisor"]
-        with Server(tmp_path, url, env=FAST, name="b") as b:
+        with Server(tmp_path, url, env=FAST, name="b", cheap_hashes=True) as b:
             b.wait_healthy()
             ready = wait_for("B serves the rest", lambda: b.ready().get("tables") or None)
             assert ready == ["bac-live", "bac-squeeze", "csp-1"]
