@@ -6,7 +6,9 @@
   ``bac-live``, ``csp-1``; players ``alice`` … ``grace``) and the five one-time users of a
   first start, each with the password :data:`PASSWORD` ``[name]``. Its clock is a
   :class:`~macau_tables.tables.clock.FakeClock` (``runtime.clock.advance(s)``); no tick thread
-  runs: call ``runtime.tick()`` to run the clock's work (time-outs CSP-6.4, BAC-16).
+  runs: call ``runtime.tick()`` to run the clock's work (time-outs CSP-6.4, BAC-16). It serves
+  every table, or those of ``served_tables`` (a module overrides that fixture to serve only
+  the tables its tests use: each one served is loaded and leased at every start).
 * ``client`` — a FastAPI ``TestClient`` on ``create_app(runtime)``; its requests carry
   :data:`SAME_ORIGIN` (``Origin: http://testserver``), as a browser's from the site's own
   pages do, so its cookie logins and cookie state changes pass the same-origin rule (a test of
@@ -54,10 +56,19 @@ def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def runtime(store: Any) -> Iterator[Runtime]:
-    """A started runtime on the demonstration casino with the five users (module docstring)."""
+def served_tables() -> tuple[str, ...] | None:
+    """The tables the ``runtime`` fixture serves (its ``tables`` setting): every table of the
+    casino. A module whose tests use fewer overrides it with those (each table served is
+    loaded and leased at every start)."""
+    return None
+
+
+@pytest.fixture
+def runtime(store: Any, served_tables: tuple[str, ...] | None) -> Iterator[Runtime]:
+    """A started runtime on the demonstration casino with the five users (module docstring),
+    serving :func:`served_tables`."""
     demo_casino(store)
-    rt = Runtime(server_settings(), store, clock=FakeClock())
+    rt = Runtime(server_settings(tables=served_tables), store, clock=FakeClock())
     rt.start()
     try:
         yield rt

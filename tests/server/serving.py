@@ -23,6 +23,15 @@ for a machine busy with other work)."""
 HTTP_SECONDS = 20.0
 """The time-out of one request to a child server."""
 
+CHEAP_HASHES = (
+    "import argon2; from macau_tables.server import auth; "
+    "auth.PASSWORD_HASHER = argon2.PasswordHasher(time_cost=1, memory_cost=8, parallelism=1); "
+)
+"""Run first in a child server (``Server(cheap_hashes=True)``): argon2 with the smallest
+parameters, as the in-process tests' ``cheap_password_hashes`` fixture has it (a first start
+hashes five passwords). ``test_serve.py`` keeps the production parameters; a worker that
+``serve --workers`` starts has them too (a login there re-hashes a cheap hash, as ever)."""
+
 
 def free_port() -> int:
     """A TCP port free on the loopback interface now."""
@@ -59,6 +68,7 @@ class Server:
         args: tuple[str, ...] = (),
         env: Mapping[str, str] | None = None,
         name: str = "serve",
+        cheap_hashes: bool = False,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -71,7 +81,8 @@ class Server:
                 [
                     sys.executable,
                     "-c",
-                    "from macau_tables.cli.app import app; app()",
+                    (CHEAP_HASHES if cheap_hashes else "")
+                    + "from macau_tables.cli.app import app; app()",
                     "serve",
                     "--port",
                     str(self.port),

@@ -40,6 +40,12 @@ WAIT = 600.0
 """The most seconds a test waits for the worker (a cold numba compile on a busy machine)."""
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "bac-live", "csp-1")
+
+
 @pytest.fixture(scope="module", autouse=True)
 def worker_stopped_after() -> Iterator[None]:
     """The analysis worker stopped at the module's end, as a server stops it: its pool's

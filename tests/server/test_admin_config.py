@@ -8,6 +8,7 @@ import json
 import uuid
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import audit, login, refused
 from tests.tables.support import open_round
@@ -28,6 +29,12 @@ APPROVAL_80 = {
     "applied_on": "2025-12-01",
     "effective_on": "2025-12-05",  # three working days later (CSP-13)
 }
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
 
 
 def change(client: TestClient, headers: dict[str, str], url: str = URL, **body: Any) -> Any:

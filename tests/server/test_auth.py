@@ -32,6 +32,12 @@ from macau_tables.store import Store
 from macau_tables.store import users_ops as ops
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The one table these tests act at (the others need no loading)."""
+    return ("bac-1",)
+
+
 def _token(client: TestClient, name: str) -> str:
     response = client.post("/api/auth/token", json={"name": name, "password": PASSWORD[name]})
     assert response.status_code == 200, response.text

@@ -29,6 +29,12 @@ OPEN: Json = {"type": "tables.OpenRound", "seated": [[1, "alice"]]}
 
 
 @pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-live",)
+
+
+@pytest.fixture
 def held_client(store: Any) -> Iterator[tuple[TestClient, Runtime]]:
     """The demonstration casino served with a threshold of :data:`THRESHOLD`."""
     demo_casino(store)

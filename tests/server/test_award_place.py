@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login
 from tests.tables.support import close_betting, open_round
@@ -27,6 +28,12 @@ Json = dict[str, Any]
 
 STRAIGHT_FLUSH = ("5h", "6h", "7h", "8h", "9h")  # CSP-10: 10 % of the meter at least
 DEALER = ("2c", "3d", "4s", "Jc", "Kd")
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-live", "csp-1")
 
 
 class Stacked(SeededRandom):

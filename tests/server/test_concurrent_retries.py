@@ -25,6 +25,12 @@ PAUSE = {"type": "tables.PauseCycle", "supervisor": "supervisor", "reason": "scr
 """A command every table takes once (a virtual table's round cycle opens its rounds itself)."""
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
+
+
 def _at_once(send: Callable[[int], Any], n: int = PARALLEL) -> list[Any]:
     """``send(i)`` for ``i`` in ``range(n)``, each in its thread, released together."""
     barrier = threading.Barrier(n, timeout=WAIT)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login, watch
 
@@ -21,6 +22,12 @@ STANDING_BANKER: dict[str, Any] = {
     "kind": "banker",
     "amount": 1_000,
 }
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
 
 
 def _token(client: TestClient, name: str) -> str:

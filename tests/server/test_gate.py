@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.cli.tables_support import run
 from tests.server.support import add_held_table, login
@@ -39,6 +40,13 @@ from macau_tables.tables.clock import opening_date
 from macau_tables.tables.model import OpenRound
 
 _keys = itertools.count()
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start): ``bac-hold`` once
+    a test adds it."""
+    return ("csp-1", "bac-hold")
 
 
 def _do(runtime: Runtime, table: str, command: object, actor: str = "test") -> None:

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login
 
 from macau_tables.messages import LANGUAGES
 from macau_tables.server.i18n import Translator
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1",)
 
 
 def test_one_amount_when_the_minimum_is_the_maximum() -> None:

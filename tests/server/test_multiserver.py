@@ -39,7 +39,7 @@ enough that a busy machine does not let a live holder's lease run out."""
 def _quick_cycle(url: str, table: str) -> None:
     """Make ``url`` the demonstration casino (as a first start does, without its users: the
     first server creates and prints them) with ``table``'s round cycle on a configuration of
-    its own: a 4-second countdown, a 1-second result pause, no idling — the rounds of the
+    its own: a 2-second countdown, a 1-second result pause, no idling — the rounds of the
     test come every few seconds instead of after the demonstration's 15-second countdown."""
     store = Store.open(url)
     try:
@@ -48,7 +48,7 @@ def _quick_cycle(url: str, table: str) -> None:
         def quicken(tx: Any) -> None:
             record = tx.table(table)
             rules = tx.get_config(record.config_id)
-            quick = replace(rules, betting_seconds=4, result_seconds=1, idle_after_rounds=1_000)
+            quick = replace(rules, betting_seconds=2, result_seconds=1, idle_after_rounds=1_000)
             tx.put_config(record.game, f"{record.config_id}-quick", quick)
             tx.set_table_config(
                 table, f"{record.config_id}-quick", actor="test", reason="a quick round cycle"
@@ -125,12 +125,14 @@ def test_two_servers_share_the_linked_meter_and_take_each_other_s_tables_over(
 ) -> None:
     url = pg_module_database
     _quick_cycle(url, "bac-1")
-    with Server(tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a") as a:
+    with Server(
+        tmp_path, url, args=("--tables", "bac-1"), env=FAST, name="a", cheap_hashes=True
+    ) as a:
         a.wait_healthy()
         wait_for("A serves bac-1", lambda: a.ready().get("tables") == ["bac-1"])
         credentials = a.credentials()
         assert sorted(credentials) == ["admin", "alice", "bruno", "dealer", "supervisor"]
-        with Server(tmp_path, url, env=FAST, name="b") as b:
+        with Server(tmp_path, url, env=FAST, name="b", cheap_hashes=True) as b:
             b.wait_healthy()
             ready = wait_for("B serves the rest", lambda: b.ready().get("tables") or None)
             assert ready == ["bac-live", "bac-squeeze", "csp-1"]

@@ -23,6 +23,12 @@ from macau_tables.server.runtime import Runtime
 HTML = {"Accept": "text/html,application/xhtml+xml"}
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
+
+
 def _texts(page: str) -> dict[str, str]:
     found = re.search(r'<script type="application/json" id="page-texts">(.*?)</script>', page)
     assert found, "the page carries its texts"

@@ -25,6 +25,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from macau_tables.server import auth
@@ -47,6 +48,12 @@ PLACEHOLDER: dict[str, str] = {
     "player_id": "bruno",
 }
 PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1",)
 
 
 def _path(template: str) -> str:

@@ -9,12 +9,19 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login
 
 from macau_tables.server.runtime import Runtime
 
 _keys = itertools.count(1)
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
 
 
 def _send(client: TestClient, table: str, command: dict[str, Any], headers: Any) -> Any:

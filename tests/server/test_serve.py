@@ -9,13 +9,22 @@ import signal
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
 from tests.server.serving import Server
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from macau_tables.cli.app import app
-from macau_tables.store import Store
+from macau_tables.store import Store, users_ops
+
+
+def _hashes(url: str) -> list[str]:
+    store = Store.open(url)
+    try:
+        return [u.password_hash for u in store.read(users_ops.users)]
+    finally:
+        store.close()
 
 
 def _leases(url: str) -> dict[str, str | None]:
@@ -57,6 +66,10 @@ def test_first_start_prints_credentials_that_sign_in_and_a_second_start_creates_
             with pytest.raises(ConnectionClosed) as closed:
                 ws.recv(timeout=10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code in (1001, 1012)
+    # The passwords are hashed with the production parameters (argon2-cffi's defaults; the
+    # other tests' servers use the smallest, tests/server/serving.py).
+    hashes = _hashes(url)
+    assert len(hashes) == 5 and not any(map(PasswordHasher().check_needs_rehash, hashes))
     # Graceful: every table's lease is released; the request log is JSON lines.
     assert _leases(url) == {"bac-1": None, "bac-live": None, "bac-squeeze": None, "csp-1": None}
     lines = [json.loads(line) for line in first.stderr.splitlines() if line.startswith("{")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from tests.server.support import login
 from tests.tables.support import by_cycle
@@ -25,6 +26,12 @@ from macau_tables.server.runtime import Runtime
 from macau_tables.tables.model import OpenRound
 
 KEYS = iter(range(10**6))
+
+
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "bac-live", "csp-1")
 
 
 def _send(client: TestClient, who: str, command: object, table: str = "csp-1") -> None:

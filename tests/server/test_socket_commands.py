@@ -35,6 +35,12 @@ from macau_tables.store import users_ops
 Json = dict[str, Any]
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1", "csp-1")
+
+
 def _balance(runtime: Runtime, player: str) -> int:
     return int(runtime.store.read(lambda tx: tx.player(player).balance))
 

@@ -22,6 +22,12 @@ from macau_tables.store.engine import make_engine
 USER, DATABASE = "macau_owner", "casino_records_db"
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start)."""
+    return ("bac-1",)
+
+
 def _closed_port() -> int:
     """A port nothing listens on (bound, then let go)."""
     with socket.socket() as s:

@@ -38,6 +38,13 @@ T = TypeVar("T")
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
 
+@pytest.fixture
+def served_tables() -> tuple[str, ...]:
+    """The tables these tests use (the others need no loading at each start): ``bac-hold`` once
+    a test adds it."""
+    return ("bac-1", "csp-1", "bac-hold")
+
+
 def _token(client: TestClient, name: str) -> str:
     return login(client, name)["Authorization"].removeprefix("Bearer ")
 

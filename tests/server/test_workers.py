@@ -68,7 +68,9 @@ def group(pg_module_database: str, tmp_path: Path) -> Iterator[tuple[Server, str
     """``serve --workers 2`` on the module's scratch database (fresh: one test uses it),
     both workers holding tables."""
     url = pg_module_database
-    with Server(tmp_path, url, args=("--workers", "2"), env=FAST, name="workers") as server:
+    with Server(
+        tmp_path, url, args=("--workers", "2"), env=FAST, name="workers", cheap_hashes=True
+    ) as server:
         server.wait_healthy()
         wait_for("both workers hold tables", lambda: _spread(url))
         yield server, url
