@@ -510,6 +510,15 @@ def _committers() -> ThreadPoolExecutor:
         return _pool
 
 
+def _forget_committers() -> None:
+    """In a forked child: the parent's committer threads are not there (a pool of its own)."""
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_committers)
+
+
 _registry: weakref.WeakKeyDictionary[Store, dict[str | None, GroupCommit]] = (
     weakref.WeakKeyDictionary()
 )
