@@ -127,12 +127,12 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
         assert cards.first.get_attribute("aria-label") == _card_name(card, language)
         assert cards.first.locator("svg").count() == 1
     # the cards came onto the felt with the deal's motion; none when the reader asks for less
-    # motion (prefers-reduced-motion)
+    # motion (prefers-reduced-motion: the page's context asks for less, conftest)
     dealt = page.locator("#cards-banker .card.card-deal").first
+    page.emulate_media(reduced_motion="no-preference")
     assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
     page.emulate_media(reduced_motion="reduce")
     assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "none"
-    page.emulate_media(reduced_motion="no-preference")
     # the shoe's statistics beside the roads: as the roads' read-model counts them
     roads = live.api.get("/api/tables/bac-1/read/roads").json()
     wait_until(
@@ -176,7 +176,7 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
     held card peels it; once both are peeled the page sends the reveal and the server records
     it (bruno's page shows the cards). Nobody's page names the other player."""
     held_table(live)
-    alice = page_of()
+    alice = page_of(motion="no-preference")  # the peel's motion is the subject
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
     login(bruno, "bruno", then="/tables/bac-hold")

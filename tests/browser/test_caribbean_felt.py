@@ -130,10 +130,10 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
     # dealt with motion, and without it under prefers-reduced-motion
     dealt = page.locator("#my-cards .card.card-deal")
     assert dealt.count() == 5
+    page.emulate_media(reduced_motion="no-preference")  # (the context asks for less: conftest)
     assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
     page.emulate_media(reduced_motion="reduce")
     assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "none"
-    page.emulate_media(reduced_motion="no-preference")
     wait_until("the raise spot open", raise_.is_enabled)
     # CSP-12: nothing named while the player decides
     assert page.locator("#dealer-hand").inner_text() == ""

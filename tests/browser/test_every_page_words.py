@@ -262,7 +262,9 @@ class Played:
 def played(browser: Any, live: Live) -> Played:
     """The rounds and the supervisor's entries every language's pages show, played once per
     worker on its session's server (a language's test reads what its worker's server holds)."""
-    context = browser.new_context(base_url=live.url, viewport={"width": 1366, "height": 768})
+    context = browser.new_context(
+        base_url=live.url, viewport={"width": 1366, "height": 768}, reduced_motion="reduce"
+    )
     context.set_default_timeout(WAIT_SECONDS * 1000)
     try:
         dealer = context.new_page()
