@@ -19,10 +19,14 @@ The helpers named below live in tests/browser/support.py (test files import them
   wall clock (:data:`RUNNING_CYCLE`): the round running by itself is what it shows.
 * ``browser`` (session) — ``/usr/bin/chromium`` headless (``executable_path``: never
   ``playwright install``). Missing, it skips — and FAILS under ``MACAU_TABLES_REQUIRE_ALL=1``.
-* ``page`` — a fresh context (1366×768, English browser) and page; the test FAILS on any console
+* ``page`` — a fresh context (1366×768, English browser, a reader who asks for less motion:
+  ``prefers-reduced-motion: reduce``) and page; the test FAILS on any console
   error, uncaught page error or failed request (a network failure, a 5xx, a 4xx for anything but
   an API refusal the page shows — a refused bet or card is the page's business, a missing
-  script is not). ``page_of(viewport=…, locale=…)`` opens more (another user, a phone).
+  script is not). ``page_of(viewport=…, locale=…, motion=…)`` opens more (another user, a
+  phone; ``motion="no-preference"`` where the motion is what the test looks at: the pages'
+  transitions — the countdown ring's, every half second — repaint the page at every frame,
+  about a seventh of a core per table page open).
 * ``login(page, name, then=…)`` signs in as the login page does (``POST /api/auth/login`` from
   the page's context: the session cookie lands in its cookie jar) and opens ``then``;
   ``through_page=True`` types the name and password into the login page instead (the tests
@@ -108,16 +112,20 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page_of(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
-    """Open a new page in its own context: ``page_of(viewport=(w, h), locale="en-US")``. Every
-    page opened is watched; the test fails on what went wrong in any of them."""
+    """Open a new page in its own context: ``page_of(viewport=(w, h), locale="en-US",
+    motion="reduce")``. Every page opened is watched; the test fails on what went wrong in any
+    of them."""
     contexts: list[Any] = []
     watches: list[Watch] = []
 
-    def open_page(viewport: tuple[int, int] = (1366, 768), locale: str = "en-US") -> Any:
+    def open_page(
+        viewport: tuple[int, int] = (1366, 768), locale: str = "en-US", motion: str = "reduce"
+    ) -> Any:
         context = browser.new_context(
             base_url=live.url,
             viewport={"width": viewport[0], "height": viewport[1]},
             locale=locale,  # also the browser's Accept-Language
+            reduced_motion=motion,
         )
         context.set_default_timeout(WAIT_SECONDS * 1000)
         contexts.append(context)

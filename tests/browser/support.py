@@ -373,8 +373,29 @@ def shot(page: Any, name: str) -> Path | None:
     return target
 
 
-def axe_check(page: Any, *, what: str = "") -> list[dict[str, Any]]:
-    """Run axe on ``page``; fail on serious or critical violations (returns the minor ones)."""
+AXE_WORDS_RULES: tuple[str, ...] = (
+    *("html-has-lang", "html-lang-valid", "html-xml-lang-mismatch", "valid-lang"),
+    *("document-title", "empty-heading", "empty-table-header", "p-as-heading"),
+    *("button-name", "input-button-name", "link-name", "label", "select-name", "summary-name"),
+    *("label-title-only", "form-field-multiple-labels", "table-duplicate-name"),
+    *("image-alt", "input-image-alt", "svg-img-alt", "role-img-alt", "object-alt", "area-alt"),
+    *("aria-command-name", "aria-dialog-name", "aria-input-field-name", "aria-meter-name"),
+    *("aria-progressbar-name", "aria-toggle-field-name", "aria-tooltip-name", "aria-text"),
+    *("aria-treeitem-name", "aria-tab-name", "frame-title", "identical-links-same-purpose"),
+)
+"""The axe rules whose outcome the page's language can change: its ``lang``, and the names,
+labels, titles and headings its words make (an empty or missing translation is an empty
+name). ``axe_check(page, rules=AXE_WORDS_RULES)`` runs only these — a page already checked
+with every rule in one language, at the same size, is checked with these in the others: the
+rest (colour contrast, landmarks, ARIA structure, focus, sizes) read the page's structure and
+styles, the same in every language."""
+
+
+def axe_check(
+    page: Any, *, what: str = "", rules: tuple[str, ...] | None = None
+) -> list[dict[str, Any]]:
+    """Run axe on ``page`` (every rule, or only ``rules``); fail on serious or critical
+    violations (returns the minor ones)."""
     from axe_playwright_python.base import AXE_SCRIPT
 
     # axe-core is injected once per document (the library's ``Axe().run`` injects its 500 KB
@@ -382,9 +403,10 @@ def axe_check(page: Any, *, what: str = "") -> list[dict[str, Any]]:
     # runs it: the whole document, violations only.
     if not page.evaluate("() => typeof window.axe === 'object' && !!window.axe.run"):
         page.evaluate(AXE_SCRIPT)
-    response = page.evaluate(
-        "options => axe.run(document, options)", {"resultTypes": ["violations"]}
-    )
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if rules is not None:
+        options["runOnly"] = {"type": "rule", "values": list(rules)}
+    response = page.evaluate("options => axe.run(document, options)", options)
     violations: list[dict[str, Any]] = response.get("violations", [])
     bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
     assert not bad, f"{what or page.url}: accessibility violations:\n" + "\n".join(
@@ -393,6 +415,15 @@ def axe_check(page: Any, *, what: str = "") -> list[dict[str, Any]]:
         for v in bad
     )
     return [v for v in violations if v not in bad]
+
+
+def axe_in(page: Any, language: str, *, whole: str, what: str) -> list[dict[str, Any]]:
+    """:func:`axe_check` of a page that a test checks in every language, in the same state:
+    every rule in ``whole``, one of the languages (each such check names its own, so that the
+    languages share the whole checks), :data:`AXE_WORDS_RULES` in the others."""
+    assert whole in messages.LANGUAGES, whole
+    rules = None if language == whole else AXE_WORDS_RULES
+    return axe_check(page, what=what, rules=rules)
 
 
 DATA_WORDS = {

@@ -4,7 +4,8 @@ countdown ring follows the table's round cycle, the hands are dealt with their c
 the page's language and the winner is named with each hand's total, the shoe's statistics
 (results only) sit beside the roads; the card holder peels the held cards by dragging them and
 the server records the reveal (BAC-16), and nobody's page names another player; axe at desktop
-and phone sizes. The session's cycle is held (conftest ``CYCLE``): the tests step it."""
+and phone sizes (every rule in one language, the rules words change in the others:
+support.axe_in). The session's cycle is held (conftest ``CYCLE``): the tests step it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests.browser.support import (
     _open_round,
     _type_card,
     axe_check,
+    axe_in,
     cycle_to_a_seated_round,
     held_table,
     login,
@@ -105,7 +107,7 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
     # each spot says what it pays, from the table's paytable (BAC-17.2 for the tie)
     tie = page.locator(".spot[data-area='seat:1'][data-kind='tie'] [data-pays]")
     assert tie.inner_text() == messages.render("play.spot_pays", {"odds": TIE_ODDS}, language)
-    axe_check(page, what=f"the baccarat felt ({language})")
+    axe_in(page, language, whole="en", what=f"the baccarat felt ({language})")
     shot(page, f"baccarat-felt-betting-{language}")
     # the cycle closes the betting; the round is dealt and settled
     live.closed("bac-1", round_id)
@@ -125,12 +127,12 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
         assert cards.first.get_attribute("aria-label") == _card_name(card, language)
         assert cards.first.locator("svg").count() == 1
     # the cards came onto the felt with the deal's motion; none when the reader asks for less
-    # motion (prefers-reduced-motion)
+    # motion (prefers-reduced-motion: the page's context asks for less, conftest)
     dealt = page.locator("#cards-banker .card.card-deal").first
+    page.emulate_media(reduced_motion="no-preference")
     assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
     page.emulate_media(reduced_motion="reduce")
     assert dealt.evaluate("(e) => getComputedStyle(e).animationName") == "none"
-    page.emulate_media(reduced_motion="no-preference")
     # the shoe's statistics beside the roads: as the roads' read-model counts them
     roads = live.api.get("/api/tables/bac-1/read/roads").json()
     wait_until(
@@ -153,7 +155,7 @@ def test_a_baccarat_round_on_the_felt(page_of: Any, live: Live, language: str) -
     phone.wait_for_selector("#roads[data-rounds]")
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the felt is {width}px wide on a 390px screen"
-    axe_check(phone, what=f"the baccarat felt on a phone ({language})")
+    axe_in(phone, language, whole="pt", what=f"the baccarat felt on a phone ({language})")
     shot(phone, f"phone-baccarat-felt-{language}")
 
 
@@ -174,7 +176,7 @@ def test_the_card_holder_peels_the_held_cards_by_drag_BAC_16(page_of: Any, live:
     held card peels it; once both are peeled the page sends the reveal and the server records
     it (bruno's page shows the cards). Nobody's page names the other player."""
     held_table(live)
-    alice = page_of()
+    alice = page_of(motion="no-preference")  # the peel's motion is the subject
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
     login(bruno, "bruno", then="/tables/bac-hold")

@@ -5,7 +5,8 @@ showdown each hand named — the dealer's with whether it qualifies (CSP-9.1), t
 as the cards shown say (CSP-8); the paytable with its fixed awards in major units, "or 100 % /
 10 % of the meter, whichever is higher" (CSP-10.2, CSP-10.3); the decision timer's fold told as
 such (CSP-6.4), never "Your decision is in"; the last command's "Done" gone when the next round
-opens; axe at desktop and phone sizes; no console error or failed request (the ``page_of``
+opens; axe at desktop and phone sizes (every rule in one language, the rules words change in
+the others: support.axe_in); no console error or failed request (the ``page_of``
 fixture fails the test on any).
 
 The session's virtual tables hold their round cycle (conftest ``CYCLE``): a test steps it, and
@@ -25,7 +26,7 @@ from macau_tables.caribbean.view import NamedHand, named_hand
 from macau_tables.messages import LANGUAGES, render
 from tests.browser.support import (
     Live,
-    axe_check,
+    axe_in,
     english_left,
     login,
     shot,
@@ -129,15 +130,15 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
     # dealt with motion, and without it under prefers-reduced-motion
     dealt = page.locator("#my-cards .card.card-deal")
     assert dealt.count() == 5
+    page.emulate_media(reduced_motion="no-preference")  # (the context asks for less: conftest)
     assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "card-deal"
     page.emulate_media(reduced_motion="reduce")
     assert dealt.first.evaluate("(e) => getComputedStyle(e).animationName") == "none"
-    page.emulate_media(reduced_motion="no-preference")
     wait_until("the raise spot open", raise_.is_enabled)
     # CSP-12: nothing named while the player decides
     assert page.locator("#dealer-hand").inner_text() == ""
     assert page.locator("#my-hand").inner_text() == ""
-    axe_check(page, what=f"caribbean felt deciding ({lang})")
+    axe_in(page, lang, whole="zh-Hant", what=f"caribbean felt deciding ({lang})")
     shot(page, f"caribbean-felt-deciding-{lang}")
     raise_.focus()
     page.keyboard.press("Space")  # the raise at the box, by keyboard
@@ -175,7 +176,7 @@ def test_a_hand_on_the_felt_names_both_hands_and_pays_per_spot_CSP_8_CSP_9(
         assert not english_left(page, *table_names(live), "bruno", within="main"), english_left(
             page, *table_names(live), "bruno", within="main"
         )
-    axe_check(page, what=f"caribbean felt settled ({lang})")
+    axe_in(page, lang, whole="en", what=f"caribbean felt settled ({lang})")
     shot(page, f"caribbean-felt-settled-{lang}")
     # the next round opens: the last command's "Done" is gone
     live.betting(TABLE, "bruno")
@@ -211,7 +212,7 @@ def test_the_paytable_shows_the_fixed_awards_in_major_units_CSP_10_3(
     )
     if lang != "en":
         assert english_left(page, *table_names(live), within="#paytable") == []
-    axe_check(page, what=f"caribbean paytable ({lang})")
+    axe_in(page, lang, whole="pt", what=f"caribbean paytable ({lang})")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -268,5 +269,5 @@ def test_the_felt_fits_a_phone(page_of: Any, live: Live, lang: str) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the felt is {width}px wide on a 390px screen"
     assert page.locator(".csp-spot[data-spot='ante']").count() == 7
-    axe_check(page, what=f"caribbean felt on a phone ({lang})")
+    axe_in(page, lang, whole="zh-Hant", what=f"caribbean felt on a phone ({lang})")
     shot(page, f"phone-caribbean-felt-{lang}")

@@ -373,7 +373,7 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
     her page shows them to her and offers to turn them; bruno's page shows them face down
     until she does."""
     held_table(live)
-    alice = page_of()
+    alice = page_of(motion="no-preference")  # the squeeze's motion is the subject
     login(alice, "alice", then="/tables/bac-hold")
     bruno = page_of()
     received: list[str] = []  # everything bruno's browser is sent
