@@ -129,32 +129,63 @@ def test_every_command_class_declares_the_table_modes_it_is_accepted_in() -> Non
 # -- building twins -----------------------------------------------------------------------------
 
 
+_ATOMS = frozenset({int, str, bool, float, bytes, type(None)})
+"""Types that hold no card (walked past at once: most of a table's state is these)."""
+
+_FIELDS: dict[tuple[type, bool], tuple[str, ...] | None] = {}
+
+
+def _fields_of(cls: type, init: bool) -> tuple[str, ...] | None:
+    """The fields of a dataclass ``cls`` (``init``: its ``init`` fields only; ``None``: not a
+    dataclass), looked up once per class."""
+    try:
+        return _FIELDS[cls, init]
+    except KeyError:
+        names = None
+        if dataclasses.is_dataclass(cls):
+            names = tuple(f.name for f in dataclasses.fields(cls) if f.init or not init)
+        _FIELDS[cls, init] = names
+        return names
+
+
 def _substitute(value: Any, swap: dict[Card, Card]) -> Any:
     """``value`` with every card in it replaced through ``swap`` (dataclasses, tuples, lists,
     dicts walked; everything else kept)."""
+    cls = value.__class__
+    if cls is Card:
+        return swap.get(value, value)
+    if cls in _ATOMS:
+        return value
     if isinstance(value, Card):
         return swap.get(value, value)
     if isinstance(value, tuple):
-        items = tuple(_substitute(v, swap) for v in value)
-        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        items = []
+        changed = False
+        for v in value:
+            new = _substitute(v, swap)
+            changed = changed or new is not v
+            items.append(new)
+        return tuple(items) if changed else value
     if isinstance(value, list):
         return [_substitute(v, swap) for v in value]
     if isinstance(value, dict):
         return {_substitute(k, swap): _substitute(v, swap) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    names = None if isinstance(value, type) else _fields_of(cls, True)
+    if names is not None:
         changes = {}
-        for f in dataclasses.fields(value):
-            if not f.init:
-                continue
-            old = getattr(value, f.name)
+        for name in names:
+            old = getattr(value, name)
             new = _substitute(old, swap)
             if new is not old:
-                changes[f.name] = new
+                changes[name] = new
         return dataclasses.replace(value, **changes) if changes else value
     return value
 
 
 def _cards_in(value: Any, out: set[Card]) -> set[Card]:
+    cls = value.__class__
+    if cls in _ATOMS:
+        return out
     if isinstance(value, Card):
         out.add(value)
     elif isinstance(value, tuple | list):
@@ -164,9 +195,9 @@ def _cards_in(value: Any, out: set[Card]) -> set[Card]:
         for k, v in value.items():
             _cards_in(k, out)
             _cards_in(v, out)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            _cards_in(getattr(value, f.name), out)
+    elif not isinstance(value, type):
+        for name in _fields_of(cls, False) or ():
+            _cards_in(getattr(value, name), out)
     return out
 
 

@@ -40,10 +40,10 @@ Speed
 -----
 :func:`evaluate` is a table lookup: each :class:`~macau_tables.cards.Card` carries a packed key
 (``Card._ek``) whose sum over five cards holds the hand's card mask, its rank counts and its
-suit counts. Two dicts built at import (non-flush / flush, keyed by the rank counts) give a
-tuple of pre-built :class:`HandValue` objects, indexed by the highest suit present among the
-cards of the tie-break rank. :func:`evaluate_many` runs a numba kernel over tables built from
-the same definitions (see :mod:`macau_tables.caribbean._kernels`).
+suit counts. Two dicts built on the first evaluation in a process (non-flush / flush, keyed by
+the rank counts) give a tuple of pre-built :class:`HandValue` objects, indexed by the highest
+suit present among the cards of the tie-break rank. :func:`evaluate_many` runs a numba kernel
+over tables built from the same definitions (see :mod:`macau_tables.caribbean._kernels`).
 
 >>> v = evaluate("As Ks Qs Js 10s")
 >>> v.category, v.suit
@@ -58,6 +58,7 @@ the same definitions (see :mod:`macau_tables.caribbean._kernels`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, overload
@@ -201,7 +202,7 @@ def _build_tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
         key = (ranking, strength)
         v = values.get(key)
         if v is None:
-            # Trusted construction (no __post_init__ checks): ~30,000 values at import.
+            # Trusted construction (no __post_init__ checks): ~30,000 values, built once.
             v = object.__new__(HandValue)
             object.__setattr__(v, "strength", strength)
             object.__setattr__(v, "ranking", ranking)
@@ -231,7 +232,21 @@ def _build_tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
     return tables
 
 
-_TABLES: Final = _build_tables()
+_TABLES: Final[dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]] = {}
+"""Each ranking's tables, built on the first evaluation in a process (~0.2 s of CPU: a
+program that evaluates no hand — a CLI command, a server's start, a test process — does not
+pay it); empty until then."""
+_TABLES_BUILT = threading.Lock()
+
+
+def _tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
+    """:data:`_TABLES`, built first if no evaluation has built them yet (once: a lock keeps
+    two threads from building them both)."""
+    if not _TABLES:
+        with _TABLES_BUILT:
+            if not _TABLES:
+                _TABLES.update(_build_tables())
+    return _TABLES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,9 +285,10 @@ def _normalise(cards: object) -> list[Card]:
 
 
 def _check_ranking(ranking: object) -> tuple[dict[int, _Entry], dict[int, _Entry]]:
-    if not isinstance(ranking, str) or ranking not in _TABLES:
+    tables = _tables()
+    if not isinstance(ranking, str) or ranking not in tables:
         raise ConfigError("caribbean.unknown_ranking", ranking=repr(ranking), known=_KNOWN_RANKINGS)
-    return _TABLES[ranking]
+    return tables[ranking]
 
 
 def _evaluate_checked(cards: object, ranking: object) -> HandValue:
