@@ -116,16 +116,18 @@ class Settings:
     and open again together for ever, each time a burst of commits and views that delays the
     bets arriving then. The first of them opens at once; a round's countdown, result pause
     and every rule are unchanged (a table only waits before its first round here)."""
-    group_cycle_steps: bool = False
+    group_cycle_steps: bool = True
     """The round cycle's steps due at one tick at several virtual tables (their openings, their
-    closes) committed in one transaction, at the tick's time (``true``), or each in its own, one
-    after another (``false``). Grouped, they take less CPU (one commit, tables aligned for
-    ever after: about 2.4 ms of server CPU a bet in the 200-player burst against 3.1 ms), but
-    every table's players then bet at the same instant and the last of 200 bets waits for all
-    the others (the burst's p99 about 270 ms against 73 ms on SQLite, 276 against 190 ms on
-    PostgreSQL: docs/benchmarks.md, "grouped cycle steps against one by one"); one after
-    another, the tables open
-    over about a second and their bets are answered as they come."""
+    closes) committed in one transaction, at the tick's time (``true``, the default), or each
+    in its own, one after another (``false``). Grouped, they take less CPU (one commit, tables
+    aligned for ever after) and every table's players then bet at the same instant, their bets
+    committed together: in the 200-player burst, with the table sockets' commands going to the
+    group commit with no thread waiting, about 2.1-2.4 ms of server CPU a bet against
+    3.3-3.7 ms one after another, the bets answered at 0.59-0.72 of the in-process grouped
+    rate against 0.45-0.56, the last of 200 bets (p99) in 170-215 ms — under the 250 ms goal
+    — against 40-120 ms (docs/benchmarks.md, "Issue 21, sixth pass"). One after another, the
+    tables open over about a second and their bets are answered as they come: the lower p99
+    for a casino whose tables' CPU matters less than the last bet's wait."""
     switch_interval_ms: float = 1.0
     """How long a Python thread may hold the interpreter while another waits for it
     (``sys.setswitchinterval``; Python's default is 5 ms; ``0`` leaves it). The event loop
