@@ -125,9 +125,10 @@ class Settings:
     group commit with no thread waiting, about 2.1-2.4 ms of server CPU a bet against
     3.3-3.7 ms one after another, the bets answered at 0.59-0.72 of the in-process grouped
     rate against 0.45-0.56, the last of 200 bets (p99) in 170-215 ms — under the 250 ms goal
-    — against 40-120 ms (docs/benchmarks.md, "Issue 21, sixth pass"). One after another, the
-    tables open over about a second and their bets are answered as they come: the lower p99
-    for a casino whose tables' CPU matters less than the last bet's wait."""
+    — against 40-120 ms (docs/benchmarks.md, "socket commands on the group commit"). One
+    after another, the tables open over about a second and their bets are answered as they
+    come: the lower p99 for a casino whose tables' CPU matters less than the last bet's
+    wait."""
     switch_interval_ms: float = 1.0
     """How long a Python thread may hold the interpreter while another waits for it
     (``sys.setswitchinterval``; Python's default is 5 ms; ``0`` leaves it). The event loop
