@@ -166,11 +166,8 @@ class CountedService(TableService):
         self,
         commands: Sequence[object],
         *,
-        idempotency_key: str,
-        actor: str,
         answered: Callable[[Submitted | BaseException], None],
-        guard: Guard | None = None,
-        slip: bool = False,
+        **options: Any,
     ) -> bool:
         def counted(outcome: Submitted | BaseException) -> None:
             if isinstance(outcome, MacauTablesError):
@@ -178,14 +175,7 @@ class CountedService(TableService):
             answered(outcome)
 
         try:
-            return super().submit_later(
-                commands,
-                idempotency_key=idempotency_key,
-                actor=actor,
-                answered=counted,
-                guard=guard,
-                slip=slip,
-            )
+            return super().submit_later(commands, answered=counted, **options)
         except MacauTablesError as exc:
             self.counters.refuse(self.table_id, exc.key)
             raise

@@ -270,8 +270,7 @@ class TableService:
         commands = tuple(commands)
         if not commands:
             raise TableError("tables.not_a_command", command="()")
-        request = codec.sha256([request_digest(c) for c in commands])
-        return self._submit(commands, request, idempotency_key, actor, guard)
+        return self._submit(commands, _slip_digest(commands), idempotency_key, actor, guard)
 
     def _submit(
         self,
@@ -282,13 +281,13 @@ class TableService:
         guard: Guard | None = None,
     ) -> Submitted:
         group = committer(self.store, self.table_id)
-        alone = any(isinstance(c, ReleaseAward) for c in commands)
-        alone = alone or self._lock.held() or group.leads()
+        award = any(isinstance(c, ReleaseAward) for c in commands)
+        alone = award or self._lock.held() or group.leads()
         if guard is not None and alone:  # not through a group: checked in a read of its own
             refusal = self.store.read(lambda tx: guard_refusals(tx, [guard]))[0]
             if refusal is not None:
                 raise refusal
-        if any(isinstance(c, ReleaseAward) for c in commands):  # a held award (.holds)
+        if award:  # a held award (.holds)
             with self._lock:
                 before = self._seq
                 result = release_awards(self, commands, request, idempotency_key, actor)
@@ -330,15 +329,12 @@ class TableService:
         commands = tuple(commands)
         if not commands:
             raise TableError("tables.not_a_command", command="()")
-        if slip:
-            request = codec.sha256([request_digest(c) for c in commands])
-        else:
-            request = request_digest(commands[0])
         group = committer(self.store, self.table_id)
         if any(isinstance(c, ReleaseAward) for c in commands):
             return False
         if self._lock.held() or group.leads():
             return False
+        request = _slip_digest(commands) if slip else request_digest(commands[0])
         step, key, who = self._prepared(commands, idempotency_key, actor)
         tries = 0
 
@@ -1037,3 +1033,9 @@ def _round_lookup(tx: Tx, table_id: str) -> Callable[[str], list[tuple[int, str,
         ]
 
     return lookup
+
+
+def _slip_digest(commands: Sequence[object]) -> str:
+    """The request digest of a bet slip (``submit_all``): its key is bound to the whole
+    sequence."""
+    return codec.sha256([request_digest(c) for c in commands])
