@@ -289,15 +289,26 @@ import os, subprocess, sys
 from macau_tables.analysis.caribbean_exact import analyze, par_rules
 
 def step(name):
-    # The sweep starts now and runs for a second or more, holding the GIL: the signal must
-    # come from another process (a thread of this one could not run until the sweep ends).
-    # That process says when it runs (a line on its output) and is waited for here, so its
-    # start-up (seconds on a busy machine) is not part of the race: it signals 0.3 s after
-    # the sweep began.
+    # The sweep starts now and runs for seconds of CPU, holding the GIL: the signal must come
+    # from another process (a thread of this one could not run until the sweep ends). That
+    # process signals once this one has spent 0.2 s of CPU after this step, which it can only
+    # have spent in the sweep: a measure of work done, not of time, so a busy machine that
+    # runs the sweep slowly still receives the signal in the middle of it.
     if name == "strengths":
         code = (
-            "import os, signal, sys, time; print('ready', flush=True); "
-            f"time.sleep(0.3); os.kill({os.getpid()}, signal.SIGINT)"
+            "import os, signal, sys, time\\n"
+            f"pid = {os.getpid()}\\n"
+            "def cpu():\\n"
+            "    with open(f'/proc/{pid}/stat') as f:\\n"
+            "        fields = f.read().rsplit(')', 1)[1].split()\\n"
+            "    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')\\n"
+            "start = cpu()\\n"
+            "print('ready', flush=True)\\n"
+            "for _ in range(60000):\\n"
+            "    if cpu() - start >= 0.2:\\n"
+            "        break\\n"
+            "    time.sleep(0.005)\\n"
+            "os.kill(pid, signal.SIGINT)\\n"
         )
         killer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
         killer.stdout.readline()

@@ -145,9 +145,12 @@ def test_the_jackpot_display_recovers_by_itself_after_a_lost_connection(
     page.goto("/jackpot?lang=en")
     live_state = page.locator("[data-live]")
     wait_until("the live stream", lambda: live_state.get_attribute("data-state") == "open")
+    # The sockets are cut before the browser goes offline: a socket closed while offline may
+    # wait for its closing handshake until Chromium's own time-out (a minute) before the page
+    # hears of it.
+    page.evaluate("window.__cut = true; window.__sockets.forEach((s) => s.close(4000))")
     page.context.set_offline(True)
     try:
-        page.evaluate("window.__cut = true; window.__sockets.forEach((s) => s.close(4000))")
         wait_until("the lost connection", lambda: live_state.get_attribute("data-state") != "open")
         assert "Reconnecting" in live_state.inner_text()
         _play_caribbean_round(live)  # a contribution while the display is cut off
