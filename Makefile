@@ -51,10 +51,12 @@ kernels: $(WARM)
 	$(BIN)/python -m tests.compile_kernels
 
 # The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
-# kernels' compilation side by side, then every test on two workers (docs/benchmarks.md).
+# kernels' compilation side by side, then every test on three workers: on two cores a third
+# keeps both busy while a test waits on a child process, the browser or the database
+# (docs/benchmarks.md).
 test: $(STAMP)
 	$(MAKE) --no-print-directory --output-sync=target -j3 lint types kernels
-	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" --durations=25
+	$(BIN)/python -m pytest -n 3 --dist worksteal -q -m "not slow" --durations=25
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m slow
