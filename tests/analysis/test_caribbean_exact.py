@@ -285,8 +285,15 @@ def test_brute_force_with_rule_functions_CSP_9(macau: CaribbeanAnalysis) -> None
 
 
 _INTERRUPT_DURING_SWEEP = """
-import os, subprocess, sys
+import os, signal, subprocess, sys
 from macau_tables.analysis.caribbean_exact import analyze, par_rules
+
+# Ctrl-C as a terminal delivers it: a test process may have left SIGINT ignored or blocked, and
+# a child inherits both (it would then run to the end, "finished")
+print("inherited:", signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []),
+      file=sys.stderr)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 def step(name):
     # The sweep starts now and runs for seconds of CPU, holding the GIL: the signal must come

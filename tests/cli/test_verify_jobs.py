@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from typing import Any
 
 import sqlalchemy
 
 from macau_tables.store import Store, Tx
-from macau_tables.tables.audit import Span, plan, verify_database
+from macau_tables.tables.audit import Span, _pool_context, plan, verify_database
 
 from .tables_support import played, rewrite_events, run, session, sql
 
@@ -121,3 +122,27 @@ def test_two_processes_report_what_one_reports(played: str) -> None:
     code, body = same_report(played)
     assert code == 1 and body["failure"]["check"] == "chain"
     assert body["failure"]["record"] == f"csp-1#{last}" and body["counts"]["rounds"] == 0
+
+
+def test_a_process_running_threads_checks_through_a_fork_server(played: str) -> None:
+    """A process running one thread forks its workers; one running threads (the table server,
+    which answers ``GET /api/verify``) must not, and asks multiprocessing's fork server, which
+    forks them from itself: the same report either way, every check after the first without a
+    new interpreter's imports."""
+    assert threading.active_count() == 1  # (an xdist worker runs the tests in its only thread)
+    assert _pool_context()[1] is True
+    with Store.open(played) as store:
+        one = verify_database(store, jobs=1)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="a server's thread")
+    other.start()
+    try:
+        context, forked = _pool_context()
+        assert (context.get_start_method(), forked) == ("forkserver", False)
+        with Store.open(played) as store:
+            for _ in range(2):  # the second check reuses the server started by the first
+                split = verify_database(store, jobs=2, part_events=5)
+                assert split.counts() == one.counts() and split.finding == one.finding
+    finally:
+        stop.set()
+        other.join()

@@ -645,7 +645,7 @@ def verify_parallel(
     counted as one by their weight, each part at least ``least`` events); each part
     (:func:`check_part`) and the store's other checks
     (:func:`~macau_tables.store.verify.verify_rest`) are a task of a pool of ``jobs`` new
-    processes (forked when this process runs one thread, else spawned), the largest first;
+    processes (:func:`_pool_context`: forks of this one or of a fork server), the largest first;
     meanwhile this process reads the stored facts. The parts are joined per table
     (:func:`join`: a table whose parts do not join is checked whole here), the facts checked
     from what the parts picked, and the report merged as one process would have found it
@@ -687,8 +687,7 @@ def verify_parallel(
         ((t, span) for t in tables for span in spans[t.table_id]),
         key=lambda x: -(x[1].last - x[1].first),
     )
-    forked = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if forked else "spawn")
+    context, forked = _pool_context()
     _PARENT.clear()
     if forked:
         _PARENT.append(store)
@@ -732,6 +731,26 @@ def verify_parallel(
 
 
 # -- the worker processes of verify_parallel -------------------------------------------------
+
+
+def _pool_context() -> tuple[Any, bool]:
+    """How :func:`verify_parallel` starts its processes, and whether they are forks of this one.
+    A process running one thread forks them (nothing to import, the store's engine let go of in
+    the child). One running threads (the table server, a test run) must not fork: a lock
+    another thread held would stay held in the child. It asks multiprocessing's fork server
+    instead — one process started once, with this module imported — which forks each worker
+    from itself: a fresh interpreter's imports (about a second of CPU per worker, every check)
+    are paid once per process, not per worker. Where there is no fork server, each worker is a
+    new interpreter (``spawn``)."""
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork"), True
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])  # (read when the server starts, once)
+        return context, False
+    return multiprocessing.get_context("spawn"), False
+
 
 _WORKER: dict[str, Any] = {}
 _PARENT: list[Store] = []
