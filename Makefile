@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install warm serve test test-slow check lint types kernels bench clean
+.PHONY: install warm serve test test-slow check lint types kernels kernels-baccarat \
+	kernels-caribbean bench clean
 
 # Python's bytecode caches are written (a machine that sets PYTHONDONTWRITEBYTECODE would have
 # every test worker, every server and CLI process a test starts, compile the package and
@@ -46,16 +47,22 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 # The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
-# `make test` runs this beside lint and types, so pytest's workers find them compiled.
-kernels: $(WARM)
-	$(BIN)/python -m tests.compile_kernels
+# `make test` runs this beside lint and types, so pytest's workers find them compiled. Each
+# game's in a process of its own: Baccarat's beside the warm-up, Caribbean Stud's after it.
+kernels: kernels-baccarat kernels-caribbean
+
+kernels-baccarat: $(STAMP)
+	$(BIN)/python -m tests.compile_kernels baccarat
+
+kernels-caribbean: $(WARM)
+	$(BIN)/python -m tests.compile_kernels caribbean
 
 # The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
 # kernels' compilation side by side, then every test on three workers: on two cores a third
 # keeps both busy while a test waits on a child process, the browser or the database
 # (docs/benchmarks.md).
 test: $(STAMP)
-	$(MAKE) --no-print-directory --output-sync=target -j3 lint types kernels
+	$(MAKE) --no-print-directory --output-sync=target -j4 lint types kernels
 	$(BIN)/python -m pytest -n 3 --dist worksteal -q -m "not slow" --durations=25
 
 test-slow: $(STAMP)

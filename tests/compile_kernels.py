@@ -5,10 +5,17 @@ not yet compiled, and without it each pytest-xdist worker that first calls a ker
 itself — both workers often the same kernel at once. Each call below is a small one made the
 way the library or a test makes it, so numba compiles (and caches) the very signatures the
 tests use; a kernel it misses is only compiled later by the test, as before. Not a test: it
-asserts nothing (``python -m tests.compile_kernels``).
+asserts nothing (``python -m tests.compile_kernels [baccarat|caribbean]``, both by default).
+
+The two games' kernels are compiled by two processes side by side (``make`` runs each as a
+target of its own): Baccarat's need nothing compiled before them; Caribbean Stud's simulation
+needs an exact analysis, whose kernels the analysis's warm-up (``make warm``) compiles first.
 """
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -24,13 +31,16 @@ from macau_tables.analysis.caribbean_sim import simulate as simulate_caribbean
 from macau_tables.caribbean.hands import evaluate_many
 
 
-def main() -> None:
-    # Caribbean Stud: the exact sweep (with evaluate_many on int8 hands) and the simulation.
+def caribbean() -> None:
+    """Caribbean Stud: the exact sweep (with evaluate_many on int8 hands) and the simulation."""
     analysis = analyze(par_rules(100))
     simulate_caribbean(analysis, 10 * STREAMS, seed=1, record_rounds=10)
     for dtype in (np.uint8, np.int16, np.int32, np.int64):  # the array types tests pass
         evaluate_many(np.array([[0, 1, 2, 3, 4]], dtype=dtype))
-    # Baccarat: the exact counts, the simulation, the counting study, the traced shoe.
+
+
+def baccarat() -> None:
+    """Baccarat: the exact counts, the simulation, the counting study, the traced shoe."""
     main_counts([1] * 52)  # one deck: the few rounds of the smallest shoe
     simulate_baccarat(ShoeProcedure(), 1_000, seed=1)
     counting_study(ShoeProcedure(), 1, seed=1, eor=effects_of_removal(8))
@@ -44,5 +54,13 @@ def main() -> None:
     )
 
 
+GAMES: dict[str, Callable[[], None]] = {"baccarat": baccarat, "caribbean": caribbean}
+
+
+def main(argv: list[str]) -> None:
+    for name in argv or list(GAMES):
+        GAMES[name]()
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
