@@ -245,6 +245,58 @@ class Watch:
             self.problems.append(problem)
 
 
+class Contexts:
+    """The browser contexts of a pytest worker, kept for the next test (conftest's ``contexts``
+    and ``page_of``): a context is handed back with its pages closed, its cookies cleared (nobody
+    signed in, no language remembered) and online, and the next test asking for one with the
+    same server, screen, locale and motion gets it — a new context costs Chromium a few tenths
+    of a second of CPU, about 80 a run. What a test sets up lives in its pages (routes, init
+    scripts, listeners, a viewport changed, emulated media: closed with them); the pages keep
+    nothing in the browser's storage but cookies (no ``localStorage``, no service worker); the
+    HTTP cache of the static files is kept, as a returning visitor's browser keeps it."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.free: dict[tuple[Any, ...], list[Any]] = {}
+
+    def take(self, base_url: str, viewport: tuple[int, int], locale: str, motion: str) -> Any:
+        """A context on ``base_url`` at ``viewport``, ``locale`` (also the browser's
+        ``Accept-Language``) and ``motion`` (``prefers-reduced-motion``): a kept one, else new."""
+        free = self.free.get((base_url, viewport, locale, motion))
+        if free:
+            return free.pop()
+        context = self.browser.new_context(
+            base_url=base_url,
+            viewport={"width": viewport[0], "height": viewport[1]},
+            locale=locale,
+            reduced_motion=motion,
+        )
+        context.set_default_timeout(WAIT_SECONDS * 1000)
+        return context
+
+    def give_back(
+        self, context: Any, base_url: str, viewport: tuple[int, int], locale: str, motion: str
+    ) -> None:
+        """Close ``context``'s pages and keep it, as a new one, for the next test (closed
+        instead when it cannot be made so)."""
+        try:
+            for page in context.pages:
+                page.close()
+            context.clear_cookies()
+            context.set_offline(False)
+            assert not context.pages and not context.cookies()
+        except Exception:
+            context.close()
+            return
+        self.free.setdefault((base_url, viewport, locale, motion), []).append(context)
+
+    def close(self) -> None:
+        for free in self.free.values():
+            for context in free:
+                context.close()
+        self.free.clear()
+
+
 def watch(page: Any, base_url: str) -> Watch:
     """Record ``page``'s console errors, page errors and failed requests (module docstring)."""
     seen = Watch(base_url)
@@ -392,10 +444,13 @@ styles, the same in every language."""
 
 
 def axe_check(
-    page: Any, *, what: str = "", rules: tuple[str, ...] | None = None
+    page: Any, *, what: str = "", rules: tuple[str, ...] | None = None, within: str = ""
 ) -> list[dict[str, Any]]:
     """Run axe on ``page`` (every rule, or only ``rules``); fail on serious or critical
-    violations (returns the minor ones)."""
+    violations (returns the minor ones). ``within`` (a CSS selector) checks only the part of
+    the page it selects: the part a test changed, on a page another test checks whole in the
+    same language and size (the document-wide rules — its ``lang``, title, landmarks — need the
+    whole page)."""
     from axe_playwright_python.base import AXE_SCRIPT
 
     # axe-core is injected once per document (the library's ``Axe().run`` injects its 500 KB
@@ -406,7 +461,12 @@ def axe_check(
     options: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": list(rules)}
-    response = page.evaluate("options => axe.run(document, options)", options)
+    if within:
+        assert page.locator(within).count() >= 1, f"{what or page.url}: nothing at {within}"
+    response = page.evaluate(
+        "([within, options]) => axe.run(within ? {include: [[within]]} : document, options)",
+        [within, options],
+    )
     violations: list[dict[str, Any]] = response.get("violations", [])
     bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
     assert not bad, f"{what or page.url}: accessibility violations:\n" + "\n".join(

@@ -41,6 +41,13 @@ STAFF_DATA = (
 """Names as stored: the players' and the signed-in user's."""
 
 
+CASHIER = "section[aria-labelledby='cashier-heading'], #page-status"
+"""The admin page's cashier and the page's status line: what a deposit or a refusal changes.
+The tests of the admin page's forms check with every axe rule the part the form changed
+(``axe_check(within=…)``); the whole page is checked with every rule by the page crawl
+(tests/browser/test_every_page_words.py, desktop and phone) and by the options editor's test."""
+
+
 def _closed_between_rounds(live: Live, table: str) -> Any:
     """Close virtual Caribbean ``table`` (supervisor) and let the round its cycle holds open
     end: alice antes in box 6, the cycle closes the betting at the countdown's end and she
@@ -325,7 +332,9 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     assert page.locator("#cash-error").is_visible()
     after = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
     assert next(w["balance"] for w in after if w["player"] == "grace") == grace + 125_050
-    axe_check(page, what="admin en")
+    # every rule on what the cashier changed (the whole page: the crawl, every rule in
+    # Chinese; the options editor's test, every rule in English)
+    axe_check(page, what="admin en", within=CASHIER)
     shot(page, "admin-en")
     page.goto("/admin?lang=zh-Hant")
     page.locator("[data-wallet='grace']").wait_for()
@@ -345,7 +354,7 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     chrome = "header, footer, h1, h2, h3, label, button, thead th, caption, p.muted, .notice"
     assert english_left(page, *table_names(live), *STAFF_DATA, within=chrome) == []
     assert english_left(page, within="[data-options] tbody th") == []  # the options' names
-    axe_check(page, what="admin zh-Hant")
+    axe_check(page, what="admin zh-Hant", within=CASHIER)
     shot(page, "admin-zh-Hant")
 
 
@@ -378,7 +387,7 @@ def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
     again = live.api.get("/api/admin/tables", headers=live.token("admin")).json()["tables"]
     refs = [a["reference"] for t in again if t["table_id"] == "csp-1" for a in t["approvals"]]
     assert refs.count(reference) == 1
-    axe_check(page, what="admin approval form")
+    axe_check(page, what="admin approval form", within="[data-options='csp-1']")
     if closed.status_code == 200:
         opened = live.api.post("/api/tables/csp-1/open", json={"reason": "x"}, headers=supervisor)
         assert opened.status_code == 200, opened.text
@@ -403,7 +412,7 @@ def test_an_admin_changes_a_meters_seed_from_its_next_hit_CSP_10_8(page: Any, li
     wait_until("the pending seed", lambda: pending.count() >= 1)
     again = live.api.get("/api/meters/m-caribbean").json()
     assert again["seed_pending"] == meter["seed"]
-    axe_check(page, what="admin seed form")
+    axe_check(page, what="admin seed form", within="section[aria-labelledby='meters-heading']")
     if closed.status_code == 200:
         opened = live.api.post(
             "/api/tables/csp-1/open", json={"reason": "seed set"}, headers=live.token("supervisor")
@@ -451,7 +460,11 @@ def test_an_admin_unlocks_a_user_s_sign_in(page: Any, live: Live) -> None:
     wait_until("unlocked", lambda: "3 failed logins forgotten" in status.inner_text())
     entries = live.store.read(lambda tx: tx.audit_entries(action="user_unlock"))
     assert [(e.actor, e.reason) for e in entries][-1] == ("admin", "he asked at the cage")
-    axe_check(page, what="admin users with unlock")
+    axe_check(
+        page,
+        what="admin users with unlock",
+        within="section[aria-labelledby='users-heading'], #page-status",
+    )
 
 
 def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, live: Live) -> None:
