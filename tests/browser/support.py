@@ -82,14 +82,19 @@ def _free_port() -> int:
 
 
 def wait_until(what: str, check: Callable[[], Any], timeout: float = WAIT_SECONDS) -> Any:
-    """Call ``check`` until it returns something true (returned), at most ``timeout`` s."""
+    """Call ``check`` until it returns something true (returned), at most ``timeout`` s: at
+    once, then after a pause that grows from 0.05 s to at most 0.25 s (most waits end within
+    a few checks; a long one — a countdown, the exact math — asks the page a quarter as often,
+    each check a round trip through the Playwright driver and Chromium)."""
     deadline = time.monotonic() + timeout
     last: Any = None
+    pause = 0.05
     while time.monotonic() < deadline:
         last = check()
         if last:
             return last
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(pause * 1.25, 0.25)
     raise AssertionError(f"gave up waiting for {what} after {timeout} s (last: {last!r})")
 
 
@@ -477,13 +482,18 @@ def axe_check(
     return [v for v in violations if v not in bad]
 
 
-def axe_in(page: Any, language: str, *, whole: str, what: str) -> list[dict[str, Any]]:
+def axe_in(
+    page: Any, language: str, *, whole: str, what: str, within: str = ""
+) -> list[dict[str, Any]]:
     """:func:`axe_check` of a page that a test checks in every language, in the same state:
     every rule in ``whole``, one of the languages (each such check names its own, so that the
-    languages share the whole checks), :data:`AXE_WORDS_RULES` in the others."""
+    languages share the whole checks) — only on the part ``within`` selects when given (the part
+    the test changed, on a page checked whole elsewhere) — :data:`AXE_WORDS_RULES` on the whole
+    page in the others."""
     assert whole in messages.LANGUAGES, whole
-    rules = None if language == whole else AXE_WORDS_RULES
-    return axe_check(page, what=what, rules=rules)
+    if language == whole:
+        return axe_check(page, what=what, within=within)
+    return axe_check(page, what=what, rules=AXE_WORDS_RULES)
 
 
 DATA_WORDS = {

@@ -45,7 +45,11 @@ CASHIER = "section[aria-labelledby='cashier-heading'], #page-status"
 """The admin page's cashier and the page's status line: what a deposit or a refusal changes.
 The tests of the admin page's forms check with every axe rule the part the form changed
 (``axe_check(within=…)``); the whole page is checked with every rule by the page crawl
-(tests/browser/test_every_page_words.py, desktop and phone) and by the options editor's test."""
+(tests/browser/test_every_page_words.py, desktop and phone: the rules other than the words'
+read the page's structure and styles, the same in every language)."""
+
+EDITORS = "[data-options='csp-1'], [data-options='bac-1']"
+"""The options of both tables with their editors open (the options editor's test)."""
 
 
 def _closed_between_rounds(live: Live, table: str) -> Any:
@@ -135,7 +139,7 @@ def test_a_supervisor_voids_a_waiting_round_from_the_supervisor_page_BAC_10(
     assert item.locator("form[data-command='baccarat.Correct']").count() == 1
     assert "Q♦" in item.inner_text() or "Qd" in item.inner_text()  # the refused card, its rule
     assert item.locator("[data-refusal^='BAC-']").count() == 1
-    axe_check(supervisor, what="supervisor en")
+    axe_check(supervisor, what="supervisor en", within="#sup-waiting")  # the round waiting
     shot(supervisor, "supervisor-waiting-en")
     void.locator("button").click()  # no reason: refused in the page, nothing sent
     assert void.locator("[role='alert']").is_visible()
@@ -234,7 +238,8 @@ def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: 
     assert tables["csp-1"]["status"] == "closed"
     shot(page, "supervisor-zh-Hant")
     assert english_left(page, *table_names(live), "supervisor") == []  # the user's name
-    axe_check(page, what="supervisor zh-Hant")
+    # every rule on the tables' list (the crawl checks the page whole)
+    axe_check(page, what="supervisor zh-Hant", within="#sup-tables, #page-status, #page-error")
     form = page.locator("form[data-status-form='csp-1']")
     form.locator("input").fill("盤點完成")
     form.locator("button").click()
@@ -302,7 +307,9 @@ def test_verify_and_the_daily_report(page: Any, live: Live) -> None:
         page.locator("#positions-csv").click()
     assert download.value.suggested_filename.startswith("positions-")
     assert page.locator("#archive-download").count() == 0  # the archive is the admin's
-    axe_check(page, what="reports en")
+    # the words' rules: the crawl checks the reports with verify and the report shown, with
+    # every rule (in Chinese)
+    axe_check(page, what="reports en", rules=AXE_WORDS_RULES)
     shot(page, "reports-en")
     page.goto("/supervisor/reports?lang=zh-Hant")
     page.locator("#verify-run").click()
@@ -332,8 +339,7 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     assert page.locator("#cash-error").is_visible()
     after = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
     assert next(w["balance"] for w in after if w["player"] == "grace") == grace + 125_050
-    # every rule on what the cashier changed (the whole page: the crawl, every rule in
-    # Chinese; the options editor's test, every rule in English)
+    # every rule on what the cashier changed (the whole page: the crawl, every rule in Portuguese)
     axe_check(page, what="admin en", within=CASHIER)
     shot(page, "admin-en")
     page.goto("/admin?lang=zh-Hant")
@@ -538,23 +544,24 @@ def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, li
 
 PAGES = ("/", "/jackpot", "/shoe-check", "/supervisor", "/supervisor/reports", "/admin")
 
-CRAWLED_AS_ADMIN = ("/", "/admin")
-"""The pages of :data:`PAGES` that tests/browser/test_every_page_words.py also opens as the
-administrator and checks with every axe rule on a phone: here, in Chinese, with the rules its
-words change (support.AXE_WORDS_RULES); the others with every rule."""
-
 
 def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) -> None:
+    """Every page the administrator opens, on a phone in Chinese: no sideways scroll, and the
+    axe rules its words change (support.AXE_WORDS_RULES). tests/browser/test_every_page_words.py
+    checks each of them on a phone with every rule, as the role that uses it (the administrator:
+    ``/``, ``/admin``; nobody: ``/jackpot``, ``/shoe-check``; the supervisor: ``/supervisor``,
+    ``/supervisor/reports`` — the same templates, the administrator's header that of ``/`` and
+    ``/admin``)."""
     phone = page_of(viewport=(390, 844), locale="zh-HK")
-    login(phone, "admin", then="/admin")
+    login(phone, "admin", then=PAGES[0])
     for path in PAGES:
-        phone.goto(path)
+        if path != PAGES[0]:
+            phone.goto(path)
         phone.locator("main").wait_for()
         network_quiet(phone)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
-        rules = AXE_WORDS_RULES if path in CRAWLED_AS_ADMIN else None
-        axe_check(phone, what=f"{path} on a phone", rules=rules)
+        axe_check(phone, what=f"{path} on a phone", rules=AXE_WORDS_RULES)
         name = path.strip("/").replace("/", "-") or "lobby"
         shot(phone, f"phone-{name}-zh-Hant")
 
@@ -639,11 +646,17 @@ def _exact_math_before_saving(page_of: Any, live: Live, language: str) -> None:
         for table in ("csp-1", "bac-1"):
             within = f"[data-edit='{table}']"
             assert english_left(page, *table_names(live), within=within) == []
-    axe_in(page, language, whole="en", what=f"admin options editor {language}")
+    axe_in(page, language, whole="en", what=f"admin options editor {language}", within=EDITORS)
     shot(page, f"admin-options-{language}")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    axe_in(page, language, whole="pt", what=f"admin options editor {language} on a phone")
+    axe_in(
+        page,
+        language,
+        whole="pt",
+        what=f"admin options editor {language} on a phone",
+        within=EDITORS,
+    )
     page.set_viewport_size({"width": 1366, "height": 768})
     # Saved with the approval record the new value needs (CSP-13).
     reference = f"DICJ-M-{uuid.uuid4().hex[:6]}"
