@@ -138,17 +138,17 @@ def page_of(contexts: Contexts, live: Live) -> Iterator[Callable[..., Any]]:
         viewport: tuple[int, int] = (1366, 768), locale: str = "en-US", motion: str = "reduce"
     ) -> Any:
         key = (live.url, viewport, locale, motion)
-        context = contexts.take(*key)
-        taken.append((context, key))
-        page = context.new_page()
+        page = contexts.take(*key)
+        taken.append((page, key))
         seen = watch(page, live.url)
         page.watch = seen
         watches.append(seen)
+        contexts.record(page)  # (what the test sets on it decides whether it is kept)
         return page
 
     yield open_page
-    for context, key in taken:
-        contexts.give_back(context, *key)
+    for page, key in taken:
+        contexts.give_back(page, *key)
     problems = [p for w in watches for p in w.problems]
     assert not problems, "the pages went wrong:\n" + "\n".join(problems)
 
