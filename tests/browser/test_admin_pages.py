@@ -580,15 +580,17 @@ def test_an_admin_sees_the_exact_math_of_an_option_before_saving_it_CSP_13(
     the analysis package computes them (docs/methods.md, the law's ranking), with the
     jackpot's return at the meter; then the change is saved with its approval record — in
     every language in turn, on one server: the worker computes the two sweeps once, the
-    languages after the first are shown the figures it keeps (the same answer, at once)."""
+    languages after the first are shown the figures it keeps (the same answer, at once). One
+    page, the administrator signing in again for each language."""
+    page = page_of()
     for language in LANGUAGES:
-        _exact_math_before_saving(page_of, live, language)
+        _exact_math_before_saving(page, live, language)
 
 
-def _exact_math_before_saving(page_of: Any, live: Live, language: str) -> None:
+def _exact_math_before_saving(page: Any, live: Live, language: str) -> None:
     admin = live.token("admin")
     closed = _closed_between_rounds(live, "csp-1")  # a configuration changes between rounds
-    page = page_of()
+    page.watch.refusals.clear()  # (the language before's)
     login(page, "admin", then=f"/admin?lang={language}")
     editor = page.locator("[data-edit='csp-1']")
     editor.locator("summary").click()
