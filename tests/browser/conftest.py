@@ -27,10 +27,12 @@ The helpers named below live in tests/browser/support.py (test files import them
   phone; ``motion="no-preference"`` where the motion is what the test looks at: the pages'
   transitions — the countdown ring's, every half second — repaint the page at every frame,
   about a seventh of a core per table page open).
-* ``contexts`` (session) — the worker's browser contexts (support.Contexts): ``page_of`` takes
-  one per page and hands it back after the test, its pages closed and its cookies cleared, for
-  the next test that asks for the same screen, locale and motion (a new context costs Chromium
-  a few tenths of a second).
+* ``contexts`` (session) — the worker's browser contexts and a page of each (support.Contexts):
+  ``page_of`` takes one per page and hands it back after the test, its cookies cleared and the
+  page at ``about:blank`` (closed instead when the test set on it routes, init scripts,
+  listeners or emulated media), for the next test that asks for the same screen, locale and
+  motion (a new page costs Chromium a few tenths of a second of CPU, a load in a kept one a few
+  hundredths).
 * ``login(page, name, then=…)`` signs in as the login page does (``POST /api/auth/login`` from
   the page's context: the session cookie lands in its cookie jar) and opens ``then``;
   ``through_page=True`` types the name and password into the login page instead (the tests
