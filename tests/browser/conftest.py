@@ -19,7 +19,7 @@ The helpers named below live in tests/browser/support.py (test files import them
   wall clock (:data:`RUNNING_CYCLE`): the round running by itself is what it shows.
 * ``browser`` (session) — ``/usr/bin/chromium`` headless (``executable_path``: never
   ``playwright install``). Missing, it skips — and FAILS under ``MACAU_TABLES_REQUIRE_ALL=1``.
-* ``page`` — a fresh context (1366×768, English browser, a reader who asks for less motion:
+* ``page`` — a context of its own (1366×768, English browser, a reader who asks for less motion:
   ``prefers-reduced-motion: reduce``) and page; the test FAILS on any console
   error, uncaught page error or failed request (a network failure, a 5xx, a 4xx for anything but
   an API refusal the page shows — a refused bet or card is the page's business, a missing
@@ -27,6 +27,12 @@ The helpers named below live in tests/browser/support.py (test files import them
   phone; ``motion="no-preference"`` where the motion is what the test looks at: the pages'
   transitions — the countdown ring's, every half second — repaint the page at every frame,
   about a seventh of a core per table page open).
+* ``contexts`` (session) — the worker's browser contexts and a page of each (support.Contexts):
+  ``page_of`` takes one per page and hands it back after the test, its cookies cleared and the
+  page at ``about:blank`` (closed instead when the test set on it routes, init scripts,
+  listeners or emulated media), for the next test that asks for the same screen, locale and
+  motion (a new page costs Chromium a few tenths of a second of CPU, a load in a kept one a few
+  hundredths).
 * ``login(page, name, then=…)`` signs in as the login page does (``POST /api/auth/login`` from
   the page's context: the session cookie lands in its cookie jar) and opens ``then``;
   ``through_page=True`` types the name and password into the login page instead (the tests
@@ -50,7 +56,7 @@ from tests.browser.support import (  # noqa: F401 (axe_check … wait_until re-e
     CHROMIUM,
     CYCLE,
     PASSWORD,
-    WAIT_SECONDS,
+    Contexts,
     Live,
     Watch,
     axe_check,
@@ -110,34 +116,41 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
+@pytest.fixture(scope="session")
+def contexts(browser: Any) -> Iterator[Contexts]:
+    """The worker's browser contexts, each kept for the next test once a test is done with it
+    (support.Contexts: its pages closed, its cookies cleared)."""
+    kept = Contexts(browser)
+    try:
+        yield kept
+    finally:
+        kept.close()
+
+
 @pytest.fixture
-def page_of(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
-    """Open a new page in its own context: ``page_of(viewport=(w, h), locale="en-US",
-    motion="reduce")``. Every page opened is watched; the test fails on what went wrong in any
-    of them."""
-    contexts: list[Any] = []
+def page_of(contexts: Contexts, live: Live) -> Iterator[Callable[..., Any]]:
+    """Open a new page in a context of its own: ``page_of(viewport=(w, h), locale="en-US",
+    motion="reduce")`` (a context no other page of the test uses: another test's, its pages
+    closed and its cookies cleared, or a new one). Every page opened is watched; the test fails
+    on what went wrong in any of them."""
+    taken: list[tuple[Any, tuple[Any, ...]]] = []
     watches: list[Watch] = []
 
     def open_page(
         viewport: tuple[int, int] = (1366, 768), locale: str = "en-US", motion: str = "reduce"
     ) -> Any:
-        context = browser.new_context(
-            base_url=live.url,
-            viewport={"width": viewport[0], "height": viewport[1]},
-            locale=locale,  # also the browser's Accept-Language
-            reduced_motion=motion,
-        )
-        context.set_default_timeout(WAIT_SECONDS * 1000)
-        contexts.append(context)
-        page = context.new_page()
+        key = (live.url, viewport, locale, motion)
+        page = contexts.take(*key)
+        taken.append((page, key))
         seen = watch(page, live.url)
         page.watch = seen
         watches.append(seen)
+        contexts.record(page)  # (what the test sets on it decides whether it is kept)
         return page
 
     yield open_page
-    for context in contexts:
-        context.close()
+    for page, key in taken:
+        contexts.give_back(page, *key)
     problems = [p for w in watches for p in w.problems]
     assert not problems, "the pages went wrong:\n" + "\n".join(problems)
 

@@ -82,14 +82,19 @@ def _free_port() -> int:
 
 
 def wait_until(what: str, check: Callable[[], Any], timeout: float = WAIT_SECONDS) -> Any:
-    """Call ``check`` until it returns something true (returned), at most ``timeout`` s."""
+    """Call ``check`` until it returns something true (returned), at most ``timeout`` s: at
+    once, then after a pause that grows from 0.05 s to at most 0.25 s (most waits end within
+    a few checks; a long one — a countdown, the exact math — asks the page a quarter as often,
+    each check a round trip through the Playwright driver and Chromium)."""
     deadline = time.monotonic() + timeout
     last: Any = None
+    pause = 0.05
     while time.monotonic() < deadline:
         last = check()
         if last:
             return last
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(pause * 1.25, 0.25)
     raise AssertionError(f"gave up waiting for {what} after {timeout} s (last: {last!r})")
 
 
@@ -234,6 +239,7 @@ class Watch:
     problems: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # API refusals the page showed
     allowed: list[str] = field(default_factory=list)
+    handlers: list[tuple[str, Any]] = field(default_factory=list)  # the page's listeners
 
     def allow(self, text: str) -> None:
         """Accept a console error or failed request containing ``text`` (a test that provokes
@@ -243,6 +249,110 @@ class Watch:
     def add(self, problem: str) -> None:
         if not any(a in problem for a in self.allowed):
             self.problems.append(problem)
+
+
+_SETTINGS = (
+    *("route", "route_from_har", "route_web_socket", "add_init_script", "add_locator_handler"),
+    *("expose_function", "expose_binding", "on", "once", "set_extra_http_headers"),
+    *("emulate_media", "set_default_timeout", "set_default_navigation_timeout"),
+)
+"""What a test may set on a page that outlives a navigation (its routes, init scripts,
+listeners, headers, emulated media, time-outs): a page a test set any of these on is closed
+after the test, never handed to another."""
+
+
+class Contexts:
+    """The browser contexts of a pytest worker and a page of each, kept for the next test
+    (conftest's ``contexts`` and ``page_of``): Chromium spends about a third of a second of CPU
+    on a new page (a renderer process started) and more on a new context, against a few
+    hundredths for a page's next load — and a run opens about 80.
+
+    Once the test is done, its context's cookies are cleared (nobody signed in, no language
+    remembered) and it is online; one of its pages is kept, if the test set nothing on it that
+    outlives a navigation (:data:`_SETTINGS`, recorded as it calls them) and nothing went wrong
+    in it: its watch's listeners are removed, it is taken to ``about:blank`` (its scripts and
+    sockets end with the document) at the context's screen size; the others are closed. The
+    next test asking for a page with the same server, screen, locale and motion gets that page
+    (else a new page of a kept context, else a new context). The pages keep nothing in the
+    browser's storage but cookies (no ``localStorage``, no service worker); the HTTP cache of
+    the static files is kept, as a returning visitor's browser keeps it."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.free: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
+
+    def take(self, base_url: str, viewport: tuple[int, int], locale: str, motion: str) -> Any:
+        """A page of a context of its own on ``base_url`` at ``viewport``, ``locale`` (also
+        the browser's ``Accept-Language``) and ``motion`` (``prefers-reduced-motion``): a kept
+        one, else a new page of a kept context, else a new context's."""
+        free = self.free.get((base_url, viewport, locale, motion))
+        if free:
+            context, page = free.pop()
+        else:
+            context = self.browser.new_context(
+                base_url=base_url,
+                viewport={"width": viewport[0], "height": viewport[1]},
+                locale=locale,
+                reduced_motion=motion,
+            )
+            context.set_default_timeout(WAIT_SECONDS * 1000)
+            page = None
+        return page if page is not None else context.new_page()
+
+    @staticmethod
+    def record(page: Any) -> None:
+        """From now on, record on ``page`` whether the test sets on it anything that outlives a
+        navigation (:data:`_SETTINGS`)."""
+        page.settings_made = False
+        for name in _SETTINGS:
+            setattr(page, name, _recorded(page, getattr(type(page), name).__get__(page)))
+
+    def give_back(
+        self, page: Any, base_url: str, viewport: tuple[int, int], locale: str, motion: str
+    ) -> None:
+        """Keep ``page``'s context, and ``page`` when it can be made as new, for the next test
+        (the context closed instead when it cannot be made so)."""
+        context = page.context
+        seen: Watch | None = getattr(page, "watch", None)
+        kept = None
+        try:
+            if seen is not None:
+                for event, handler in seen.handlers:
+                    type(page).remove_listener(page, event, handler)
+            for other in context.pages:
+                reusable = not getattr(page, "settings_made", True) and seen and not seen.problems
+                if other is page and reusable:
+                    for name in _SETTINGS:
+                        delattr(page, name)
+                    page.goto("about:blank")
+                    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+                    kept = page
+                else:
+                    other.close()
+            context.clear_cookies()
+            context.set_offline(False)
+            assert context.pages == ([kept] if kept else []) and not context.cookies()
+        except Exception:
+            context.close()
+            return
+        self.free.setdefault((base_url, viewport, locale, motion), []).append((context, kept))
+
+    def close(self) -> None:
+        for free in self.free.values():
+            for context, _page in free:
+                context.close()
+        self.free.clear()
+
+
+def _recorded(page: Any, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of ``page``, recording that the test set something on the page (a page so
+    set is not handed to another test: :class:`Contexts`)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        page.settings_made = True
+        return method(*args, **kwargs)
+
+    return call
 
 
 def watch(page: Any, base_url: str) -> Watch:
@@ -284,12 +394,19 @@ def watch(page: Any, base_url: str) -> Watch:
         if not (request.failure or "").endswith("ERR_ABORTED"):  # navigation cut a request
             seen.add(f"failed: {request.method} {request.url} {request.failure}")
 
-    page.on("request", on_request)
-    page.on("requestfinished", on_finished)
-    page.on("response", on_response)
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: seen.add(f"page error: {error}"))
-    page.on("requestfailed", on_failed)
+    def on_error(error: Any) -> None:
+        seen.add(f"page error: {error}")
+
+    seen.handlers = [
+        ("request", on_request),
+        ("requestfinished", on_finished),
+        ("response", on_response),
+        ("console", on_console),
+        ("pageerror", on_error),
+        ("requestfailed", on_failed),
+    ]
+    for event, handler in seen.handlers:
+        page.on(event, handler)
     return seen
 
 
@@ -392,10 +509,13 @@ styles, the same in every language."""
 
 
 def axe_check(
-    page: Any, *, what: str = "", rules: tuple[str, ...] | None = None
+    page: Any, *, what: str = "", rules: tuple[str, ...] | None = None, within: str = ""
 ) -> list[dict[str, Any]]:
     """Run axe on ``page`` (every rule, or only ``rules``); fail on serious or critical
-    violations (returns the minor ones)."""
+    violations (returns the minor ones). ``within`` (a CSS selector) checks only the part of
+    the page it selects: the part a test changed, on a page another test checks whole in the
+    same language and size (the document-wide rules — its ``lang``, title, landmarks — need the
+    whole page)."""
     from axe_playwright_python.base import AXE_SCRIPT
 
     # axe-core is injected once per document (the library's ``Axe().run`` injects its 500 KB
@@ -406,7 +526,12 @@ def axe_check(
     options: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": list(rules)}
-    response = page.evaluate("options => axe.run(document, options)", options)
+    if within:
+        assert page.locator(within).count() >= 1, f"{what or page.url}: nothing at {within}"
+    response = page.evaluate(
+        "([within, options]) => axe.run(within ? {include: [[within]]} : document, options)",
+        [within, options],
+    )
     violations: list[dict[str, Any]] = response.get("violations", [])
     bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
     assert not bad, f"{what or page.url}: accessibility violations:\n" + "\n".join(
@@ -417,13 +542,18 @@ def axe_check(
     return [v for v in violations if v not in bad]
 
 
-def axe_in(page: Any, language: str, *, whole: str, what: str) -> list[dict[str, Any]]:
+def axe_in(
+    page: Any, language: str, *, whole: str, what: str, within: str = ""
+) -> list[dict[str, Any]]:
     """:func:`axe_check` of a page that a test checks in every language, in the same state:
     every rule in ``whole``, one of the languages (each such check names its own, so that the
-    languages share the whole checks), :data:`AXE_WORDS_RULES` in the others."""
+    languages share the whole checks) — only on the part ``within`` selects when given (the part
+    the test changed, on a page checked whole elsewhere) — :data:`AXE_WORDS_RULES` on the whole
+    page in the others."""
     assert whole in messages.LANGUAGES, whole
-    rules = None if language == whole else AXE_WORDS_RULES
-    return axe_check(page, what=what, rules=rules)
+    if language == whole:
+        return axe_check(page, what=what, within=within)
+    return axe_check(page, what=what, rules=AXE_WORDS_RULES)
 
 
 DATA_WORDS = {

@@ -41,6 +41,17 @@ STAFF_DATA = (
 """Names as stored: the players' and the signed-in user's."""
 
 
+CASHIER = "section[aria-labelledby='cashier-heading'], #page-status"
+"""The admin page's cashier and the page's status line: what a deposit or a refusal changes.
+The tests of the admin page's forms check with every axe rule the part the form changed
+(``axe_check(within=…)``); the whole page is checked with every rule by the page crawl
+(tests/browser/test_every_page_words.py, desktop and phone: the rules other than the words'
+read the page's structure and styles, the same in every language)."""
+
+EDITORS = "[data-options='csp-1'], [data-options='bac-1']"
+"""The options of both tables with their editors open (the options editor's test)."""
+
+
 def _closed_between_rounds(live: Live, table: str) -> Any:
     """Close virtual Caribbean ``table`` (supervisor) and let the round its cycle holds open
     end: alice antes in box 6, the cycle closes the betting at the countdown's end and she
@@ -128,7 +139,7 @@ def test_a_supervisor_voids_a_waiting_round_from_the_supervisor_page_BAC_10(
     assert item.locator("form[data-command='baccarat.Correct']").count() == 1
     assert "Q♦" in item.inner_text() or "Qd" in item.inner_text()  # the refused card, its rule
     assert item.locator("[data-refusal^='BAC-']").count() == 1
-    axe_check(supervisor, what="supervisor en")
+    axe_check(supervisor, what="supervisor en", within="#sup-waiting")  # the round waiting
     shot(supervisor, "supervisor-waiting-en")
     void.locator("button").click()  # no reason: refused in the page, nothing sent
     assert void.locator("[role='alert']").is_visible()
@@ -227,7 +238,8 @@ def test_a_supervisor_closes_and_reopens_a_table_with_a_reason(page: Any, live: 
     assert tables["csp-1"]["status"] == "closed"
     shot(page, "supervisor-zh-Hant")
     assert english_left(page, *table_names(live), "supervisor") == []  # the user's name
-    axe_check(page, what="supervisor zh-Hant")
+    # every rule on the tables' list (the crawl checks the page whole)
+    axe_check(page, what="supervisor zh-Hant", within="#sup-tables, #page-status, #page-error")
     form = page.locator("form[data-status-form='csp-1']")
     form.locator("input").fill("盤點完成")
     form.locator("button").click()
@@ -295,7 +307,9 @@ def test_verify_and_the_daily_report(page: Any, live: Live) -> None:
         page.locator("#positions-csv").click()
     assert download.value.suggested_filename.startswith("positions-")
     assert page.locator("#archive-download").count() == 0  # the archive is the admin's
-    axe_check(page, what="reports en")
+    # the words' rules: the crawl checks the reports with verify and the report shown, with
+    # every rule (in Chinese)
+    axe_check(page, what="reports en", rules=AXE_WORDS_RULES)
     shot(page, "reports-en")
     page.goto("/supervisor/reports?lang=zh-Hant")
     page.locator("#verify-run").click()
@@ -325,7 +339,8 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     assert page.locator("#cash-error").is_visible()
     after = live.api.get("/api/wallets", headers=live.token("admin")).json()["wallets"]
     assert next(w["balance"] for w in after if w["player"] == "grace") == grace + 125_050
-    axe_check(page, what="admin en")
+    # every rule on what the cashier changed (the whole page: the crawl, every rule in Portuguese)
+    axe_check(page, what="admin en", within=CASHIER)
     shot(page, "admin-en")
     page.goto("/admin?lang=zh-Hant")
     page.locator("[data-wallet='grace']").wait_for()
@@ -345,7 +360,7 @@ def test_the_cashier_pays_once_and_refuses_an_overdraft_in_the_page_language(
     chrome = "header, footer, h1, h2, h3, label, button, thead th, caption, p.muted, .notice"
     assert english_left(page, *table_names(live), *STAFF_DATA, within=chrome) == []
     assert english_left(page, within="[data-options] tbody th") == []  # the options' names
-    axe_check(page, what="admin zh-Hant")
+    axe_check(page, what="admin zh-Hant", within=CASHIER)
     shot(page, "admin-zh-Hant")
 
 
@@ -378,7 +393,7 @@ def test_an_admin_records_an_approval_for_a_closed_tables_option_CSP_13(
     again = live.api.get("/api/admin/tables", headers=live.token("admin")).json()["tables"]
     refs = [a["reference"] for t in again if t["table_id"] == "csp-1" for a in t["approvals"]]
     assert refs.count(reference) == 1
-    axe_check(page, what="admin approval form")
+    axe_check(page, what="admin approval form", within="[data-options='csp-1']")
     if closed.status_code == 200:
         opened = live.api.post("/api/tables/csp-1/open", json={"reason": "x"}, headers=supervisor)
         assert opened.status_code == 200, opened.text
@@ -403,7 +418,7 @@ def test_an_admin_changes_a_meters_seed_from_its_next_hit_CSP_10_8(page: Any, li
     wait_until("the pending seed", lambda: pending.count() >= 1)
     again = live.api.get("/api/meters/m-caribbean").json()
     assert again["seed_pending"] == meter["seed"]
-    axe_check(page, what="admin seed form")
+    axe_check(page, what="admin seed form", within="section[aria-labelledby='meters-heading']")
     if closed.status_code == 200:
         opened = live.api.post(
             "/api/tables/csp-1/open", json={"reason": "seed set"}, headers=live.token("supervisor")
@@ -451,7 +466,11 @@ def test_an_admin_unlocks_a_user_s_sign_in(page: Any, live: Live) -> None:
     wait_until("unlocked", lambda: "3 failed logins forgotten" in status.inner_text())
     entries = live.store.read(lambda tx: tx.audit_entries(action="user_unlock"))
     assert [(e.actor, e.reason) for e in entries][-1] == ("admin", "he asked at the cage")
-    axe_check(page, what="admin users with unlock")
+    axe_check(
+        page,
+        what="admin users with unlock",
+        within="section[aria-labelledby='users-heading'], #page-status",
+    )
 
 
 def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, live: Live) -> None:
@@ -525,23 +544,24 @@ def test_a_held_jackpot_award_is_released_from_the_supervisor_page(page: Any, li
 
 PAGES = ("/", "/jackpot", "/shoe-check", "/supervisor", "/supervisor/reports", "/admin")
 
-CRAWLED_AS_ADMIN = ("/", "/admin")
-"""The pages of :data:`PAGES` that tests/browser/test_every_page_words.py also opens as the
-administrator and checks with every axe rule on a phone: here, in Chinese, with the rules its
-words change (support.AXE_WORDS_RULES); the others with every rule."""
-
 
 def test_every_page_fits_a_phone_and_passes_axe_there(page_of: Any, live: Live) -> None:
+    """Every page the administrator opens, on a phone in Chinese: no sideways scroll, and the
+    axe rules its words change (support.AXE_WORDS_RULES). tests/browser/test_every_page_words.py
+    checks each of them on a phone with every rule, as the role that uses it (the administrator:
+    ``/``, ``/admin``; nobody: ``/jackpot``, ``/shoe-check``; the supervisor: ``/supervisor``,
+    ``/supervisor/reports`` — the same templates, the administrator's header that of ``/`` and
+    ``/admin``)."""
     phone = page_of(viewport=(390, 844), locale="zh-HK")
-    login(phone, "admin", then="/admin")
+    login(phone, "admin", then=PAGES[0])
     for path in PAGES:
-        phone.goto(path)
+        if path != PAGES[0]:
+            phone.goto(path)
         phone.locator("main").wait_for()
         network_quiet(phone)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
-        rules = AXE_WORDS_RULES if path in CRAWLED_AS_ADMIN else None
-        axe_check(phone, what=f"{path} on a phone", rules=rules)
+        axe_check(phone, what=f"{path} on a phone", rules=AXE_WORDS_RULES)
         name = path.strip("/").replace("/", "-") or "lobby"
         shot(phone, f"phone-{name}-zh-Hant")
 
@@ -560,15 +580,17 @@ def test_an_admin_sees_the_exact_math_of_an_option_before_saving_it_CSP_13(
     the analysis package computes them (docs/methods.md, the law's ranking), with the
     jackpot's return at the meter; then the change is saved with its approval record — in
     every language in turn, on one server: the worker computes the two sweeps once, the
-    languages after the first are shown the figures it keeps (the same answer, at once)."""
+    languages after the first are shown the figures it keeps (the same answer, at once). One
+    page, the administrator signing in again for each language."""
+    page = page_of()
     for language in LANGUAGES:
-        _exact_math_before_saving(page_of, live, language)
+        _exact_math_before_saving(page, live, language)
 
 
-def _exact_math_before_saving(page_of: Any, live: Live, language: str) -> None:
+def _exact_math_before_saving(page: Any, live: Live, language: str) -> None:
     admin = live.token("admin")
     closed = _closed_between_rounds(live, "csp-1")  # a configuration changes between rounds
-    page = page_of()
+    page.watch.refusals.clear()  # (the language before's)
     login(page, "admin", then=f"/admin?lang={language}")
     editor = page.locator("[data-edit='csp-1']")
     editor.locator("summary").click()
@@ -626,11 +648,17 @@ def _exact_math_before_saving(page_of: Any, live: Live, language: str) -> None:
         for table in ("csp-1", "bac-1"):
             within = f"[data-edit='{table}']"
             assert english_left(page, *table_names(live), within=within) == []
-    axe_in(page, language, whole="en", what=f"admin options editor {language}")
+    axe_in(page, language, whole="en", what=f"admin options editor {language}", within=EDITORS)
     shot(page, f"admin-options-{language}")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    axe_in(page, language, whole="pt", what=f"admin options editor {language} on a phone")
+    axe_in(
+        page,
+        language,
+        whole="pt",
+        what=f"admin options editor {language} on a phone",
+        within=EDITORS,
+    )
     page.set_viewport_size({"width": 1366, "height": 768})
     # Saved with the approval record the new value needs (CSP-13).
     reference = f"DICJ-M-{uuid.uuid4().hex[:6]}"

@@ -43,3 +43,25 @@ def test_the_words_rules_are_axe_rules_and_fail_what_a_missing_word_leaves(brows
             axe_check(page, rules=AXE_WORDS_RULES)
     finally:
         page.close()
+
+
+def test_a_check_within_a_part_of_the_page_checks_that_part_with_every_rule(browser: Any) -> None:
+    """``axe_check(page, within=…)`` (the part of a page a test changed, on a page checked
+    whole elsewhere) fails what is wrong inside the part — a low contrast, an unnamed button —
+    and only that."""
+    page = browser.new_page()
+    try:
+        page.set_content(
+            '<html lang="en"><head><title>t</title></head><body><main><h1>Table</h1>'
+            "<section id='in'><p>Bets</p></section>"
+            "<section id='out'><p style='color:#eee;background:#fff'>faint</p>"
+            "<button type='button'></button></section></main></body></html>"
+        )
+        assert axe_check(page, within="#in") is not None  # what is wrong lies outside it
+        for rule in ("color-contrast", "button-name"):
+            with pytest.raises(AssertionError, match=rule):
+                axe_check(page, within="#out")
+        with pytest.raises(AssertionError, match="nothing at #missing"):
+            axe_check(page, within="#missing")
+    finally:
+        page.close()

@@ -44,7 +44,7 @@ from tests.browser.support import (
     AXE_WORDS_RULES,
     DECK,
     DOCS_SCREENSHOTS,
-    WAIT_SECONDS,
+    Contexts,
     Live,
     _deal_until_settled,
     _due,
@@ -259,24 +259,22 @@ class Played:
 
 
 @pytest.fixture(scope="module")
-def played(browser: Any, live: Live) -> Played:
+def played(contexts: Contexts, live: Live) -> Played:
     """The rounds and the supervisor's entries every language's pages show, played once per
     worker on its session's server (a language's test reads what its worker's server holds)."""
-    context = browser.new_context(
-        base_url=live.url, viewport={"width": 1366, "height": 768}, reduced_motion="reduce"
-    )
-    context.set_default_timeout(WAIT_SECONDS * 1000)
+    key = (live.url, (1366, 768), "en-US", "reduce")  # (conftest page_of's page)
+    dealer = contexts.take(*key)
     try:
-        dealer = context.new_page()
         seen = watch(dealer, live.url)
         dealer.watch = seen
+        contexts.record(dealer)
         _play_baccarat(live)
         _play_caribbean(live)
         _play_live(dealer, live)
         _audited(live)
         assert not seen.problems, "the dealer's console went wrong:\n" + "\n".join(seen.problems)
     finally:
-        context.close()
+        contexts.give_back(dealer, *key)
     wallets = live.api.get("/api/wallets", headers=live.token("admin"))
     assert wallets.status_code == 200, wallets.text
     balances = [w["balance"] for w in wallets.json()["wallets"]]
@@ -324,10 +322,11 @@ def test_every_page_in_every_language_reads_in_words(
             page.watch.allow(forbidden)
         elif forbidden in page.watch.allowed:
             page.watch.allowed.remove(forbidden)
-        if who is not None:
-            login(page, who, then=f"/?lang={language}")
-        for path in paths:
-            page.goto(f"{path}?lang={language}")
+        for index, path in enumerate(paths):
+            if index == 0 and who is not None:  # signed in straight onto the role's first page
+                login(page, who, then=f"{path}?lang={language}")
+            else:
+                page.goto(f"{path}?lang={language}")
             assert page.locator("html").get_attribute("lang") == language, path
             texts = [_drawn(page, loading)]
             if path == "/supervisor":

@@ -12,6 +12,7 @@ import contextlib
 from typing import Any
 
 from tests.browser.support import (
+    AXE_WORDS_RULES,
     Live,
     axe_check,
     cycle_to_a_seated_round,
@@ -141,7 +142,8 @@ def test_a_player_bets_on_baccarat_and_sees_the_round_settle(page: Any, live: Li
     page.locator("button.ask-banker").click()
     assert page.locator(".ask-result .ask-item").count() == 3
     assert page.locator("#shoe-commitment").inner_text().strip()
-    axe_check(page, what="baccarat player table")
+    # every rule on what the round and the question added (the crawl checks the page whole)
+    axe_check(page, what="baccarat player table", within="#results, .ask-result")
     shot(page, "baccarat-settled-en")
     page.goto("/tables/bac-1?lang=zh-Hant")
     page.wait_for_selector("#roads[data-rounds]")
@@ -242,7 +244,8 @@ def test_a_caribbean_hand_from_ante_to_showdown(page: Any, live: Live) -> None:
     text = page.locator("main").inner_text().lower()
     for word in ("odds", "hint", "strategy", "recommend", "advice", "suggest"):
         assert word not in text
-    axe_check(page, what="caribbean player table")
+    # the words' rules: test_caribbean_felt checks the felt deciding with every rule (Chinese)
+    axe_check(page, what="caribbean player table", rules=AXE_WORDS_RULES)
     shot(page, "caribbean-deciding-en")
     raise_button.click()
     # the showdown: the dealer's five cards and the payouts (the service settles at once)
@@ -298,7 +301,7 @@ def test_a_player_verifies_their_own_cards_against_the_published_root(
     page.locator("#verify-cards").click()
     wait_until("the cards verified", lambda: result.get_attribute("data-result") == "ok")
     assert page.locator('#card-proofs li[data-verified="yes"]').count() == 10
-    axe_check(page, what="caribbean verify my cards")
+    axe_check(page, what="caribbean verify my cards", within="#card-proofs, #card-proofs-result")
 
 
 def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, live: Live) -> None:
@@ -352,18 +355,22 @@ def test_a_player_page_carries_no_card_the_law_has_not_revealed(page_of: Any, li
 
 
 def test_the_game_pages_fit_a_phone(page_of: Any, live: Live) -> None:
-    """A phone-sized screen: one column, nothing wider than the screen, still accessible."""
+    """A phone-sized screen: one column, nothing wider than the screen, still accessible (the
+    rules a page's words change here: each of these pages is checked with every axe rule on a
+    phone by the page crawl, and the felts by their own phone tests). One phone, each user
+    signing in after the last one's cookies are cleared."""
+    page = page_of(viewport=(390, 844))
     for name, path, ready in (
         ("alice", "/tables/bac-1", "#roads[data-rounds]"),
         ("bruno", "/tables/csp-1", "#wallet[data-balance]"),
         ("dealer", "/dealer/bac-live", "#due"),
     ):
-        page = page_of(viewport=(390, 844))
+        page.context.clear_cookies()
         login(page, name, then=path)
         page.wait_for_selector(ready)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} is {width}px wide on a 390px screen"
-        axe_check(page, what=f"{path} on a phone")
+        axe_check(page, what=f"{path} on a phone", rules=AXE_WORDS_RULES)
         shot(page, f"phone{path.replace('/', '-')}-en")
 
 
@@ -388,7 +395,7 @@ def test_the_card_holder_squeezes_and_turns_the_cards_BAC_16(page_of: Any, live:
         assert take.inner_text() == "Take seat 1"
         take.click()
     leave.wait_for(state="visible")
-    axe_check(alice, what="baccarat seat controls")
+    axe_check(alice, what="baccarat seat controls", within="#seat-controls")
     cycle_to_a_seated_round(live, "bac-hold", "alice", "bruno")
     wait_until(
         "alice's seat", lambda: alice.locator("#my-seat").inner_text() == "You sit at seat 1"
@@ -459,7 +466,8 @@ def test_the_player_page_shows_the_paytable_with_its_articles_CSP_10_3(
     capped = table.locator("tr[data-article='CSP-9.5(9)']").inner_text()
     assert "100:1" in capped and "per box per round" in capped
     assert table.locator("[data-note='raise_cap']").get_attribute("data-article") == "CSP-9.5"
-    axe_check(page, what="caribbean paytable")
+    # the words' rules: test_caribbean_felt checks the paytable with every rule (Portuguese)
+    axe_check(page, what="caribbean paytable", rules=AXE_WORDS_RULES)
     shot(page, "caribbean-paytable-en")
     page.goto("/tables/csp-1?lang=zh-Hant")
     page.locator("#paytable").wait_for()

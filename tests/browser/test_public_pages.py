@@ -20,6 +20,7 @@ from macau_tables.rng import SystemRandom, commit_leaves, commitment_digest, pro
 from macau_tables.server.auth import SESSION_COOKIE
 from macau_tables.tables.casino import UNIT
 from tests.browser.support import (
+    AXE_WORDS_RULES,
     PASSWORD,
     Live,
     axe_check,
@@ -48,7 +49,8 @@ def test_the_lobby_shows_the_tables_and_the_meters_in_both_languages(
         lambda: page.locator("[data-live]").get_attribute("data-state") == "open",
     )
     assert page.locator("[data-table='csp-1'] a[href^='/login']").count() == 1  # sign in to play
-    axe_check(page, what="lobby en")
+    # the words' rules: the crawl checks this lobby (nobody signed in, English) with every rule
+    axe_check(page, what="lobby en", rules=AXE_WORDS_RULES)
     shot(page, "lobby-en")
     page.locator(".lang-switch a[data-lang='zh-Hant']").click()
     page.wait_for_url("**/?lang=zh-Hant")
@@ -111,7 +113,9 @@ def test_the_jackpot_display_follows_a_contribution_at_another_table_CSP_1(
         "the fixed awards", lambda: page.locator("#jackpot-awards table").count() == linked
     )
     assert "Royal flush" in page.locator("#jackpot-awards").inner_text()
-    axe_check(page, what="jackpot en")
+    # the words' rules: the crawl checks the display with every rule (in Chinese: the other
+    # rules read its structure and styles, the same in every language)
+    axe_check(page, what="jackpot en", rules=AXE_WORDS_RULES)
     shot(page, "jackpot-en")
     _play_caribbean_round(live)
     now = live.store.read(lambda tx: tx.meter_amount("m-caribbean"))
@@ -182,7 +186,8 @@ def test_the_shoe_check_agrees_with_python_commitment_digest(page: Any, live: Li
     wait_until("the check", lambda: result.get_attribute("data-result"))
     assert result.get_attribute("data-result") == "ok", result.inner_text()
     assert page.locator("#shoe-digest").inner_text() == digest
-    axe_check(page, what="shoe check en")
+    # every rule on what the check showed (the crawl checks the page whole, in Portuguese)
+    axe_check(page, what="shoe check en", within="#shoe-form, #shoe-result, #shoe-digest")
     shot(page, "shoe-check-en")
     # Symbols, "10", lower case and a JSON list read as Card.parse reads them.
     spelled = [
@@ -298,7 +303,7 @@ def test_the_shoe_check_verifies_the_public_cards_proofs_in_the_browser(
     assert page.locator('#shoe-proof-table tbody tr[data-verified="yes"]').count() == 5
     assert page.locator("#shoe-root").inner_text() == good["commitment"]
     assert page.locator("#shoe-form").is_hidden()
-    axe_check(page, what="shoe check proofs en")
+    axe_check(page, what="shoe check proofs en", within="#shoe-proofs")  # as above
     shot(page, "shoe-check-proofs-en")
     picker.select_option(index=2)
     wait_until("the forged proofs", lambda: result.get_attribute("data-result") == "mismatch")
@@ -320,7 +325,8 @@ def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(
 ) -> None:
     page.goto("/login?lang=zh-Hant")
     assert english_left(page) == []
-    axe_check(page, what="login zh-Hant")
+    # the words' rules here and below: the crawl checks the login page with every rule
+    axe_check(page, what="login zh-Hant", rules=AXE_WORDS_RULES)
     shot(page, "login-zh-Hant")
     page.get_by_label("用戶名稱").fill("alice")
     page.get_by_label("密碼").fill("not her password")
@@ -332,7 +338,7 @@ def test_login_refusals_are_shown_in_the_page_language_then_the_user_gets_in(
     login(page, "alice", then="/", through_page=True)
     assert page.locator("[data-testid='who']").inner_text().startswith("已登入：alice")
     page.goto("/login?lang=en")
-    axe_check(page, what="login en")
+    axe_check(page, what="login en", rules=AXE_WORDS_RULES)
     shot(page, "login-en")
     page.locator("#logout").click()
     page.wait_for_url(re.compile(r"/$"))
@@ -351,7 +357,8 @@ def test_a_page_opened_with_an_ended_session_asks_to_sign_in_again(page: Any, li
     page.watch.allow("/admin?lang=en")  # the 403 page is the point
     page.goto("/admin?lang=en")  # a supervisor is not an administrator: said in a page
     assert "Not for this account" in page.locator("h1").inner_text()
-    axe_check(page, what="403 en")
+    # the words' rules: the crawl checks this page (a player's /admin) with every rule in English
+    axe_check(page, what="403 en", rules=AXE_WORDS_RULES)
     shot(page, "forbidden-en")
     page.watch.allow("/admin?lang=zh-Hant")
     page.goto("/admin?lang=zh-Hant")
@@ -489,7 +496,7 @@ def test_the_jackpot_display_shows_each_linked_tables_own_awards_CSP_10_3(
     assert note.get_attribute("data-article") == "CSP-10.8"
     assert "house pays the difference" in note.inner_text()
     assert "CSP-10.8" in note.inner_text()
-    axe_check(page, what="jackpot per table")
+    axe_check(page, what="jackpot per table", within="[data-table='csp-own']")  # what it added
     page.goto("/jackpot?lang=zh-Hant")
     page.locator("[data-table='csp-own']").wait_for()
     assert "差額由場方支付" in page.locator("#jackpot-awards").inner_text()
