@@ -125,8 +125,31 @@ def test_simulation_interrupt_gives_no_results(
     assert "Mean win" not in result.output
 
 
+def test_the_cap_reaches_the_analysis_and_the_sheet_CSP_9_5(
+    monkeypatch: pytest.MonkeyPatch, exact: CaribbeanAnalysis
+) -> None:
+    """``--max-payout-units`` is the exact analysis's cap (through the command's progress bar)
+    and the sheet's. The capped sweep itself runs in ``make test-slow``
+    (:func:`test_capped_paytable_CSP_9_5`): the cap only changes the raise's win per category
+    that the sweep reads (``raise_win_units``, checked with a cap in test_caribbean_exact.py,
+    as is an outcome line's units following it: the royal flush at 50:1 and 100:1)."""
+    asked: list[dict[str, Any]] = []
+
+    def spy(rules: Any, **options: Any) -> CaribbeanAnalysis:
+        asked.append(options)
+        return replace(exact, rules=rules, max_payout_units=options["max_payout_units"])
+
+    monkeypatch.setattr(commands, "analyze", spy)
+    result = _run("analyze", "caribbean-stud", "--max-payout-units", "60", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [(a["max_payout_units"], a["ranking"]) for a in asked] == [(60, "macau")]
+    assert json.loads(result.stdout)["max_payout_units"] == 60
+
+
+@pytest.mark.slow
 def test_capped_paytable_CSP_9_5() -> None:
-    """--max-payout-units caps the raise's win of four of a kind, straight flush, royal."""
+    """--max-payout-units caps the raise's win of four of a kind, straight flush, royal (a
+    whole sweep with the cap; in ``make test``: the test above)."""
     result = _run("analyze", "caribbean-stud", "--max-payout-units", "60", "--format", "json")
     assert result.exit_code == 0, result.output
     units = {o["event"]: o["units"] for o in json.loads(result.stdout)["outcomes"]}

@@ -41,9 +41,21 @@ from tests.server.support import (  # noqa: F401 (re-exported for older imports)
 )
 
 from macau_tables.server import auth
+from macau_tables.server.analysis_worker import jobs
 from macau_tables.server.app import create_app
 from macau_tables.server.runtime import Runtime
 from macau_tables.tables.clock import FakeClock
+
+
+@pytest.fixture(scope="module", autouse=True)
+def analysis_worker_stopped_after() -> Iterator[None]:
+    """The analysis worker, if a test of the module started one (an admin's analysis request:
+    the role matrix's walk too), stopped at the module's end, as a server stops it: its pool's
+    threads would otherwise stay in this test process, where ``verify --jobs`` (other modules,
+    the same worker) then asks the fork server instead of forking (and its test, which needs
+    the process's only thread, fails)."""
+    yield
+    jobs.shutdown()
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -44,15 +43,6 @@ WAIT = 600.0
 def served_tables() -> tuple[str, ...]:
     """The tables these tests use (the others need no loading at each start)."""
     return ("bac-1", "bac-live", "csp-1")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def worker_stopped_after() -> Iterator[None]:
-    """The analysis worker stopped at the module's end, as a server stops it: its pool's
-    threads would otherwise stay in this test process, where ``verify --jobs`` (other
-    modules, the same worker) then spawns its processes instead of forking them."""
-    yield
-    jobs.shutdown()
 
 
 def submit(client: TestClient, headers: dict[str, str], table: str, **changes: Any) -> Any:
