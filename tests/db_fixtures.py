@@ -337,6 +337,24 @@ def filled(store: Any, key: str, fill: Callable[[Any], object]) -> None:
             )
 
 
+def empty(store: Any) -> bool:
+    """Whether ``store`` is at the current schema and holds no row but the schema's own (as
+    the ``store`` fixture gives it): one statement. An older schema is not empty."""
+    from sqlalchemy.exc import DBAPIError
+
+    from macau_tables.store.schema import SCHEMA_VERSION, metadata
+
+    names = [t.name for t in metadata.sorted_tables if t.name != "schema_info"]
+    query = "SELECT (SELECT version FROM schema_info WHERE id = 1) = {} AND NOT ({})".format(
+        int(SCHEMA_VERSION), " OR ".join(f'EXISTS (SELECT 1 FROM "{name}")' for name in names)
+    )
+    try:
+        with store.engine.connect() as conn:
+            return bool(conn.exec_driver_sql(query).scalar())
+    except DBAPIError:  # a table of the current schema missing
+        return False
+
+
 def _keep(store: Any) -> _Filled:
     """What ``store`` holds now, as :func:`filled` writes it again."""
     from sqlalchemy import func, select

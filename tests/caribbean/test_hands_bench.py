@@ -31,7 +31,7 @@ def load_bench() -> ModuleType:
 def test_standard_ranking_orders_hands_as_treys_CSP_4_CSP_8() -> None:
     bench = load_bench()
     treys = require_module("treys")
-    arr = bench.random_hands(30_000, seed=8)
+    arr = bench.random_hands(10_000, seed=8)
     names = [[str(bench.DECK[i]) for i in row] for row in arr.tolist()]
     hands = [
         ([treys.Card.new(s) for s in r[:2]], [treys.Card.new(s) for s in r[2:]]) for r in names

@@ -85,9 +85,12 @@ def test_macau_refines_standard_CSP_8(deck: list[Card]) -> None:
     assert evaluate(a).category == evaluate(a, "standard").category
 
 
+# The batch's agreement with ``evaluate`` hand by hand over many hands is
+# test_hands_exhaustive.py's (a fortieth of all hands and every one of straight or better, in
+# both rankings); here the batch's sizes and index dtypes.
 @settings(max_examples=50, deadline=None)
 @given(
-    st.lists(deals.map(lambda d: [c.index for c in d[:5]]), min_size=1, max_size=40),
+    st.lists(deals.map(lambda d: [c.index for c in d[:5]]), min_size=1, max_size=10),
     st.sampled_from([np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint64]),
     st.sampled_from(["macau", "standard"]),
 )

@@ -87,10 +87,12 @@ def check_views(r: CaribbeanRound) -> None:
 
 
 # The fault and the stage it strikes in are parameters, not drawn: hypothesis favours the first
-# choice of a sampled_from so heavily here that the rarer faults were hardly ever tried.
+# choice of a sampled_from so heavily here that the rarer faults were hardly ever tried. The
+# same random rounds are also drawn by test_round_postings.py (money), test_round_views.py
+# (views) and tests/core/test_codec_games.py (replay).
 @pytest.mark.parametrize("stage", ["betting", "dealing", "deciding"])
 @pytest.mark.parametrize("fault", FAULTS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(scripts())
 def test_random_rounds_conserve_money_replay_and_redact(fault: str, stage: str, s: Script) -> None:
     """CSP-6.5, CSP-9, CSP-10, CSP-11, CSP-12 on random rounds, some opening with carried-over

@@ -138,7 +138,9 @@ def test_a_void_round_turns_nothing_over_CSP_11_1() -> None:
     assert cards_in(r.view(Audience.of_player(player(1)))) == up | set(parse_cards(HANDS3[1]))
 
 
-@settings(max_examples=60, deadline=None)
+# Views are also checked at every step of test_round_properties.py's random rounds (every fault
+# and stage) and test_round_driven.py's driven ones.
+@settings(max_examples=30, deadline=None)
 @given(scripts())
 def test_random_rounds_redact_every_view_CSP_6_5_CSP_12(s: Script) -> None:
     """At every step of random rounds (with carried wagers, exposures, faults), each audience's

@@ -73,7 +73,7 @@ def _drive_caribbean(fault: str, stage: str, s: Any) -> tuple[Any, list[object]]
 
 @pytest.mark.parametrize("stage", ["betting", "dealing"])
 @pytest.mark.parametrize("fault", ["none", "void", "expose1", "dead"])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(caribbean_props.scripts())
 def test_caribbean_commands_and_events_round_trip_and_replay(
     fault: str, stage: str, s: Any
@@ -218,7 +218,9 @@ def _play_baccarat_round(data: st.DataObject, r: Any, deal: Any) -> tuple[Any, l
     return r, applied
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+# Decoded events replaying to the same rounds is also tests/test_round_contract.py's
+# (test_codec_round_trip_and_replay_of_decoded_events, both games).
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data(), st.integers(0, 2**32), st.booleans(), st.booleans())
 def test_baccarat_shoe_and_rounds_round_trip_and_replay(
     data: st.DataObject, seed: int, card_holding: bool, live: bool

@@ -14,6 +14,7 @@ from macau_tables import codec
 from macau_tables.jackpot import Meter
 from macau_tables.ledger import Posting
 from macau_tables.store import LedgerEntry, Store, TableMode, Tx, TxKind, pgwire
+from tests.db_fixtures import empty, filled
 from tests.store.workers import contribute, contribution
 
 
@@ -69,7 +70,16 @@ def casino(tx: Tx, *, players: dict[str, int] | None = None, seed: int = 10_000)
 
 
 def setup(store: Store, **kwargs: Any) -> None:
-    """:func:`casino` in its own transaction."""
+    """:func:`casino` in its own transaction; on an empty store, a copy of the first one this
+    process wrote with the same arguments (:func:`tests.db_fixtures.filled`)."""
+    if empty(store):
+        filled(store, f"store casino {sorted(kwargs.items())}", lambda s: setup_in(s, **kwargs))
+    else:
+        setup_in(store, **kwargs)
+
+
+def setup_in(store: Store, **kwargs: Any) -> None:
+    """:func:`casino` in its own transaction, written as it is."""
     store.run(lambda tx: casino(tx, **kwargs))
 
 

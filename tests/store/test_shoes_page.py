@@ -1,6 +1,6 @@
 """The revealed shoes a page at a time (``Tx.revealed_shoes_page``), on SQLite and PostgreSQL:
 newest first, a cursor that is stable under ties, and a page whose cost does not grow with the
-history (50,000 Caribbean decks recorded: the database reads one page, not the table)."""
+history (10,000 Caribbean decks recorded: the database reads one page, not the table)."""
 
 from __future__ import annotations
 
@@ -179,11 +179,11 @@ def test_a_page_costs_the_same_whatever_the_history(store: Store) -> None:
 
     with _cost(store, indexed=False) as small:  # (the plan of a dozen rows: either way)
         shown = pages()
-    # 50,000 older shoes (and some never revealed) recorded behind the newest ones
+    # 10,000 older shoes (and some never revealed) recorded behind the newest ones
     history: list[tuple[str, int, datetime | None]] = [
-        (TABLES[n % 3], n, T0 + timedelta(minutes=n)) for n in range(1, 50_001)
+        (TABLES[n % 3], n, T0 + timedelta(minutes=n)) for n in range(1, 10_001)
     ]
-    history += [("t2", n, None) for n in range(50_001, 50_101)]
+    history += [("t2", n, None) for n in range(10_001, 10_101)]
     _insert(store, history)
     if store.dialect == "postgresql":
         with store.engine.connect() as conn:  # the planner knows the table's size
@@ -194,6 +194,6 @@ def test_a_page_costs_the_same_whatever_the_history(store: Store) -> None:
     if store.dialect == "postgresql":
         # rows read: at most each page's rows and the one after it, as with no history
         assert large[0] <= (limit + 1) + (2 + 1) + (2 + 1) + 3, large
-    # the same work with 50,006 shoes recorded as with 6 (a whole read would be ~10,000 times
+    # the same work with 10,006 shoes recorded as with 6 (a whole read would be ~2,000 times
     # more on SQLite, where the count is the machine's steps)
     assert large[0] <= 2 * small[0] + 5, (small, large)

@@ -26,6 +26,7 @@ from macau_tables.store.verify import verify
 from macau_tables.tables import FakeClock, OpenRound, OpenShoe, Submitted, TableService
 from macau_tables.tables.cycle import betting
 from macau_tables.tables.storage import read_table
+from tests.db_fixtures import empty, filled
 
 T = TypeVar("T")
 
@@ -91,16 +92,21 @@ def casino(
     meters: dict[str, str] | None = None,
 ) -> None:
     """Create on ``store``: the players p1..p7 with money, a meter per game (``meters``: game
-    → meter id; default ``m-<game>``), and ``tables`` (id → (game, rules, live)), open."""
+    → meter id; default ``m-<game>``), and ``tables`` (id → (game, rules, live)), open. On an
+    empty store the players and meters are a copy of the first ones this process wrote
+    (:func:`tests.db_fixtures.filled`: the same rows, written once per worker, not per test),
+    the tables written after them."""
     meters = meters if meters is not None else {"caribbean": "m-car", "baccarat": "m-bac"}
 
-    def build(tx: Any) -> None:
+    def people(tx: Any) -> None:
         for game, meter_id in meters.items():
             seed = CARIBBEAN_SEED if game == "caribbean" else BACCARAT_SEED
             tx.create_meter(meter_id, game=game, seed=seed, params={}, actor="test")
         for p in PLAYERS:
             tx.add_player(p, p.upper())
             tx.deposit(p, BANKROLL, actor="cashier", reason="test float")
+
+    def build(tx: Any) -> None:
         for table_id, (game, rules, live) in tables.items():
             config_id = f"{table_id}-cfg"
             tx.put_config(game, config_id, rules)
@@ -115,7 +121,13 @@ def casino(
             )
             tx.set_table_status(table_id, TableStatus.OPEN, actor="test", reason="open")
 
-    store.run(build)
+    if empty(store):
+        filled(
+            store, f"casino's players and meters {sorted(meters.items())}", lambda s: s.run(people)
+        )
+        store.run(build)
+    else:
+        store.run(lambda tx: (people(tx), build(tx)))
 
 
 def service(store: Store, table_id: str, clock: FakeClock | None = None, **kw: Any) -> TableService:

@@ -80,7 +80,8 @@ def test_bots_play_many_rounds_the_ledger_balances_and_the_log_replays(
         assert r.is_over
         seen.append(r.round_id)
 
-    played = bots.play(25 if game == "caribbean" else 40, progress=after_round)
+    # (seven players for 300 rounds: test_many_more_rounds_with_seven_players_…, make test-slow)
+    played = bots.play(12 if game == "caribbean" else 20, progress=after_round)
     assert played.rounds == len(seen) and len(set(seen)) == len(seen)
     assert replayed(store, "t1") == svc.state
     # money only moved: the players' loss is the house's, the meter's and commission's gain

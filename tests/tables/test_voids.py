@@ -39,6 +39,7 @@ from macau_tables.tables import ClearFault, OpenRound, ReportFault, ShufflerRepl
 from macau_tables.tables.audit import verify_database
 from macau_tables.tables.reconfigure import change_table_config
 from macau_tables.voids import Ground
+from tests.db_fixtures import filled
 
 from .support import (
     BANKROLL,
@@ -272,8 +273,15 @@ def _rechain(store: Store, table_id: str, seq: int, payload: str) -> None:
             prev = digest
 
 
-def voided_session(store: Store) -> Any:
-    """A live Caribbean table: a settled round, then one void on a dealer's report."""
+def voided_session(store: Store) -> None:
+    """A live Caribbean table: a settled round, then one void on a dealer's report. Played once
+    per worker and database; the other tests are given a copy of its rows
+    (:func:`tests.db_fixtures.filled`)."""
+    filled(store, "voided session", play_voided_session)
+
+
+def play_voided_session(store: Store) -> None:
+    """What :func:`voided_session` writes, played."""
     svc = live_caribbean(store)
     for card in CARDS:
         send(svc, DealCard(Card.parse(card)))
@@ -287,7 +295,6 @@ def voided_session(store: Store) -> Any:
     send(svc, ReportFault("box 1 has six cards"))
     send(svc, Void("box 1 had six cards", Ground.WRONG_CARD_COUNT, "sup-1"), "sup-1")
     send(svc, ClearFault("sup-1", "cards counted"), "sup-1")
-    return svc
 
 
 @pytest.mark.parametrize(
