@@ -5,8 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install warm serve test test-slow check lint types kernels kernels-baccarat \
-	kernels-caribbean bench clean
+	kernels-caribbean collect bench clean
 
+# The install does not compile every installed module's bytecode (half of its time, most of
+# it for modules nothing here imports): a module's is written by the first process that imports
+# it — for the tests, by the collection below, once, not by each pytest worker at once.
 # Python's bytecode caches are written (a machine that sets PYTHONDONTWRITEBYTECODE would have
 # every test worker, every server and CLI process a test starts, compile the package and
 # assertion-rewrite the tests again: seconds each, hundreds of times a run).
@@ -15,7 +18,7 @@ unexport PYTHONDONTWRITEBYTECODE
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev,bench]'
 	touch $(STAMP)
 
 # The install ends by compiling the analysis's numba kernels into numba's on-disk cache
@@ -57,12 +60,17 @@ kernels-baccarat: $(STAMP)
 kernels-caribbean: $(WARM)
 	$(BIN)/python -m tests.compile_kernels caribbean
 
+# The tests collected once before the workers collect them: the modules they import get their
+# bytecode written, and the test modules their assertion-rewritten bytecode, by one process.
+collect: $(STAMP)
+	$(BIN)/python -m pytest --collect-only -qq -m "not slow" > /dev/null
+
 # The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
 # kernels' compilation side by side, then every test on three workers: on two cores a third
 # keeps both busy while a test waits on a child process, the browser or the database
 # (docs/benchmarks.md).
 test: $(STAMP)
-	$(MAKE) --no-print-directory --output-sync=target -j4 lint types kernels
+	$(MAKE) --no-print-directory --output-sync=target -j4 lint types kernels collect
 	$(BIN)/python -m pytest -n 3 --dist worksteal -q -m "not slow" --durations=25
 
 test-slow: $(STAMP)
