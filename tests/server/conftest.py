@@ -51,9 +51,8 @@ from macau_tables.tables.clock import FakeClock
 def analysis_worker_stopped_after() -> Iterator[None]:
     """The analysis worker, if a test of the module started one (an admin's analysis request:
     the role matrix's walk too), stopped at the module's end, as a server stops it: its pool's
-    threads would otherwise stay in this test process, where ``verify --jobs`` (other modules,
-    the same worker) then asks the fork server instead of forking (and its test, which needs
-    the process's only thread, fails)."""
+    threads would otherwise stay in this test process for the rest of the run (the worker's
+    later ``verify --jobs`` then asks the fork server instead of forking)."""
     yield
     jobs.shutdown()
 
