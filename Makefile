@@ -50,8 +50,9 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 # The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
-# `make test` runs this beside lint and types, so pytest's workers find them compiled. Each
-# game's in a process of its own: Baccarat's beside the warm-up, Caribbean Stud's after it.
+# `make test` runs this beside lint and types, so pytest's workers find them compiled, by two
+# processes: Baccarat's (and Caribbean Stud's hand evaluator) beside the warm-up, Caribbean
+# Stud's sweep and simulation after it.
 kernels: kernels-baccarat kernels-caribbean
 
 kernels-baccarat: $(STAMP)
@@ -63,7 +64,8 @@ kernels-caribbean: $(WARM)
 # The tests collected once before the workers collect them: the modules they import get their
 # bytecode written, and the test modules their assertion-rewritten bytecode, by one process.
 collect: $(STAMP)
-	$(BIN)/python -m pytest --collect-only -qq -m "not slow" > /dev/null
+	$(BIN)/python -m pytest --collect-only -qq -m "not slow" > $(VENV)/collect.log \
+		|| { cat $(VENV)/collect.log; exit 1; }
 
 # The whole suite but the long checks (what CI runs, through .ci/run): lint, types and the
 # kernels' compilation side by side, then every test on three workers: on two cores a third
