@@ -7,14 +7,14 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: install warm serve test test-slow check lint types kernels kernels-baccarat \
 	kernels-caribbean collect bench clean
 
-# The install does not compile every installed module's bytecode (half of its time, most of
-# it for modules nothing here imports): a module's is written by the first process that imports
-# it — for the tests, by the collection below, once, not by each pytest worker at once.
 # Python's bytecode caches are written (a machine that sets PYTHONDONTWRITEBYTECODE would have
 # every test worker, every server and CLI process a test starts, compile the package and
 # assertion-rewrite the tests again: seconds each, hundreds of times a run).
 unexport PYTHONDONTWRITEBYTECODE
 
+# The install does not compile every installed module's bytecode (half of its time, most of
+# it for modules nothing here imports): a module's is written by the first process that imports
+# it — for the tests, by `collect` below, once, not by each pytest worker at once.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -51,12 +51,12 @@ types: $(STAMP)
 
 # The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
 # `make test` runs this beside lint and types, so pytest's workers find them compiled, by two
-# processes: Baccarat's (and Caribbean Stud's hand evaluator) beside the warm-up, Caribbean
-# Stud's sweep and simulation after it.
+# processes: Caribbean Stud's hand evaluator and Baccarat's kernels beside the warm-up,
+# Caribbean Stud's sweep and simulation after it.
 kernels: kernels-baccarat kernels-caribbean
 
 kernels-baccarat: $(STAMP)
-	$(BIN)/python -m tests.compile_kernels baccarat
+	$(BIN)/python -m tests.compile_kernels hands baccarat
 
 kernels-caribbean: $(WARM)
 	$(BIN)/python -m tests.compile_kernels caribbean

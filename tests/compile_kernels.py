@@ -5,12 +5,12 @@ not yet compiled, and without it each pytest-xdist worker that first calls a ker
 itself — both workers often the same kernel at once. Each call below is a small one made the
 way the library or a test makes it, so numba compiles (and caches) the very signatures the
 tests use; a kernel it misses is only compiled later by the test, as before. Not a test: it
-asserts nothing (``python -m tests.compile_kernels [baccarat|caribbean]``, both by default).
+asserts nothing (``python -m tests.compile_kernels [hands] [baccarat] [caribbean]``, all by
+default).
 
-The kernels are compiled by two processes side by side (``make`` runs each as a target of its
-own): Baccarat's (and Caribbean Stud's hand evaluator) need nothing compiled before them;
-Caribbean Stud's simulation needs an exact analysis, whose kernels the analysis's warm-up
-(``make warm``) compiles first.
+``make`` compiles them in two processes side by side: Caribbean Stud's hand evaluator and
+Baccarat's kernels need nothing compiled before them; Caribbean Stud's sweep and simulation
+need an exact analysis, whose kernels the analysis's warm-up (``make warm``) compiles first.
 """
 
 from __future__ import annotations
@@ -38,12 +38,15 @@ def caribbean() -> None:
     simulate_caribbean(analysis, 10 * STREAMS, seed=1, record_rounds=10)
 
 
-def baccarat() -> None:
-    """Baccarat: the exact counts, the simulation, the counting study, the traced shoe; and
-    Caribbean Stud's hand evaluator on the array types the tests pass (it needs nothing the
-    warm-up compiles: compiled here, beside it, not after it)."""
+def hands() -> None:
+    """Caribbean Stud's hand evaluator on the array types the tests pass (it needs nothing the
+    warm-up compiles)."""
     for dtype in (np.uint8, np.int16, np.int32, np.int64):
         evaluate_many(np.array([[0, 1, 2, 3, 4]], dtype=dtype))
+
+
+def baccarat() -> None:
+    """Baccarat: the exact counts, the simulation, the counting study, the traced shoe."""
     main_counts([1] * 52)  # one deck: the few rounds of the smallest shoe
     simulate_baccarat(ShoeProcedure(), 1_000, seed=1)
     counting_study(ShoeProcedure(), 1, seed=1, eor=effects_of_removal(8))
@@ -57,12 +60,16 @@ def baccarat() -> None:
     )
 
 
-GAMES: dict[str, Callable[[], None]] = {"baccarat": baccarat, "caribbean": caribbean}
+GROUPS: dict[str, Callable[[], None]] = {
+    "hands": hands,
+    "baccarat": baccarat,
+    "caribbean": caribbean,
+}
 
 
 def main(argv: list[str]) -> None:
-    for name in argv or list(GAMES):
-        GAMES[name]()
+    for name in argv or list(GROUPS):
+        GROUPS[name]()
 
 
 if __name__ == "__main__":
