@@ -6,9 +6,18 @@ in CI nothing may be skipped.
 
 from __future__ import annotations
 
+import gc
+
+import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support import REQUIRE_ALL, require_module  # noqa: F401 (re-exported)
+from tests.support import (  # noqa: F401 (re-exported)
+    REQUIRE_ALL,
+    build_cli_commands_once,
+    require_module,
+)
+
+build_cli_commands_once()
 
 # Hypothesis's time limits are timings, which no test here asserts: an example that takes
 # longer than 200 ms on a busy machine (two xdist workers beside other work) is not a failure,
@@ -35,3 +44,14 @@ from tests.db_fixtures import (  # noqa: E402, F401
     sqlite_template,
     store,
 )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """At the session's end, one collection of the cyclic garbage (its finalizers run, any
+    exception they raise reported by pytest as ever), then every object left frozen: pytest's
+    own collections after it (five, looking for unraisable exceptions) then scan only what is
+    made after this, not a worker's whole heap five times over (a second or more per worker,
+    the session's last)."""
+    gc.collect()
+    gc.freeze()

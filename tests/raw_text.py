@@ -21,12 +21,10 @@ import ast
 import re
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
 
 from macau_tables import messages
 from macau_tables.messages import terms
-
-SRC = Path(__file__).resolve().parents[1] / "src" / "macau_tables"
+from tests.sources import SRC, tree_of
 
 CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
 STORED_TYPE = re.compile(r"\b[a-z_]+\.[A-Z][A-Za-z0-9]+\b")
@@ -41,7 +39,7 @@ def class_names() -> frozenset[str]:
     more (``DealCard``; not ``Card``, a word)."""
     names = set()
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.ClassDef) and CAMEL.fullmatch(node.name.lstrip("_")):
                 names.add(node.name.lstrip("_"))
     return frozenset(names)

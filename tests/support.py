@@ -25,7 +25,15 @@ from macau_tables.caribbean.round import CaribbeanRound
 from macau_tables.errors import MacauTablesError
 from macau_tables.rounds import Audience, Role
 
-__all__ = ["REQUIRE_ALL", "VISIBLE", "bac_visible", "cards_in", "csp_visible", "require_module"]
+__all__ = [
+    "REQUIRE_ALL",
+    "VISIBLE",
+    "bac_visible",
+    "build_cli_commands_once",
+    "cards_in",
+    "csp_visible",
+    "require_module",
+]
 
 REQUIRE_ALL = os.environ.get("MACAU_TABLES_REQUIRE_ALL") == "1"
 """``MACAU_TABLES_REQUIRE_ALL=1`` (set by CI) turns every optional-dependency skip into a
@@ -40,6 +48,27 @@ def require_module(name: str) -> ModuleType:
         if REQUIRE_ALL:
             pytest.fail(f"{name} is required in CI (MACAU_TABLES_REQUIRE_ALL=1): {exc}")
         pytest.skip(f"{name} is not installed")
+
+
+def build_cli_commands_once() -> None:
+    """Make typer's test runner (``typer.testing.CliRunner.invoke``) build an app's command
+    tree once per process, not at every invocation: the build reads the signature of every
+    option of every command (tens of ms; hundreds of invocations a run). The tree built is
+    the one a process of the command line runs, and holds the functions the commands were
+    declared with, as a new build would: what a test replaces in a module they call is
+    still seen."""
+    import typer.main
+    import typer.testing
+
+    built: dict[int, tuple[Any, Any]] = {}
+
+    def command_of(app: Any) -> Any:
+        found = built.get(id(app))
+        if found is None or found[0] is not app:  # (the app is kept: its id is not reused)
+            found = built[id(app)] = (app, typer.main.get_command(app))
+        return found[1]
+
+    typer.testing._get_command = command_of  # type: ignore[attr-defined]
 
 
 def csp_visible(r: CaribbeanRound, audience: Audience) -> set[Card]:

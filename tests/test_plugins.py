@@ -32,10 +32,10 @@ from macau_tables.tables.audit import verify_database
 from macau_tables.tables.bots import Bots
 from macau_tables.tables.casino import create_demo_casino
 from macau_tables.tables.model import TableError
+from tests.sources import SRC, tree_of
 
 from .tables.support import service
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "macau_tables"
 SERVICE_PACKAGES = ("tables", "store", "server")
 GAME_NAMES = tuple(GAMES)
 
@@ -102,7 +102,7 @@ def test_tables_store_and_server_import_no_game_package() -> None:
     offending = [
         _where(path, line)
         for path in _py_files()
-        for line, module in _imported(path, ast.parse(path.read_text(encoding="utf-8")))
+        for line, module in _imported(path, tree_of(path))
         if module in game_packages or module.startswith(tuple(f"{p}." for p in game_packages))
     ]
     assert not offending, "imports of a game package:\n" + "\n".join(sorted(set(offending)))
@@ -113,7 +113,7 @@ def test_tables_store_and_server_code_names_no_game() -> None:
     keyed by ``"baccarat"``, no ``"baccarat.RoundSettled"``."""
     offending = []
     for path in _py_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = tree_of(path)
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if (

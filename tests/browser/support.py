@@ -211,6 +211,10 @@ def serve_live(path: Path, cycle: dict[str, int]) -> Iterator[Live]:
         log_level="warning",
         lifespan="on",
         ws_ping_interval=None,
+        # a connection kept alive stays open for the session: with uvicorn's 5 s, a request
+        # Playwright sends on a connection the server is closing that moment is reset
+        # (ECONNRESET: a POST is not retried), as a busy machine's slow crawl met
+        timeout_keep_alive=3600,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="browser-live-server", daemon=True)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import macau_tables
 from macau_tables.cli.app import app
+from tests.sources import tree_of
 
 SRC = Path(macau_tables.__file__).resolve().parent
 
@@ -79,8 +80,7 @@ def test_no_game_or_analysis_module_imports_the_cli() -> None:
     for path in SRC.rglob("*.py"):
         if "cli" in path.relative_to(SRC).parts:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(tree_of(path)):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -19,7 +19,6 @@ import ast
 import string
 import tomllib
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -27,9 +26,9 @@ from macau_tables import messages
 from macau_tables.messages import terms
 from macau_tables.server import i18n
 from tests.raw_text import raw_left
+from tests.sources import SRC, tree_of
 
 CATALOG = messages.catalog()
-SRC = Path(__file__).resolve().parents[2] / "src" / "macau_tables"
 SAMPLE_MINOR = 123_457
 """The int every ``{x:money}`` placeholder gets: it must read 1,234.57, never 123457."""
 SAMPLE_TERM = "banker_pair"
@@ -243,7 +242,7 @@ def _literal_actions() -> set[str]:
     ``record_action(…, "user_unlock", …)``, ``self._audit("meter_link_down", …)``)."""
     found = set()
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))

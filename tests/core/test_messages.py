@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from macau_tables import messages
 from macau_tables.errors import MacauTablesError, RuleViolation
+from tests.sources import SRC, tree_of
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "macau_tables"
 SOURCES = sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
 CATALOG = messages.catalog()
 KEY = re.compile(r"[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*")
@@ -38,7 +38,7 @@ RULE_ERRORS = {"RuleViolation"}
 def _trees() -> dict[Path, ast.Module]:
     """Every source file's syntax tree (parsed once, when a test first needs it: not while the
     tests are collected)."""
-    return {p: ast.parse(p.read_text(encoding="utf-8"), filename=str(p)) for p in SOURCES}
+    return {p: tree_of(p) for p in SOURCES}
 
 
 @cache

@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -22,6 +23,11 @@ for a machine busy with other work)."""
 
 HTTP_SECONDS = 20.0
 """The time-out of one request to a child server."""
+
+TLS = ssl.create_default_context()
+"""The one TLS context of this process's requests (``verify=``): each request here is a new
+client, which would otherwise load the CA certificates again (tens of ms of CPU: a wait for a
+starting child polls every 50 ms, beside the child's own start). The URLs are plain HTTP."""
 
 CHEAP_HASHES = (
     "import argon2; from macau_tables.server import auth; "
@@ -105,13 +111,15 @@ class Server:
         return self.err_path.read_text(encoding="utf-8")
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=HTTP_SECONDS, **kwargs)
+        return httpx.get(self.url + path, timeout=HTTP_SECONDS, verify=TLS, **kwargs)
 
     def post(self, path: str, **kwargs: Any) -> httpx.Response:
         """POST as the server's own pages would: with their ``Origin`` (a cookie login or a
         cookie session's change needs it; a bearer request ignores it)."""
         headers = {"Origin": self.url, **kwargs.pop("headers", {})}
-        return httpx.post(self.url + path, timeout=HTTP_SECONDS, headers=headers, **kwargs)
+        return httpx.post(
+            self.url + path, timeout=HTTP_SECONDS, verify=TLS, headers=headers, **kwargs
+        )
 
     def wait_healthy(self) -> None:
         def healthy() -> bool:

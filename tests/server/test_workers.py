@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.server.serving import HTTP_SECONDS, WAIT_SECONDS, Server, wait_for
+from tests.server.serving import HTTP_SECONDS, TLS, WAIT_SECONDS, Server, wait_for
 from typer.testing import CliRunner
 from websockets.sync.client import ClientConnection, connect, unix_connect
 
@@ -112,7 +112,7 @@ def _view(ws: ClientConnection, table: str, status: str | None = None) -> dict[s
 def _at_worker(path: str) -> httpx.Client:
     """A client talking to one worker through its private socket (no secret: an ordinary
     request, forwarded as any request landing there)."""
-    return httpx.Client(transport=httpx.HTTPTransport(uds=path), timeout=HTTP_SECONDS)
+    return httpx.Client(transport=httpx.HTTPTransport(uds=path, verify=TLS), timeout=HTTP_SECONDS)
 
 
 def test_every_table_answers_at_either_worker_and_a_killed_workers_tables_move(
@@ -146,7 +146,7 @@ def test_every_table_answers_at_either_worker_and_a_killed_workers_tables_move(
     # Through the shared port, on several fresh connections: whichever worker takes each.
     for _ in range(4):
         for table in TABLES:
-            with httpx.Client(timeout=HTTP_SECONDS) as client:
+            with httpx.Client(timeout=HTTP_SECONDS, verify=TLS) as client:
                 n += 1
                 _set_status(client, server.url, table, token, "close", n)
                 _set_status(client, server.url, table, token, "open", n)
@@ -166,7 +166,7 @@ def test_every_table_answers_at_either_worker_and_a_killed_workers_tables_move(
         lambda: set(_owners(url).values()) == {survivor},
     )
     for table in TABLES:
-        with httpx.Client(timeout=HTTP_SECONDS) as client:
+        with httpx.Client(timeout=HTTP_SECONDS, verify=TLS) as client:
             n += 1
             _set_status(client, server.url, table, token, "close", n)
             _set_status(client, server.url, table, token, "open", n)
