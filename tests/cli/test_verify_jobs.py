@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -144,3 +146,19 @@ def test_a_process_running_threads_checks_through_a_fork_server(played: str) -> 
     finally:
         stop.set()
         other.join()
+
+
+def test_the_fork_server_has_every_game_loaded_and_prepared_before_it_forks_a_worker() -> None:
+    """What the fork server imports (``tables/audit_preload.py``) loads every game's plug-in
+    and builds what a game builds on first use (Caribbean Stud's hand tables): a worker forked
+    from it starts with them, instead of each worker building them again (~0.3 s of CPU)."""
+    code = (
+        "import sys\n"
+        "from macau_tables import games\n"
+        "from macau_tables.caribbean import hands\n"
+        "assert not hands._TABLES and games.GAMES._by_name is None\n"
+        "import macau_tables.tables.audit_preload\n"
+        "sys.exit(0 if hands._TABLES and games.GAMES._by_name is not None else 3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

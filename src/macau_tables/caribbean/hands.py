@@ -94,6 +94,7 @@ __all__ = [
     "dealer_qualifies",
     "evaluate",
     "evaluate_many",
+    "prepare",
     "qualifies",
     "strength_category",
 ]
@@ -247,6 +248,12 @@ def _tables() -> dict[str, tuple[dict[int, _Entry], dict[int, _Entry]]]:
             if not _TABLES:
                 _TABLES.update(_build_tables())
     return _TABLES
+
+
+def prepare() -> None:
+    """Build the evaluator's tables now if no evaluation has yet (the game plug-in's
+    ``prepare``: a process that forks workers builds them once, for all of them)."""
+    _tables()
 
 
 # ---------------------------------------------------------------------------------------------

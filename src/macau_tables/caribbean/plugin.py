@@ -7,7 +7,7 @@ from typing import Final
 
 from ..facts import SettlementFacts, settlement_facts
 from ..plugin import GamePlugin
-from . import CODEC_TYPES, audit, bots, demo
+from . import CODEC_TYPES, audit, bots, demo, hands
 from .dealing import CaribbeanDealing
 from .events import RoundSettled
 from .round import CaribbeanRound
@@ -39,5 +39,6 @@ PLUGIN: Final = GamePlugin(
     settling=(RoundSettled,),
     facts=facts,
     fold=CaribbeanRound.folded,
+    prepare=hands.prepare,
 )
 """Caribbean Stud Poker, as the table service, the server and the pages know it."""

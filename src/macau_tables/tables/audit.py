@@ -691,6 +691,8 @@ def verify_parallel(
     _PARENT.clear()
     if forked:
         _PARENT.append(store)
+        for game in sorted({t.game for t in tables}):  # built once here, not in each fork
+            GAMES[game].prepare()
     with ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(tasks) + 1)),
         mp_context=context,
@@ -738,16 +740,18 @@ def _pool_context() -> tuple[Any, bool]:
     A process running one thread forks them (nothing to import, the store's engine let go of in
     the child). One running threads (the table server, a test run) must not fork: a lock
     another thread held would stay held in the child. It asks multiprocessing's fork server
-    instead — one process started once, with this module imported — which forks each worker
-    from itself: a fresh interpreter's imports (about a second of CPU per worker, every check)
-    are paid once per process, not per worker. Where there is no fork server, each worker is a
-    new interpreter (``spawn``)."""
+    instead — one process started once, with this module imported and every game loaded and
+    prepared (:mod:`.audit_preload`) — which forks each worker from itself: a fresh
+    interpreter's imports and a game's first-use tables (about a second of CPU per worker,
+    every check) are paid once per process, not per worker. Where there is no fork server, each
+    worker is a new interpreter (``spawn``)."""
     methods = multiprocessing.get_all_start_methods()
     if threading.active_count() == 1 and "fork" in methods:
         return multiprocessing.get_context("fork"), True
     if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])  # (read when the server starts, once)
+        # (read when the server starts, once)
+        context.set_forkserver_preload([f"{__package__}.audit_preload"])
         return context, False
     return multiprocessing.get_context("spawn"), False
 
