@@ -106,6 +106,8 @@ def test_a_table_moves_to_a_new_configuration_version(store: Store) -> None:
 
 def test_a_tampered_configuration_is_refused_and_fails_verify(store: Store) -> None:
     setup(store)
+    # read once before: what a process keeps of a configuration it read does not hide a change
+    assert store.read(lambda tx: tx.get_config("cfg-1")) == RULES
     behind_the_back(
         store,
         "UPDATE configs SET payload = REPLACE(payload, '1000', '9000') WHERE config_id = 'cfg-1'",

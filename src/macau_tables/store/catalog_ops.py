@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import insert, or_, select, text, update
@@ -33,6 +34,20 @@ hashtext(table_id))`` — held shared by every append to the table's log until i
 ends, taken exclusive by :meth:`CatalogOps.acquire_lease`. Two tables whose ids hash alike
 share a fence: they only wait for each other a moment more."""
 _FENCE = text(f"SELECT pg_advisory_xact_lock({FENCE_CLASS}, hashtext(CAST(:table_id AS text)))")
+
+
+@lru_cache(maxsize=256)
+def _checked_rules(payload: str, sha256: str) -> Any:
+    """The rules a stored configuration's ``payload`` holds, if the payload's bytes and the
+    rules decoded from them (the codec's digest) both hash to ``sha256``; else ``None``. A
+    function of its arguments alone, so kept for the process: a server loads the
+    configuration of each table it takes at every start and takeover — the same few, decoded
+    and hashed once (the rules are immutable; a payload that does not decode raises, and is
+    not kept)."""
+    if hashlib.sha256(payload.encode("utf-8")).hexdigest() != sha256:
+        return None
+    rules = codec.decode(json.loads(payload))
+    return rules if codec.sha256(rules) == sha256 else None
 
 
 def wallet_account(player_id: str) -> str:
@@ -87,10 +102,8 @@ class CatalogOps(RecordOps):
         """The rules stored as ``config_id``, decoded. Refuses an unknown id, and rules whose
         bytes no longer hash to the stored digest (``store.config_tampered``)."""
         record = self.config(config_id)
-        if hashlib.sha256(record.payload.encode("utf-8")).hexdigest() != record.sha256:
-            raise StoreError("store.config_tampered", config_id=config_id)
-        rules = codec.decode(json.loads(record.payload))
-        if codec.sha256(rules) != record.sha256:
+        rules = _checked_rules(record.payload, record.sha256)
+        if rules is None:
             raise StoreError("store.config_tampered", config_id=config_id)
         return rules
 
