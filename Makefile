@@ -24,8 +24,7 @@ $(STAMP): pyproject.toml
 # The install ends by compiling the analysis's numba kernels into numba's on-disk cache
 # (python -m macau_tables.analysis.warm), so the first exact analysis on a fresh machine — the
 # admin page's figures of a changed option, a PAR sheet — takes seconds, not a cold compile's.
-# `make test` runs it beside ruff and mypy (before the tests' own kernels: the same kernels,
-# compiled once), not before them.
+# `make test` does not run it: the tests' own kernels (`kernels` below) are these and more.
 WARM := $(VENV)/.warm-stamp
 $(WARM): $(STAMP)
 	$(BIN)/python -m macau_tables.analysis.warm
@@ -51,14 +50,14 @@ types: $(STAMP)
 
 # The numba kernels the tests call, compiled into numba's cache (tests/compile_kernels.py):
 # `make test` runs this beside lint and types, so pytest's workers find them compiled, by two
-# processes: Caribbean Stud's hand evaluator and Baccarat's kernels beside the warm-up,
-# Caribbean Stud's sweep and simulation after it.
+# processes side by side: Caribbean Stud's hand evaluator and Baccarat's kernels; Caribbean
+# Stud's sweep (the warm-up's kernels, `make warm`) and simulation.
 kernels: kernels-baccarat kernels-caribbean
 
 kernels-baccarat: $(STAMP)
 	$(BIN)/python -m tests.compile_kernels hands baccarat
 
-kernels-caribbean: $(WARM)
+kernels-caribbean: $(STAMP)
 	$(BIN)/python -m tests.compile_kernels caribbean
 
 # The tests collected once before the workers collect them: the modules they import get their

@@ -9,8 +9,8 @@ asserts nothing (``python -m tests.compile_kernels [hands] [baccarat] [caribbean
 default).
 
 ``make`` compiles them in two processes side by side: Caribbean Stud's hand evaluator and
-Baccarat's kernels need nothing compiled before them; Caribbean Stud's sweep and simulation
-need an exact analysis, whose kernels the analysis's warm-up (``make warm``) compiles first.
+Baccarat's kernels; Caribbean Stud's sweep (the kernels the analysis's warm-up, ``make warm``,
+compiles: ``make test`` does not run it) and its simulation, which needs the sweep's analysis.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from macau_tables.caribbean.hands import evaluate_many
 
 
 def caribbean() -> None:
-    """Caribbean Stud: the exact sweep and the simulation."""
+    """Caribbean Stud: the exact sweep (compiled here, as the warm-up would) and the
+    simulation."""
     analysis = analyze(par_rules(100))
     simulate_caribbean(analysis, 10 * STREAMS, seed=1, record_rounds=10)
 
