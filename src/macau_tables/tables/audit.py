@@ -691,7 +691,8 @@ def verify_parallel(
     _PARENT.clear()
     if forked:
         _PARENT.append(store)
-        for game in sorted({t.game for t in tables}):  # built once here, not in each fork
+        # built once here, not in each fork (a table of a game not run here: its finding)
+        for game in sorted({t.game for t in tables} & set(GAMES)):
             GAMES[game].prepare()
     with ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(tasks) + 1)),
