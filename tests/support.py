@@ -5,6 +5,9 @@ The hidden-information oracle, written from the law independently of the games' 
 the cards an audience may see of a round — and :func:`cards_in`, every card text in an encoded
 payload. The contract suite (``tests/test_round_contract.py``), the stream tests and the leak
 session (``tests/server/test_leaks.py``) check every view and every surface against it.
+
+Also :func:`require_module` (an optional dependency, skipped or failed) and
+:func:`build_cli_commands_once` (typer's test runner without a command tree built per call).
 """
 
 from __future__ import annotations
