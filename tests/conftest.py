@@ -45,6 +45,15 @@ from tests.db_fixtures import (  # noqa: E402, F401
     store,
 )
 
+WALL_CLOCK_FIRST = ("tests/browser/test_round_cycle.py",)
+"""Modules whose tests mostly wait on the wall clock (a real round cycle's countdowns and
+pauses): collected first, so that a worker runs them while the others keep the cores busy,
+not at the session's end, when their waits would be the run's last seconds."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.nodeid.partition("::")[0] not in WALL_CLOCK_FIRST)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
