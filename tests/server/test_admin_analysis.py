@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+from concurrent.futures import Future
 from fractions import Fraction
 from typing import Any
 
@@ -30,7 +31,7 @@ from macau_tables.analysis.baccarat_exact import (
 )
 from macau_tables.analysis.caribbean_exact import CaribbeanAnalysis, analyze_jackpot
 from macau_tables.baccarat.rules import BaccaratRules, CommissionMode
-from macau_tables.server.analysis_worker import jobs
+from macau_tables.server.analysis_worker import AnalysisJobs, _Figures, _Job, jobs
 from macau_tables.server.auth import endpoint_rules
 from macau_tables.server.principal import UserRole
 from macau_tables.server.runtime import Runtime
@@ -240,3 +241,19 @@ def test_a_worker_that_dies_is_started_again_and_its_job_asked_again() -> None:
     answer = jobs.status(again)
     assert answer is not None and answer["state"] == "done", answer
     assert answer["current"]["worker_pid"] not in (process, os.getpid())
+
+
+def test_figures_answered_before_the_worker_s_last_stage_reports_show_every_stage_done() -> None:
+    """The worker's stage reports (a queue) and its answer (the job's future) travel apart: an
+    answer may come before the report of its last stage. The job then shows every stage done,
+    the last one named, not the stage whose report came last."""
+    answered: Future[dict[str, Any]] = Future()
+    answered.set_result(
+        {"game": "caribbean", "meter": 0, "wagers": [], "jackpot": {"offered": False}}
+    )
+    waiting = AnalysisJobs()  # no worker: the answer is set here, no report ever comes
+    waiting._figures["x@0"] = _Figures("caribbean", answered, steps=["hands", "strengths"])
+    waiting._jobs["job"] = _Job("x@0", "x@0", False)
+    status = waiting.status("job")
+    assert status is not None and status["state"] == "done", status
+    assert status["progress"] == {"done": 4, "total": 4, "step": "jackpot"}

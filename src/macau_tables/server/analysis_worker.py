@@ -176,6 +176,10 @@ class AnalysisJobs:
                 found.failed = True
             else:
                 found.result = found.future.result()
+                if "error" not in found.result:
+                    # every stage ran: its last reports may still be on their way from the
+                    # worker (the progress queue and the answer travel apart)
+                    found.steps = list(STEPS[found.game])
             found.future = None
 
     def status(self, job_id: str) -> dict[str, Any] | None:
