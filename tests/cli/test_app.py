@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,9 +12,7 @@ from typer.testing import CliRunner
 
 import macau_tables
 from macau_tables.cli.app import app
-from tests.sources import tree_of
-
-SRC = Path(macau_tables.__file__).resolve().parent
+from tests.sources import SRC, tree_of
 
 
 def _run(*args: str) -> Any:
